@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+int
+kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
+                    kg_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t used = 0, cap = 0;
+
+  for (;;)
+    {
+      ssize_t r;
+
+      if (used == cap)
+        {
+          /* Grow one step past MAX so that "exactly MAX" and "more" differ. */
+          size_t ncap = cap == 0 ? 4096 : cap * 2;
+          char *nbuf;
+
+          if (ncap > max + 1)
+            ncap = max + 1;
+          if (ncap <= cap)
+            return kg_error (err, 0, "%s: larger than %zu bytes", name, max);
+          nbuf = realloc (buf, ncap + 1);
+          if (nbuf == NULL)
+            return kg_error (err, errno, "%s: cannot allocate", name);
+          buf = nbuf;
+          cap = ncap;
+        }
+      r = read (fd, buf + used, cap - used);
+      if (r < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return kg_error (err, errno, "%s: read", name);
+        }
+      if (r == 0)
+        break;
+      used += (size_t) r;
+      if (used > max)
+        return kg_error (err, 0, "%s: larger than %zu bytes", name, max);
+    }
+  if (buf == NULL)
+    {
+      buf = malloc (1);
+      if (buf == NULL)
+        return kg_error (err, errno, "%s: cannot allocate", name);
+    }
+  buf[used] = '\0';
+  *out = steal_pointer (&buf);
+  *len = used;
+  return 0;
+}
+
+int
+kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
+                      size_t *len, kg_error_t *err)
+{
+  cleanup_close int fd = -1;
+  struct stat st;
+
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | extra_flags);
+  if (fd < 0)
+    return kg_error (err, errno, "%s: cannot open", path);
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "%s: cannot stat", path);
+  if (S_ISDIR (st.st_mode))
+    return kg_error (err, EISDIR, "%s: cannot read", path);
+  if (! S_ISREG (st.st_mode))
+    return kg_error (err, 0, "%s: not a regular file", path);
+  if ((size_t) st.st_size > max)
+    return kg_error (err, 0, "%s: larger than %zu bytes", path, max);
+  return kg_read_fd_bounded (fd, path, max, out, len, err);
+}

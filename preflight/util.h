@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Small helpers shared by every file: cleanup attributes and bounded I/O. */
+#ifndef KG_UTIL_H
+#define KG_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "error.h"
+
+static inline void
+kg_free_ptr (void *p)
+{
+  free (*(void **) p);
+}
+static inline void
+kg_close_fd (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+}
+static inline void
+kg_close_file (FILE **f)
+{
+  if (*f != NULL)
+    fclose (*f);
+}
+#define cleanup_free __attribute__ ((cleanup (kg_free_ptr)))
+#define cleanup_close __attribute__ ((cleanup (kg_close_fd)))
+#define cleanup_file __attribute__ ((cleanup (kg_close_file)))
+
+/* Hand a pointer or descriptor out of a cleanup variable. */
+#define steal_pointer(pp) \
+  ({ __typeof__ (*(pp)) _p = *(pp); *(pp) = NULL; _p; })
+#define steal_fd(fdp) \
+  ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
+
+#define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* Read the whole of FD (at most MAX bytes; more is an error naming NAME).
+   The buffer is NUL-terminated; *LEN excludes the terminator. */
+int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
+                        kg_error_t *err);
+/* Open PATH read-only (O_CLOEXEC, plus EXTRA_FLAGS) and read it as above. */
+int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
+                          size_t *len, kg_error_t *err);
+
+#endif

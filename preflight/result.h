@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The check result model: every check appends results to a report; the
+ * report is the only thing that leaves preflight/.  A result is a stable id
+ * ("kvm.device"), a verdict, a one-line reason and (unless it passed) a
+ * remedy.
+ */
+#ifndef KG_RESULT_H
+#define KG_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Ordered by severity: the overall verdict is the worst one seen, except
+   that skip never outranks pass (a skipped check is reported, not failed). */
+enum verdict
+{
+  VERDICT_PASS,
+  VERDICT_SKIP,
+  VERDICT_WARN,
+  VERDICT_FAIL,
+};
+
+struct check_result
+{
+  char *id;
+  enum verdict verdict;
+  char *reason;
+  char *remedy;  /* may be NULL */
+};
+
+struct report
+{
+  struct check_result *results;
+  size_t n;
+  size_t cap;
+  char **files;    /* files the checks read (configs), in order */
+  size_t n_files;
+  bool oom;        /* an allocation failed: the report is incomplete */
+};
+
+/* Append a result.  Never fails from the caller's point of view: if memory
+   runs out the report is marked incomplete and its overall verdict is fail,
+   so no allocation failure can turn into a pass. */
+void report_add (struct report *r, const char *id, enum verdict v, const char *remedy,
+                 const char *fmt, ...) __attribute__ ((format (printf, 5, 6)));
+#define report_pass(r, id, ...) report_add ((r), (id), VERDICT_PASS, NULL, __VA_ARGS__)
+#define report_fail(r, id, remedy, ...) report_add ((r), (id), VERDICT_FAIL, (remedy), __VA_ARGS__)
+#define report_warn(r, id, remedy, ...) report_add ((r), (id), VERDICT_WARN, (remedy), __VA_ARGS__)
+#define report_skip(r, id, ...) report_add ((r), (id), VERDICT_SKIP, NULL, __VA_ARGS__)
+
+void report_add_file (struct report *r, const char *path);
+enum verdict report_overall (const struct report *r);
+const struct check_result *report_find (const struct report *r, const char *id);
+size_t report_count (const struct report *r, enum verdict v);
+void report_release (struct report *r);
+
+const char *verdict_name (enum verdict v);
+
+#endif

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The result model and its text and JSON renderings. */
+#include "config.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "output.h"
+#include "result.h"
+#include "tap.h"
+
+static char *
+render (const struct report *r, int json, bool color)
+{
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream (&buf, &len);
+
+  if (f == NULL)
+    abort ();
+  if (json)
+    output_json (f, r, "/etc/kata-guard/config.toml");
+  else
+    output_text (f, r, color);
+  fclose (f);
+  return buf;
+}
+
+int
+main (void)
+{
+  struct report r = { 0 };
+  char *text, *json;
+  json_object *root, *checks, *v;
+
+  ok (report_overall (&r) == VERDICT_FAIL, "an empty report is not a pass");
+
+  report_pass (&r, "kvm.device", "/dev/kvm is the KVM character device %d:%d", 10, 232);
+  is_int (report_overall (&r), VERDICT_PASS, "one pass: pass");
+  report_skip (&r, "kvm.create_vm", "switched off");
+  is_int (report_overall (&r), VERDICT_PASS, "pass + skip: pass");
+  report_warn (&r, "egress.config", "set [egress] proxy", "egress checks are off");
+  is_int (report_overall (&r), VERDICT_WARN, "a warning: warn");
+  report_fail (&r, "kvm.open", "fix the permissions", "cannot open %s: %s", "/dev/kvm", "EACCES");
+  is_int (report_overall (&r), VERDICT_FAIL, "a failure: fail");
+  report_add_file (&r, "/etc/kata-guard/config.toml");
+  is_int (r.n, 4, "four results");
+  is_int (report_count (&r, VERDICT_FAIL), 1, "one failure counted");
+  is_str (report_find (&r, "kvm.open")->reason, "cannot open /dev/kvm: EACCES", "the reason is formatted");
+  ok (report_find (&r, "nope") == NULL, "an unknown id is not found");
+
+  text = render (&r, 0, false);
+  has_str (text, "pass  kvm.device     /dev/kvm is the KVM character device 10:232\n",
+           "text: verdict first, then the id, then the reason");
+  has_str (text, "fail  kvm.open       cannot open /dev/kvm: EACCES (remedy: fix the permissions)\n",
+           "text: a failure carries its remedy on its line");
+  has_str (text, "verdict: fail (1 pass, 1 warn, 1 fail, 1 skip)\n", "text: the summary line");
+  ok (strchr (text, '\033') == NULL, "text: no colour when not asked");
+  free (text);
+  text = render (&r, 0, true);
+  has_str (text, "\033[1;31mfail\033[0m", "text: colour when asked");
+  free (text);
+
+  json = render (&r, 1, false);
+  root = json_tokener_parse (json);
+  ok (root != NULL, "json: parses");
+  ok (json_object_object_get_ex (root, "verdict", &v) && strcmp (json_object_get_string (v), "fail") == 0,
+      "json: overall verdict");
+  ok (json_object_object_get_ex (root, "checks", &checks) && json_object_array_length (checks) == 4,
+      "json: four checks");
+  for (size_t i = 0; root && i < r.n; i++)
+    {
+      json_object *c = json_object_array_get_idx (checks, i), *id, *verdict, *remedy;
+
+      ok (json_object_object_get_ex (c, "id", &id) && strcmp (json_object_get_string (id), r.results[i].id) == 0
+              && json_object_object_get_ex (c, "verdict", &verdict)
+              && strcmp (json_object_get_string (verdict), verdict_name (r.results[i].verdict)) == 0,
+          "json: check %zu has the same id and verdict as the report", i);
+      ok (json_object_object_get_ex (c, "remedy", &remedy)
+              && (r.results[i].remedy ? json_object_is_type (remedy, json_type_string)
+                                      : remedy == NULL),
+          "json: check %zu remedy is a string or null", i);
+    }
+  ok (json_object_object_get_ex (root, "files", &v) && json_object_array_length (v) == 1,
+      "json: the files read are listed");
+  json_object_put (root);
+  free (json);
+
+  /* Strings that need escaping stay valid JSON. */
+  report_fail (&r, "x.quote", "a \"b\" \\ c", "line\nbreak \"quoted\" \001");
+  json = render (&r, 1, false);
+  root = json_tokener_parse (json);
+  ok (root != NULL, "json: escapes control characters and quotes");
+  json_object_put (root);
+  free (json);
+  text = render (&r, 0, false);
+  has_str (text, "x.quote        line?break \"quoted\" ? (remedy:", "text: control characters are masked");
+  free (text);
+
+  report_release (&r);
+  ok (r.n == 0 && r.results == NULL, "release empties the report");
+  return tap_done ();
+}

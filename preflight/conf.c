@@ -1,0 +1,407 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conf.h"
+#include "toml.h"
+#include "util.h"
+
+#ifndef KG_SYSCONFDIR
+# define KG_SYSCONFDIR "/etc"
+#endif
+
+enum key_type
+{
+  KEY_STRING,
+  KEY_BOOL,
+  KEY_INT,
+  KEY_STRING_ARRAY,
+};
+
+/* How a string value is validated beyond its type. */
+enum str_rule
+{
+  STR_ANY,
+  STR_ABS_PATH,           /* absolute path, not empty */
+  STR_ABS_PATH_OR_EMPTY,  /* absolute path, or "" for "not set" */
+  STR_HOSTNAME,           /* a DNS name we will write into a request line */
+  STR_HYPERVISOR,         /* a [hypervisor.NAME] Kata knows */
+  STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (checked by egress.config) */
+};
+
+struct key_spec
+{
+  const char *table;
+  const char *key;
+  enum key_type type;
+  size_t offset;        /* of the field in struct guard_config */
+  size_t count_offset;  /* KEY_STRING_ARRAY: of its size_t count */
+  enum str_rule rule;
+  int64_t min, max;     /* KEY_INT */
+};
+
+#define FIELD(f) offsetof (struct guard_config, f)
+
+/* Every key the configuration may hold.  Adding a key is one line here,
+   one field in struct guard_config and one default below. */
+static const struct key_spec keys[] = {
+  { "runtime", "shim", KEY_STRING, FIELD (runtime.shim), 0, STR_ABS_PATH, 0, 0 },
+  { "runtime", "oci", KEY_STRING, FIELD (runtime.oci), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
+  { "kvm", "device", KEY_STRING, FIELD (kvm.device), 0, STR_ABS_PATH, 0, 0 },
+  { "kvm", "create_vm", KEY_BOOL, FIELD (kvm.create_vm), 0, STR_ANY, 0, 0 },
+  { "kata", "config", KEY_STRING, FIELD (kata.config), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
+  { "kata", "hypervisors", KEY_STRING_ARRAY, FIELD (kata.hypervisors),
+    FIELD (kata.n_hypervisors), STR_HYPERVISOR, 0, 0 },
+  { "egress", "enabled", KEY_BOOL, FIELD (egress.enabled), 0, STR_ANY, 0, 0 },
+  { "egress", "proxy", KEY_STRING, FIELD (egress.proxy), 0, STR_ENDPOINT_OR_EMPTY, 0, 0 },
+  /* A probe that may take a minute would hold every container start. */
+  { "egress", "timeout_ms", KEY_INT, FIELD (egress.timeout_ms), 0, STR_ANY, 1, 60000 },
+  { "egress", "probe_host", KEY_STRING, FIELD (egress.probe_host), 0, STR_HOSTNAME, 0, 0 },
+  /* 2xx would make an open proxy pass: only 3xx-5xx can mean "denied". */
+  { "egress", "expect_status", KEY_INT, FIELD (egress.expect_status), 0, STR_ANY, 300, 599 },
+  { "log", "syslog", KEY_BOOL, FIELD (log.syslog), 0, STR_ANY, 0, 0 },
+};
+
+static const char *const known_hypervisors[] = {
+  "firecracker", "qemu", "clh", "dragonball", "stratovirt", "remote",
+};
+
+bool
+kata_hypervisor_known (const char *name)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (known_hypervisors); i++)
+    if (strcmp (name, known_hypervisors[i]) == 0)
+      return true;
+  return false;
+}
+
+const char *
+guard_config_default_path (void)
+{
+  const char *env = getenv (KG_CONFIG_ENV);
+
+  if (env != NULL && *env != '\0')
+    return env;
+  return KG_SYSCONFDIR "/kata-guard/config.toml";
+}
+
+static int
+set_defaults (struct guard_config *cfg, kg_error_t *err)
+{
+  static const char *const default_hypervisors[] = { "firecracker" };
+
+  cfg->runtime.shim = strdup ("/opt/kata/bin/containerd-shim-kata-v2");
+  cfg->runtime.oci = strdup ("");
+  cfg->kvm.device = strdup ("/dev/kvm");
+  cfg->kvm.create_vm = true;
+  cfg->kata.config = strdup ("");
+  cfg->kata.hypervisors = calloc (2, sizeof (char *));
+  if (cfg->kata.hypervisors != NULL)
+    {
+      cfg->kata.hypervisors[0] = strdup (default_hypervisors[0]);
+      cfg->kata.n_hypervisors = cfg->kata.hypervisors[0] ? 1 : 0;
+    }
+  cfg->egress.enabled = true;
+  cfg->egress.proxy = strdup ("");
+  cfg->egress.timeout_ms = 1000;
+  cfg->egress.probe_host = strdup ("kata-guard-probe.invalid");
+  cfg->egress.expect_status = 403;
+  cfg->log.syslog = true;
+  if (! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
+      || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
+    return kg_error (err, ENOMEM, "cannot allocate the configuration");
+  return 0;
+}
+
+static bool
+valid_hostname (const char *s)
+{
+  size_t len = strlen (s), label = 0;
+
+  /* Goes into "CONNECT host:443": only what DNS names may hold, so that
+     the value can never smuggle a space, a CR or an LF into the request. */
+  if (len == 0 || len > 253 || s[0] == '.' || s[0] == '-')
+    return false;
+  for (const char *p = s; *p; p++)
+    {
+      if (*p == '.')
+        {
+          if (label == 0)
+            return false;
+          label = 0;
+          continue;
+        }
+      if (! ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+             || *p == '-'))
+        return false;
+      if (++label > 63)
+        return false;
+    }
+  return true;
+}
+
+static bool
+has_control (const char *s)
+{
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    if (*p < 0x20 || *p == 0x7f)
+      return true;
+  return false;
+}
+
+/* Returns NULL when S is acceptable, else what is wrong with it. */
+static const char *
+check_string (enum str_rule rule, const char *s)
+{
+  if (rule != STR_ANY && has_control (s))
+    return "must not contain control characters";
+  switch (rule)
+    {
+    case STR_ANY:
+      return NULL;
+    case STR_ABS_PATH:
+      if (*s == '\0')
+        return "must not be empty";
+      /* fall through */
+    case STR_ABS_PATH_OR_EMPTY:
+      if (*s != '\0' && *s != '/')
+        return "must be an absolute path";
+      if (strlen (s) >= 4096)
+        return "is longer than PATH_MAX";
+      return NULL;
+    case STR_HOSTNAME:
+      return valid_hostname (s) ? NULL : "must be a DNS host name (letters, digits, '-', '.')";
+    case STR_HYPERVISOR:
+      return kata_hypervisor_known (s)
+                 ? NULL
+                 : "is not a Kata hypervisor (firecracker, qemu, clh, dragonball, stratovirt, remote)";
+    case STR_ENDPOINT_OR_EMPTY:
+      return strlen (s) > 64 ? "is too long for an IP:port" : NULL;
+    }
+  return "cannot be validated";
+}
+
+static int
+key_error (kg_error_t *err, const char *name, const struct key_spec *k,
+           const struct toml_value *v, const char *what)
+{
+  return kg_error (err, 0, "%s:%u: [%s] %s: %s", name, v->line, k->table, k->key, what);
+}
+
+static int
+apply_key (const char *name, const struct key_spec *k, const struct toml_value *v,
+           struct guard_config *cfg, kg_error_t *err)
+{
+  char *base = (char *) cfg;
+  const char *bad;
+  char msg[160];
+
+  switch (k->type)
+    {
+    case KEY_BOOL:
+      if (v->kind != TOML_BOOLEAN)
+        {
+          snprintf (msg, sizeof msg, "expected a boolean, found %s", toml_kind_name (v->kind));
+          return key_error (err, name, k, v, msg);
+        }
+      *(bool *) (base + k->offset) = v->u.boolean;
+      return 0;
+
+    case KEY_INT:
+      if (v->kind != TOML_INTEGER)
+        {
+          snprintf (msg, sizeof msg, "expected an integer, found %s", toml_kind_name (v->kind));
+          return key_error (err, name, k, v, msg);
+        }
+      if (v->u.integer < k->min || v->u.integer > k->max)
+        {
+          snprintf (msg, sizeof msg, "%" PRId64 " is out of range (%" PRId64 "..%" PRId64 ")",
+                    v->u.integer, k->min, k->max);
+          return key_error (err, name, k, v, msg);
+        }
+      *(int64_t *) (base + k->offset) = v->u.integer;
+      return 0;
+
+    case KEY_STRING:
+      {
+        char **slot = (char **) (base + k->offset);
+        char *dup;
+
+        if (v->kind != TOML_STRING)
+          {
+            snprintf (msg, sizeof msg, "expected a string, found %s", toml_kind_name (v->kind));
+            return key_error (err, name, k, v, msg);
+          }
+        bad = check_string (k->rule, v->u.string);
+        if (bad != NULL)
+          {
+            snprintf (msg, sizeof msg, "\"%.64s\" %s", v->u.string, bad);
+            return key_error (err, name, k, v, msg);
+          }
+        dup = strdup (v->u.string);
+        if (dup == NULL)
+          return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+        free (*slot);
+        *slot = dup;
+        return 0;
+      }
+
+    case KEY_STRING_ARRAY:
+      {
+        char ***slot = (char ***) (base + k->offset);
+        size_t *count = (size_t *) (base + k->count_offset);
+        char **list;
+        size_t n;
+
+        if (v->kind != TOML_ARRAY)
+          {
+            snprintf (msg, sizeof msg, "expected an array of strings, found %s",
+                      toml_kind_name (v->kind));
+            return key_error (err, name, k, v, msg);
+          }
+        n = v->u.array.n;
+        for (size_t i = 0; i < n; i++)
+          {
+            const struct toml_value *item = v->u.array.items[i];
+
+            if (item->kind != TOML_STRING)
+              {
+                snprintf (msg, sizeof msg, "item %zu: expected a string, found %s", i + 1,
+                          toml_kind_name (item->kind));
+                return key_error (err, name, k, item, msg);
+              }
+            bad = check_string (k->rule, item->u.string);
+            if (bad != NULL)
+              {
+                snprintf (msg, sizeof msg, "\"%.64s\" %s", item->u.string, bad);
+                return key_error (err, name, k, item, msg);
+              }
+          }
+        list = calloc (n + 1, sizeof *list);
+        if (list == NULL)
+          return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+        for (size_t i = 0; i < n; i++)
+          if ((list[i] = strdup (v->u.array.items[i]->u.string)) == NULL)
+            {
+              for (size_t j = 0; j < i; j++)
+                free (list[j]);
+              free (list);
+              return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+            }
+        for (size_t i = 0; i < *count; i++)
+          free ((*slot)[i]);
+        free (*slot);
+        *slot = list;
+        *count = n;
+        return 0;
+      }
+    }
+  return kg_error (err, 0, "%s: internal error: unknown key type", name);
+}
+
+static const struct key_spec *
+find_key (const char *table, const char *key)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (keys); i++)
+    if (strcmp (keys[i].table, table) == 0 && strcmp (keys[i].key, key) == 0)
+      return &keys[i];
+  return NULL;
+}
+
+static bool
+table_known (const char *table)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (keys); i++)
+    if (strcmp (keys[i].table, table) == 0)
+      return true;
+  return false;
+}
+
+int
+guard_config_from_toml (const char *name, const struct toml_value *doc,
+                        struct guard_config *cfg, kg_error_t *err)
+{
+  size_t n_keys = 0;
+
+  if (doc->kind != TOML_TABLE)
+    return kg_error (err, 0, "%s: not a TOML document", name);
+  for (size_t i = 0; i < doc->u.table.n; i++)
+    {
+      const struct toml_entry *t = &doc->u.table.items[i];
+
+      if (t->value->kind != TOML_TABLE || ! table_known (t->key))
+        {
+          if (t->value->kind == TOML_TABLE)
+            return kg_error (err, 0, "%s:%u: unknown table [%s]", name, t->line, t->key);
+          return kg_error (err, 0, "%s:%u: %s: unknown key outside any table", name, t->line,
+                           t->key);
+        }
+      for (size_t j = 0; j < t->value->u.table.n; j++)
+        {
+          const struct toml_entry *e = &t->value->u.table.items[j];
+          const struct key_spec *k = find_key (t->key, e->key);
+
+          if (k == NULL)
+            return kg_error (err, 0, "%s:%u: [%s] %s: unknown key", name, e->line, t->key,
+                             e->key);
+          if (apply_key (name, k, e->value, cfg, err) < 0)
+            return -1;
+          n_keys++;
+        }
+    }
+  /* An empty file is far more likely a truncated write or the wrong file
+     than a wish for every default: refuse it. */
+  if (n_keys == 0)
+    return kg_error (err, 0, "%s: the configuration is empty (write at least one key; "
+                             "see kata-guard.toml(5))", name);
+  if (cfg->kata.n_hypervisors == 0)
+    return kg_error (err, 0, "%s: [kata] hypervisors: must name at least one hypervisor", name);
+  return 0;
+}
+
+int
+guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err)
+{
+  cleanup_toml struct toml_value *doc = NULL;
+
+  memset (cfg, 0, sizeof *cfg);
+  if (set_defaults (cfg, err) < 0)
+    goto fail;
+  cfg->path = strdup (path);
+  if (cfg->path == NULL)
+    {
+      kg_error (err, ENOMEM, "%s: cannot allocate", path);
+      goto fail;
+    }
+  doc = toml_parse_file (path, err);
+  if (doc == NULL)
+    goto fail;
+  if (guard_config_from_toml (path, doc, cfg, err) < 0)
+    goto fail;
+  return 0;
+
+fail:
+  guard_config_release (cfg);
+  return -1;
+}
+
+void
+guard_config_release (struct guard_config *cfg)
+{
+  free (cfg->path);
+  free (cfg->runtime.shim);
+  free (cfg->runtime.oci);
+  free (cfg->kvm.device);
+  free (cfg->kata.config);
+  for (size_t i = 0; i < cfg->kata.n_hypervisors; i++)
+    free (cfg->kata.hypervisors[i]);
+  free (cfg->kata.hypervisors);
+  free (cfg->egress.proxy);
+  free (cfg->egress.probe_host);
+  memset (cfg, 0, sizeof *cfg);
+}

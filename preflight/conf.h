@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The guard's own configuration (kata-guard.toml(5)).  Strict: an unknown
+ * table or key, a wrong type or an out-of-range value is an error, because a
+ * typo must never switch a check off.  Keys left out take their defaults,
+ * and every default is the safe setting.
+ */
+#ifndef KG_CONF_H
+#define KG_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define KG_CONFIG_ENV "KATA_GUARD_CONFIG"
+
+struct guard_config
+{
+  char *path;  /* the file this was read from */
+  struct
+  {
+    char *shim;  /* the real shim v2 runtime */
+    char *oci;   /* the real runc-style runtime; "" = OCI mode refuses */
+  } runtime;
+  struct
+  {
+    char *device;
+    bool create_vm;
+  } kvm;
+  struct
+  {
+    char *config;  /* "" = Kata's own search order */
+    char **hypervisors;
+    size_t n_hypervisors;
+  } kata;
+  struct
+  {
+    bool enabled;
+    char *proxy;  /* "IP:port" or "[IPv6]:port"; "" = not set */
+    int64_t timeout_ms;
+    char *probe_host;
+    int64_t expect_status;
+  } egress;
+  struct
+  {
+    bool syslog;
+  } log;
+};
+
+/* The file to read: KATA_GUARD_CONFIG when set and not empty, else
+   SYSCONFDIR/kata-guard/config.toml. */
+const char *guard_config_default_path (void);
+
+/* Read and validate PATH.  Errors read "PATH:LINE: [table] key: what". */
+int guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err);
+/* Validate and apply an already parsed document (NAME for messages). */
+struct toml_value;
+int guard_config_from_toml (const char *name, const struct toml_value *doc,
+                            struct guard_config *cfg, kg_error_t *err);
+void guard_config_release (struct guard_config *cfg);
+
+/* The hypervisor table names Kata knows ([hypervisor.NAME]). */
+bool kata_hypervisor_known (const char *name);
+
+#endif

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checks.h"
+#include "cli.h"
+#include "conf.h"
+#include "output.h"
+#include "util.h"
+
+void
+cli_usage (FILE *out)
+{
+  fputs ("Usage: kata-guard check [--config FILE] [--json] [-q]\n"
+         "       kata-guard version\n"
+         "       kata-guard help\n"
+         "\n"
+         "Checks that this host gives containers hardware isolation and contained egress\n"
+         "before it starts them under Kata Containers; see kata-guard(8).\n"
+         "\n"
+         "  -c, --config FILE  read FILE instead of $" KG_CONFIG_ENV " or " KG_SYSCONFDIR
+         "/kata-guard/config.toml\n"
+         "  -j, --json         print the report as JSON\n"
+         "  -q, --quiet        print nothing; the exit status tells\n"
+         "\n"
+         "Exit status: 0 every check passed, 1 a check failed, 2 usage or configuration error.\n",
+         out);
+}
+
+int
+cli_check (int argc, char **argv)
+{
+  static const struct option opts[] = {
+    { "config", required_argument, NULL, 'c' },
+    { "json", no_argument, NULL, 'j' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *config_path = NULL;
+  bool json = false, quiet = false;
+  struct guard_config cfg;
+  struct report rep = { 0 };
+  struct request req = { .mode = KG_MODE_CHECK };
+  cleanup_error kg_error_t err = NULL;
+  enum verdict overall;
+  int c;
+
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+c:jqh", opts, NULL)) != -1)
+    switch (c)
+      {
+      case 'c':
+        config_path = optarg;
+        break;
+      case 'j':
+        json = true;
+        break;
+      case 'q':
+        quiet = true;
+        break;
+      case 'h':
+        cli_usage (stdout);
+        return KG_EXIT_PASS;
+      default:
+        if (optopt != 0)
+          fprintf (stderr, "kata-guard: check: bad or incomplete option -%c\n", optopt);
+        else
+          fprintf (stderr, "kata-guard: check: unknown option %s\n", argv[optind - 1]);
+        cli_usage (stderr);
+        return KG_EXIT_USAGE;
+      }
+  if (optind != argc)
+    {
+      fprintf (stderr, "kata-guard: check: unexpected argument %s\n", argv[optind]);
+      return KG_EXIT_USAGE;
+    }
+  if (config_path == NULL)
+    config_path = guard_config_default_path ();
+
+  if (guard_config_load (config_path, &cfg, &err) < 0)
+    {
+      fprintf (stderr, "kata-guard: %s\n", err->msg);
+      if (json && ! quiet)
+        output_json_error (stdout, config_path, err->msg);
+      return KG_EXIT_USAGE;
+    }
+
+  report_add_file (&rep, cfg.path);
+  preflight_run (&req, &cfg, &rep);
+  overall = report_overall (&rep);
+  if (! quiet)
+    {
+      if (json)
+        {
+          if (output_json (stdout, &rep, cfg.path) < 0)
+            overall = VERDICT_FAIL;
+        }
+      else
+        output_text (stdout, &rep, output_want_color (stdout));
+    }
+  report_release (&rep);
+  guard_config_release (&cfg);
+  if (fflush (stdout) != 0 && ! quiet)
+    return KG_EXIT_USAGE;
+  return overall == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
+}
+
+int
+cli_version (int argc, char **argv)
+{
+  printf ("kata-guard %s\n", PACKAGE_VERSION);
+  return KG_EXIT_PASS;
+}
+
+int
+cli_help (int argc, char **argv)
+{
+  cli_usage (stdout);
+  return KG_EXIT_PASS;
+}

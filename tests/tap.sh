@@ -1,0 +1,42 @@
+# Shell TAP helpers for tests/*.test (sourced; POSIX sh).
+# Each test prints "ok N - name" / "not ok N - name"; tap_done prints the plan.
+tap_n=0
+tap_fail=0
+
+ok() { # ok CONDITION-EXIT-STATUS NAME...
+  st=$1; shift
+  tap_n=$((tap_n + 1))
+  if [ "$st" -eq 0 ]; then
+    echo "ok $tap_n - $*"
+  else
+    echo "not ok $tap_n - $*"
+    tap_fail=$((tap_fail + 1))
+  fi
+}
+
+# is GOT WANT NAME...
+is() {
+  got=$1; want=$2; shift 2
+  if [ "$got" = "$want" ]; then ok 0 "$@"; else ok 1 "$@"; echo "#   got '$got', want '$want'"; fi
+}
+
+# contains FILE STRING NAME...: FILE holds STRING (fixed string)
+contains() {
+  f=$1; s=$2; shift 2
+  if grep -qF -- "$s" "$f"; then ok 0 "$@"; else ok 1 "$@"; echo "#   '$s' not in $f:"; sed 's/^/#   | /' "$f" | head -20; fi
+}
+
+skip() { # skip NAME... (one skipped assertion)
+  tap_n=$((tap_n + 1))
+  echo "ok $tap_n # SKIP $*"
+}
+
+skip_all() {
+  echo "1..0 # SKIP $*"
+  exit 0
+}
+
+tap_done() {
+  echo "1..$tap_n"
+  [ "$tap_fail" -eq 0 ]
+}

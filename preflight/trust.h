@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The trusted-path test (SPEC 3): a file and every directory from "/" down
+ * to it, after resolving symlinks, are owned by root and not writable by
+ * group or others.  The sticky bit does not make a directory trusted (as
+ * OpenSSH's StrictModes).  Every symlink met on the way must be owned by
+ * root, and lives in a directory that passed the same test.
+ *
+ * The walk opens one component at a time with O_PATH|O_NOFOLLOW relative to
+ * the directory already checked, so no component can be swapped behind the
+ * check, and the caller gets a descriptor of the very file that passed.
+ */
+#ifndef KG_TRUST_H
+#define KG_TRUST_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "error.h"
+
+#define TRUST_MAX_SYMLINKS 40
+
+enum trust_final
+{
+  TRUST_EXEC,     /* regular file, root-owned, not group/other-writable, executable */
+  TRUST_FILE,     /* regular file, root-owned, not group/other-writable */
+  TRUST_REGULAR,  /* regular file, any owner and mode (the path above it still trusted) */
+  TRUST_DIR,      /* directory, root-owned, not group/other-writable */
+};
+
+struct trust_info
+{
+  char path[PATH_MAX];  /* the physical path of the final object */
+  struct stat st;       /* its stat */
+  unsigned symlinks;    /* symlinks followed on the way */
+};
+
+/* Walk PATH (absolute).  Returns an O_PATH|O_CLOEXEC descriptor of the
+   final object, or -1 with *ERR naming the component that failed and why
+   ((*err)->errnum is the errno when a system call failed, e.g. ENOENT). */
+int trust_open (const char *path, enum trust_final final, struct trust_info *info,
+                kg_error_t *err);
+
+/* Open the object behind the O_PATH descriptor FD with FLAGS (O_CLOEXEC is
+   added), making sure it is still the same inode as ST. */
+int trust_reopen (int fd, int flags, const struct stat *st, kg_error_t *err);
+
+/* Whether ST (a directory or file) would pass as trusted: root-owned and not
+   writable by group or others.  On failure WHY (at least 96 bytes) says why. */
+bool trust_stat_ok (const struct stat *st, char *why, size_t why_size);
+
+#endif

@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The trusted-path walk, on real files, directories and symlinks. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+#include "trust.h"
+#include "util.h"
+
+static char base[] = "/var/lib/kg-test-trust.XXXXXX";
+
+static char *
+at (const char *rel)
+{
+  static char buf[4][PATH_MAX];
+  static int i;
+
+  i = (i + 1) % 4;
+  snprintf (buf[i], sizeof buf[i], "%s/%s", base, rel);
+  return buf[i];
+}
+
+static void
+mkfile (const char *rel, mode_t mode)
+{
+  int fd = open (at (rel), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+  if (fd < 0 || write (fd, "#!/bin/sh\n", 10) != 10)
+    abort ();
+  close (fd);
+  chmod (at (rel), mode);
+}
+
+/* Run the walk; return the error message (static) or NULL when it passed. */
+static const char *
+walk (const char *path, enum trust_final final, struct trust_info *info, int *errnum)
+{
+  static char msg[512];
+  struct trust_info local;
+  kg_error_t err = NULL;
+  int fd = trust_open (path, final, info ? info : &local, &err);
+
+  if (fd >= 0)
+    {
+      close (fd);
+      return NULL;
+    }
+  snprintf (msg, sizeof msg, "%s", err->msg);
+  if (errnum)
+    *errnum = err->errnum;
+  kg_error_release (&err);
+  return msg;
+}
+
+#define passes(path, final, ...) ok (walk ((path), (final), NULL, NULL) == NULL, __VA_ARGS__)
+#define fails_with(path, final, want, ...) has_str (walk ((path), (final), NULL, NULL), (want), __VA_ARGS__)
+
+int
+main (void)
+{
+  struct trust_info info;
+  const char *msg;
+  int e = 0;
+
+  if (geteuid () != 0)
+    tap_skip_all ("needs root: the walk requires root-owned files");
+  if (mkdtemp (base) == NULL || chmod (base, 0755) < 0)
+    abort ();
+
+  mkfile ("runtime", 0755);
+  msg = walk (at ("runtime"), TRUST_EXEC, &info, NULL);
+  ok (msg == NULL, "a root-owned 0755 file in a 0755 tree passes as an executable");
+  is_str (info.path, at ("runtime"), "the physical path is reported");
+  ok (S_ISREG (info.st.st_mode), "the final stat is returned");
+
+  chmod (at ("runtime"), 0775);
+  fails_with (at ("runtime"), TRUST_EXEC, "runtime is writable by its group (mode 0775)",
+              "a group-writable file fails");
+  chmod (at ("runtime"), 0757);
+  fails_with (at ("runtime"), TRUST_EXEC, "is writable by others (mode 0757)", "an other-writable file fails");
+  chmod (at ("runtime"), 0755);
+  if (chown (at ("runtime"), 1000, 1000) < 0)
+    abort ();
+  fails_with (at ("runtime"), TRUST_EXEC, "is owned by uid 1000, not root", "a file not owned by root fails");
+  passes (at ("runtime"), TRUST_REGULAR, "TRUST_REGULAR accepts any owner");
+  if (chown (at ("runtime"), 0, 0) < 0)
+    abort ();
+
+  mkfile ("config.toml", 0644);
+  fails_with (at ("config.toml"), TRUST_EXEC, "is not executable", "a 0644 file is not an executable");
+  passes (at ("config.toml"), TRUST_FILE, "a 0644 root file passes as a file");
+  fails_with (at ("config.toml"), TRUST_DIR, "config.toml", "a file is not a directory");
+  passes (base, TRUST_DIR, "the base passes as a directory");
+  fails_with (base, TRUST_FILE, "is not a regular file", "a directory is not a regular file");
+
+  mkdir (at ("open"), 0777);
+  chmod (at ("open"), 0777);
+  mkfile ("open/runtime", 0755);
+  fails_with (at ("open/runtime"), TRUST_EXEC, "directory ", "a file in a world-writable directory fails");
+  fails_with (at ("open/runtime"), TRUST_EXEC, "open is writable by others (mode 0777)",
+              "the world-writable directory is named");
+  chmod (at ("open"), 01777);
+  fails_with (at ("open/runtime"), TRUST_EXEC, "open is writable by others (mode 1777)",
+              "the sticky bit does not make a directory trusted");
+  chmod (at ("open"), 0775);
+  fails_with (at ("open/runtime"), TRUST_EXEC, "writable by its group", "a group-writable directory fails");
+  chmod (at ("open"), 0755);
+  passes (at ("open/runtime"), TRUST_EXEC, "the same tree passes once the directory is 0755");
+
+  if (symlink ("runtime", at ("link")) < 0 || symlink (at ("open/runtime"), at ("abslink")) < 0
+      || symlink ("open/../runtime", at ("dotlink")) < 0 || symlink ("loop2", at ("loop1")) < 0
+      || symlink ("loop1", at ("loop2")) < 0 || symlink ("missing", at ("dangling")) < 0
+      || symlink ("/tmp", at ("tmplink")) < 0)
+    abort ();
+  msg = walk (at ("link"), TRUST_EXEC, &info, NULL);
+  ok (msg == NULL, "a relative symlink to a trusted file passes");
+  is_str (info.path, at ("runtime"), "the symlink is resolved in the reported path");
+  is_int (info.symlinks, 1, "one symlink followed");
+  msg = walk (at ("abslink"), TRUST_EXEC, &info, NULL);
+  ok (msg == NULL, "an absolute symlink passes");
+  is_str (info.path, at ("open/runtime"), "the absolute target is reported");
+  msg = walk (at ("dotlink"), TRUST_EXEC, &info, NULL);
+  ok (msg == NULL, "a symlink through .. passes");
+  is_str (info.path, at ("runtime"), ".. is resolved physically");
+
+  msg = walk (at ("loop1"), TRUST_EXEC, NULL, &e);
+  ok (msg != NULL && e == ELOOP, "a symlink loop fails with ELOOP");
+  msg = walk (at ("dangling"), TRUST_EXEC, NULL, &e);
+  ok (msg != NULL && e == ENOENT, "a dangling symlink fails with ENOENT");
+  has_str (msg, "missing", "the missing target is named");
+  fails_with (at ("tmplink/x"), TRUST_EXEC, "/tmp is writable by others", "a symlink into /tmp fails");
+  msg = walk (at ("nothing/here"), TRUST_EXEC, NULL, &e);
+  ok (msg != NULL && e == ENOENT, "a missing path fails with ENOENT");
+  fails_with (at ("runtime/x"), TRUST_EXEC, "Not a directory", "a file used as a directory fails");
+  fails_with ("relative/path", TRUST_EXEC, "not an absolute path", "a relative path is refused");
+
+  if (lchown (at ("link"), 1000, 1000) < 0)
+    abort ();
+  fails_with (at ("link"), TRUST_EXEC, "symlink ", "a symlink not owned by root fails");
+  fails_with (at ("link"), TRUST_EXEC, "is owned by uid 1000, not root", "the symlink's owner is named");
+
+  /* The descriptor is the file that passed, and can be reopened. */
+  {
+    kg_error_t err = NULL;
+    int fd = trust_open (at ("config.toml"), TRUST_FILE, &info, &err);
+    int rfd = fd >= 0 ? trust_reopen (fd, O_RDONLY, &info.st, &err) : -1;
+    char buf[3] = { 0 };
+
+    ok (rfd >= 0 && read (rfd, buf, 2) == 2 && strcmp (buf, "#!") == 0,
+        "trust_reopen reads the checked file");
+    if (fd >= 0)
+      close (fd);
+    if (rfd >= 0)
+      close (rfd);
+    kg_error_release (&err);
+  }
+
+  {
+    char cmd[PATH_MAX + 16];
+
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", base);
+    if (system (cmd) != 0)
+      printf ("# could not remove %s\n", base);
+  }
+  return tap_done ();
+}

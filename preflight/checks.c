@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "checks.h"
+#include "toml.h"
 #include "util.h"
 
 /* Adding a check family is one function and one line here.  Checks that
@@ -13,8 +18,33 @@ const struct check_family check_families[] = {
 const size_t n_check_families = ARRAY_SIZE (check_families);
 
 void
-preflight_run (const struct request *req, const struct guard_config *cfg, struct report *rep)
+preflight_init (struct preflight *pf, const struct request *req,
+                const struct guard_config *cfg, struct report *rep)
+{
+  memset (pf, 0, sizeof *pf);
+  pf->req = req;
+  pf->cfg = cfg;
+  pf->rep = rep;
+  pf->runtime_fd = -1;
+}
+
+void
+preflight_run (struct preflight *pf)
 {
   for (size_t i = 0; i < n_check_families; i++)
-    check_families[i].run (req, cfg, rep);
+    check_families[i].run (pf);
+}
+
+void
+preflight_release (struct preflight *pf)
+{
+  if (pf->kata != NULL)
+    {
+      toml_free (pf->kata->doc);
+      free (pf->kata);
+      pf->kata = NULL;
+    }
+  if (pf->runtime_fd >= 0)
+    close (pf->runtime_fd);
+  pf->runtime_fd = -1;
 }

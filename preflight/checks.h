@@ -11,6 +11,8 @@
 #include "conf.h"
 #include "result.h"
 
+struct toml_value;
+
 enum kg_mode
 {
   KG_MODE_CHECK,  /* kata-guard check */
@@ -28,8 +30,32 @@ struct request
   const char *kata_config;   /* Kata config chosen by the engine (stdin options), or NULL */
 };
 
-typedef void (*check_fn) (const struct request *req, const struct guard_config *cfg,
-                          struct report *rep);
+/* The Kata configuration as Kata itself would load it (kata.c), shared
+   with the families that need its values (assets, policy). */
+struct kata_config
+{
+  struct toml_value *doc;               /* the merged document */
+  const char *hypervisor_name;          /* NAME of the one [hypervisor.NAME] */
+  const struct toml_value *hypervisor;  /* that table */
+};
+
+/* One run of the checks. */
+struct preflight
+{
+  const struct request *req;
+  const struct guard_config *cfg;
+  struct report *rep;
+  /* Set by the kata family when the configuration loaded and has exactly
+     one hypervisor table; NULL otherwise (later families then report
+     "not run"). */
+  struct kata_config *kata;
+  /* The real runtime for this mode, as an O_PATH descriptor of the file
+     that passed kata.runtime; -1 until then.  The wrapper executes this
+     descriptor, never the path again. */
+  int runtime_fd;
+};
+
+typedef void (*check_fn) (struct preflight *pf);
 
 struct check_family
 {
@@ -41,12 +67,13 @@ struct check_family
 extern const struct check_family check_families[];
 extern const size_t n_check_families;
 
+void preflight_init (struct preflight *pf, const struct request *req,
+                     const struct guard_config *cfg, struct report *rep);
 /* Run every family. */
-void preflight_run (const struct request *req, const struct guard_config *cfg,
-                    struct report *rep);
+void preflight_run (struct preflight *pf);
+void preflight_release (struct preflight *pf);
 
 /* The families. */
-void check_kvm (const struct request *req, const struct guard_config *cfg,
-                struct report *rep);
+void check_kvm (struct preflight *pf);
 
 #endif

@@ -43,8 +43,10 @@ skip_rest (struct report *rep, const char *from, const char *why)
 }
 
 void
-check_kvm (const struct request *req, const struct guard_config *cfg, struct report *rep)
+check_kvm (struct preflight *pf)
 {
+  const struct guard_config *cfg = pf->cfg;
+  struct report *rep = pf->rep;
   const char *dev = cfg->kvm.device;
   cleanup_close int pfd = -1;
   cleanup_close int fd = -1;

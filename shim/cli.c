@@ -46,6 +46,7 @@ cli_check (int argc, char **argv)
   struct guard_config cfg;
   struct report rep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
+  struct preflight pf;
   cleanup_error kg_error_t err = NULL;
   enum verdict overall;
   int c;
@@ -92,7 +93,9 @@ cli_check (int argc, char **argv)
     }
 
   report_add_file (&rep, cfg.path);
-  preflight_run (&req, &cfg, &rep);
+  preflight_init (&pf, &req, &cfg, &rep);
+  preflight_run (&pf);
+  preflight_release (&pf);
   overall = report_overall (&rep);
   if (! quiet)
     {

@@ -18,11 +18,14 @@ run (const char *device, bool create_vm, struct report *rep)
 {
   struct guard_config cfg = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
+  struct preflight pf;
 
   memset (rep, 0, sizeof *rep);
   cfg.kvm.device = (char *) device;
   cfg.kvm.create_vm = create_vm;
-  check_kvm (&req, &cfg, rep);
+  preflight_init (&pf, &req, &cfg, rep);
+  check_kvm (&pf);
+  preflight_release (&pf);
 }
 
 static enum verdict

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +25,7 @@ enum key_type
   KEY_BOOL,
   KEY_INT,
   KEY_STRING_ARRAY,
+  KEY_PIN_TABLE,  /* a table of "/path" = "sha256 hex" */
 };
 
 /* How a string value is validated beyond its type. */
@@ -31,7 +36,7 @@ enum str_rule
   STR_ABS_PATH_OR_EMPTY,  /* absolute path, or "" for "not set" */
   STR_HOSTNAME,           /* a DNS name we will write into a request line */
   STR_HYPERVISOR,         /* a [hypervisor.NAME] Kata knows */
-  STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (checked by egress.config) */
+  STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (not set) */
 };
 
 struct key_spec
@@ -64,7 +69,12 @@ static const struct key_spec keys[] = {
   { "egress", "probe_host", KEY_STRING, FIELD (egress.probe_host), 0, STR_HOSTNAME, 0, 0 },
   /* 2xx would make an open proxy pass: only 3xx-5xx can mean "denied". */
   { "egress", "expect_status", KEY_INT, FIELD (egress.expect_status), 0, STR_ANY, 300, 599 },
+  { "assets", "extra", KEY_STRING_ARRAY, FIELD (assets.extra), FIELD (assets.n_extra),
+    STR_ABS_PATH, 0, 0 },
+  { "assets", "sha256", KEY_PIN_TABLE, FIELD (assets.pins), FIELD (assets.n_pins), STR_ABS_PATH,
+    0, 0 },
   { "log", "syslog", KEY_BOOL, FIELD (log.syslog), 0, STR_ANY, 0, 0 },
+  { "log", "file", KEY_STRING, FIELD (log.file), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
 };
 
 static const char *const known_hypervisors[] = {
@@ -112,7 +122,8 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->egress.probe_host = strdup ("kata-guard-probe.invalid");
   cfg->egress.expect_status = 403;
   cfg->log.syslog = true;
-  if (! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
+  cfg->log.file = strdup ("");
+  if (! cfg->log.file || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
       || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
@@ -143,6 +154,74 @@ valid_hostname (const char *s)
         return false;
     }
   return true;
+}
+
+int
+conf_parse_endpoint (const char *s, struct sockaddr_storage *ss, unsigned *len,
+                     kg_error_t *err)
+{
+  char host[INET6_ADDRSTRLEN + 1];
+  const char *colon, *port_s;
+  unsigned long port = 0;
+  bool v6 = s[0] == '[';
+  size_t hlen;
+
+  memset (ss, 0, sizeof *ss);
+  if (v6)
+    {
+      const char *close = strchr (s, ']');
+
+      if (close == NULL || close[1] != ':')
+        return kg_error (err, 0, "\"%s\": expected [IPv6]:port", s);
+      hlen = (size_t) (close - s - 1);
+      s++;
+      port_s = close + 2;
+    }
+  else
+    {
+      colon = strrchr (s, ':');
+      if (colon == NULL)
+        return kg_error (err, 0, "\"%s\": expected IPv4:port", s);
+      hlen = (size_t) (colon - s);
+      port_s = colon + 1;
+    }
+  if (hlen == 0 || hlen >= sizeof host)
+    return kg_error (err, 0, "\"%s\": not an IP address", s);
+  memcpy (host, s, hlen);
+  host[hlen] = '\0';
+  /* Decimal digits only: no sign, no spaces, no hex, at most 5 digits. */
+  if (*port_s == '\0' || strlen (port_s) > 5)
+    return kg_error (err, 0, "\"%s\": bad port", port_s);
+  for (const char *p = port_s; *p; p++)
+    {
+      if (! isdigit ((unsigned char) *p))
+        return kg_error (err, 0, "\"%s\": bad port", port_s);
+      port = port * 10 + (unsigned long) (*p - '0');
+    }
+  if (port == 0 || port > 65535)
+    return kg_error (err, 0, "%lu: port out of range (1..65535)", port);
+  if (v6)
+    {
+      struct sockaddr_in6 *in6 = (struct sockaddr_in6 *) ss;
+
+      if (inet_pton (AF_INET6, host, &in6->sin6_addr) != 1)
+        return kg_error (err, 0, "\"%s\": not an IPv6 address", host);
+      in6->sin6_family = AF_INET6;
+      in6->sin6_port = htons ((uint16_t) port);
+      *len = sizeof *in6;
+    }
+  else
+    {
+      struct sockaddr_in *in4 = (struct sockaddr_in *) ss;
+
+      /* inet_pton takes only the dotted quad, never a name. */
+      if (inet_pton (AF_INET, host, &in4->sin_addr) != 1)
+        return kg_error (err, 0, "\"%s\": not an IPv4 address", host);
+      in4->sin_family = AF_INET;
+      in4->sin_port = htons ((uint16_t) port);
+      *len = sizeof *in4;
+    }
+  return 0;
 }
 
 static bool
@@ -181,7 +260,17 @@ check_string (enum str_rule rule, const char *s)
                  ? NULL
                  : "is not a Kata hypervisor (firecracker, qemu, clh, dragonball, stratovirt, remote)";
     case STR_ENDPOINT_OR_EMPTY:
-      return strlen (s) > 64 ? "is too long for an IP:port" : NULL;
+      {
+        struct sockaddr_storage ss;
+        unsigned len;
+
+        if (*s == '\0')
+          return NULL;
+        if (conf_parse_endpoint (s, &ss, &len, NULL) < 0)
+          return "must be a literal IPv4:port or [IPv6]:port (no host names: a guest cannot "
+                 "resolve them through the engine's DNS)";
+        return NULL;
+      }
     }
   return "cannot be validated";
 }
@@ -300,6 +389,62 @@ apply_key (const char *name, const struct key_spec *k, const struct toml_value *
         *count = n;
         return 0;
       }
+
+    case KEY_PIN_TABLE:
+      {
+        struct sha256_pin **slot = (struct sha256_pin **) (base + k->offset);
+        size_t *count = (size_t *) (base + k->count_offset);
+        struct sha256_pin *pins;
+        size_t n;
+
+        if (v->kind != TOML_TABLE)
+          {
+            snprintf (msg, sizeof msg, "expected a table of \"/path\" = \"sha256\", found %s",
+                      toml_kind_name (v->kind));
+            return key_error (err, name, k, v, msg);
+          }
+        n = v->u.table.n;
+        for (size_t i = 0; i < n; i++)
+          {
+            const struct toml_entry *e = &v->u.table.items[i];
+            const char *hex = e->value->kind == TOML_STRING ? e->value->u.string : NULL;
+            size_t hl = hex ? strlen (hex) : 0;
+
+            bad = check_string (k->rule, e->key);
+            if (bad != NULL)
+              return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": the file %s", name, e->line,
+                               k->table, k->key, e->key, bad);
+            if (hex == NULL || hl != 64 || strspn (hex, "0123456789abcdefABCDEF") != 64)
+              return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": expected 64 hex digits",
+                               name, e->line, k->table, k->key, e->key);
+          }
+        pins = calloc (n + 1, sizeof *pins);
+        if (pins == NULL)
+          return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+        for (size_t i = 0; i < *count; i++)
+          {
+            free ((*slot)[i].path);
+            free ((*slot)[i].hex);
+          }
+        free (*slot);
+        *slot = pins;
+        *count = 0;
+        for (size_t i = 0; i < n; i++, (*count)++)
+          {
+            const struct toml_entry *e = &v->u.table.items[i];
+
+            pins[i].path = strdup (e->key);
+            pins[i].hex = strdup (e->value->u.string);
+            if (pins[i].path == NULL || pins[i].hex == NULL)
+              {
+                (*count)++;
+                return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+              }
+            for (char *h = pins[i].hex; *h; h++)
+              *h = (char) tolower ((unsigned char) *h);
+          }
+        return 0;
+      }
     }
   return kg_error (err, 0, "%s: internal error: unknown key type", name);
 }
@@ -403,5 +548,15 @@ guard_config_release (struct guard_config *cfg)
   free (cfg->kata.hypervisors);
   free (cfg->egress.proxy);
   free (cfg->egress.probe_host);
+  for (size_t i = 0; i < cfg->assets.n_extra; i++)
+    free (cfg->assets.extra[i]);
+  free (cfg->assets.extra);
+  for (size_t i = 0; i < cfg->assets.n_pins; i++)
+    {
+      free (cfg->assets.pins[i].path);
+      free (cfg->assets.pins[i].hex);
+    }
+  free (cfg->assets.pins);
+  free (cfg->log.file);
   memset (cfg, 0, sizeof *cfg);
 }

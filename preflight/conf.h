@@ -16,6 +16,15 @@
 
 #define KG_CONFIG_ENV "KATA_GUARD_CONFIG"
 
+struct sockaddr_storage;
+
+/* [assets.sha256]: "/path" = "64 hex digits" */
+struct sha256_pin
+{
+  char *path;
+  char *hex;  /* lower case */
+};
+
 struct guard_config
 {
   char *path;  /* the file this was read from */
@@ -45,7 +54,15 @@ struct guard_config
   } egress;
   struct
   {
+    char **extra;  /* further files that must be immutable */
+    size_t n_extra;
+    struct sha256_pin *pins;
+    size_t n_pins;
+  } assets;
+  struct
+  {
     bool syslog;
+    char *file;  /* JSON decision log; "" = none */
   } log;
 };
 
@@ -60,6 +77,11 @@ struct toml_value;
 int guard_config_from_toml (const char *name, const struct toml_value *doc,
                             struct guard_config *cfg, kg_error_t *err);
 void guard_config_release (struct guard_config *cfg);
+
+/* Parse a literal "IPv4:port" or "[IPv6]:port" (no names: nothing is
+   resolved).  On success fills SS and *LEN. */
+int conf_parse_endpoint (const char *s, struct sockaddr_storage *ss, unsigned *len,
+                         kg_error_t *err);
 
 /* The hypervisor table names Kata knows ([hypervisor.NAME]). */
 bool kata_hypervisor_known (const char *name);

@@ -70,8 +70,14 @@ test_round_trip (void)
                           "timeout_ms = 250\n"
                           "probe_host = \"denied.example\"\n"
                           "expect_status = 407\n"
+                          "[assets]\n"
+                          "extra = [\"/opt/kata/share/kata-containers/extra.img\"]\n"
+                          "[assets.sha256]\n"
+                          "\"/opt/kata/share/kata-containers/vmlinux.container\" = "
+                          "\"E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855\"\n"
                           "[log]\n"
-                          "syslog = false\n",
+                          "syslog = false\n"
+                          "file = \"/var/log/kata-guard.json\"\n",
                           &cfg);
 
   if (! ok (msg == NULL, "a config with every key loads"))
@@ -94,7 +100,25 @@ test_round_trip (void)
   is_str (cfg.egress.probe_host, "denied.example", "egress.probe_host");
   is_int (cfg.egress.expect_status, 407, "egress.expect_status");
   ok (cfg.log.syslog == false, "log.syslog");
+  is_str (cfg.log.file, "/var/log/kata-guard.json", "log.file");
+  is_int (cfg.assets.n_extra, 1, "assets.extra count");
+  is_str (cfg.assets.extra[0], "/opt/kata/share/kata-containers/extra.img", "assets.extra[0]");
+  is_int (cfg.assets.n_pins, 1, "assets.sha256 count");
+  is_str (cfg.assets.pins[0].path, "/opt/kata/share/kata-containers/vmlinux.container",
+          "assets.sha256 path");
+  is_str (cfg.assets.pins[0].hex,
+          "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+          "assets.sha256 digest, lower-cased");
   guard_config_release (&cfg);
+
+  msg = load_error ("[egress]\nproxy = \"[::1]:3128\"\n", &cfg);
+  ok (msg == NULL, "an [IPv6]:port proxy is accepted");
+  if (msg == NULL)
+    {
+      is_str (cfg.egress.proxy, "[::1]:3128", "egress.proxy IPv6");
+      guard_config_release (&cfg);
+    }
+  free (msg);
 }
 
 static void
@@ -175,7 +199,21 @@ static const struct
   { "[kata]\nconfig = \"etc/kata.toml\"\n", "[kata] config: \"etc/kata.toml\" must be an absolute path" },
   { "[log]\nsyslog = true\nsyslog = false\n", ":3:" },
   { "[log]\nsyslog = tru\n", ":2:" },
-  { "[log.file]\npath = \"/x\"\n", "[log] file: unknown key" },
+  { "[log.files]\npath = \"/x\"\n", "[log] files: unknown key" },
+  { "[egress]\nproxy = \"proxy.internal:3128\"\n", "[egress] proxy: \"proxy.internal:3128\" must be a literal IPv4:port" },
+  { "[egress]\nproxy = \"localhost:3128\"\n", "[egress] proxy: \"localhost:3128\" must be a literal" },
+  { "[egress]\nproxy = \"127.0.0.1\"\n", "[egress] proxy: " },
+  { "[egress]\nproxy = \"127.0.0.1:0\"\n", "[egress] proxy: " },
+  { "[egress]\nproxy = \"127.0.0.1:65536\"\n", "[egress] proxy: " },
+  { "[egress]\nproxy = \"127.0.0.1:+80\"\n", "[egress] proxy: " },
+  { "[egress]\nproxy = \"127.1:80\"\n", "[egress] proxy: " },
+  { "[egress]\nproxy = \"::1:3128\"\n", "[egress] proxy: " },
+  { "[egress]\nproxy = \"[::1]3128\"\n", "[egress] proxy: " },
+  { "[assets]\nextra = [\"relative.img\"]\n", "[assets] extra: \"relative.img\" must be an absolute path" },
+  { "[assets.sha256]\n\"/k\" = \"abc\"\n", ":2: [assets.sha256] \"/k\": expected 64 hex digits" },
+  { "[assets.sha256]\n\"k\" = \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\n", "the file must be an absolute path" },
+  { "[assets]\nsha256 = \"x\"\n", "[assets] sha256: expected a table" },
+  { "[log]\nfile = \"log.json\"\n", "[log] file: \"log.json\" must be an absolute path" },
   { "", "the configuration is empty" },
   { "# only a comment\n\n", "the configuration is empty" },
   { "[kvm]\n", "the configuration is empty" },

@@ -1,0 +1,133 @@
+# Shared fixtures for the shell tests (sourced after tap.sh; POSIX sh + bash-free).
+#
+# kg_tree_create      build a Kata install tree from the Firecracker fixture
+#                     under a root-owned 0755 directory (never /tmp: the
+#                     trusted-path test rejects it), with immutable boot assets.
+# kg_proxy_start      start a real tinyproxy that denies everything (403)
+# kg_config_write F   a guard config for that tree and proxy
+# kg_cleanup          undo all of it (immutable flags, processes, files);
+#                     installed as an EXIT trap by kg_tree_create; it then
+#                     runs $KG_ON_EXIT (a test's own cleanup command).
+#
+# Variables set: KG_TREE (the root of the tree), KG_KATA_CONFIG,
+# KG_RUNTIME, KG_KERNEL, KG_IMAGE, KG_PROXY_PORT, KG_PROXY_PID.
+# KG_TREE_RUNTIME (optional, before kg_tree_create): a file to copy in as
+# the real runtime (default: a small shell script).
+
+KG_TEST_BASE=/var/lib/kata-guard-test
+KG_PIDS=""
+KG_IMMUTABLE=""
+
+kg_is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# Files that must not be left immutable, however the test ends.
+kg_chattr_i() {
+  chattr +i "$1" || return 1
+  KG_IMMUTABLE="$KG_IMMUTABLE $1"
+}
+
+kg_cleanup() {
+  for p in $KG_PIDS; do kill "$p" 2>/dev/null; done
+  for p in $KG_PIDS; do
+    i=0
+    while kill -0 "$p" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 "$p" 2>/dev/null
+  done
+  KG_PIDS=""
+  for f in $KG_IMMUTABLE; do chattr -i "$f" 2>/dev/null; done
+  KG_IMMUTABLE=""
+  if [ -n "${KG_TREE:-}" ] && [ -d "$KG_TREE" ]; then
+    # Whatever a test made immutable under the tree, too.
+    find "$KG_TREE" -xdev \( -type f -o -type d \) -exec chattr -i {} + 2>/dev/null
+    rm -rf "$KG_TREE"
+  fi
+  eval "${KG_ON_EXIT:-}"
+}
+
+kg_tree_create() {
+  mkdir -p "$KG_TEST_BASE" && chown root:root "$KG_TEST_BASE" && chmod 0755 "$KG_TEST_BASE" || return 1
+  KG_TREE=$(mktemp -d "$KG_TEST_BASE/tree.XXXXXX") || return 1
+  chmod 0755 "$KG_TREE"
+  trap 'kg_cleanup' EXIT
+  trap 'exit 130' INT TERM
+  umask 022
+  opt="$KG_TREE/opt/kata"
+  mkdir -p "$opt/bin" "$opt/share/kata-containers" "$opt/share/defaults/kata-containers" || return 1
+  KG_KATA_CONFIG="$opt/share/defaults/kata-containers/configuration.toml"
+  sed "s|/opt/kata|$opt|g" "${KG_FIXTURES:?}/kata/configuration-fc.toml" >"$KG_KATA_CONFIG" || return 1
+  for b in firecracker jailer; do
+    printf '#!/bin/sh\nexit 0\n' >"$opt/bin/$b" && chmod 0755 "$opt/bin/$b"
+  done
+  KG_RUNTIME="$opt/bin/containerd-shim-kata-v2"
+  if [ -n "${KG_TREE_RUNTIME:-}" ]; then
+    cp "$KG_TREE_RUNTIME" "$KG_RUNTIME" || return 1
+  else
+    printf '#!/bin/sh\necho "stand-in runtime $*"\n' >"$KG_RUNTIME"
+  fi
+  chmod 0755 "$KG_RUNTIME"
+  KG_KERNEL="$opt/share/kata-containers/vmlinux.container"
+  KG_IMAGE="$opt/share/kata-containers/kata-containers.img"
+  head -c 65536 /dev/urandom >"$KG_KERNEL"
+  head -c 131072 /dev/urandom >"$KG_IMAGE"
+  chmod 0644 "$KG_KERNEL" "$KG_IMAGE"
+  kg_chattr_i "$KG_KERNEL" && kg_chattr_i "$KG_IMAGE"
+}
+
+# A free TCP port on 127.0.0.1 (the kernel picks it).
+kg_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# kg_proxy_start [open]: tinyproxy on 127.0.0.1; "open" leaves out the
+# default-deny filter (an open proxy).
+kg_proxy_start() {
+  dir="$KG_TREE/proxy"
+  mkdir -p "$dir" && : >"$dir/filter"
+  KG_PROXY_PORT=$(kg_free_port) || return 1
+  {
+    echo "Port $KG_PROXY_PORT"
+    echo "Listen 127.0.0.1"
+    echo "Timeout 5"
+    echo "MaxClients 50"
+    echo "LogLevel Error"
+    echo "ConnectPort 443"
+    if [ "${1:-}" != open ]; then
+      echo "Filter \"$dir/filter\""
+      echo "FilterDefaultDeny Yes"
+    fi
+  } >"$dir/tinyproxy.conf"
+  tinyproxy -d -c "$dir/tinyproxy.conf" >"$dir/tinyproxy.log" 2>&1 &
+  KG_PROXY_PID=$!
+  KG_PIDS="$KG_PIDS $KG_PROXY_PID"
+  # Wait until it listens.
+  i=0
+  while ! python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$KG_PROXY_PORT),0.2)" 2>/dev/null; do
+    i=$((i + 1))
+    [ $i -lt 50 ] || return 1
+    sleep 0.1
+  done
+}
+
+kg_proxy_stop() {
+  [ -n "${KG_PROXY_PID:-}" ] || return 0
+  kill "$KG_PROXY_PID" 2>/dev/null
+  wait "$KG_PROXY_PID" 2>/dev/null
+  KG_PROXY_PID=""
+}
+
+# kg_config_write FILE [EXTRA TOML LINES...]: a guard config that passes
+# on this host with the tree and proxy above.
+kg_config_write() {
+  f=$1; shift
+  {
+    echo "[runtime]"
+    echo "shim = \"$KG_RUNTIME\""
+    echo "[kvm]"
+    echo "device = \"/dev/kvm\""
+    echo "[kata]"
+    echo "config = \"$KG_KATA_CONFIG\""
+    echo "[egress]"
+    echo "proxy = \"127.0.0.1:${KG_PROXY_PORT:?}\""
+    for line in "$@"; do echo "$line"; done
+  } >"$f"
+}

@@ -1,0 +1,939 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kata.*: the real runtime and the Kata configuration it will load
+ * (SPEC 3.2).
+ *
+ * The configuration is found, read and merged the way Kata's own runtimes
+ * do it (src/runtime/pkg/katautils/config.go for the Go shim,
+ * src/libs/kata-types/src/config/drop_in.rs for runtime-rs), because a check
+ * of any other file would be a check of nothing.  Every file is opened
+ * through the trusted-path walk and parsed from the verified descriptor;
+ * no path is opened twice.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checks.h"
+#include "toml.h"
+#include "trust.h"
+#include "util.h"
+
+/* Where Kata looks when nobody names a configuration, in its order: the
+   admin's copy, then the defaults of a release tarball (kata-deploy,
+   /opt/kata) and of a distribution package. */
+static const char *const kata_search_path[] = {
+  "/etc/kata-containers/configuration.toml",
+  "/opt/kata/share/defaults/kata-containers/configuration.toml",
+  "/usr/share/defaults/kata-containers/configuration.toml",
+};
+
+/* Kata's Go shim reads this variable when the engine passed no
+   config_path; the real shim inherits the guard's environment. */
+#define KATA_CONF_ENV "KATA_CONF_FILE"
+
+/* config.d is read whole, as Kata does; a directory with more entries
+   than this is not a configuration anybody wrote by hand. */
+#define KATA_MAX_DROPINS 256
+
+/* Hypervisor annotations (io.katacontainers.config.hypervisor.NAME) that
+   would let a workload choose what the host executes or boots: the
+   executables, the boot assets, the host paths Kata hands to the VMM, and
+   virtiofsd's extra arguments (which Kata's documentation warns can be
+   abused on the host). */
+static const char *const sensitive_annotations[] = {
+  "path",           "jailer_path",           "ctlpath",          "kernel",
+  "image",          "initrd",                "firmware",         "firmware_volume",
+  "virtio_fs_daemon", "entropy_source",      "file_mem_backend", "vhost_user_store_path",
+  "virtio_fs_extra_args",
+};
+
+static const char *const later_ids[] = {
+  "kata.hypervisor",
+  "kata.jailer",
+  "kata.debug",
+  "kata.annotations",
+};
+
+static const char remedy_trust[]
+    = "make the file and every directory above it owned by root and not writable by group "
+      "or others (chown root:root; chmod go-w)";
+
+/* A growing string for reasons that list things.  An allocation failure
+   only shortens the text: no verdict is ever decided by it. */
+struct strbuf
+{
+  char *s;
+  size_t len;
+  size_t cap;
+};
+
+static void
+sb_release (struct strbuf *sb)
+{
+  free (sb->s);
+}
+#define cleanup_strbuf __attribute__ ((cleanup (sb_release)))
+
+__attribute__ ((format (printf, 2, 3))) static void
+sb_printf (struct strbuf *sb, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  va_start (ap, fmt);
+  n = vsnprintf (NULL, 0, fmt, ap);
+  va_end (ap);
+  if (n < 0)
+    return;
+  if (sb->len + (size_t) n + 1 > sb->cap)
+    {
+      size_t ncap = (sb->len + (size_t) n + 1) * 2;
+      char *ns = realloc (sb->s, ncap);
+
+      if (ns == NULL)
+        return;
+      sb->s = ns;
+      sb->cap = ncap;
+    }
+  va_start (ap, fmt);
+  vsnprintf (sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+  va_end (ap);
+  sb->len += (size_t) n;
+}
+
+static const char *
+sb_str (const struct strbuf *sb)
+{
+  return sb->s ? sb->s : "";
+}
+
+/* "a string", "an integer", "an array" */
+static const char *
+a_kind (const struct toml_value *v)
+{
+  switch (v->kind)
+    {
+    case TOML_INTEGER:
+      return "an integer";
+    case TOML_ARRAY:
+      return "an array";
+    case TOML_STRING:
+      return "a string";
+    case TOML_FLOAT:
+      return "a float";
+    case TOML_BOOLEAN:
+      return "a boolean";
+    case TOML_TABLE:
+      return "a table";
+    }
+  return "an unknown value";
+}
+
+static void
+skip_later (struct report *rep, const char *why)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (later_ids); i++)
+    report_skip (rep, later_ids[i], "not run: %s", why);
+}
+
+/* kata.runtime: the file the wrapper will execute is a trusted executable
+   and not kata-guard itself.  On success its descriptor is kept in
+   pf->runtime_fd, so that what runs is what was checked. */
+static void
+check_runtime (struct preflight *pf)
+{
+  const char *path = pf->req->mode == KG_MODE_OCI ? pf->cfg->runtime.oci : pf->cfg->runtime.shim;
+  const char *key = pf->req->mode == KG_MODE_OCI ? "[runtime] oci" : "[runtime] shim";
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int fd = -1;
+  struct trust_info info;
+  struct stat self;
+
+  if (path == NULL || *path == '\0')
+    {
+      report_fail (pf->rep, "kata.runtime",
+                   "set [runtime] oci to the real runc-style runtime, or register kata-guard "
+                   "as a shim v2 runtime instead",
+                   "%s is not set: OCI runtime mode has no runtime to execute", key);
+      return;
+    }
+  fd = trust_open (path, TRUST_EXEC, &info, &err);
+  if (fd < 0)
+    {
+      report_fail (pf->rep, "kata.runtime",
+                   err->errnum == ENOENT
+                       ? "install Kata Containers, or point [runtime] at the real runtime"
+                       : "make the runtime and every directory above it owned by root and not "
+                         "writable by group or others (chown root:root; chmod go-w)",
+                   "%s %s: %s", key, path, err->msg);
+      return;
+    }
+  /* By inode, after every symlink: a runtime that is kata-guard itself
+     would execute itself for ever. */
+  if (stat ("/proc/self/exe", &self) < 0)
+    {
+      report_fail (pf->rep, "kata.runtime", "mount /proc",
+                   "cannot stat /proc/self/exe to rule out an exec loop: %s", strerror (errno));
+      return;
+    }
+  if (self.st_dev == info.st.st_dev && self.st_ino == info.st.st_ino)
+    {
+      report_fail (pf->rep, "kata.runtime",
+                   "point [runtime] at the real Kata runtime, not at kata-guard",
+                   "%s %s is kata-guard itself (%s): that would be an exec loop", key, path,
+                   info.path);
+      return;
+    }
+  report_pass (pf->rep, "kata.runtime", "%s %s is a trusted executable (%s)", key, path,
+               info.path);
+  pf->runtime_fd = steal_fd (&fd);
+}
+
+/* Parse the file behind FD (which passed the trusted-path walk as INFO):
+   it is reopened through the descriptor, never by its path again. */
+static struct toml_value *
+parse_verified (int fd, const struct trust_info *info, kg_error_t *err)
+{
+  cleanup_close int rfd = -1;
+  cleanup_free char *data = NULL;
+  size_t len;
+
+  rfd = trust_reopen (fd, O_RDONLY, &info->st, err);
+  if (rfd < 0)
+    {
+      kg_error_prefix (err, "%s", info->path);
+      return NULL;
+    }
+  if (kg_read_fd_bounded (rfd, info->path, TOML_MAX_SIZE, &data, &len, err) < 0)
+    return NULL;
+  return toml_parse (info->path, data, len, err);
+}
+
+static int
+cmp_names (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+struct names
+{
+  char **v;
+  size_t n;
+};
+
+static void
+names_release (struct names *n)
+{
+  for (size_t i = 0; i < n->n; i++)
+    free (n->v[i]);
+  free (n->v);
+}
+#define cleanup_names __attribute__ ((cleanup (names_release)))
+
+static void
+closedir_p (DIR **d)
+{
+  if (*d != NULL)
+    closedir (*d);
+}
+
+/* Every entry of the directory behind DFD (verified as DINFO), sorted by
+   byte order as Go's os.ReadDir and Rust's sort by file name do. */
+static int
+list_dropins (int dfd, const struct trust_info *dinfo, struct names *out, kg_error_t *err)
+{
+  __attribute__ ((cleanup (closedir_p))) DIR *d = NULL;
+  cleanup_close int rfd = -1;
+  struct dirent *de;
+
+  rfd = trust_reopen (dfd, O_RDONLY | O_DIRECTORY, &dinfo->st, err);
+  if (rfd < 0)
+    return kg_error_prefix (err, "%s", dinfo->path);
+  d = fdopendir (rfd);
+  if (d == NULL)
+    return kg_error (err, errno, "%s", dinfo->path);
+  rfd = -1;  /* the DIR owns it now */
+  for (;;)
+    {
+      char **nv;
+
+      errno = 0;
+      de = readdir (d);
+      if (de == NULL)
+        {
+          if (errno != 0)
+            return kg_error (err, errno, "reading %s", dinfo->path);
+          break;
+        }
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (out->n >= KATA_MAX_DROPINS)
+        return kg_error (err, 0, "%s holds more than %d entries", dinfo->path,
+                         KATA_MAX_DROPINS);
+      nv = realloc (out->v, (out->n + 1) * sizeof *nv);
+      if (nv == NULL)
+        return kg_error (err, ENOMEM, "%s", dinfo->path);
+      out->v = nv;
+      out->v[out->n] = strdup (de->d_name);
+      if (out->v[out->n] == NULL)
+        return kg_error (err, ENOMEM, "%s", dinfo->path);
+      out->n++;
+    }
+  if (out->n > 0)
+    qsort (out->v, out->n, sizeof *out->v, cmp_names);
+  return 0;
+}
+
+/* Which configuration Kata will load, in Kata's own precedence: what the
+   engine told the real shim (the config_path runtime option), then
+   KATA_CONF_FILE (shim mode: the real shim inherits this environment),
+   then the guard's [kata] config (the operator saying where it is), then
+   Kata's search order, first file that exists.  Returns the path, or NULL
+   after reporting the failure. */
+static const char *
+config_choose (struct preflight *pf, const char **source)
+{
+  const char *env;
+
+  if (pf->req->kata_config != NULL && *pf->req->kata_config != '\0')
+    {
+      *source = "the engine's config_path option";
+      return pf->req->kata_config;
+    }
+  env = pf->req->mode == KG_MODE_SHIM ? getenv (KATA_CONF_ENV) : NULL;
+  if (env != NULL && *env != '\0')
+    {
+      *source = KATA_CONF_ENV;
+      return env;
+    }
+  if (pf->cfg->kata.config != NULL && *pf->cfg->kata.config != '\0')
+    {
+      *source = "[kata] config";
+      return pf->cfg->kata.config;
+    }
+  *source = "Kata's search order";
+  for (size_t i = 0; i < ARRAY_SIZE (kata_search_path); i++)
+    {
+      struct stat st;
+
+      if (stat (kata_search_path[i], &st) == 0)
+        return kata_search_path[i];
+      /* Kata moves on from any candidate it cannot resolve; only "not
+         there" is that clear here, anything else is an error. */
+      if (errno != ENOENT && errno != ENOTDIR)
+        {
+          report_fail (pf->rep, "kata.config", remedy_trust, "cannot resolve %s: %s",
+                       kata_search_path[i], strerror (errno));
+          return NULL;
+        }
+    }
+  report_fail (pf->rep, "kata.config",
+               "install Kata Containers, or set [kata] config to its configuration.toml",
+               "no Kata configuration found: none of %s, %s, %s exists", kata_search_path[0],
+               kata_search_path[1], kata_search_path[2]);
+  return NULL;
+}
+
+/* kata.config: find, verify, parse and merge the configuration.  Returns
+   the merged document, or NULL after reporting the failure. */
+static struct toml_value *
+load_config (struct preflight *pf)
+{
+  struct report *rep = pf->rep;
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int fd = -1;
+  cleanup_close int dfd = -1;
+  cleanup_toml struct toml_value *doc = NULL;
+  cleanup_names struct names names = { 0 };
+  cleanup_strbuf struct strbuf used = { 0 };
+  struct trust_info info, dinfo;
+  char dropdir[PATH_MAX];
+  const char *source, *path, *slash;
+
+  path = config_choose (pf, &source);
+  if (path == NULL)
+    return NULL;
+
+  fd = trust_open (path, TRUST_FILE, &info, &err);
+  if (fd < 0)
+    {
+      report_fail (rep, "kata.config",
+                   err->errnum == ENOENT
+                       ? "install Kata Containers, or point the engine's ConfigPath or [kata] "
+                         "config at its configuration.toml"
+                       : remedy_trust,
+                   "%s (from %s): %s", path, source, err->msg);
+      return NULL;
+    }
+  report_add_file (rep, info.path);
+  doc = parse_verified (fd, &info, &err);
+  if (doc == NULL)
+    {
+      report_fail (rep, "kata.config", "fix the TOML syntax of the Kata configuration",
+                   "%s (from %s) does not parse: %s", path, source, err->msg);
+      return NULL;
+    }
+  sb_printf (&used, "%s", info.path);
+  if (strcmp (path, info.path) != 0)
+    sb_printf (&used, " (as %s)", path);
+
+  /* config.d beside the file after its symlinks, as both runtimes
+     resolve the path before they look for it. */
+  slash = strrchr (info.path, '/');
+  if (snprintf (dropdir, sizeof dropdir, "%.*s/config.d", (int) (slash - info.path), info.path)
+      >= (int) sizeof dropdir)
+    {
+      report_fail (rep, "kata.config", "move the Kata configuration to a shorter path",
+                   "%s/config.d: path too long", info.path);
+      return NULL;
+    }
+  dfd = trust_open (dropdir, TRUST_DIR, &dinfo, &err);
+  if (dfd < 0 && err->errnum != ENOENT)
+    {
+      report_fail (rep, "kata.config", remedy_trust, "drop-in directory %s: %s", dropdir,
+                   err->msg);
+      return NULL;
+    }
+  if (dfd < 0)
+    kg_error_release (&err);  /* no config.d: Kata reads the one file */
+  else if (list_dropins (dfd, &dinfo, &names, &err) < 0)
+    {
+      report_fail (rep, "kata.config", remedy_trust, "drop-in directory %s: %s", dropdir,
+                   err->msg);
+      return NULL;
+    }
+
+  /* Every entry, whatever its name (hidden ones and ones without .toml
+     too), later ones winning: Kata reads them all, and fails on one that
+     is not a file. */
+  for (size_t i = 0; i < names.n; i++)
+    {
+      cleanup_close int ffd = -1;
+      struct toml_value *sub;
+      struct trust_info finfo;
+      char fpath[PATH_MAX];
+
+      if (snprintf (fpath, sizeof fpath, "%s/%s", dinfo.path, names.v[i]) >= (int) sizeof fpath)
+        {
+          report_fail (rep, "kata.config", "shorten the drop-in's name",
+                       "drop-in %s/%s: path too long", dinfo.path, names.v[i]);
+          return NULL;
+        }
+      ffd = trust_open (fpath, TRUST_FILE, &finfo, &err);
+      if (ffd < 0)
+        {
+          report_fail (rep, "kata.config",
+                       "Kata merges every entry of config.d: make each one a root-owned file "
+                       "not writable by group or others, or remove it",
+                       "drop-in %s: %s", fpath, err->msg);
+          return NULL;
+        }
+      report_add_file (rep, finfo.path);
+      sub = parse_verified (ffd, &finfo, &err);
+      if (sub == NULL)
+        {
+          report_fail (rep, "kata.config",
+                       "fix the drop-in's TOML syntax (Kata merges every entry of config.d, "
+                       "whatever its name), or remove it",
+                       "drop-in %s does not parse: %s", fpath, err->msg);
+          return NULL;
+        }
+      if (toml_merge (doc, sub, &err) < 0)
+        {
+          report_fail (rep, "kata.config", "remove or fix the drop-in",
+                       "cannot merge drop-in %s: %s", fpath, err->msg);
+          return NULL;
+        }
+      sb_printf (&used, "%s%s", i == 0 ? " + drop-ins " : ", ", finfo.path);
+    }
+
+  report_pass (rep, "kata.config", "%s (from %s)%s", sb_str (&used), source,
+               names.n == 0 ? ", no config.d drop-ins" : "");
+  return steal_pointer (&doc);
+}
+
+static bool
+hypervisor_allowed (const struct guard_config *cfg, const char *name)
+{
+  for (size_t i = 0; i < cfg->kata.n_hypervisors; i++)
+    if (strcmp (cfg->kata.hypervisors[i], name) == 0)
+      return true;
+  return false;
+}
+
+/* The executable at KEY of the hypervisor table must pass the trusted-path
+   test.  On failure reports it under ID and returns false.  Not set or
+   empty fails with MISSING_WHY when MISSING_WHY is not NULL (Kata would
+   then fall back to something nobody checked), and passes otherwise.  A
+   pass is only described in PASSED: the caller reports it. */
+static bool
+check_exec_key (struct preflight *pf, const char *id, const char *key, const char *missing_why,
+                const char *missing_remedy, struct strbuf *passed)
+{
+  const struct kata_config *k = pf->kata;
+  const struct toml_value *v = toml_get (k->hypervisor, key);
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int fd = -1;
+  struct trust_info info;
+
+  if (v == NULL || (v->kind == TOML_STRING && *v->u.string == '\0'))
+    {
+      if (missing_why == NULL)
+        return true;
+      report_fail (pf->rep, id, missing_remedy, "[hypervisor.%s] %s is %s: %s",
+                   k->hypervisor_name, key, v == NULL ? "not set" : "empty", missing_why);
+      return false;
+    }
+  if (v->kind != TOML_STRING)
+    {
+      report_fail (pf->rep, id, "set it to the absolute path of the executable",
+                   "[hypervisor.%s] %s is %s, not a string (line %u)", k->hypervisor_name,
+                   key, a_kind (v), v->line);
+      return false;
+    }
+  fd = trust_open (v->u.string, TRUST_EXEC, &info, &err);
+  if (fd < 0)
+    {
+      report_fail (pf->rep, id,
+                   err->errnum == ENOENT ? "install it, or fix the path in the Kata configuration"
+                                         : remedy_trust,
+                   "[hypervisor.%s] %s %s: %s", k->hypervisor_name, key, v->u.string, err->msg);
+      return false;
+    }
+  sb_printf (passed, "%s%s %s", passed->len ? ", " : "", key, v->u.string);
+  if (strcmp (v->u.string, info.path) != 0)
+    sb_printf (passed, " (%s)", info.path);
+  return true;
+}
+
+/* kata.hypervisor: exactly one [hypervisor.*] table, of an allowed kind,
+   whose VMM binary is trusted.  Hands the document to pf->kata as soon as
+   there is exactly one table, whatever the rest says, so that later
+   families see the configuration Kata will use. */
+static void
+check_hypervisor (struct preflight *pf, struct toml_value **docp)
+{
+  struct report *rep = pf->rep;
+  const struct toml_value *doc = *docp, *hv, *want;
+  const struct toml_entry *one = NULL;
+  cleanup_strbuf struct strbuf list = { 0 };
+  cleanup_strbuf struct strbuf allowed = { 0 };
+  cleanup_strbuf struct strbuf passed = { 0 };
+  struct kata_config *k;
+  size_t n = 0;
+
+  hv = toml_get (doc, "hypervisor");
+  if (hv != NULL && hv->kind != TOML_TABLE)
+    {
+      report_fail (rep, "kata.hypervisor", "make it a [hypervisor.NAME] table",
+                   "hypervisor is %s, not a table (line %u)", a_kind (hv),
+                   hv->line);
+      return;
+    }
+  for (size_t i = 0; hv != NULL && i < hv->u.table.n; i++)
+    {
+      const struct toml_entry *e = &hv->u.table.items[i];
+
+      if (e->value->kind != TOML_TABLE)
+        {
+          report_fail (rep, "kata.hypervisor", "make it a [hypervisor.NAME] table",
+                       "hypervisor.%s is %s, not a table (line %u)", e->key,
+                       a_kind (e->value), e->line);
+          return;
+        }
+      sb_printf (&list, "%s[hypervisor.%s]", n ? ", " : "", e->key);
+      one = e;
+      n++;
+    }
+  if (n == 0)
+    {
+      report_fail (rep, "kata.hypervisor",
+                   "use a Kata configuration with one [hypervisor.firecracker] table",
+                   "the Kata configuration has no [hypervisor.*] table");
+      return;
+    }
+  if (n > 1)
+    {
+      report_fail (rep, "kata.hypervisor",
+                   "keep exactly one [hypervisor.*] table across configuration.toml and "
+                   "config.d",
+                   "the Kata configuration has %zu hypervisor tables (%s): Kata would use any "
+                   "one of them",
+                   n, sb_str (&list));
+      return;
+    }
+
+  k = calloc (1, sizeof *k);
+  if (k == NULL)
+    {
+      report_fail (rep, "kata.hypervisor", "free memory", "cannot allocate: %s",
+                   strerror (errno));
+      return;
+    }
+  k->doc = steal_pointer (docp);
+  k->hypervisor_name = one->key;
+  k->hypervisor = one->value;
+  pf->kata = k;
+
+  if (! hypervisor_allowed (pf->cfg, k->hypervisor_name))
+    {
+      for (size_t i = 0; i < pf->cfg->kata.n_hypervisors; i++)
+        sb_printf (&allowed, "%s\"%s\"", i ? ", " : "", pf->cfg->kata.hypervisors[i]);
+      report_fail (rep, "kata.hypervisor",
+                   "use a Kata configuration for an allowed hypervisor, or add it to [kata] "
+                   "hypervisors in the guard config",
+                   "[hypervisor.%s]: %s is not allowed by [kata] hypervisors = [%s]",
+                   k->hypervisor_name, k->hypervisor_name, sb_str (&allowed));
+      return;
+    }
+  /* runtime-rs picks the table that [runtime] hypervisor_name names (the
+     Go shim takes whichever table there is): it must be this one. */
+  want = toml_get_path (k->doc, "runtime", "hypervisor_name", NULL);
+  if (want != NULL
+      && (want->kind != TOML_STRING || strcmp (want->u.string, k->hypervisor_name) != 0))
+    {
+      report_fail (rep, "kata.hypervisor",
+                   "make [runtime] hypervisor_name name the one [hypervisor.*] table",
+                   "[runtime] hypervisor_name (line %u) is %s%s%s, but the only hypervisor "
+                   "table is [hypervisor.%s]",
+                   want->line, want->kind == TOML_STRING ? "\"" : "",
+                   want->kind == TOML_STRING ? want->u.string : a_kind (want),
+                   want->kind == TOML_STRING ? "\"" : "", k->hypervisor_name);
+      return;
+    }
+  if (! check_exec_key (pf, "kata.hypervisor", "path",
+                        "Kata would run its built-in default, which kata-guard cannot check",
+                        "set path to the hypervisor binary in the Kata configuration", &passed))
+    return;
+  /* QEMU and Cloud Hypervisor share the container's files through
+     virtiofsd, which Kata starts on the host as root. */
+  if (! check_exec_key (pf, "kata.hypervisor", "virtio_fs_daemon", NULL, NULL, &passed))
+    return;
+  report_pass (rep, "kata.hypervisor",
+               "[hypervisor.%s] is allowed by [kata] hypervisors; trusted executables: %s",
+               k->hypervisor_name, sb_str (&passed));
+}
+
+/* kata.jailer: Firecracker runs inside its jailer (chroot, namespaces,
+   seccomp, dropped privileges); without jailer_path Kata runs it bare. */
+static void
+check_jailer (struct preflight *pf)
+{
+  cleanup_strbuf struct strbuf passed = { 0 };
+
+  if (pf->kata == NULL)
+    {
+      report_skip (pf->rep, "kata.jailer", "not run: no single [hypervisor.*] table");
+      return;
+    }
+  if (strcmp (pf->kata->hypervisor_name, "firecracker") != 0)
+    {
+      report_skip (pf->rep, "kata.jailer",
+                   "[hypervisor.%s] has no jailer (only Firecracker's jailer_path is checked)",
+                   pf->kata->hypervisor_name);
+      return;
+    }
+  if (check_exec_key (pf, "kata.jailer", "jailer_path", "Firecracker would run unjailed",
+                      "set jailer_path to Firecracker's jailer (/opt/kata/bin/jailer in a "
+                      "release install)",
+                      &passed))
+    report_pass (pf->rep, "kata.jailer", "[hypervisor.firecracker] trusted executable: %s",
+                 sb_str (&passed));
+}
+
+struct debug_scan
+{
+  struct strbuf console;  /* where the debug console is switched on */
+  struct strbuf debug;    /* sections with enable_debug = true */
+  struct strbuf bad;      /* the first value that is not a boolean */
+  size_t n_console, n_debug;
+};
+
+static void
+scan_flag (const char *section, const struct toml_entry *e, struct strbuf *hits, size_t *n,
+           struct strbuf *bad)
+{
+  if (e->value->kind != TOML_BOOLEAN)
+    {
+      if (bad->len == 0)
+        sb_printf (bad, "[%s] %s is %s, not a boolean (line %u)", section, e->key,
+                   a_kind (e->value), e->line);
+      return;
+    }
+  if (e->value->u.boolean)
+    sb_printf (hits, "%s%s = true in [%s]", (*n)++ ? ", " : "", e->key, section);
+}
+
+/* debug_console_enabled = true only adds agent.debug_console to the guest
+   kernel's command line: the same word in kernel_params does the same. */
+static void
+scan_kernel_params (const char *section, const struct toml_entry *e, struct debug_scan *s)
+{
+  const char *p = e->value->u.string;
+
+  while (*p)
+    {
+      size_t len;
+
+      p += strspn (p, " \t");
+      len = strcspn (p, " \t");
+      if (len >= 19 && strncmp (p, "agent.debug_console", 19) == 0)
+        {
+          sb_printf (&s->console, "%s%.*s in [%s] kernel_params", s->n_console++ ? ", " : "",
+                     (int) len, p, section);
+          return;
+        }
+      p += len;
+    }
+}
+
+/* Every table of the document, named as its header would be. */
+static void
+scan_debug (const struct toml_value *t, const char *name, struct debug_scan *s, unsigned depth)
+{
+  if (depth > TOML_MAX_DEPTH)
+    return;
+  for (size_t i = 0; i < t->u.table.n; i++)
+    {
+      const struct toml_entry *e = &t->u.table.items[i];
+      const char *section = *name ? name : "top level";
+      char sub[512];
+
+      if (strcmp (e->key, "debug_console_enabled") == 0)
+        scan_flag (section, e, &s->console, &s->n_console, &s->bad);
+      else if (strcmp (e->key, "enable_debug") == 0)
+        scan_flag (section, e, &s->debug, &s->n_debug, &s->bad);
+      else if (strcmp (e->key, "kernel_params") == 0 && e->value->kind == TOML_STRING)
+        scan_kernel_params (section, e, s);
+      snprintf (sub, sizeof sub, "%s%s%s", name, *name ? "." : "", e->key);
+      if (e->value->kind == TOML_TABLE)
+        scan_debug (e->value, sub, s, depth + 1);
+      else if (e->value->kind == TOML_ARRAY)
+        for (size_t j = 0; j < e->value->u.array.n; j++)
+          if (e->value->u.array.items[j]->kind == TOML_TABLE)
+            scan_debug (e->value->u.array.items[j], sub, s, depth + 1);
+    }
+}
+
+/* kata.debug: the agent's debug console is a root shell in the guest for
+   whoever reaches the host's vsock; enable_debug only makes logs verbose
+   (and may write workload data to them), so it warns. */
+static void
+check_debug (struct preflight *pf, const struct toml_value *doc)
+{
+  struct debug_scan s = { 0 };
+
+  scan_debug (doc, "", &s, 0);
+  if (s.bad.len > 0)
+    report_fail (pf->rep, "kata.debug", "set it to true or false",
+                 "%s: Kata would refuse this configuration", sb_str (&s.bad));
+  else if (s.n_console > 0)
+    report_fail (pf->rep, "kata.debug",
+                 "set debug_console_enabled = false and remove agent.debug_console from "
+                 "kernel_params in the Kata configuration",
+                 "%s: the agent would offer a root shell in the guest%s%s", sb_str (&s.console),
+                 s.n_debug ? "; also " : "", sb_str (&s.debug));
+  else if (s.n_debug > 0)
+    report_warn (pf->rep, "kata.debug", "set enable_debug = false outside of debugging",
+                 "%s: verbose logs of the VM, agent and runtime", sb_str (&s.debug));
+  else
+    report_pass (pf->rep, "kata.debug",
+                 "no debug console, and enable_debug is not set to true anywhere");
+  sb_release (&s.console);
+  sb_release (&s.debug);
+  sb_release (&s.bad);
+}
+
+/* Whether PATTERN means the same under POSIX regcomp as under the RE2
+   syntax that Kata compiles it with (Go's regexp; runtime-rs's regex crate
+   shares the syntax).  The escapes and flags where the two differ, such as
+   \x6b, \d, \pL, (?i) or a backslash inside [...], could match more names
+   for Kata than for regcomp, so they are refused rather than guessed at.
+   Annotation names are [a-z0-9_], so no real pattern needs them. */
+static bool
+pattern_portable (const char *p, char *why, size_t why_size)
+{
+  bool bracket = false;
+
+  for (const char *c = p; *c; c++)
+    {
+      if (bracket)
+        {
+          if (*c == '\\')
+            {
+              snprintf (why, why_size, "a backslash inside [...] is an escape for Kata, a "
+                                       "literal for POSIX");
+              return false;
+            }
+          if (c[0] == '[' && (c[1] == ':' || c[1] == '.' || c[1] == '='))
+            {
+              char close[3] = { c[1], ']', '\0' };
+              const char *end = strstr (c + 2, close);
+
+              if (end == NULL)
+                return true;  /* regcomp rejects it */
+              c = end + 1;
+              continue;
+            }
+          if (*c == ']')
+            bracket = false;
+          continue;
+        }
+      if (*c == '\\')
+        {
+          if (c[1] == '\0')
+            return true;  /* regcomp rejects a trailing backslash */
+          if (isalnum ((unsigned char) c[1]))
+            {
+              snprintf (why, why_size, "the escape \\%c is not POSIX", c[1]);
+              return false;
+            }
+          c++;
+          continue;
+        }
+      if (*c == '[')
+        {
+          bracket = true;
+          if (c[1] == '^')
+            c++;
+          if (c[1] == ']')
+            c++;
+          continue;
+        }
+      if (c[0] == '(' && c[1] == '?')
+        {
+          snprintf (why, why_size, "(?...) flags and groups are not POSIX");
+          return false;
+        }
+    }
+  return true;
+}
+
+/* kata.annotations: enable_annotations holds regular expressions over the
+   bare annotation name (io.katacontainers.config.hypervisor. removed).
+   Kata matches them unanchored: Go's regexp.MatchString in
+   checkAnnotationNameIsValid/regexpContains (src/runtime/pkg/oci/utils.go)
+   and runtime-rs's RegexSet::is_match both report a match anywhere in the
+   name, so "ker" enables "kernel".  regexec without anchors does the same. */
+static void
+check_annotations (struct preflight *pf)
+{
+  struct report *rep = pf->rep;
+  const struct kata_config *k = pf->kata;
+  const struct toml_value *list;
+  cleanup_strbuf struct strbuf bad = { 0 };
+  size_t n_bad = 0;
+
+  if (k == NULL)
+    {
+      report_skip (rep, "kata.annotations", "not run: no single [hypervisor.*] table");
+      return;
+    }
+  list = toml_get (k->hypervisor, "enable_annotations");
+  if (list == NULL)
+    {
+      report_pass (rep, "kata.annotations", "[hypervisor.%s] enables no annotations",
+                   k->hypervisor_name);
+      return;
+    }
+  if (list->kind != TOML_ARRAY)
+    {
+      report_fail (rep, "kata.annotations", "make enable_annotations an array of strings",
+                   "[hypervisor.%s] enable_annotations is %s, not an array (line %u)",
+                   k->hypervisor_name, a_kind (list), list->line);
+      return;
+    }
+  for (size_t i = 0; i < list->u.array.n; i++)
+    {
+      const struct toml_value *item = list->u.array.items[i];
+      const char *pat;
+      char why[128];
+      regex_t re;
+      int rc;
+      size_t hits = 0;
+
+      if (item->kind != TOML_STRING)
+        {
+          report_fail (rep, "kata.annotations", "make enable_annotations an array of strings",
+                       "[hypervisor.%s] enable_annotations[%zu] is %s, not a string (line %u)",
+                       k->hypervisor_name, i, a_kind (item), item->line);
+          return;
+        }
+      pat = item->u.string;
+      if (! pattern_portable (pat, why, sizeof why))
+        {
+          report_fail (rep, "kata.annotations",
+                       "write the pattern with plain POSIX syntax, or list annotation names",
+                       "[hypervisor.%s] enable_annotations pattern \"%s\" cannot be evaluated "
+                       "as Kata does: %s",
+                       k->hypervisor_name, pat, why);
+          return;
+        }
+      rc = regcomp (&re, pat, REG_EXTENDED | REG_NOSUB);
+      if (rc != 0)
+        {
+          char msg[128];
+
+          regerror (rc, &re, msg, sizeof msg);
+          report_fail (rep, "kata.annotations",
+                       "fix or remove the pattern (whatever Kata makes of it, kata-guard "
+                       "cannot tell what it enables)",
+                       "[hypervisor.%s] enable_annotations pattern \"%s\" does not compile: %s",
+                       k->hypervisor_name, pat, msg);
+          return;
+        }
+      for (size_t j = 0; j < ARRAY_SIZE (sensitive_annotations); j++)
+        {
+          if (regexec (&re, sensitive_annotations[j], 0, NULL, 0) != 0)
+            continue;
+          if (hits++ == 0)
+            sb_printf (&bad, "%s\"%s\" enables ", n_bad++ ? "; " : "", pat);
+          else
+            sb_printf (&bad, ", ");
+          sb_printf (&bad, "%s", sensitive_annotations[j]);
+        }
+      regfree (&re);
+    }
+  if (n_bad > 0)
+    {
+      report_fail (rep, "kata.annotations",
+                   "remove these patterns from enable_annotations; list only harmless "
+                   "annotation names (e.g. \"enable_iommu\", \"kernel_params\")",
+                   "[hypervisor.%s] enable_annotations lets a workload choose what the host "
+                   "runs or boots: %s",
+                   k->hypervisor_name, sb_str (&bad));
+      return;
+    }
+  report_pass (rep, "kata.annotations",
+               "[hypervisor.%s] enable_annotations (%zu patterns) enables no executable, boot "
+               "asset or host path",
+               k->hypervisor_name, list->u.array.n);
+}
+
+void
+check_kata (struct preflight *pf)
+{
+  cleanup_toml struct toml_value *doc = NULL;
+
+  check_runtime (pf);
+
+  doc = load_config (pf);
+  if (doc == NULL)
+    {
+      skip_later (pf->rep, "kata.config failed");
+      return;
+    }
+  check_hypervisor (pf, &doc);
+  check_jailer (pf);
+  check_debug (pf, pf->kata ? pf->kata->doc : doc);
+  check_annotations (pf);
+}

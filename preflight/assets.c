@@ -1,0 +1,918 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * assets.*: the files the VM boots from cannot be rewritten in place
+ * (SPEC 3.3).
+ *
+ * A file is protected when it carries the immutable attribute
+ * (FS_IMMUTABLE_FL, chattr +i) or lives on a read-only mount.  Each file is
+ * reached with trust_open (), so every directory and symlink on the way is
+ * root-owned and not writable by group or others; every later step works on
+ * the descriptor of the very file that passed: the attribute is read from
+ * it, the mount that holds it is confirmed by its mount id, and a pinned
+ * digest is computed from its contents.
+ *
+ * Digests of immutable files are cached in a root-only file under /run,
+ * keyed by (dev, inode, size, mtime, ctime): changing an immutable file
+ * means clearing the attribute first, which moves its ctime, so a stale
+ * entry can never match again.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libmount/libmount.h>
+#include <linux/fs.h>
+#include <openssl/evp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "toml.h"
+#include "trust.h"
+#include "util.h"
+
+#define SHA256_LEN 32
+#define SHA256_HEX_LEN (2 * SHA256_LEN)
+#define HASH_CHUNK (64 * 1024)
+
+/* Fixed on purpose: nothing may point the guard at another cache. */
+#define CACHE_DIR "/run/kata-guard"
+#define CACHE_PARENT "/run"
+#define CACHE_DIR_NAME "kata-guard"
+#define CACHE_NAME "sha256.cache"
+#define CACHE_PATH CACHE_DIR "/" CACHE_NAME
+#define CACHE_MAGIC "kata-guard sha256 cache 1\n"
+#define CACHE_MAX_ENTRIES 128
+/* The longest line: seven 20-digit numbers, a digest, 7 spaces, '\n'. */
+#define CACHE_LINE_MAX (7 * 20 + SHA256_HEX_LEN + 8)
+#define CACHE_MAX_SIZE (sizeof CACHE_MAGIC - 1 + CACHE_MAX_ENTRIES * CACHE_LINE_MAX)
+
+#define MOUNTINFO "/proc/self/mountinfo"
+
+static const char remedy_trust[]
+    = "make the file a regular file, and every directory and symlink on the way to it owned "
+      "by root and not writable by group or others (chown root:root; chmod go-w)";
+
+/* ---- the digest cache ------------------------------------------------- */
+
+struct cache_entry
+{
+  uint64_t dev, ino, size;
+  uint64_t mtime_sec, mtime_nsec, ctime_sec, ctime_nsec;
+  char hex[SHA256_HEX_LEN + 1];
+};
+
+struct digest_cache
+{
+  bool loaded;
+  bool usable;   /* root, and the directory (if it exists) is root's alone */
+  bool dirty;    /* an entry was added: write the file back */
+  struct cache_entry *e;  /* newest first */
+  size_t n;
+  char ignored[PATH_MAX + 160];  /* why the file on disk was not used, or "" */
+};
+
+static bool
+cache_key (const struct stat *st, struct cache_entry *k)
+{
+  /* Times before 1970 have no place in the strict, unsigned format:
+     such a file is simply hashed every time. */
+  if (st->st_mtim.tv_sec < 0 || st->st_ctim.tv_sec < 0 || st->st_size < 0)
+    return false;
+  memset (k, 0, sizeof *k);
+  k->dev = (uint64_t) st->st_dev;
+  k->ino = (uint64_t) st->st_ino;
+  k->size = (uint64_t) st->st_size;
+  k->mtime_sec = (uint64_t) st->st_mtim.tv_sec;
+  k->mtime_nsec = (uint64_t) st->st_mtim.tv_nsec;
+  k->ctime_sec = (uint64_t) st->st_ctim.tv_sec;
+  k->ctime_nsec = (uint64_t) st->st_ctim.tv_nsec;
+  return true;
+}
+
+static bool
+cache_same_file (const struct cache_entry *a, const struct cache_entry *b)
+{
+  return a->dev == b->dev && a->ino == b->ino;
+}
+
+static bool
+cache_same_key (const struct cache_entry *a, const struct cache_entry *b)
+{
+  return cache_same_file (a, b) && a->size == b->size && a->mtime_sec == b->mtime_sec
+         && a->mtime_nsec == b->mtime_nsec && a->ctime_sec == b->ctime_sec
+         && a->ctime_nsec == b->ctime_nsec;
+}
+
+/* One unsigned decimal field followed by SEP: digits only, no sign, no
+   leading zero, no overflow. */
+static bool
+parse_u64 (const char **pp, char sep, uint64_t *out)
+{
+  const char *p = *pp;
+  uint64_t v = 0;
+  size_t n = 0;
+
+  while (p[n] >= '0' && p[n] <= '9')
+    {
+      unsigned d = (unsigned) (p[n] - '0');
+
+      if (v > (UINT64_MAX - d) / 10)
+        return false;
+      v = v * 10 + d;
+      n++;
+    }
+  if (n == 0 || (n > 1 && p[0] == '0') || p[n] != sep)
+    return false;
+  *out = v;
+  *pp = p + n + 1;
+  return true;
+}
+
+static bool
+parse_hex (const char **pp, char *hex)
+{
+  const char *p = *pp;
+
+  for (size_t i = 0; i < SHA256_HEX_LEN; i++)
+    if (! ((p[i] >= '0' && p[i] <= '9') || (p[i] >= 'a' && p[i] <= 'f')))
+      return false;
+  if (p[SHA256_HEX_LEN] != '\n')
+    return false;
+  memcpy (hex, p, SHA256_HEX_LEN);
+  hex[SHA256_HEX_LEN] = '\0';
+  *pp = p + SHA256_HEX_LEN + 1;
+  return true;
+}
+
+/* The whole file or nothing: a cache that does not parse is never partly
+   trusted.  Returns the line that failed, or 0. */
+static unsigned
+cache_parse (const char *buf, size_t len, struct cache_entry **out, size_t *n_out)
+{
+  cleanup_free struct cache_entry *e = NULL;
+  const char *p = buf, *end = buf + len;
+  size_t n = 0;
+  unsigned line = 1;
+
+  if (strlen (buf) != len || len < sizeof CACHE_MAGIC - 1
+      || memcmp (buf, CACHE_MAGIC, sizeof CACHE_MAGIC - 1) != 0)
+    return 1;
+  p += sizeof CACHE_MAGIC - 1;
+  e = calloc (CACHE_MAX_ENTRIES, sizeof *e);
+  if (e == NULL)
+    return 1;
+  while (p < end)
+    {
+      struct cache_entry *c = &e[n];
+
+      line++;
+      if (n == CACHE_MAX_ENTRIES)
+        return line;
+      if (! parse_u64 (&p, ' ', &c->dev) || ! parse_u64 (&p, ' ', &c->ino)
+          || ! parse_u64 (&p, ' ', &c->size) || ! parse_u64 (&p, ' ', &c->mtime_sec)
+          || ! parse_u64 (&p, ' ', &c->mtime_nsec) || ! parse_u64 (&p, ' ', &c->ctime_sec)
+          || ! parse_u64 (&p, ' ', &c->ctime_nsec) || ! parse_hex (&p, c->hex)
+          || c->mtime_nsec >= 1000000000 || c->ctime_nsec >= 1000000000)
+        return line;
+      /* One entry per file: two would mean the file was not written by us. */
+      for (size_t i = 0; i < n; i++)
+        if (cache_same_file (&e[i], c))
+          return line;
+      n++;
+    }
+  *out = steal_pointer (&e);
+  *n_out = n;
+  return 0;
+}
+
+/* The cache directory, as a descriptor, when it is root's alone.  Returns
+   -1 with *ERR set (errnum ENOENT when it does not exist). */
+static int
+cache_dir_open (struct stat *st, kg_error_t *err)
+{
+  struct trust_info info;
+  cleanup_close int fd = -1;
+
+  fd = trust_open (CACHE_DIR, TRUST_DIR, &info, err);
+  if (fd < 0)
+    return -1;
+  /* trust_open allows group/other read; the cache must not be readable
+     either, so that nobody learns which files are pinned. */
+  if ((info.st.st_mode & 077) != 0)
+    return kg_error (err, 0, "%s is accessible by group or others (mode %04o)", CACHE_DIR,
+                     (unsigned) (info.st.st_mode & 07777));
+  *st = info.st;
+  return steal_fd (&fd);
+}
+
+static void
+cache_load (struct digest_cache *c)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int dfd = -1;
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  struct stat st;
+  size_t len;
+  unsigned bad;
+
+  c->loaded = true;
+  /* The cache is root's: anyone else neither reads nor writes it. */
+  if (geteuid () != 0)
+    return;
+  dfd = cache_dir_open (&st, &err);
+  if (dfd < 0)
+    {
+      /* No directory yet: it is made when the first entry is written. */
+      c->usable = err->errnum == ENOENT;
+      if (! c->usable)
+        snprintf (c->ignored, sizeof c->ignored, "%s", err->msg);
+      return;
+    }
+  c->usable = true;
+  fd = openat (dfd, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      if (errno != ENOENT)
+        snprintf (c->ignored, sizeof c->ignored, "%s: %s", CACHE_PATH, strerror (errno));
+      return;
+    }
+  if (fstat (fd, &st) < 0)
+    {
+      snprintf (c->ignored, sizeof c->ignored, "%s: %s", CACHE_PATH, strerror (errno));
+      return;
+    }
+  if (! S_ISREG (st.st_mode) || st.st_uid != 0 || (st.st_mode & 077) != 0)
+    {
+      snprintf (c->ignored, sizeof c->ignored,
+                "%s is not a regular file owned by root and private to it (uid %u, mode %04o)",
+                CACHE_PATH, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
+      return;
+    }
+  if (kg_read_fd_bounded (fd, CACHE_PATH, CACHE_MAX_SIZE, &buf, &len, &err) < 0)
+    {
+      snprintf (c->ignored, sizeof c->ignored, "%s", err->msg);
+      return;
+    }
+  bad = cache_parse (buf, len, &c->e, &c->n);
+  if (bad != 0)
+    snprintf (c->ignored, sizeof c->ignored, "%s:%u: not a valid cache line", CACHE_PATH, bad);
+}
+
+static const char *
+cache_lookup (const struct digest_cache *c, const struct cache_entry *key)
+{
+  for (size_t i = 0; i < c->n; i++)
+    if (cache_same_key (&c->e[i], key))
+      return c->e[i].hex;
+  return NULL;
+}
+
+/* Put KEY first, dropping any older entry for the same file and, past the
+   bound, the oldest entries. */
+static void
+cache_add (struct digest_cache *c, const struct cache_entry *key)
+{
+  size_t j = 0;
+
+  if (! c->usable)
+    return;
+  if (c->e == NULL)
+    {
+      c->e = calloc (CACHE_MAX_ENTRIES, sizeof *c->e);
+      if (c->e == NULL)
+        return;
+      c->n = 0;
+    }
+  for (size_t i = 0; i < c->n; i++)
+    if (! cache_same_file (&c->e[i], key))
+      c->e[j++] = c->e[i];
+  c->n = j < CACHE_MAX_ENTRIES ? j : CACHE_MAX_ENTRIES - 1;
+  memmove (&c->e[1], &c->e[0], c->n * sizeof *c->e);
+  c->e[0] = *key;
+  c->n++;
+  c->dirty = true;
+}
+
+/* Write the whole cache atomically: a temporary file in the same
+   directory, fsync, rename, fsync the directory.  A reader sees the old
+   file or the new one, never half of one. */
+static int
+cache_store (const struct digest_cache *c, kg_error_t *err)
+{
+  cleanup_close int dfd = -1;
+  cleanup_close int dir = -1;
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  char tmp[64];
+  struct stat st;
+  size_t len = 0, cap = CACHE_MAX_SIZE + 1;
+  int r;
+
+  dfd = cache_dir_open (&st, err);
+  if (dfd < 0 && (*err)->errnum == ENOENT)
+    {
+      struct trust_info info;
+      cleanup_close int run = trust_open (CACHE_PARENT, TRUST_DIR, &info, err);
+
+      if (run < 0)
+        return -1;
+      if (mkdirat (run, CACHE_DIR_NAME, 0700) < 0 && errno != EEXIST)
+        return kg_error (err, errno, "mkdir %s", CACHE_DIR);
+      dfd = cache_dir_open (&st, err);
+    }
+  if (dfd < 0)
+    return -1;
+  dir = trust_reopen (dfd, O_RDONLY | O_DIRECTORY, &st, err);
+  if (dir < 0)
+    return -1;
+
+  buf = malloc (cap);
+  if (buf == NULL)
+    return kg_error (err, errno, "cannot allocate");
+  len = (size_t) snprintf (buf, cap, "%s", CACHE_MAGIC);
+  for (size_t i = 0; i < c->n && i < CACHE_MAX_ENTRIES; i++)
+    {
+      const struct cache_entry *e = &c->e[i];
+
+      r = snprintf (buf + len, cap - len,
+                    "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+                    " %" PRIu64 " %s\n",
+                    e->dev, e->ino, e->size, e->mtime_sec, e->mtime_nsec, e->ctime_sec,
+                    e->ctime_nsec, e->hex);
+      if (r < 0 || (size_t) r >= cap - len)
+        return kg_error (err, 0, "cache entry too long");
+      len += (size_t) r;
+    }
+
+  for (unsigned attempt = 0;; attempt++)
+    {
+      snprintf (tmp, sizeof tmp, ".%s.%ld.%u", CACHE_NAME, (long) getpid (), attempt);
+      fd = openat (dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd >= 0)
+        break;
+      if (errno != EEXIST || attempt == 16)
+        return kg_error (err, errno, "%s/%s", CACHE_DIR, tmp);
+    }
+  /* The umask can only take bits away; make the mode exact anyway. */
+  if (fchmod (fd, 0600) < 0)
+    r = -1;
+  else
+    {
+      size_t done = 0;
+
+      r = 0;
+      while (done < len && r == 0)
+        {
+          ssize_t w = write (fd, buf + done, len - done);
+
+          if (w > 0)
+            done += (size_t) w;
+          else if (w == 0 || errno != EINTR)
+            {
+              if (w == 0)
+                errno = EIO;
+              r = -1;
+            }
+        }
+    }
+  if (r == 0 && fsync (fd) < 0)
+    r = -1;
+  if (r == 0 && renameat (dir, tmp, dir, CACHE_NAME) < 0)
+    r = -1;
+  if (r < 0)
+    {
+      int e = errno;
+
+      unlinkat (dir, tmp, 0);
+      return kg_error (err, e, "%s", CACHE_PATH);
+    }
+  fsync (dir);
+  return 0;
+}
+
+static void
+cache_release (struct digest_cache *c)
+{
+  free (c->e);
+  c->e = NULL;
+  c->n = 0;
+}
+
+/* ---- one file ---------------------------------------------------------- */
+
+/* What one run of the family shares: the mount table is read once. */
+struct assets_run
+{
+  struct preflight *pf;
+  struct libmnt_table *mounts;
+  bool mounts_tried;
+  int mounts_errno;
+  struct digest_cache cache;
+};
+
+enum protection
+{
+  PROT_NONE,
+  PROT_IMMUTABLE,
+  PROT_RO_MOUNT,
+};
+
+struct asset
+{
+  int fd;   /* O_PATH descriptor from trust_open */
+  int rfd;  /* the same file, read-only */
+  struct trust_info info;
+  enum protection prot;
+  char name[2 * PATH_MAX + 8];   /* "PATH" or "PATH -> RESOLVED" */
+  char how[PATH_MAX + 128];      /* how it is protected (pass) */
+  char reason[3 * PATH_MAX + 512];
+  char remedy[PATH_MAX + 256];
+};
+
+static void
+asset_release (struct asset *a)
+{
+  if (a->fd >= 0)
+    close (a->fd);
+  if (a->rfd >= 0)
+    close (a->rfd);
+  a->fd = a->rfd = -1;
+}
+
+/* Any line of mountinfo that libmount cannot parse makes the whole table
+   unusable: a skipped line would let a file seem to live on its parent's
+   mount. */
+static int
+mountinfo_parse_error (struct libmnt_table *tb __attribute__ ((unused)),
+                       const char *filename __attribute__ ((unused)),
+                       int line __attribute__ ((unused)))
+{
+  return -EINVAL;
+}
+
+static struct libmnt_table *
+run_mounts (struct assets_run *run)
+{
+  if (! run->mounts_tried)
+    {
+      int rc;
+
+      run->mounts_tried = true;
+      run->mounts = mnt_new_table ();
+      if (run->mounts == NULL)
+        {
+          run->mounts_errno = ENOMEM;
+          return NULL;
+        }
+      mnt_table_set_parser_errcb (run->mounts, mountinfo_parse_error);
+      rc = mnt_table_parse_file (run->mounts, MOUNTINFO);
+      if (rc != 0)
+        {
+          run->mounts_errno = rc < 0 ? -rc : EINVAL;
+          mnt_unref_table (run->mounts);
+          run->mounts = NULL;
+        }
+    }
+  return run->mounts;
+}
+
+static bool
+has_ro (const char *opts)
+{
+  char *value = NULL;
+  size_t size = 0;
+
+  return opts != NULL && mnt_optstr_get_option (opts, "ro", &value, &size) == 0;
+}
+
+/* Whether A's file lives on a read-only mount.  Writes what was found,
+   either way, to A->how. */
+static bool
+on_ro_mount (struct assets_run *run, struct asset *a)
+{
+  struct libmnt_table *tb = run_mounts (run);
+  struct libmnt_fs *fs;
+  struct statx stx;
+  const char *target;
+
+  if (tb == NULL)
+    {
+      snprintf (a->how, sizeof a->how, "cannot read %s: %s", MOUNTINFO,
+                strerror (run->mounts_errno));
+      return false;
+    }
+  /* By the physical path, the last mount first (the one on top). */
+  fs = mnt_table_find_mountpoint (tb, a->info.path, MNT_ITER_BACKWARD);
+  target = fs ? mnt_fs_get_target (fs) : NULL;
+  if (target == NULL)
+    {
+      snprintf (a->how, sizeof a->how, "no mount in %s holds %s", MOUNTINFO, a->info.path);
+      return false;
+    }
+  /* The mount found by the path must be the one that holds the file the
+     descriptor names: otherwise a mount made over a directory after the
+     walk could lend its "ro" to another file system.  The mount id says
+     so exactly; st_dev cannot (bind mounts share it, btrfs subvolumes and
+     overlayfs report other numbers), so it is only the fallback for
+     kernels without STATX_MNT_ID (before 5.8), where it must match. */
+  if (statx (a->fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0
+      && (stx.stx_mask & STATX_MNT_ID))
+    {
+      if (stx.stx_mnt_id != (uint64_t) mnt_fs_get_id (fs))
+        {
+          snprintf (a->how, sizeof a->how,
+                    "it is on mount id %" PRIu64 ", not on the mount %s (id %d) its path leads to",
+                    (uint64_t) stx.stx_mnt_id, target, mnt_fs_get_id (fs));
+          return false;
+        }
+    }
+  else if (mnt_fs_get_devno (fs) != a->info.st.st_dev)
+    {
+      snprintf (a->how, sizeof a->how,
+                "its device does not match the mount %s its path leads to", target);
+      return false;
+    }
+  /* Superblock first: a read-only file system is read-only through every
+     mount of it, and mountinfo then shows "ro" per mount as well. */
+  if (has_ro (mnt_fs_get_fs_options (fs)))
+    {
+      snprintf (a->how, sizeof a->how, "on the read-only mount %s (superblock ro)", target);
+      return true;
+    }
+  if (has_ro (mnt_fs_get_vfs_options (fs)))
+    {
+      snprintf (a->how, sizeof a->how, "on the read-only mount %s (per-mount ro)", target);
+      return true;
+    }
+  snprintf (a->how, sizeof a->how, "its mount %s is read-write", target);
+  return false;
+}
+
+/* Reach PATH (named WHERE in the configuration) and decide whether it is
+   protected.  On success A holds both descriptors and A->how; on failure
+   A->reason and A->remedy say why and what to do. */
+static bool
+asset_check (struct assets_run *run, const char *where, const char *path, struct asset *a)
+{
+  cleanup_error kg_error_t err = NULL;
+  char imm[160];
+  int flags = 0;
+
+  memset (a, 0, sizeof *a);
+  a->fd = a->rfd = -1;
+  snprintf (a->name, sizeof a->name, "%s", path);
+  if (path[0] != '/')
+    {
+      snprintf (a->reason, sizeof a->reason, "%s %s is not an absolute path", where, path);
+      snprintf (a->remedy, sizeof a->remedy, "write the absolute path in %s", where);
+      return false;
+    }
+  a->fd = trust_open (path, TRUST_REGULAR, &a->info, &err);
+  if (a->fd < 0)
+    {
+      size_t len = strlen (path);
+
+      /* The walk's message usually starts with the path already. */
+      if (strncmp (err->msg, path, len) == 0 && err->msg[len] == ':')
+        snprintf (a->reason, sizeof a->reason, "%s %s", where, err->msg);
+      else
+        snprintf (a->reason, sizeof a->reason, "%s %s: %s", where, path, err->msg);
+      if (err->errnum == ENOENT || err->errnum == ENOTDIR)
+        snprintf (a->remedy, sizeof a->remedy, "install the file, or correct %s", where);
+      else if (err->errnum == ELOOP)
+        snprintf (a->remedy, sizeof a->remedy, "remove the symlink loop on the way to %s",
+                  path);
+      else
+        snprintf (a->remedy, sizeof a->remedy, "%s", remedy_trust);
+      return false;
+    }
+  if (strcmp (a->info.path, path) != 0)
+    snprintf (a->name, sizeof a->name, "%s -> %s", path, a->info.path);
+
+  /* FS_IOC_GETFLAGS needs a real descriptor; the same one serves to hash.
+     The kernel reads and writes an int, whatever the macro's type says. */
+  a->rfd = trust_reopen (a->fd, O_RDONLY | O_NONBLOCK | O_NOCTTY, &a->info.st, &err);
+  if (a->rfd < 0)
+    {
+      snprintf (a->reason, sizeof a->reason, "%s %s: %s", where, a->name, err->msg);
+      snprintf (a->remedy, sizeof a->remedy, "run the check as root, or make %s readable",
+                a->info.path);
+      return false;
+    }
+  if (ioctl (a->rfd, FS_IOC_GETFLAGS, &flags) == 0)
+    {
+      if (flags & FS_IMMUTABLE_FL)
+        {
+          a->prot = PROT_IMMUTABLE;
+          snprintf (a->how, sizeof a->how, "immutable (chattr +i)");
+          return true;
+        }
+      snprintf (imm, sizeof imm, "not immutable");
+    }
+  else if (errno == ENOTTY || errno == EOPNOTSUPP || errno == EINVAL)
+    snprintf (imm, sizeof imm, "its file system has no immutable attribute");
+  else
+    snprintf (imm, sizeof imm, "cannot read its attributes: %s", strerror (errno));
+
+  if (on_ro_mount (run, a))
+    {
+      a->prot = PROT_RO_MOUNT;
+      return true;
+    }
+  snprintf (a->reason, sizeof a->reason,
+            "%s %s is neither immutable nor on a read-only mount (%s; %s)", where, a->name, imm,
+            a->how);
+  snprintf (a->remedy, sizeof a->remedy,
+            "chattr +i %s, or keep it on a read-only mount", a->info.path);
+  return false;
+}
+
+/* ---- assets.kernel, assets.image, assets.initrd ----------------------- */
+
+static void
+check_boot_asset (struct assets_run *run, const char *key)
+{
+  struct preflight *pf = run->pf;
+  const struct toml_value *v;
+  const char *hv;
+  char id[32], where[128];
+  struct asset a;
+
+  snprintf (id, sizeof id, "assets.%s", key);
+  if (pf->kata == NULL || pf->kata->hypervisor == NULL)
+    {
+      report_skip (pf->rep, id, "not run: the Kata configuration did not load");
+      return;
+    }
+  hv = pf->kata->hypervisor_name ? pf->kata->hypervisor_name : "?";
+  snprintf (where, sizeof where, "[hypervisor.%s] %s", hv, key);
+  v = toml_get (pf->kata->hypervisor, key);
+  if (v != NULL && v->kind != TOML_STRING)
+    {
+      report_fail (pf->rep, id, "set it to the absolute path of the file",
+                   "%s has type %s, not string", where, toml_kind_name (v->kind));
+      return;
+    }
+  if (v == NULL || v->u.string[0] == '\0')
+    {
+      /* Kata boots a kernel it was built with when none is named, a path
+         this guard cannot know: that kernel would run unchecked. */
+      if (strcmp (key, "kernel") == 0)
+        {
+          char remedy[160];
+
+          snprintf (remedy, sizeof remedy, "set kernel in [hypervisor.%s] to the guest kernel",
+                    hv);
+          report_fail (pf->rep, id, remedy,
+                       "%s is not set: Kata would boot its built-in default kernel, which "
+                       "kata-guard cannot check",
+                       where);
+        }
+      else
+        report_skip (pf->rep, id, "not set in [hypervisor.%s]", hv);
+      return;
+    }
+  if (asset_check (run, where, v->u.string, &a))
+    report_pass (pf->rep, id, "%s %s is %s", where, a.name, a.how);
+  else
+    report_fail (pf->rep, id, a.remedy, "%s", a.reason);
+  asset_release (&a);
+}
+
+/* ---- assets.extra ----------------------------------------------------- */
+
+static void
+check_extra (struct assets_run *run)
+{
+  const struct guard_config *cfg = run->pf->cfg;
+  struct report *rep = run->pf->rep;
+  size_t n = cfg->assets.n_extra, failed = 0, immutable = 0, ro = 0;
+  char first_reason[sizeof ((struct asset *) 0)->reason];
+  char first_remedy[sizeof ((struct asset *) 0)->remedy];
+
+  if (n == 0)
+    {
+      report_skip (rep, "assets.extra", "no files listed in [assets] extra");
+      return;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      struct asset a;
+
+      if (asset_check (run, "[assets] extra", cfg->assets.extra[i], &a))
+        {
+          if (a.prot == PROT_IMMUTABLE)
+            immutable++;
+          else
+            ro++;
+        }
+      else if (failed++ == 0)
+        {
+          snprintf (first_reason, sizeof first_reason, "%s", a.reason);
+          snprintf (first_remedy, sizeof first_remedy, "%s", a.remedy);
+        }
+      asset_release (&a);
+    }
+  if (failed == 1)
+    report_fail (rep, "assets.extra", first_remedy, "%s", first_reason);
+  else if (failed > 1)
+    report_fail (rep, "assets.extra", first_remedy, "%s; %zu more of the %zu files fail",
+                 first_reason, failed - 1, n);
+  else
+    report_pass (rep, "assets.extra",
+                 "%zu file%s protected (%zu immutable, %zu on read-only mounts)", n,
+                 n == 1 ? "" : "s", immutable, ro);
+}
+
+/* ---- assets.sha256 ---------------------------------------------------- */
+
+static void
+evp_ctx_free (EVP_MD_CTX **ctx)
+{
+  EVP_MD_CTX_free (*ctx);
+}
+
+/* The SHA-256 of the file behind FD, whose size is ST's: read in bounded
+   chunks, and never more or less than that size. */
+static int
+sha256_fd (int fd, const struct stat *st, const char *name, char hex[SHA256_HEX_LEN + 1],
+           kg_error_t *err)
+{
+  __attribute__ ((cleanup (evp_ctx_free))) EVP_MD_CTX *ctx = EVP_MD_CTX_new ();
+  cleanup_free unsigned char *buf = malloc (HASH_CHUNK);
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int md_len = 0;
+  off_t done = 0;
+
+  if (ctx == NULL || buf == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot hash", name);
+  if (EVP_DigestInit_ex (ctx, EVP_sha256 (), NULL) != 1)
+    return kg_error (err, 0, "%s: SHA-256 is not available from libcrypto", name);
+  for (;;)
+    {
+      ssize_t n = pread (fd, buf, HASH_CHUNK, done);
+
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return kg_error (err, errno, "%s: read", name);
+        }
+      if (n == 0)
+        break;
+      done += n;
+      if (done > st->st_size)
+        return kg_error (err, 0, "%s grew while it was read", name);
+      if (EVP_DigestUpdate (ctx, buf, (size_t) n) != 1)
+        return kg_error (err, 0, "%s: SHA-256 failed", name);
+    }
+  if (done != st->st_size)
+    return kg_error (err, 0, "%s shrank while it was read", name);
+  if (EVP_DigestFinal_ex (ctx, md, &md_len) != 1 || md_len != SHA256_LEN)
+    return kg_error (err, 0, "%s: SHA-256 failed", name);
+  for (unsigned i = 0; i < SHA256_LEN; i++)
+    snprintf (hex + 2 * i, 3, "%02x", md[i]);
+  return 0;
+}
+
+/* The digest of A's file, from the cache when it is immutable and known.
+   *CACHED says which. */
+static int
+asset_digest (struct assets_run *run, struct asset *a, char hex[SHA256_HEX_LEN + 1],
+              bool *cached, kg_error_t *err)
+{
+  struct cache_entry key;
+  struct stat before, after;
+  bool keyed;
+  const char *hit;
+
+  *cached = false;
+  /* Stat after the attribute was seen: the key must describe the file as
+     it is while it cannot change. */
+  if (fstat (a->rfd, &before) < 0)
+    return kg_error (err, errno, "%s", a->name);
+  keyed = a->prot == PROT_IMMUTABLE && cache_key (&before, &key);
+  if (keyed)
+    {
+      if (! run->cache.loaded)
+        cache_load (&run->cache);
+      hit = cache_lookup (&run->cache, &key);
+      if (hit != NULL)
+        {
+          memcpy (hex, hit, SHA256_HEX_LEN + 1);
+          *cached = true;
+          return 0;
+        }
+    }
+  if (sha256_fd (a->rfd, &before, a->name, hex, err) < 0)
+    return -1;
+  if (fstat (a->rfd, &after) < 0)
+    return kg_error (err, errno, "%s", a->name);
+  if (after.st_size != before.st_size || after.st_mtim.tv_sec != before.st_mtim.tv_sec
+      || after.st_mtim.tv_nsec != before.st_mtim.tv_nsec
+      || after.st_ctim.tv_sec != before.st_ctim.tv_sec
+      || after.st_ctim.tv_nsec != before.st_ctim.tv_nsec)
+    return kg_error (err, 0, "%s changed while it was read", a->name);
+  if (keyed)
+    {
+      memcpy (key.hex, hex, SHA256_HEX_LEN + 1);
+      cache_add (&run->cache, &key);
+    }
+  return 0;
+}
+
+static void
+check_pins (struct assets_run *run)
+{
+  const struct guard_config *cfg = run->pf->cfg;
+  struct report *rep = run->pf->rep;
+  size_t n = cfg->assets.n_pins, failed = 0, from_cache = 0;
+  char first_reason[sizeof ((struct asset *) 0)->reason];
+  char first_remedy[sizeof ((struct asset *) 0)->remedy];
+  char note[PATH_MAX + 256] = "";
+
+  if (n == 0)
+    {
+      report_skip (rep, "assets.sha256", "no files pinned in [assets.sha256]");
+      return;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct sha256_pin *pin = &cfg->assets.pins[i];
+      cleanup_error kg_error_t err = NULL;
+      char hex[SHA256_HEX_LEN + 1];
+      struct asset a;
+      bool cached;
+      bool ok = asset_check (run, "[assets.sha256]", pin->path, &a);
+
+      if (ok && asset_digest (run, &a, hex, &cached, &err) < 0)
+        {
+          ok = false;
+          snprintf (a.reason, sizeof a.reason, "[assets.sha256] %s", err->msg);
+          snprintf (a.remedy, sizeof a.remedy, "make %s readable and stable", a.info.path);
+        }
+      else if (ok && strcmp (hex, pin->hex) != 0)
+        {
+          ok = false;
+          snprintf (a.reason, sizeof a.reason,
+                    "[assets.sha256] %s has SHA-256 %s, not the pinned %s", a.name, hex,
+                    pin->hex);
+          snprintf (a.remedy, sizeof a.remedy,
+                    "restore the file; if it was replaced on purpose, pin its new digest: "
+                    "sha256sum %s",
+                    a.info.path);
+        }
+      else if (ok && cached)
+        from_cache++;
+      if (! ok && failed++ == 0)
+        {
+          snprintf (first_reason, sizeof first_reason, "%s", a.reason);
+          snprintf (first_remedy, sizeof first_remedy, "%s", a.remedy);
+        }
+      asset_release (&a);
+    }
+
+  /* The cache only saves work: a cache that cannot be written costs time
+     on the next start, never a verdict.  Say so, without failing. */
+  if (run->cache.dirty)
+    {
+      cleanup_error kg_error_t err = NULL;
+
+      if (cache_store (&run->cache, &err) < 0)
+        snprintf (note, sizeof note, "; digest cache not written: %s", err->msg);
+    }
+  if (run->cache.ignored[0] != '\0')
+    snprintf (note + strlen (note), sizeof note - strlen (note), "; digest cache ignored: %s",
+              run->cache.ignored);
+
+  if (failed == 1)
+    report_fail (rep, "assets.sha256", first_remedy, "%s%s", first_reason, note);
+  else if (failed > 1)
+    report_fail (rep, "assets.sha256", first_remedy, "%s; %zu more of the %zu pins fail%s",
+                 first_reason, failed - 1, n, note);
+  else
+    report_pass (rep, "assets.sha256", "%zu pinned file%s (%zu digest%s from the cache)%s", n,
+                 n == 1 ? " matches" : "s match", from_cache, from_cache == 1 ? "" : "s", note);
+}
+
+void
+check_assets (struct preflight *pf)
+{
+  struct assets_run run = { .pf = pf };
+
+  check_boot_asset (&run, "kernel");
+  check_boot_asset (&run, "image");
+  check_boot_asset (&run, "initrd");
+  check_extra (&run);
+  check_pins (&run);
+  if (run.mounts != NULL)
+    mnt_unref_table (run.mounts);
+  cache_release (&run.cache);
+}

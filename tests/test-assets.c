@@ -1,0 +1,367 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * assets.*, on real files: immutable, writable, missing, behind symlinks,
+ * on a read-only tmpfs (superblock ro) and a read-only bind mount
+ * (per-mount ro).  The Kata hypervisor table is built by hand from a TOML
+ * snippet, as the kata family would leave it in pf->kata.
+ *
+ * The test runs in its own mount namespace, so its mounts vanish with it;
+ * immutable flags are cleared at exit.  No pin here touches the digest
+ * cache (only immutable pinned files are cached; tests/assets.test owns
+ * the cache).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <linux/fs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "tap.h"
+#include "toml.h"
+#include "util.h"
+
+static char base[] = "/var/lib/kata-guard-test/unit-assets.XXXXXX";
+static bool have_base;
+
+static char *
+at (const char *rel)
+{
+  static char buf[8][PATH_MAX];
+  static int i;
+
+  i = (i + 1) % 8;
+  snprintf (buf[i], sizeof buf[i], "%s/%s", base, rel);
+  return buf[i];
+}
+
+static void
+mkfile (const char *rel, const char *content, mode_t mode)
+{
+  int fd = open (at (rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  size_t len = strlen (content);
+
+  if (fd < 0 || write (fd, content, len) != (ssize_t) len)
+    abort ();
+  close (fd);
+  if (chmod (at (rel), mode) < 0)
+    abort ();
+}
+
+static int
+set_immutable (const char *path, bool on)
+{
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  int flags = 0, r = -1;
+
+  if (fd < 0)
+    return -1;
+  if (ioctl (fd, FS_IOC_GETFLAGS, &flags) == 0)
+    {
+      flags = on ? flags | FS_IMMUTABLE_FL : flags & ~FS_IMMUTABLE_FL;
+      r = ioctl (fd, FS_IOC_SETFLAGS, &flags);
+    }
+  close (fd);
+  return r;
+}
+
+static int
+cleanup_one (const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  (void) st;
+  (void) ftw;
+  if (type == FTW_F)
+    set_immutable (path, false);
+  if (type == FTW_DP || type == FTW_D)
+    return rmdir (path) < 0 ? 0 : 0;
+  unlink (path);
+  return 0;
+}
+
+static void
+cleanup (void)
+{
+  if (! have_base)
+    return;
+  /* The mounts go with the namespace; detach them now so that the walk
+     below stays on the tree's own file system. */
+  umount2 (at ("rofs"), MNT_DETACH);
+  umount2 (at ("robind"), MNT_DETACH);
+  nftw (base, cleanup_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/* One run of the family against a hand-made hypervisor table (TOML text,
+   or NULL for "the Kata configuration did not load"). */
+struct run
+{
+  struct report rep;
+  struct guard_config cfg;
+  struct toml_value *doc;
+  struct kata_config kata;
+};
+
+static void
+run_assets (struct run *r, const char *hv_toml, char **extra, size_t n_extra,
+            struct sha256_pin *pins, size_t n_pins)
+{
+  static const struct request req = { .mode = KG_MODE_CHECK };
+  struct preflight pf;
+  kg_error_t err = NULL;
+
+  memset (r, 0, sizeof *r);
+  r->cfg.assets.extra = extra;
+  r->cfg.assets.n_extra = n_extra;
+  r->cfg.assets.pins = pins;
+  r->cfg.assets.n_pins = n_pins;
+  preflight_init (&pf, &req, &r->cfg, &r->rep);
+  if (hv_toml != NULL)
+    {
+      r->doc = toml_parse ("test", hv_toml, strlen (hv_toml), &err);
+      if (r->doc == NULL)
+        {
+          printf ("# %s\n", err->msg);
+          abort ();
+        }
+      r->kata.doc = r->doc;
+      r->kata.hypervisor_name = "firecracker";
+      r->kata.hypervisor = toml_get_path (r->doc, "hypervisor", "firecracker", NULL);
+      if (r->kata.hypervisor == NULL)
+        abort ();
+      pf.kata = &r->kata;
+    }
+  check_assets (&pf);
+  pf.kata = NULL;  /* ours, not preflight_release's */
+  preflight_release (&pf);
+}
+
+static void
+run_release (struct run *r)
+{
+  toml_free (r->doc);
+  report_release (&r->rep);
+}
+
+static enum verdict
+verdict_of (const struct run *r, const char *id)
+{
+  const struct check_result *c = report_find (&r->rep, id);
+
+  return c ? c->verdict : (enum verdict) -1;
+}
+
+static const char *
+reason_of (const struct run *r, const char *id)
+{
+  const struct check_result *c = report_find (&r->rep, id);
+
+  return c ? c->reason : NULL;
+}
+
+static const char *
+remedy_of (const struct run *r, const char *id)
+{
+  const struct check_result *c = report_find (&r->rep, id);
+
+  return c ? c->remedy : NULL;
+}
+
+static char *
+hv (const char *kernel, const char *image, const char *initrd)
+{
+  static char buf[4 * PATH_MAX];
+  size_t n = (size_t) snprintf (buf, sizeof buf, "[hypervisor.firecracker]\n");
+
+  if (kernel)
+    n += (size_t) snprintf (buf + n, sizeof buf - n, "kernel = \"%s\"\n", kernel);
+  if (image)
+    n += (size_t) snprintf (buf + n, sizeof buf - n, "image = \"%s\"\n", image);
+  if (initrd)
+    snprintf (buf + n, sizeof buf - n, "initrd = \"%s\"\n", initrd);
+  return buf;
+}
+
+static size_t
+count_id (const struct run *r, const char *prefix)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < r->rep.n; i++)
+    if (strncmp (r->rep.results[i].id, prefix, strlen (prefix)) == 0)
+      n++;
+  return n;
+}
+
+/* printf 'ro\n' | sha256sum */
+#define SHA_RO "ecd8a0e06e165df468fc47920cf65f056c5aa5a38e1aedb182e6ecdc8bb764fd"
+
+int
+main (void)
+{
+  struct run r;
+  bool mounts = false;
+  char *extra[4];
+  struct sha256_pin pins[2];
+
+  if (geteuid () != 0)
+    tap_skip_all ("needs root: the files must be root-owned, immutable, on mounts");
+  mkdir ("/var/lib/kata-guard-test", 0755);
+  if (chmod ("/var/lib/kata-guard-test", 0755) < 0 || mkdtemp (base) == NULL
+      || chmod (base, 0755) < 0)
+    abort ();
+  have_base = true;
+  atexit (cleanup);
+  umask (022);
+
+  mkfile ("vmlinux", "kernel\n", 0644);
+  mkfile ("image", "image\n", 0644);
+  mkfile ("writable", "writable\n", 0644);
+  if (symlink ("vmlinux", at ("vmlinux.link")) < 0)
+    abort ();
+  if (set_immutable (at ("vmlinux"), true) < 0)
+    tap_skip_all ("the file system has no immutable attribute");
+
+  /* A private mount namespace: a read-only tmpfs, and a read-only bind
+     mount of a directory of the tree. */
+  if (mkdir (at ("rofs"), 0755) < 0 || mkdir (at ("robind"), 0755) < 0
+      || mkdir (at ("src"), 0755) < 0)
+    abort ();
+  mkfile ("src/initrd", "initrd\n", 0644);
+  if (unshare (CLONE_NEWNS) == 0 && mount ("none", "/", "", MS_REC | MS_PRIVATE, NULL) == 0
+      && mount ("tmpfs", at ("rofs"), "tmpfs", 0, "size=64k,mode=0755") == 0)
+    {
+      mkfile ("rofs/kernel", "ro\n", 0644);
+      mounts = mount ("none", at ("rofs"), "", MS_REMOUNT | MS_RDONLY, NULL) == 0
+               && mount (at ("src"), at ("robind"), "", MS_BIND, NULL) == 0
+               && mount ("none", at ("robind"), "", MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) == 0;
+    }
+
+  /* 1. immutable kernel, writable image, no initrd. */
+  run_assets (&r, hv (at ("vmlinux"), at ("writable"), NULL), NULL, 0, NULL, 0);
+  is_int (verdict_of (&r, "assets.kernel"), VERDICT_PASS, "an immutable kernel passes");
+  has_str (reason_of (&r, "assets.kernel"), "immutable (chattr +i)", "... and says how");
+  has_str (reason_of (&r, "assets.kernel"), "[hypervisor.firecracker] kernel", "... and which key");
+  is_int (verdict_of (&r, "assets.image"), VERDICT_FAIL, "a writable image fails");
+  has_str (reason_of (&r, "assets.image"), "neither immutable nor on a read-only mount",
+           "... as unprotected");
+  has_str (reason_of (&r, "assets.image"), at ("writable"), "... naming the path");
+  {
+    char want[PATH_MAX + 16];
+
+    snprintf (want, sizeof want, "chattr +i %s", at ("writable"));
+    has_str (remedy_of (&r, "assets.image"), want, "... and the remedy is chattr +i PATH");
+  }
+  is_int (verdict_of (&r, "assets.initrd"), VERDICT_SKIP, "an unset initrd is skipped");
+  is_str (reason_of (&r, "assets.initrd"), "not set in [hypervisor.firecracker]",
+          "... saying where it is not set");
+  is_int (verdict_of (&r, "assets.extra"), VERDICT_SKIP, "no extra files: skip");
+  is_int (verdict_of (&r, "assets.sha256"), VERDICT_SKIP, "no pins: skip");
+  is_int (count_id (&r, "assets."), 5, "one result per id");
+  run_release (&r);
+
+  /* 2. through a symlink; an empty image; a missing initrd. */
+  run_assets (&r, hv (at ("vmlinux.link"), "", at ("missing")), NULL, 0, NULL, 0);
+  is_int (verdict_of (&r, "assets.kernel"), VERDICT_PASS, "a kernel reached through a symlink passes");
+  {
+    char want[2 * PATH_MAX + 8];
+
+    snprintf (want, sizeof want, "%s -> %s", at ("vmlinux.link"), at ("vmlinux"));
+    has_str (reason_of (&r, "assets.kernel"), want, "... naming the resolved path");
+  }
+  is_int (verdict_of (&r, "assets.image"), VERDICT_SKIP, "an empty image is skipped");
+  is_int (verdict_of (&r, "assets.initrd"), VERDICT_FAIL, "a missing initrd fails");
+  has_str (reason_of (&r, "assets.initrd"), "No such file or directory", "... as missing");
+  has_str (remedy_of (&r, "assets.initrd"), "install the file", "... with a remedy");
+  run_release (&r);
+
+  /* 3. no kernel key: Kata would boot its built-in default. */
+  run_assets (&r, "[hypervisor.firecracker]\nimage = 3\ninitrd = \"relative/initrd\"\n", NULL,
+              0, NULL, 0);
+  is_int (verdict_of (&r, "assets.kernel"), VERDICT_FAIL, "an unset kernel fails");
+  has_str (reason_of (&r, "assets.kernel"), "built-in default kernel", "... saying why");
+  is_int (verdict_of (&r, "assets.image"), VERDICT_FAIL, "an image that is not a string fails");
+  has_str (reason_of (&r, "assets.image"), "has type integer, not string", "... saying so");
+  is_int (verdict_of (&r, "assets.initrd"), VERDICT_FAIL, "a relative initrd fails");
+  has_str (reason_of (&r, "assets.initrd"), "not an absolute path", "... saying so");
+  run_release (&r);
+
+  /* 4. the Kata configuration did not load: skip the hypervisor files,
+     still check the extra ones. */
+  extra[0] = at ("vmlinux");
+  extra[1] = at ("vmlinux.link");
+  run_assets (&r, NULL, extra, 2, NULL, 0);
+  is_str (reason_of (&r, "assets.kernel"), "not run: the Kata configuration did not load",
+          "no Kata configuration: kernel not run");
+  is_int (verdict_of (&r, "assets.image"), VERDICT_SKIP, "... nor image");
+  is_int (verdict_of (&r, "assets.initrd"), VERDICT_SKIP, "... nor initrd");
+  is_int (verdict_of (&r, "assets.extra"), VERDICT_PASS, "... but the extra files are checked");
+  has_str (reason_of (&r, "assets.extra"), "2 files protected", "... and counted");
+  run_release (&r);
+
+  /* 5. extra: the first failure is named, the rest counted. */
+  extra[0] = at ("vmlinux");
+  extra[1] = at ("writable");
+  extra[2] = at ("missing");
+  extra[3] = at ("image");
+  run_assets (&r, NULL, extra, 4, NULL, 0);
+  is_int (verdict_of (&r, "assets.extra"), VERDICT_FAIL, "extra with unprotected files fails");
+  has_str (reason_of (&r, "assets.extra"), at ("writable"), "... naming the first failing file");
+  has_str (reason_of (&r, "assets.extra"), "2 more of the 4 files fail", "... counting the rest");
+  run_release (&r);
+
+  /* 6. read-only mounts. */
+  if (mounts)
+    {
+      char sum[65];
+
+      run_assets (&r, hv (at ("rofs/kernel"), at ("robind/initrd"), NULL), NULL, 0, NULL, 0);
+      is_int (verdict_of (&r, "assets.kernel"), VERDICT_PASS, "a kernel on a read-only tmpfs passes");
+      has_str (reason_of (&r, "assets.kernel"), "(superblock ro)", "... as superblock ro");
+      has_str (reason_of (&r, "assets.kernel"), at ("rofs"), "... naming the mount");
+      is_int (verdict_of (&r, "assets.image"), VERDICT_PASS,
+              "an image on a read-only bind mount passes");
+      has_str (reason_of (&r, "assets.image"), "(per-mount ro)", "... as per-mount ro");
+      run_release (&r);
+
+      /* The same file through its writable path is not protected. */
+      run_assets (&r, hv (at ("src/initrd"), NULL, NULL), NULL, 0, NULL, 0);
+      is_int (verdict_of (&r, "assets.kernel"), VERDICT_FAIL,
+              "the bind-mounted file through its writable path fails");
+      has_str (reason_of (&r, "assets.kernel"), "is read-write", "... its mount is read-write");
+      run_release (&r);
+
+      /* Pins on read-only files (never cached): right, then wrong. */
+      snprintf (sum, sizeof sum, "%s", SHA_RO);
+      pins[0].path = at ("rofs/kernel");
+      pins[0].hex = sum;
+      run_assets (&r, NULL, NULL, 0, pins, 1);
+      is_int (verdict_of (&r, "assets.sha256"), VERDICT_PASS, "a right pin passes");
+      has_str (reason_of (&r, "assets.sha256"), "1 pinned file matches (0 digests from the cache)",
+               "... and was hashed, not cached");
+      run_release (&r);
+      sum[0] = sum[0] == '0' ? '1' : '0';
+      pins[1].path = at ("writable");
+      pins[1].hex = sum;
+      run_assets (&r, NULL, NULL, 0, pins, 2);
+      is_int (verdict_of (&r, "assets.sha256"), VERDICT_FAIL, "a wrong pin fails");
+      has_str (reason_of (&r, "assets.sha256"), "has SHA-256 " SHA_RO ", not the pinned",
+               "... naming both digests");
+      has_str (reason_of (&r, "assets.sha256"), "1 more of the 2 pins fail",
+               "... and an unprotected pinned file fails too");
+      has_str (remedy_of (&r, "assets.sha256"), "sha256sum", "... with a remedy");
+      run_release (&r);
+    }
+  else
+    for (int i = 0; i < 13; i++)
+      printf ("ok %d # SKIP no private mount namespace\n", ++tap_count);
+
+  return tap_done ();
+}

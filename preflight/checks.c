@@ -14,6 +14,9 @@
    was not verified. */
 const struct check_family check_families[] = {
   { "kvm", check_kvm },
+  { "kata", check_kata },
+  { "assets", check_assets },
+  { "egress", check_egress },
 };
 const size_t n_check_families = ARRAY_SIZE (check_families);
 

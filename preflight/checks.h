@@ -74,6 +74,9 @@ void preflight_run (struct preflight *pf);
 void preflight_release (struct preflight *pf);
 
 /* The families. */
-void check_kvm (struct preflight *pf);
+void check_kvm (struct preflight *pf);     /* kvm.c */
+void check_kata (struct preflight *pf);    /* kata.c */
+void check_assets (struct preflight *pf);  /* assets.c */
+void check_egress (struct preflight *pf);  /* egress.c */
 
 #endif

@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "util.h"
+
+/* Protobuf wire types (the deprecated groups, 3 and 4, are refused). */
+enum
+{
+  WIRE_VARINT = 0,
+  WIRE_I64 = 1,
+  WIRE_LEN = 2,
+  WIRE_I32 = 5,
+};
+
+#define FIELD_MAX ((1u << 29) - 1)
+/* A type URL is a short name; a longer one is not a message we know. */
+#define TYPE_URL_MAX 1024
+
+/* A window of the input; OFF is the absolute offset of P for messages. */
+struct cursor
+{
+  const unsigned char *p;
+  size_t len;
+  size_t off;
+  const char *what;  /* the message being read, for errors */
+};
+
+static int
+read_varint (struct cursor *c, uint64_t *out, kg_error_t *err)
+{
+  uint64_t v = 0;
+
+  for (unsigned i = 0; i < 10; i++)
+    {
+      unsigned char b;
+
+      if (i >= c->len)
+        return kg_error (err, 0, "%s: truncated varint at byte %zu", c->what, c->off + i);
+      b = c->p[i];
+      /* The tenth byte holds bit 63 only: anything more overflows. */
+      if (i == 9 && b > 1)
+        return kg_error (err, 0, "%s: varint at byte %zu overflows 64 bits", c->what, c->off);
+      v |= (uint64_t) (b & 0x7f) << (7 * i);
+      if (! (b & 0x80))
+        {
+          c->p += i + 1;
+          c->len -= i + 1;
+          c->off += i + 1;
+          *out = v;
+          return 0;
+        }
+    }
+  return kg_error (err, 0, "%s: varint at byte %zu is longer than 10 bytes", c->what, c->off);
+}
+
+static int
+skip_bytes (struct cursor *c, size_t n, size_t at, kg_error_t *err)
+{
+  if (n > c->len)
+    return kg_error (err, 0, "%s: field at byte %zu runs past the end (%zu bytes, %zu left)",
+                     c->what, at, n, c->len);
+  c->p += n;
+  c->len -= n;
+  c->off += n;
+  return 0;
+}
+
+/* One field: its number, wire type and, for WIRE_LEN, its bytes. */
+struct field
+{
+  uint32_t num;
+  unsigned wire;
+  size_t at;                  /* offset of the tag */
+  const unsigned char *data;  /* WIRE_LEN */
+  size_t data_len;
+  size_t data_off;
+};
+
+static int
+read_field (struct cursor *c, struct field *f, kg_error_t *err)
+{
+  uint64_t tag, v;
+
+  f->at = c->off;
+  if (read_varint (c, &tag, err) < 0)
+    return -1;
+  if (tag > UINT32_MAX || (tag >> 3) == 0 || (tag >> 3) > FIELD_MAX)
+    return kg_error (err, 0, "%s: field number %llu at byte %zu is out of range", c->what,
+                     (unsigned long long) (tag >> 3), f->at);
+  f->num = (uint32_t) (tag >> 3);
+  f->wire = (unsigned) (tag & 7);
+  f->data = NULL;
+  f->data_len = 0;
+  switch (f->wire)
+    {
+    case WIRE_VARINT:
+      return read_varint (c, &v, err);
+    case WIRE_I64:
+      return skip_bytes (c, 8, f->at, err);
+    case WIRE_I32:
+      return skip_bytes (c, 4, f->at, err);
+    case WIRE_LEN:
+      if (read_varint (c, &v, err) < 0)
+        return -1;
+      if (v > c->len)
+        return kg_error (err, 0,
+                         "%s: field %u at byte %zu: length %llu runs past the end (%zu bytes left)",
+                         c->what, f->num, f->at, (unsigned long long) v, c->len);
+      f->data = c->p;
+      f->data_len = (size_t) v;
+      f->data_off = c->off;
+      return skip_bytes (c, (size_t) v, f->at, err);
+    default:
+      return kg_error (err, 0, "%s: field %u at byte %zu has wire type %u, which is not allowed",
+                       c->what, f->num, f->at, f->wire);
+    }
+}
+
+/* Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
+static bool
+valid_utf8 (const unsigned char *s, size_t n)
+{
+  size_t i = 0;
+
+  while (i < n)
+    {
+      unsigned char b = s[i];
+      uint32_t cp;
+      size_t k;
+
+      if (b < 0x80)
+        {
+          i++;
+          continue;
+        }
+      if (b >= 0xc2 && b <= 0xdf)
+        k = 1, cp = b & 0x1f;
+      else if (b >= 0xe0 && b <= 0xef)
+        k = 2, cp = b & 0x0f;
+      else if (b >= 0xf0 && b <= 0xf4)
+        k = 3, cp = b & 0x07;
+      else
+        return false;
+      if (n - i - 1 < k)
+        return false;
+      for (size_t j = 1; j <= k; j++)
+        {
+          if ((s[i + j] & 0xc0) != 0x80)
+            return false;
+          cp = (cp << 6) | (s[i + j] & 0x3f);
+        }
+      if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) || cp > 0x10ffff
+          || (cp >= 0xd800 && cp <= 0xdfff))
+        return false;
+      i += k + 1;
+    }
+  return true;
+}
+
+/* A proto3 string field as a C string: UTF-8, no NUL, at most MAX bytes. */
+static int
+take_string (const struct cursor *c, const struct field *f, const char *name, size_t max,
+             char **out, kg_error_t *err)
+{
+  char *s;
+
+  if (f->wire != WIRE_LEN)
+    return kg_error (err, 0, "%s: %s (field %u) at byte %zu has wire type %u, not a string",
+                     c->what, name, f->num, f->at, f->wire);
+  if (*out != NULL)
+    return kg_error (err, 0, "%s: %s (field %u) at byte %zu is given twice", c->what, name,
+                     f->num, f->at);
+  if (f->data_len > max)
+    return kg_error (err, 0, "%s: %s at byte %zu is longer than %zu bytes", c->what, name,
+                     f->at, max);
+  if (memchr (f->data, '\0', f->data_len) != NULL)
+    return kg_error (err, 0, "%s: %s at byte %zu holds a NUL byte", c->what, name, f->at);
+  if (! valid_utf8 (f->data, f->data_len))
+    return kg_error (err, 0, "%s: %s at byte %zu is not valid UTF-8", c->what, name, f->at);
+  s = strndup ((const char *) f->data, f->data_len);
+  if (s == NULL)
+    return kg_error (err, errno, "%s: cannot allocate", c->what);
+  *out = s;
+  return 0;
+}
+
+/* The last component of a type URL ("type.googleapis.com/NAME" or "NAME"). */
+static const char *
+type_name (const char *url)
+{
+  const char *slash = strrchr (url, '/');
+
+  return slash ? slash + 1 : url;
+}
+
+static bool
+is_runtime_options (const char *url)
+{
+  const char *name = type_name (url);
+
+  /* containerd's runtimeoptions.v1 and the older cri-containerd package
+     that Kata also reads. */
+  return strcmp (name, "runtimeoptions.v1.Options") == 0
+         || strcmp (name, "cri.runtimeoptions.v1.Options") == 0;
+}
+
+static int
+decode_runtime_options (const unsigned char *p, size_t len, size_t off,
+                        struct runtime_options *o, kg_error_t *err)
+{
+  struct cursor c = { p, len, off, "runtime options (runtimeoptions.v1.Options)" };
+  bool seen_body = false;
+
+  while (c.len > 0)
+    {
+      struct field f;
+      int r = 0;
+
+      if (read_field (&c, &f, err) < 0)
+        return -1;
+      switch (f.num)
+        {
+        case 1:
+          r = take_string (&c, &f, "type_url", TYPE_URL_MAX, &o->inner_type_url, err);
+          break;
+        case 2:
+          r = take_string (&c, &f, "config_path", PATH_MAX - 1, &o->config_path, err);
+          break;
+        case 3:
+          if (f.wire != WIRE_LEN)
+            return kg_error (err, 0, "%s: config_body (field 3) at byte %zu has wire type %u, "
+                                     "not bytes", c.what, f.at, f.wire);
+          if (seen_body)
+            return kg_error (err, 0, "%s: config_body (field 3) at byte %zu is given twice",
+                             c.what, f.at);
+          seen_body = true;
+          o->config_body_len = f.data_len;
+          break;
+        default:
+          return kg_error (err, 0, "%s: unknown field %u at byte %zu", c.what, f.num, f.at);
+        }
+      if (r < 0)
+        return -1;
+    }
+  /* proto3: an empty string is the same as an absent one. */
+  if (o->config_path != NULL && o->config_path[0] == '\0')
+    {
+      free (o->config_path);
+      o->config_path = NULL;
+    }
+  return 0;
+}
+
+int
+options_decode (const void *buf, size_t len, struct runtime_options *out, kg_error_t *err)
+{
+  struct cursor c = { buf, len, 0, "runtime options (google.protobuf.Any)" };
+  struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0 };
+  const unsigned char *value = NULL;
+  size_t value_len = 0, value_off = 0;
+  bool seen_value = false;
+
+  memset (out, 0, sizeof *out);
+  if (len > KG_OPTIONS_MAX)
+    return kg_error (err, 0, "runtime options: %zu bytes, more than the %d allowed", len,
+                     KG_OPTIONS_MAX);
+  if (len == 0)
+    return 0;
+
+  while (c.len > 0)
+    {
+      struct field f;
+
+      if (read_field (&c, &f, err) < 0)
+        goto fail;
+      if (f.num == 1)
+        {
+          if (take_string (&c, &f, "type_url", TYPE_URL_MAX, &o.type_url, err) < 0)
+            goto fail;
+        }
+      else if (f.num == 2)
+        {
+          if (f.wire != WIRE_LEN)
+            {
+              kg_error (err, 0, "%s: value (field 2) at byte %zu has wire type %u, not bytes",
+                        c.what, f.at, f.wire);
+              goto fail;
+            }
+          if (seen_value)
+            {
+              kg_error (err, 0, "%s: value (field 2) at byte %zu is given twice", c.what, f.at);
+              goto fail;
+            }
+          seen_value = true;
+          value = f.data;
+          value_len = f.data_len;
+          value_off = f.data_off;
+        }
+      else
+        {
+          kg_error (err, 0, "%s: unknown field %u at byte %zu", c.what, f.num, f.at);
+          goto fail;
+        }
+    }
+  if (o.type_url == NULL || o.type_url[0] == '\0')
+    {
+      kg_error (err, 0, "%s: no type URL", c.what);
+      goto fail;
+    }
+  if (! is_runtime_options (o.type_url))
+    {
+      o.kind = OPTIONS_OTHER;
+      *out = o;
+      return 0;
+    }
+  o.kind = OPTIONS_RUNTIME;
+  if (value != NULL && decode_runtime_options (value, value_len, value_off, &o, err) < 0)
+    goto fail;
+  *out = o;
+  return 0;
+
+fail:
+  options_release (&o);
+  return -1;
+}
+
+void
+options_release (struct runtime_options *o)
+{
+  free (o->type_url);
+  free (o->inner_type_url);
+  free (o->config_path);
+  memset (o, 0, sizeof *o);
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The runtime options containerd writes to a shim's stdin on `start`
+ * (SPEC 2): a protobuf google.protobuf.Any {type_url = 1, value = 2}.
+ * When its type is runtimeoptions.v1.Options {type_url = 1,
+ * config_path = 2, config_body = 3}, config_path names the Kata
+ * configuration the real shim will load, so that is the file to check.
+ *
+ * The reader is bounded and strict: anything that is not exactly such a
+ * message (a bad or overlong varint, a length past the end, a wrong wire
+ * type, a field number out of range or unknown, a field given twice, a
+ * string that is not UTF-8 or holds a NUL) is an error, never a guess.
+ * Options of another type (runc's, for a runc shim) are not ours to judge:
+ * only their envelope is read.
+ */
+#ifndef KG_OPTIONS_H
+#define KG_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* More than this on stdin refuses the start. */
+#define KG_OPTIONS_MAX (64 * 1024)
+
+enum options_kind
+{
+  OPTIONS_NONE,     /* no bytes at all: no options configured */
+  OPTIONS_RUNTIME,  /* runtimeoptions.v1.Options (or cri.runtimeoptions.v1.Options) */
+  OPTIONS_OTHER,    /* another message type: passed through unread */
+};
+
+struct runtime_options
+{
+  enum options_kind kind;
+  char *type_url;          /* the Any's type URL; NULL for OPTIONS_NONE */
+  /* OPTIONS_RUNTIME only: */
+  char *inner_type_url;    /* Options.type_url (the config's format), or NULL */
+  char *config_path;       /* Options.config_path, or NULL when absent or empty */
+  size_t config_body_len;  /* Options.config_body: its length (the bytes are not kept) */
+};
+
+/* Decode BUF[0..LEN) into *OUT.  On error *OUT holds nothing to release
+   and *ERR says what is wrong and where (byte offset). */
+int options_decode (const void *buf, size_t len, struct runtime_options *out, kg_error_t *err);
+void options_release (struct runtime_options *o);
+
+#endif

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <json-c/json.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -165,4 +167,364 @@ output_json_error (FILE *out, const char *config_path, const char *message)
       || add_string (root, "config", config_path) < 0 || add_string (root, "error", message) < 0)
     return -1;
   return print_json (out, root);
+}
+
+/* ---- the runtime wrapper's channels ------------------------------------ */
+
+/* A bounded string builder: appends never go past CAP - 1 bytes. */
+struct sbuf
+{
+  char *s;
+  size_t len, cap;
+};
+
+static bool
+sbuf_init (struct sbuf *b, size_t cap)
+{
+  b->s = malloc (cap);
+  b->len = 0;
+  b->cap = cap;
+  if (b->s != NULL)
+    b->s[0] = '\0';
+  return b->s != NULL;
+}
+
+/* Append at most MAX bytes of S (control characters become '?'), cutting
+   on a UTF-8 character boundary and marking a cut with "...". */
+static void
+sbuf_put (struct sbuf *b, const char *s, size_t max)
+{
+  size_t n = strlen (s), room = b->cap - 1 - b->len;
+  size_t limit = max < room ? max : room;
+  bool cut = n > limit;
+
+  if (cut)
+    {
+      n = limit >= 3 ? limit - 3 : 0;
+      while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
+        n--;
+    }
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned char c = (unsigned char) s[i];
+
+      b->s[b->len++] = c < 0x20 || c == 0x7f ? '?' : (char) c;
+    }
+  for (int i = 0; cut && i < 3 && b->len < b->cap - 1; i++)
+    b->s[b->len++] = '.';
+  b->s[b->len] = '\0';
+}
+
+static size_t
+sbuf_room (const struct sbuf *b)
+{
+  return b->cap - 1 - b->len;
+}
+
+/* How much of a reason each part of the refusal may use. */
+#define REFUSAL_ID_MAX 128
+#define REFUSAL_FIRST_MAX 512
+#define REFUSAL_REMEDY_MAX 240
+#define REFUSAL_OTHER_MAX 96
+#define REFUSAL_MORE_ROOM 48  /* "; N more failed" */
+
+char *
+output_refusal (const struct report *r, const char *container_id)
+{
+  struct sbuf b;
+  const struct check_result *first = NULL;
+  size_t others = 0, shown = 0;
+
+  if (! sbuf_init (&b, KG_REFUSAL_MAX + 1))
+    return NULL;
+  sbuf_put (&b, "kata-guard: refusing to start container ", SIZE_MAX);
+  sbuf_put (&b, container_id && *container_id ? container_id : "(no id)", REFUSAL_ID_MAX);
+  sbuf_put (&b, ": ", SIZE_MAX);
+  for (size_t i = 0; i < r->n; i++)
+    if (r->results[i].verdict == VERDICT_FAIL)
+      {
+        if (first == NULL)
+          first = &r->results[i];
+        else
+          others++;
+      }
+  if (first == NULL)
+    {
+      /* report_overall () fails an empty or incomplete report: say so. */
+      sbuf_put (&b, r->oom ? "report: out of memory, the check report is incomplete"
+                           : "report: no check reached a verdict",
+                SIZE_MAX);
+      return b.s;
+    }
+  sbuf_put (&b, first->id, REFUSAL_ID_MAX);
+  sbuf_put (&b, ": ", SIZE_MAX);
+  sbuf_put (&b, first->reason, REFUSAL_FIRST_MAX);
+  if (first->remedy != NULL && sbuf_room (&b) > 200)
+    {
+      sbuf_put (&b, " (remedy: ", SIZE_MAX);
+      sbuf_put (&b, first->remedy, REFUSAL_REMEDY_MAX);
+      sbuf_put (&b, ")", SIZE_MAX);
+    }
+  for (size_t i = 0; i < r->n && others > 0; i++)
+    {
+      const struct check_result *c = &r->results[i];
+      size_t room;
+
+      if (c->verdict != VERDICT_FAIL || c == first)
+        continue;
+      /* Keep room for the count of what did not fit. */
+      if (sbuf_room (&b) < strlen (c->id) + 4 + 24 + REFUSAL_MORE_ROOM)
+        break;
+      sbuf_put (&b, "; ", SIZE_MAX);
+      sbuf_put (&b, c->id, REFUSAL_ID_MAX);
+      sbuf_put (&b, ": ", SIZE_MAX);
+      room = sbuf_room (&b) - REFUSAL_MORE_ROOM;
+      sbuf_put (&b, c->reason, room < REFUSAL_OTHER_MAX ? room : REFUSAL_OTHER_MAX);
+      shown++;
+    }
+  if (shown < others)
+    {
+      char more[REFUSAL_MORE_ROOM];
+
+      snprintf (more, sizeof more, "; %zu more failed", others - shown);
+      sbuf_put (&b, more, SIZE_MAX);
+    }
+  if (r->oom)
+    sbuf_put (&b, "; the report is incomplete (out of memory)", SIZE_MAX);
+  return b.s;
+}
+
+char *
+output_message (const char *fmt, ...)
+{
+  char *raw = NULL;
+  struct sbuf b;
+  va_list ap;
+  int n;
+
+  va_start (ap, fmt);
+  n = vasprintf (&raw, fmt, ap);
+  va_end (ap);
+  if (n < 0)
+    return NULL;
+  if (! sbuf_init (&b, KG_REFUSAL_MAX + 1))
+    {
+      free (raw);
+      return NULL;
+    }
+  sbuf_put (&b, "kata-guard: ", SIZE_MAX);
+  sbuf_put (&b, raw, SIZE_MAX);
+  free (raw);
+  return b.s;
+}
+
+void
+output_rfc3339 (char *buf, size_t size, const struct timespec *when, bool millis)
+{
+  struct tm tm;
+  time_t t = when->tv_sec;
+  size_t n;
+
+  if (gmtime_r (&t, &tm) == NULL || (n = strftime (buf, size, "%Y-%m-%dT%H:%M:%S", &tm)) == 0)
+    {
+      snprintf (buf, size, "1970-01-01T00:00:00Z");
+      return;
+    }
+  if (millis)
+    snprintf (buf + n, size - n, ".%03ldZ", (long) (when->tv_nsec / 1000000));
+  else
+    snprintf (buf + n, size - n, "Z");
+}
+
+/* S as the body of a Go %q-like quoted string for logrus's text format. */
+static void
+sbuf_put_quoted (struct sbuf *b, const char *s)
+{
+  for (const unsigned char *p = (const unsigned char *) s; *p && b->len + 3 < b->cap; p++)
+    {
+      if (*p == '"' || *p == '\\')
+        b->s[b->len++] = '\\';
+      b->s[b->len++] = *p < 0x20 || *p == 0x7f ? '?' : (char) *p;
+    }
+  b->s[b->len] = '\0';
+}
+
+char *
+output_runc_log (const char *msg, bool json, const struct timespec *when)
+{
+  char ts[40];
+
+  output_rfc3339 (ts, sizeof ts, when, false);
+  if (json)
+    {
+      cleanup_json json_object *o = json_object_new_object ();
+      const char *s;
+      char *line = NULL;
+
+      if (o == NULL || add_string (o, "level", "error") < 0 || add_string (o, "msg", msg) < 0
+          || add_string (o, "time", ts) < 0)
+        return NULL;
+      s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN
+                                                 | JSON_C_TO_STRING_NOSLASHESCAPE);
+      if (s == NULL || asprintf (&line, "%s\n", s) < 0)
+        return NULL;
+      return line;
+    }
+  else
+    {
+      struct sbuf b;
+
+      /* One byte more than the builder may use: the newline. */
+      if (! sbuf_init (&b, 2 * KG_REFUSAL_MAX + 128 + 1))
+        return NULL;
+      b.cap--;
+      sbuf_put (&b, "time=\"", SIZE_MAX);
+      sbuf_put (&b, ts, SIZE_MAX);
+      sbuf_put (&b, "\" level=error msg=\"", SIZE_MAX);
+      sbuf_put_quoted (&b, msg);
+      sbuf_put (&b, "\"", SIZE_MAX);
+      b.s[b.len++] = '\n';
+      b.s[b.len] = '\0';
+      return b.s;
+    }
+}
+
+static const char *
+mode_name (enum kg_mode m)
+{
+  return m == KG_MODE_SHIM ? "shim" : m == KG_MODE_OCI ? "oci" : "check";
+}
+
+static json_object *
+ids_with (const struct report *r, enum verdict v)
+{
+  json_object *a = json_object_new_array ();
+
+  if (a == NULL)
+    return NULL;
+  for (size_t i = 0; r != NULL && i < r->n; i++)
+    if (r->results[i].verdict == v)
+      {
+        json_object *s = json_object_new_string (r->results[i].id);
+
+        if (s == NULL || json_object_array_add (a, s) < 0)
+          {
+            json_object_put (s);
+            json_object_put (a);
+            return NULL;
+          }
+      }
+  return a;
+}
+
+char *
+output_decision_json (const struct decision *d)
+{
+  cleanup_json json_object *o = json_object_new_object ();
+  json_object *failed, *warnings;
+  char ts[40];
+  const char *s;
+  char *line = NULL;
+
+  if (o == NULL)
+    return NULL;
+  output_rfc3339 (ts, sizeof ts, &d->when, true);
+  if (add_string (o, "time", ts) < 0 || add_string (o, "mode", mode_name (d->mode)) < 0
+      || add_string (o, "namespace", d->ns) < 0 || add_string (o, "container", d->container_id) < 0
+      || add_string (o, "verdict", d->allow ? "allow" : "refuse") < 0)
+    return NULL;
+  failed = ids_with (d->rep, VERDICT_FAIL);
+  if (failed == NULL)
+    return NULL;
+  if (json_object_object_add (o, "failed", failed) < 0)
+    {
+      json_object_put (failed);
+      return NULL;
+    }
+  warnings = ids_with (d->rep, VERDICT_WARN);
+  if (warnings == NULL)
+    return NULL;
+  if (json_object_object_add (o, "warnings", warnings) < 0)
+    {
+      json_object_put (warnings);
+      return NULL;
+    }
+  if (add_string (o, "kata_config", decision_kata_config (d)) < 0
+      || add_string (o, "config", d->guard_config) < 0
+      || add_string (o, "options_type", d->options_type) < 0
+      || add_string (o, "message", d->message) < 0)
+    return NULL;
+  s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+  if (s == NULL || asprintf (&line, "%s\n", s) < 0)
+    return NULL;
+  return line;
+}
+
+/* KEY=VALUE, quoted when VALUE holds a space, a quote or nothing. */
+static void
+sbuf_put_kv (struct sbuf *b, const char *key, const char *val)
+{
+  bool quote;
+
+  if (b->len > 0)
+    sbuf_put (b, " ", SIZE_MAX);
+  sbuf_put (b, key, SIZE_MAX);
+  sbuf_put (b, "=", SIZE_MAX);
+  if (val == NULL)
+    {
+      sbuf_put (b, "-", SIZE_MAX);
+      return;
+    }
+  quote = *val == '\0' || strpbrk (val, " \"\\=") != NULL;
+  if (! quote)
+    {
+      sbuf_put (b, val, 512);
+      return;
+    }
+  sbuf_put (b, "\"", SIZE_MAX);
+  sbuf_put_quoted (b, val);
+  sbuf_put (b, "\"", SIZE_MAX);
+}
+
+static void
+sbuf_put_ids (struct sbuf *b, const char *key, const struct report *r, enum verdict v)
+{
+  bool any = false;
+
+  if (b->len > 0)
+    sbuf_put (b, " ", SIZE_MAX);
+  sbuf_put (b, key, SIZE_MAX);
+  sbuf_put (b, "=", SIZE_MAX);
+  for (size_t i = 0; r != NULL && i < r->n; i++)
+    if (r->results[i].verdict == v)
+      {
+        if (any)
+          sbuf_put (b, ",", SIZE_MAX);
+        sbuf_put (b, r->results[i].id, 128);
+        any = true;
+      }
+  if (! any)
+    sbuf_put (b, "-", SIZE_MAX);
+}
+
+char *
+output_decision_syslog (const struct decision *d)
+{
+  struct sbuf b;
+
+  if (! sbuf_init (&b, 2 * KG_REFUSAL_MAX + 512))
+    return NULL;
+  sbuf_put_kv (&b, "verdict", d->allow ? "allow" : "refuse");
+  sbuf_put_kv (&b, "mode", mode_name (d->mode));
+  sbuf_put_kv (&b, "namespace", d->ns);
+  sbuf_put_kv (&b, "container", d->container_id);
+  sbuf_put_ids (&b, "failed", d->rep, VERDICT_FAIL);
+  sbuf_put_ids (&b, "warnings", d->rep, VERDICT_WARN);
+  sbuf_put_kv (&b, "kata_config", decision_kata_config (d));
+  sbuf_put_kv (&b, "config", d->guard_config);
+  if (d->options_type != NULL)
+    sbuf_put_kv (&b, "options_type", d->options_type);
+  if (d->message != NULL)
+    sbuf_put_kv (&b, "message", d->message);
+  return b.s;
 }

@@ -4,8 +4,11 @@
 #define KG_OUTPUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "decision.h"
 #include "result.h"
 
 /* `kata-guard check`: one line per check, verdict first; colour only when
@@ -18,5 +21,34 @@ int output_json (FILE *out, const struct report *r, const char *config_path);
 int output_json_error (FILE *out, const char *config_path, const char *message);
 /* Whether colour suits the stream F. */
 bool output_want_color (FILE *f);
+
+/* ---- the runtime wrapper's channels (kata-guard(8), MESSAGES) ---- */
+
+/* Longest refusal text, terminator excluded. */
+#define KG_REFUSAL_MAX 1024
+
+/* The refusal, one line without a newline, at most KG_REFUSAL_MAX bytes:
+   "kata-guard: refusing to start container ID: CHECK: REASON (remedy: ...)"
+   then "; CHECK: REASON" for every further failure, shortened, and
+   "; N more" when they do not fit.  Control characters become '?'.
+   Returns a malloc'd string, or NULL when memory ran out. */
+char *output_refusal (const struct report *r, const char *container_id);
+/* A message of the wrapper's own ("kata-guard: WHAT"), cleaned and bounded
+   the same way. */
+char *output_message (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+/* A line for runc's --log file, newline included: with JSON
+   {"level":"error","msg":MSG,"time":RFC3339}, else logrus's text form
+   time="RFC3339" level=error msg="MSG".  NULL when memory ran out. */
+char *output_runc_log (const char *msg, bool json, const struct timespec *when);
+
+/* The decision log: one JSON object and a newline (the [log] file), and
+   one syslog message (key=value pairs). */
+char *output_decision_json (const struct decision *d);
+char *output_decision_syslog (const struct decision *d);
+
+/* UTC RFC 3339, "2006-01-02T15:04:05Z", with MILLIS ".000" before the Z.
+   SIZE >= 32. */
+void output_rfc3339 (char *buf, size_t size, const struct timespec *when, bool millis);
 
 #endif

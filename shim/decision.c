@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "decision.h"
+#include "output.h"
+#include "util.h"
+
+const char *
+decision_kata_config (const struct decision *d)
+{
+  /* The report lists the guard config first, then what the kata family
+     read. */
+  if (d->rep == NULL || d->rep->n_files < 2)
+    return NULL;
+  return d->rep->files[1];
+}
+
+int
+log_append_line (const char *path, const char *line, kg_error_t *err)
+{
+  cleanup_close int fd = -1;
+  size_t len = strlen (line);
+  struct stat st;
+  ssize_t n;
+
+  /* O_NOFOLLOW: a symlink planted where the log goes must not redirect a
+     root write; O_NONBLOCK: a FIFO planted there must not hang a start. */
+  fd = open (path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK,
+             0600);
+  if (fd < 0)
+    return kg_error (err, errno, "open %s", path);
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "fstat %s", path);
+  if (! S_ISREG (st.st_mode))
+    return kg_error (err, 0, "%s is not a regular file", path);
+  do
+    n = write (fd, line, len);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return kg_error (err, errno, "write %s", path);
+  if ((size_t) n != len)
+    return kg_error (err, 0, "write %s: short write (%zd of %zu bytes)", path, n, len);
+  return 0;
+}
+
+void
+decision_log (const struct decision *d, const struct decision_sink *sink)
+{
+  cleanup_error kg_error_t err = NULL;
+  bool file = sink->file != NULL && sink->file[0] != '\0';
+
+  if (sink->syslog)
+    {
+      cleanup_free char *msg = output_decision_syslog (d);
+
+      /* No LOG_PERROR: a shim's stderr is read by containerd as its
+         address.  glibc opens the syslog socket close-on-exec. */
+      openlog ("kata-guard", LOG_PID, LOG_DAEMON);
+      if (msg != NULL)
+        syslog (d->allow ? (d->rep != NULL && report_count (d->rep, VERDICT_WARN) ? LOG_WARNING : LOG_INFO)
+                         : LOG_WARNING,
+                "%s", msg);
+      else
+        syslog (LOG_ERR, "%s of container %s: out of memory formatting the decision",
+                d->allow ? "allow" : "refuse", d->container_id ? d->container_id : "-");
+    }
+  if (file)
+    {
+      cleanup_free char *line = output_decision_json (d);
+
+      if (line == NULL)
+        kg_error (&err, ENOMEM, "format the decision");
+      else
+        log_append_line (sink->file, line, &err);
+      /* Enforced anyway; the failure itself goes where it can be seen
+         without disturbing the engine (never stderr). */
+      if (err != NULL && sink->syslog)
+        syslog (LOG_ERR, "cannot write the decision log [log] file: %s", err->msg);
+    }
+  if (sink->syslog)
+    closelog ();
+}

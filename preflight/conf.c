@@ -105,7 +105,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
 {
   static const char *const default_hypervisors[] = { "firecracker" };
 
-  cfg->runtime.shim = strdup ("/opt/kata/bin/containerd-shim-kata-v2");
+  cfg->runtime.shim = strdup (KG_DEFAULT_RUNTIME_SHIM);
   cfg->runtime.oci = strdup ("");
   cfg->kvm.device = strdup ("/dev/kvm");
   cfg->kvm.create_vm = true;

@@ -15,6 +15,8 @@
 #include "error.h"
 
 #define KG_CONFIG_ENV "KATA_GUARD_CONFIG"
+/* The real shim v2 runtime when the configuration names none. */
+#define KG_DEFAULT_RUNTIME_SHIM "/opt/kata/bin/containerd-shim-kata-v2"
 
 struct sockaddr_storage;
 

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "decision.h"
+#include "exec.h"
+#include "output.h"
+#include "toml.h"
+#include "trust.h"
+#include "util.h"
+#include "wrapper.h"
+
+extern char **environ;
+
+/* Descriptors open at start.  More than this many is not something an
+   engine does; then the record is given up and nothing is re-flagged
+   (every descriptor the guard opens is O_CLOEXEC anyway). */
+#define INHERITED_MAX 1024
+
+static int inherited[INHERITED_MAX];
+static size_t n_inherited;
+static bool inherited_known;
+
+/* Call FN for every open descriptor but the directory's own. */
+static int
+each_fd (void (*fn) (int fd, void *data), void *data)
+{
+  DIR *d = opendir ("/proc/self/fd");
+  struct dirent *e;
+
+  if (d == NULL)
+    return -1;
+  while ((e = readdir (d)) != NULL)
+    {
+      char *end;
+      long fd;
+
+      if (e->d_name[0] < '0' || e->d_name[0] > '9')
+        continue;
+      errno = 0;
+      fd = strtol (e->d_name, &end, 10);
+      if (errno != 0 || *end != '\0' || fd < 0 || fd > INT32_MAX || fd == dirfd (d))
+        continue;
+      fn ((int) fd, data);
+    }
+  closedir (d);
+  return 0;
+}
+
+static void
+note_one (int fd, void *data)
+{
+  bool *overflow = data;
+
+  if (n_inherited < INHERITED_MAX)
+    inherited[n_inherited++] = fd;
+  else
+    *overflow = true;
+}
+
+void
+exec_note_inherited (void)
+{
+  bool overflow = false;
+
+  n_inherited = 0;
+  inherited_known = each_fd (note_one, &overflow) == 0 && ! overflow;
+}
+
+bool
+exec_fd_inherited (int fd)
+{
+  if (! inherited_known)
+    return true;
+  for (size_t i = 0; i < n_inherited; i++)
+    if (inherited[i] == fd)
+      return true;
+  return false;
+}
+
+static void
+seal_one (int fd, void *data)
+{
+  int keep = *(int *) data;
+  int flags;
+
+  if (fd == keep || exec_fd_inherited (fd))
+    return;
+  flags = fcntl (fd, F_GETFD);
+  if (flags >= 0 && ! (flags & FD_CLOEXEC))
+    fcntl (fd, F_SETFD, flags | FD_CLOEXEC);
+}
+
+int
+exec_is_script (int fd, bool *script, kg_error_t *err)
+{
+  cleanup_close int rfd = -1;
+  unsigned char magic[2];
+  struct stat st;
+  ssize_t n;
+
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "fstat of the runtime descriptor");
+  rfd = trust_reopen (fd, O_RDONLY, &st, err);
+  if (rfd < 0 && err != NULL && *err != NULL && (*err)->errnum == EACCES)
+    {
+      /* Execute-only: no interpreter could read it either, so it can only
+         run as a binary. */
+      kg_error_release (err);
+      *script = false;
+      return 0;
+    }
+  if (rfd < 0)
+    return -1;
+  do
+    n = pread (rfd, magic, sizeof magic, 0);
+  while (n < 0 && errno == EINTR);
+  if (n < 0)
+    return kg_error (err, errno, "read the runtime's first bytes");
+  *script = n == 2 && magic[0] == '#' && magic[1] == '!';
+  return 0;
+}
+
+int
+exec_runtime (int fd, char *const argv[], kg_error_t *err)
+{
+  bool script = false;
+  int keep = -1;
+
+  if (exec_is_script (fd, &script, err) < 0)
+    return kg_error_prefix (err, "%s", argv[0]);
+  /* With O_CLOEXEC the kernel refuses a script (ENOENT: the interpreter
+     could not open /dev/fd/N); an ELF binary must not inherit it. */
+  if (fcntl (fd, F_SETFD, script ? 0 : FD_CLOEXEC) < 0)
+    return kg_error (err, errno, "%s: set the descriptor flags", argv[0]);
+  if (script)
+    keep = fd;
+  /* Whatever the guard (or a library under it) opened is not the real
+     runtime's business.  Best effort: without /proc the O_CLOEXEC opens
+     are what remains. */
+  each_fd (seal_one, &keep);
+  syscall (SYS_execveat, fd, "", argv, environ, AT_EMPTY_PATH);
+  return kg_error (err, errno, "execveat %s", argv[0]);
+}
+
+/* ---- the wrapper's two endings: a guarded start, a pass-through ------- */
+
+/* Where the built-in default of [runtime] shim points (conf.c). */
+
+void
+wrapper_say (const struct channel *ch, const char *msg)
+{
+  cleanup_free char *line = NULL;
+  struct timespec now;
+
+  /* One write each.  containerd embeds a shim's output in its error as it
+     is ("start failed: <output>: exit status 1"), so in shim mode the
+     message carries no newline of its own. */
+  dprintf (STDERR_FILENO, ch->mode == KG_MODE_SHIM ? "%s" : "%s\n", msg);
+  if (ch->mode != KG_MODE_OCI || ch->log == NULL || ch->log[0] == '\0')
+    return;
+  clock_gettime (CLOCK_REALTIME, &now);
+  line = output_runc_log (msg, ch->log_json, &now);
+  /* runc's engine shows the last error line of this file; stderr already
+     has the message when this fails. */
+  if (line != NULL)
+    log_append_line (ch->log, line, NULL);
+}
+
+static const char *
+runtime_key (enum kg_mode mode)
+{
+  return mode == KG_MODE_OCI ? "[runtime] oci" : "[runtime] shim";
+}
+
+/* By inode, after every symlink: kata-guard executing itself would loop
+   for ever. */
+static int
+check_not_self (const struct stat *st, kg_error_t *err)
+{
+  struct stat self;
+
+  if (stat ("/proc/self/exe", &self) < 0)
+    return kg_error (err, errno, "cannot stat /proc/self/exe to rule out an exec loop");
+  if (self.st_dev == st->st_dev && self.st_ino == st->st_ino)
+    return kg_error (err, 0, "it is kata-guard itself: that would be an exec loop");
+  return 0;
+}
+
+int
+wrapper_start (const struct request *req, struct report *pre, const struct channel *ch,
+               const char *options_type, char **argv)
+{
+  const char *config_path = guard_config_default_path ();
+  struct guard_config cfg;
+  struct decision_sink sink = { true, NULL };
+  struct decision d;
+  struct preflight pf;
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *msg = NULL;
+  cleanup_close int fd = -1;
+  bool cfg_ok;
+
+  memset (&cfg, 0, sizeof cfg);
+  preflight_init (&pf, req, &cfg, pre);
+  cfg_ok = guard_config_load (config_path, &cfg, &err) == 0;
+  if (cfg_ok)
+    {
+      sink.syslog = cfg.log.syslog;
+      sink.file = cfg.log.file;
+    }
+  report_add_file (pre, config_path);
+  if (! cfg_ok)
+    report_fail (pre, "config",
+                 "fix the guard configuration (kata-guard check shows the same error); see "
+                 "kata-guard.toml(5)",
+                 "%s", err->msg);
+  else if (report_count (pre, VERDICT_FAIL) == 0)
+    preflight_run (&pf);
+
+  memset (&d, 0, sizeof d);
+  d.mode = req->mode;
+  d.ns = req->ns;
+  d.container_id = req->container_id;
+  d.rep = pre;
+  d.guard_config = config_path;
+  d.options_type = options_type;
+  d.allow = report_overall (pre) != VERDICT_FAIL;
+  if (d.allow)
+    {
+      fd = steal_fd (&pf.runtime_fd);
+      if (fd < 0)
+        {
+          /* Never execute a path that was not the checked descriptor. */
+          report_fail (pre, "exec", "report this as a bug in kata-guard",
+                       "the checks passed but no checked runtime descriptor was handed over");
+          d.allow = false;
+        }
+    }
+  preflight_release (&pf);
+  clock_gettime (CLOCK_REALTIME, &d.when);
+
+  if (! d.allow)
+    {
+      msg = output_refusal (pre, req->container_id);
+      d.message = msg ? msg : "kata-guard: refusing to start container: out of memory";
+      decision_log (&d, &sink);
+      wrapper_say (ch, d.message);
+      guard_config_release (&cfg);
+      return 1;
+    }
+
+  decision_log (&d, &sink);
+  argv[0] = req->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim;
+  exec_runtime (fd, argv, &err);
+  msg = output_message ("cannot start container %s: exec: %s",
+                        req->container_id ? req->container_id : "(no id)", err->msg);
+  wrapper_say (ch, msg ? msg : "kata-guard: cannot start the container: exec failed");
+  guard_config_release (&cfg);
+  return 1;
+}
+
+char *
+wrapper_fallback_runtime (const char *config_path, enum kg_mode mode)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_toml struct toml_value *doc = toml_parse_file (config_path, &err);
+  const struct toml_value *v
+      = doc ? toml_get_path (doc, "runtime", mode == KG_MODE_OCI ? "oci" : "shim", NULL) : NULL;
+
+  if (v != NULL && v->kind == TOML_STRING && v->u.string[0] == '/')
+    return strdup (v->u.string);
+  return strdup (mode == KG_MODE_OCI ? "" : KG_DEFAULT_RUNTIME_SHIM);
+}
+
+int
+wrapper_passthrough (const struct channel *ch, const char *what, const char *container_id,
+                     char **argv)
+{
+  const char *config_path = guard_config_default_path ();
+  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t load_err = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_free char *msg = NULL;
+  cleanup_free char *why_owned = NULL;
+  cleanup_close int fd = -1;
+  struct guard_config cfg;
+  struct trust_info info;
+  const char *why = NULL;
+
+  /* Teardown is never blocked by a broken guard config: its [runtime]
+     still counts when the file is at least TOML. */
+  if (guard_config_load (config_path, &cfg, &load_err) == 0)
+    {
+      path = strdup (ch->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim);
+      guard_config_release (&cfg);
+    }
+  else
+    path = wrapper_fallback_runtime (config_path, ch->mode);
+  if (path == NULL)
+    why = "out of memory";
+  else if (path[0] == '\0')
+    {
+      /* OCI mode has no built-in runtime: guessing one for a container
+         another runtime created could only do harm. */
+      if (load_err != NULL
+          && asprintf (&why_owned, "not set, and the guard config does not load (%s)",
+                       load_err->msg) >= 0)
+        why = why_owned;
+      else
+        why = "not set: there is no runtime to pass to";
+    }
+  else if ((fd = trust_open (path, TRUST_EXEC, &info, &err)) < 0
+           || check_not_self (&info.st, &err) < 0)
+    why = err->msg;
+  if (why == NULL)
+    {
+      argv[0] = path;
+      exec_runtime (fd, argv, &err);
+      why = err->msg;
+    }
+  msg = output_message ("cannot pass '%s'%s%s through to %s%s%s: %s", what,
+                        container_id ? " of container " : "", container_id ? container_id : "",
+                        runtime_key (ch->mode), path && *path ? " " : "", path ? path : "", why);
+  wrapper_say (ch, msg ? msg : "kata-guard: cannot pass the call through to the real runtime");
+  return 1;
+}

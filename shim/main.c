@@ -5,11 +5,16 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "exec.h"
+#include "wrapper.h"
 
 static const char *
 base_name (const char *path)
@@ -20,15 +25,53 @@ base_name (const char *path)
 }
 
 /* containerd starts a shim as containerd-shim-NAME-v2, or by an absolute
-   path whose first argument is its -namespace flag. */
-static int
+   path whose first argument is its -namespace flag (any form Go's flag
+   package takes). */
+static bool
 is_shim_invocation (int argc, char **argv)
 {
   if (fnmatch ("containerd-shim-*-v2", base_name (argv[0]), 0) == 0)
-    return 1;
+    return true;
   return argc > 1 && (strcmp (argv[1], "-namespace") == 0 || strcmp (argv[1], "--namespace") == 0
                       || strncmp (argv[1], "-namespace=", 11) == 0
                       || strncmp (argv[1], "--namespace=", 12) == 0);
+}
+
+/* runc's subcommands: with one of these (or a flag) first, kata-guard is
+   an OCI runtime.  Any other word is a mistyped kata-guard command. */
+static bool
+is_oci_invocation (const char *arg)
+{
+  static const char *const verbs[] = {
+    "checkpoint", "create", "delete", "events", "exec",  "features", "init",   "kill",  "list",
+    "pause",      "ps",     "restore", "resume", "run", "spec",     "start",  "state", "update",
+  };
+
+  if (arg[0] == '-')
+    return true;
+  for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++)
+    if (strcmp (arg, verbs[i]) == 0)
+      return true;
+  return false;
+}
+
+/* A closed 0, 1 or 2 would be taken by the first file the guard opens, and
+   a message meant for stderr could land in it: give it /dev/null (as
+   OpenSSH's sanitise_stdfd).  Engines always pass all three. */
+static void
+sanitise_stdfd (void)
+{
+  for (int fd = 0; fd <= 2; fd++)
+    if (fcntl (fd, F_GETFD) < 0 && errno == EBADF)
+      {
+        int n = open ("/dev/null", O_RDWR);
+
+        if (n >= 0 && n != fd)
+          {
+            dup2 (n, fd);
+            close (n);
+          }
+      }
 }
 
 int
@@ -41,20 +84,20 @@ main (int argc, char **argv)
   } commands[] = {
     { "check", cli_check },
     { "version", cli_version },
-    { "--version", cli_version },
     { "help", cli_help },
     { "--help", cli_help },
     { "-h", cli_help },
   };
 
+  /* Before anything opens a descriptor: the real runtime must inherit
+     exactly these. */
+  sanitise_stdfd ();
+  exec_note_inherited ();
+
   if (argc < 1 || argv[0] == NULL)
     return KG_EXIT_USAGE;
   if (is_shim_invocation (argc, argv))
-    {
-      /* Fail closed: a build without the wrapper must never start anything. */
-      fprintf (stderr, "kata-guard: refusing: this build has no shim v2 mode\n");
-      return KG_EXIT_FAIL;
-    }
+    return shim_v2_main (argc, argv);
   if (argc < 2)
     {
       cli_usage (stderr);
@@ -63,6 +106,9 @@ main (int argc, char **argv)
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp (argv[1], commands[i].name) == 0)
       return commands[i].run (argc - 1, argv + 1);
+  /* --version too: Docker asks a path runtime for it (docker info). */
+  if (is_oci_invocation (argv[1]))
+    return oci_main (argc, argv);
   fprintf (stderr, "kata-guard: unknown command '%s'\n", argv[1]);
   cli_usage (stderr);
   return KG_EXIT_USAGE;

@@ -156,7 +156,6 @@ check_runtime (struct preflight *pf)
   cleanup_error kg_error_t err = NULL;
   cleanup_close int fd = -1;
   struct trust_info info;
-  struct stat self;
 
   if (path == NULL || *path == '\0')
     {
@@ -177,20 +176,12 @@ check_runtime (struct preflight *pf)
                    "%s %s: %s", key, path, err->msg);
       return;
     }
-  /* By inode, after every symlink: a runtime that is kata-guard itself
-     would execute itself for ever. */
-  if (stat ("/proc/self/exe", &self) < 0)
-    {
-      report_fail (pf->rep, "kata.runtime", "mount /proc",
-                   "cannot stat /proc/self/exe to rule out an exec loop: %s", strerror (errno));
-      return;
-    }
-  if (self.st_dev == info.st.st_dev && self.st_ino == info.st.st_ino)
+  if (trust_check_not_self (&info.st, &err) < 0)
     {
       report_fail (pf->rep, "kata.runtime",
-                   "point [runtime] at the real Kata runtime, not at kata-guard",
-                   "%s %s is kata-guard itself (%s): that would be an exec loop", key, path,
-                   info.path);
+                   err->errnum ? "mount /proc"
+                               : "point [runtime] at the real Kata runtime, not at kata-guard",
+                   "%s %s (%s): %s", key, path, info.path, err->msg);
       return;
     }
   report_pass (pf->rep, "kata.runtime", "%s %s is a trusted executable (%s)", key, path,

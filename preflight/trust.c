@@ -213,6 +213,18 @@ trust_open (const char *path, enum trust_final final, struct trust_info *info, k
 }
 
 int
+trust_check_not_self (const struct stat *st, kg_error_t *err)
+{
+  struct stat self;
+
+  if (stat ("/proc/self/exe", &self) < 0)
+    return kg_error (err, errno, "cannot stat /proc/self/exe to rule out an exec loop");
+  if (self.st_dev == st->st_dev && self.st_ino == st->st_ino)
+    return kg_error (err, 0, "it is kata-guard itself: that would be an exec loop");
+  return 0;
+}
+
+int
 trust_reopen (int fd, int flags, const struct stat *st, kg_error_t *err)
 {
   char proc[64];

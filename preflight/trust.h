@@ -47,6 +47,12 @@ int trust_open (const char *path, enum trust_final final, struct trust_info *inf
    added), making sure it is still the same inode as ST. */
 int trust_reopen (int fd, int flags, const struct stat *st, kg_error_t *err);
 
+/* Fail when ST is the running program itself (by inode, so after every
+   symlink and hard link): kata-guard executing itself would loop for ever.
+   (*err)->errnum is 0 for that, an errno when /proc/self/exe cannot be
+   read. */
+int trust_check_not_self (const struct stat *st, kg_error_t *err);
+
 /* Whether ST (a directory or file) would pass as trusted: root-owned and not
    writable by group or others.  On failure WHY (at least 96 bytes) says why. */
 bool trust_stat_ok (const struct stat *st, char *why, size_t why_size);

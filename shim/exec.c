@@ -157,8 +157,6 @@ exec_runtime (int fd, char *const argv[], kg_error_t *err)
 
 /* ---- the wrapper's two endings: a guarded start, a pass-through ------- */
 
-/* Where the built-in default of [runtime] shim points (conf.c). */
-
 void
 wrapper_say (const struct channel *ch, const char *msg)
 {
@@ -183,20 +181,6 @@ static const char *
 runtime_key (enum kg_mode mode)
 {
   return mode == KG_MODE_OCI ? "[runtime] oci" : "[runtime] shim";
-}
-
-/* By inode, after every symlink: kata-guard executing itself would loop
-   for ever. */
-static int
-check_not_self (const struct stat *st, kg_error_t *err)
-{
-  struct stat self;
-
-  if (stat ("/proc/self/exe", &self) < 0)
-    return kg_error (err, errno, "cannot stat /proc/self/exe to rule out an exec loop");
-  if (self.st_dev == st->st_dev && self.st_ino == st->st_ino)
-    return kg_error (err, 0, "it is kata-guard itself: that would be an exec loop");
-  return 0;
 }
 
 int
@@ -323,7 +307,7 @@ wrapper_passthrough (const struct channel *ch, const char *what, const char *con
         why = "not set: there is no runtime to pass to";
     }
   else if ((fd = trust_open (path, TRUST_EXEC, &info, &err)) < 0
-           || check_not_self (&info.st, &err) < 0)
+           || trust_check_not_self (&info.st, &err) < 0)
     why = err->msg;
   if (why == NULL)
     {

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "check-helpers.h"
 #include "tap.h"
 #include "toml.h"
 #include "util.h"
@@ -150,22 +151,6 @@ run_release (struct run *r)
   report_release (&r->rep);
 }
 
-static enum verdict
-verdict_of (const struct run *r, const char *id)
-{
-  const struct check_result *c = report_find (&r->rep, id);
-
-  return c ? c->verdict : (enum verdict) -1;
-}
-
-static const char *
-reason_of (const struct run *r, const char *id)
-{
-  const struct check_result *c = report_find (&r->rep, id);
-
-  return c ? c->reason : NULL;
-}
-
 static const char *
 remedy_of (const struct run *r, const char *id)
 {
@@ -246,51 +231,51 @@ main (void)
 
   /* 1. immutable kernel, writable image, no initrd. */
   run_assets (&r, hv (at ("vmlinux"), at ("writable"), NULL), NULL, 0, NULL, 0);
-  is_int (verdict_of (&r, "assets.kernel"), VERDICT_PASS, "an immutable kernel passes");
-  has_str (reason_of (&r, "assets.kernel"), "immutable (chattr +i)", "... and says how");
-  has_str (reason_of (&r, "assets.kernel"), "[hypervisor.firecracker] kernel", "... and which key");
-  is_int (verdict_of (&r, "assets.image"), VERDICT_FAIL, "a writable image fails");
-  has_str (reason_of (&r, "assets.image"), "neither immutable nor on a read-only mount",
+  is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "an immutable kernel passes");
+  has_str (report_reason (&r.rep, "assets.kernel"), "immutable (chattr +i)", "... and says how");
+  has_str (report_reason (&r.rep, "assets.kernel"), "[hypervisor.firecracker] kernel", "... and which key");
+  is_int (report_verdict (&r.rep, "assets.image"), VERDICT_FAIL, "a writable image fails");
+  has_str (report_reason (&r.rep, "assets.image"), "neither immutable nor on a read-only mount",
            "... as unprotected");
-  has_str (reason_of (&r, "assets.image"), at ("writable"), "... naming the path");
+  has_str (report_reason (&r.rep, "assets.image"), at ("writable"), "... naming the path");
   {
     char want[PATH_MAX + 16];
 
     snprintf (want, sizeof want, "chattr +i %s", at ("writable"));
     has_str (remedy_of (&r, "assets.image"), want, "... and the remedy is chattr +i PATH");
   }
-  is_int (verdict_of (&r, "assets.initrd"), VERDICT_SKIP, "an unset initrd is skipped");
-  is_str (reason_of (&r, "assets.initrd"), "not set in [hypervisor.firecracker]",
+  is_int (report_verdict (&r.rep, "assets.initrd"), VERDICT_SKIP, "an unset initrd is skipped");
+  is_str (report_reason (&r.rep, "assets.initrd"), "not set in [hypervisor.firecracker]",
           "... saying where it is not set");
-  is_int (verdict_of (&r, "assets.extra"), VERDICT_SKIP, "no extra files: skip");
-  is_int (verdict_of (&r, "assets.sha256"), VERDICT_SKIP, "no pins: skip");
+  is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_SKIP, "no extra files: skip");
+  is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_SKIP, "no pins: skip");
   is_int (count_id (&r, "assets."), 5, "one result per id");
   run_release (&r);
 
   /* 2. through a symlink; an empty image; a missing initrd. */
   run_assets (&r, hv (at ("vmlinux.link"), "", at ("missing")), NULL, 0, NULL, 0);
-  is_int (verdict_of (&r, "assets.kernel"), VERDICT_PASS, "a kernel reached through a symlink passes");
+  is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "a kernel reached through a symlink passes");
   {
     char want[2 * PATH_MAX + 8];
 
     snprintf (want, sizeof want, "%s -> %s", at ("vmlinux.link"), at ("vmlinux"));
-    has_str (reason_of (&r, "assets.kernel"), want, "... naming the resolved path");
+    has_str (report_reason (&r.rep, "assets.kernel"), want, "... naming the resolved path");
   }
-  is_int (verdict_of (&r, "assets.image"), VERDICT_SKIP, "an empty image is skipped");
-  is_int (verdict_of (&r, "assets.initrd"), VERDICT_FAIL, "a missing initrd fails");
-  has_str (reason_of (&r, "assets.initrd"), "No such file or directory", "... as missing");
+  is_int (report_verdict (&r.rep, "assets.image"), VERDICT_SKIP, "an empty image is skipped");
+  is_int (report_verdict (&r.rep, "assets.initrd"), VERDICT_FAIL, "a missing initrd fails");
+  has_str (report_reason (&r.rep, "assets.initrd"), "No such file or directory", "... as missing");
   has_str (remedy_of (&r, "assets.initrd"), "install the file", "... with a remedy");
   run_release (&r);
 
   /* 3. no kernel key: Kata would boot its built-in default. */
   run_assets (&r, "[hypervisor.firecracker]\nimage = 3\ninitrd = \"relative/initrd\"\n", NULL,
               0, NULL, 0);
-  is_int (verdict_of (&r, "assets.kernel"), VERDICT_FAIL, "an unset kernel fails");
-  has_str (reason_of (&r, "assets.kernel"), "built-in default kernel", "... saying why");
-  is_int (verdict_of (&r, "assets.image"), VERDICT_FAIL, "an image that is not a string fails");
-  has_str (reason_of (&r, "assets.image"), "has type integer, not string", "... saying so");
-  is_int (verdict_of (&r, "assets.initrd"), VERDICT_FAIL, "a relative initrd fails");
-  has_str (reason_of (&r, "assets.initrd"), "not an absolute path", "... saying so");
+  is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_FAIL, "an unset kernel fails");
+  has_str (report_reason (&r.rep, "assets.kernel"), "built-in default kernel", "... saying why");
+  is_int (report_verdict (&r.rep, "assets.image"), VERDICT_FAIL, "an image that is not a string fails");
+  has_str (report_reason (&r.rep, "assets.image"), "has type integer, not string", "... saying so");
+  is_int (report_verdict (&r.rep, "assets.initrd"), VERDICT_FAIL, "a relative initrd fails");
+  has_str (report_reason (&r.rep, "assets.initrd"), "not an absolute path", "... saying so");
   run_release (&r);
 
   /* 4. the Kata configuration did not load: skip the hypervisor files,
@@ -298,12 +283,12 @@ main (void)
   extra[0] = at ("vmlinux");
   extra[1] = at ("vmlinux.link");
   run_assets (&r, NULL, extra, 2, NULL, 0);
-  is_str (reason_of (&r, "assets.kernel"), "not run: the Kata configuration did not load",
+  is_str (report_reason (&r.rep, "assets.kernel"), "not run: the Kata configuration did not load",
           "no Kata configuration: kernel not run");
-  is_int (verdict_of (&r, "assets.image"), VERDICT_SKIP, "... nor image");
-  is_int (verdict_of (&r, "assets.initrd"), VERDICT_SKIP, "... nor initrd");
-  is_int (verdict_of (&r, "assets.extra"), VERDICT_PASS, "... but the extra files are checked");
-  has_str (reason_of (&r, "assets.extra"), "2 files protected", "... and counted");
+  is_int (report_verdict (&r.rep, "assets.image"), VERDICT_SKIP, "... nor image");
+  is_int (report_verdict (&r.rep, "assets.initrd"), VERDICT_SKIP, "... nor initrd");
+  is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_PASS, "... but the extra files are checked");
+  has_str (report_reason (&r.rep, "assets.extra"), "2 files protected", "... and counted");
   run_release (&r);
 
   /* 5. extra: the first failure is named, the rest counted. */
@@ -312,9 +297,9 @@ main (void)
   extra[2] = at ("missing");
   extra[3] = at ("image");
   run_assets (&r, NULL, extra, 4, NULL, 0);
-  is_int (verdict_of (&r, "assets.extra"), VERDICT_FAIL, "extra with unprotected files fails");
-  has_str (reason_of (&r, "assets.extra"), at ("writable"), "... naming the first failing file");
-  has_str (reason_of (&r, "assets.extra"), "2 more of the 4 files fail", "... counting the rest");
+  is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_FAIL, "extra with unprotected files fails");
+  has_str (report_reason (&r.rep, "assets.extra"), at ("writable"), "... naming the first failing file");
+  has_str (report_reason (&r.rep, "assets.extra"), "2 more of the 4 files fail", "... counting the rest");
   run_release (&r);
 
   /* 6. read-only mounts. */
@@ -323,19 +308,19 @@ main (void)
       char sum[65];
 
       run_assets (&r, hv (at ("rofs/kernel"), at ("robind/initrd"), NULL), NULL, 0, NULL, 0);
-      is_int (verdict_of (&r, "assets.kernel"), VERDICT_PASS, "a kernel on a read-only tmpfs passes");
-      has_str (reason_of (&r, "assets.kernel"), "(superblock ro)", "... as superblock ro");
-      has_str (reason_of (&r, "assets.kernel"), at ("rofs"), "... naming the mount");
-      is_int (verdict_of (&r, "assets.image"), VERDICT_PASS,
+      is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "a kernel on a read-only tmpfs passes");
+      has_str (report_reason (&r.rep, "assets.kernel"), "(superblock ro)", "... as superblock ro");
+      has_str (report_reason (&r.rep, "assets.kernel"), at ("rofs"), "... naming the mount");
+      is_int (report_verdict (&r.rep, "assets.image"), VERDICT_PASS,
               "an image on a read-only bind mount passes");
-      has_str (reason_of (&r, "assets.image"), "(per-mount ro)", "... as per-mount ro");
+      has_str (report_reason (&r.rep, "assets.image"), "(per-mount ro)", "... as per-mount ro");
       run_release (&r);
 
       /* The same file through its writable path is not protected. */
       run_assets (&r, hv (at ("src/initrd"), NULL, NULL), NULL, 0, NULL, 0);
-      is_int (verdict_of (&r, "assets.kernel"), VERDICT_FAIL,
+      is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_FAIL,
               "the bind-mounted file through its writable path fails");
-      has_str (reason_of (&r, "assets.kernel"), "is read-write", "... its mount is read-write");
+      has_str (report_reason (&r.rep, "assets.kernel"), "is read-write", "... its mount is read-write");
       run_release (&r);
 
       /* Pins on read-only files (never cached): right, then wrong. */
@@ -343,18 +328,18 @@ main (void)
       pins[0].path = at ("rofs/kernel");
       pins[0].hex = sum;
       run_assets (&r, NULL, NULL, 0, pins, 1);
-      is_int (verdict_of (&r, "assets.sha256"), VERDICT_PASS, "a right pin passes");
-      has_str (reason_of (&r, "assets.sha256"), "1 pinned file matches (0 digests from the cache)",
+      is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS, "a right pin passes");
+      has_str (report_reason (&r.rep, "assets.sha256"), "1 pinned file matches (0 digests from the cache)",
                "... and was hashed, not cached");
       run_release (&r);
       sum[0] = sum[0] == '0' ? '1' : '0';
       pins[1].path = at ("writable");
       pins[1].hex = sum;
       run_assets (&r, NULL, NULL, 0, pins, 2);
-      is_int (verdict_of (&r, "assets.sha256"), VERDICT_FAIL, "a wrong pin fails");
-      has_str (reason_of (&r, "assets.sha256"), "has SHA-256 " SHA_RO ", not the pinned",
+      is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_FAIL, "a wrong pin fails");
+      has_str (report_reason (&r.rep, "assets.sha256"), "has SHA-256 " SHA_RO ", not the pinned",
                "... naming both digests");
-      has_str (reason_of (&r, "assets.sha256"), "1 more of the 2 pins fail",
+      has_str (report_reason (&r.rep, "assets.sha256"), "1 more of the 2 pins fail",
                "... and an unprotected pinned file fails too");
       has_str (remedy_of (&r, "assets.sha256"), "sha256sum", "... with a remedy");
       run_release (&r);

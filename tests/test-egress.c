@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "check-helpers.h"
 #include "tap.h"
 #include "util.h"
 
@@ -98,22 +99,6 @@ run (struct guard_config *cfg, struct report *rep)
   preflight_release (&pf);
 }
 
-static enum verdict
-verdict_of (const struct report *rep, const char *id)
-{
-  const struct check_result *c = report_find (rep, id);
-
-  return c ? c->verdict : (enum verdict) -1;
-}
-
-static const char *
-reason_of (const struct report *rep, const char *id)
-{
-  const struct check_result *c = report_find (rep, id);
-
-  return c ? c->reason : NULL;
-}
-
 static void
 default_config (struct guard_config *cfg, char *proxy)
 {
@@ -132,14 +117,14 @@ expect_config_fail (const char *label, struct guard_config *cfg, const char *wan
 
   run (cfg, &rep);
   is_int (rep.n, 3, "%s: three results", label);
-  is_int (verdict_of (&rep, "egress.config"), VERDICT_FAIL, "%s: egress.config fails", label);
-  has_str (reason_of (&rep, "egress.config"), want, "%s: the reason says '%s'", label, want);
+  is_int (report_verdict (&rep, "egress.config"), VERDICT_FAIL, "%s: egress.config fails", label);
+  has_str (report_reason (&rep, "egress.config"), want, "%s: the reason says '%s'", label, want);
   ok (report_find (&rep, "egress.config")->remedy != NULL, "%s: a remedy is given", label);
-  is_int (verdict_of (&rep, "egress.reachable"), VERDICT_SKIP, "%s: egress.reachable skipped",
+  is_int (report_verdict (&rep, "egress.reachable"), VERDICT_SKIP, "%s: egress.reachable skipped",
           label);
-  is_str (reason_of (&rep, "egress.reachable"), "not run: egress.config failed",
+  is_str (report_reason (&rep, "egress.reachable"), "not run: egress.config failed",
           "%s: egress.reachable says why", label);
-  is_str (reason_of (&rep, "egress.denies"), "not run: egress.config failed",
+  is_str (report_reason (&rep, "egress.denies"), "not run: egress.config failed",
           "%s: egress.denies says why", label);
   is_int (report_overall (&rep), VERDICT_FAIL, "%s: overall fail", label);
   report_release (&rep);
@@ -228,14 +213,14 @@ main (void)
   cfg.egress.enabled = false;
   run (&cfg, &rep);
   is_int (rep.n, 3, "disabled: three results");
-  is_int (verdict_of (&rep, "egress.config"), VERDICT_WARN, "disabled: egress.config warns");
-  has_str (reason_of (&rep, "egress.config"), "egress containment is switched off",
+  is_int (report_verdict (&rep, "egress.config"), VERDICT_WARN, "disabled: egress.config warns");
+  has_str (report_reason (&rep, "egress.config"), "egress containment is switched off",
            "disabled: the reason says so");
   ok (report_find (&rep, "egress.config")->remedy != NULL, "disabled: a remedy is given");
-  is_str (reason_of (&rep, "egress.reachable"), "not run: [egress] enabled = false",
+  is_str (report_reason (&rep, "egress.reachable"), "not run: [egress] enabled = false",
           "disabled: egress.reachable not run");
-  is_int (verdict_of (&rep, "egress.denies"), VERDICT_SKIP, "disabled: egress.denies skipped");
-  is_str (reason_of (&rep, "egress.denies"), "not run: [egress] enabled = false",
+  is_int (report_verdict (&rep, "egress.denies"), VERDICT_SKIP, "disabled: egress.denies skipped");
+  is_str (report_reason (&rep, "egress.denies"), "not run: [egress] enabled = false",
           "disabled: egress.denies says why");
   is_int (report_overall (&rep), VERDICT_WARN, "disabled: overall warn");
   report_release (&rep);
@@ -254,11 +239,11 @@ main (void)
   }
   default_config (&cfg, proxy);
   run (&cfg, &rep);
-  is_int (verdict_of (&rep, "egress.config"), VERDICT_PASS, "refused: egress.config passes");
-  is_int (verdict_of (&rep, "egress.reachable"), VERDICT_FAIL, "refused: egress.reachable fails");
-  has_str (reason_of (&rep, "egress.reachable"), "refused", "refused: the reason says refused");
-  has_str (reason_of (&rep, "egress.reachable"), proxy, "refused: the reason names the proxy");
-  is_str (reason_of (&rep, "egress.denies"), "not run: egress.reachable failed",
+  is_int (report_verdict (&rep, "egress.config"), VERDICT_PASS, "refused: egress.config passes");
+  is_int (report_verdict (&rep, "egress.reachable"), VERDICT_FAIL, "refused: egress.reachable fails");
+  has_str (report_reason (&rep, "egress.reachable"), "refused", "refused: the reason says refused");
+  has_str (report_reason (&rep, "egress.reachable"), proxy, "refused: the reason names the proxy");
+  is_str (report_reason (&rep, "egress.denies"), "not run: egress.reachable failed",
           "refused: egress.denies not run");
   report_release (&rep);
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "check-helpers.h"
 #include "tap.h"
 #include "toml.h"
 #include "util.h"
@@ -267,22 +268,6 @@ res (const struct run *r, const char *id)
   return report_find (&r->rep, id);
 }
 
-static enum verdict
-verdict_of (const struct run *r, const char *id)
-{
-  const struct check_result *c = res (r, id);
-
-  return c ? c->verdict : (enum verdict) -1;
-}
-
-static const char *
-reason_of (const struct run *r, const char *id)
-{
-  const struct check_result *c = res (r, id);
-
-  return c ? c->reason : NULL;
-}
-
 /* Every kata.* id exactly once, then release. */
 static void
 done (struct run *r)
@@ -309,10 +294,10 @@ done (struct run *r)
 static void
 expect (const struct run *r, const char *id, enum verdict v, const char *want)
 {
-  if (! is_int (verdict_of (r, id), v, "%s: %s is %s", r->label, id, verdict_name (v)))
-    printf ("#   reason: %s\n", reason_of (r, id) ? reason_of (r, id) : "(none)");
+  if (! is_int (report_verdict (&r->rep, id), v, "%s: %s is %s", r->label, id, verdict_name (v)))
+    printf ("#   reason: %s\n", report_reason (&r->rep, id) ? report_reason (&r->rep, id) : "(none)");
   if (want != NULL)
-    has_str (reason_of (r, id), want, "%s: the %s reason says '%s'", r->label, id, want);
+    has_str (report_reason (&r->rep, id), want, "%s: the %s reason says '%s'", r->label, id, want);
   if (v == VERDICT_FAIL || v == VERDICT_WARN)
     ok (res (r, id) && res (r, id)->remedy != NULL, "%s: %s gives a remedy", r->label, id);
 }
@@ -324,9 +309,9 @@ expect_all_pass (const struct run *r, bool jailer)
     {
       enum verdict want = strcmp (kata_ids[i], "kata.jailer") == 0 && ! jailer ? VERDICT_SKIP
                                                                                : VERDICT_PASS;
-      if (! is_int (verdict_of (r, kata_ids[i]), want, "%s: %s is %s", r->label, kata_ids[i],
+      if (! is_int (report_verdict (&r->rep, kata_ids[i]), want, "%s: %s is %s", r->label, kata_ids[i],
                     verdict_name (want)))
-        printf ("#   reason: %s\n", reason_of (r, kata_ids[i]));
+        printf ("#   reason: %s\n", report_reason (&r->rep, kata_ids[i]));
     }
 }
 
@@ -369,13 +354,13 @@ shipped_profiles (void)
   run (&r, "Firecracker profile");
   expect_all_pass (&r, true);
   expect (&r, "kata.config", VERDICT_PASS, kconf ());
-  has_str (reason_of (&r, "kata.config"), "from [kata] config",
+  has_str (report_reason (&r.rep, "kata.config"), "from [kata] config",
            "the reason says where the path came from");
-  has_str (reason_of (&r, "kata.config"), "no config.d drop-ins",
+  has_str (report_reason (&r.rep, "kata.config"), "no config.d drop-ins",
            "the reason says there are no drop-ins");
-  has_str (reason_of (&r, "kata.hypervisor"), tp ("opt/kata/bin/firecracker"),
+  has_str (report_reason (&r.rep, "kata.hypervisor"), tp ("opt/kata/bin/firecracker"),
            "kata.hypervisor names the VMM");
-  has_str (reason_of (&r, "kata.jailer"), tp ("opt/kata/bin/jailer"),
+  has_str (report_reason (&r.rep, "kata.jailer"), tp ("opt/kata/bin/jailer"),
            "kata.jailer names the jailer");
   ok (r.pf.kata != NULL && strcmp (r.pf.kata->hypervisor_name, "firecracker") == 0,
       "the configuration is handed on with its hypervisor name");
@@ -395,27 +380,27 @@ shipped_profiles (void)
   dropin ("50-name.toml", "[runtime]\nhypervisor_name = \"qemu\"\n", 0644);
   run (&r, "hypervisor_name names no table");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "hypervisor_name");
-  has_str (reason_of (&r, "kata.hypervisor"), "\"qemu\"", "the reason quotes the name");
+  has_str (report_reason (&r.rep, "kata.hypervisor"), "\"qemu\"", "the reason quotes the name");
   done (&r);
 
   tree_new ("configuration-qemu.toml", NULL);
   run (&r, "QEMU profile, default allowlist");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "qemu is not allowed by [kata] hypervisors");
-  has_str (reason_of (&r, "kata.hypervisor"), "\"firecracker\"", "the reason shows the allowlist");
+  has_str (report_reason (&r.rep, "kata.hypervisor"), "\"firecracker\"", "the reason shows the allowlist");
   ok (r.pf.kata != NULL && strcmp (r.pf.kata->hypervisor_name, "qemu") == 0,
       "a disallowed hypervisor's configuration is still handed on");
   done (&r);
   run (&r, "QEMU profile, allowed", .hv = { "firecracker", "qemu" });
   expect_all_pass (&r, false);
-  has_str (reason_of (&r, "kata.jailer"), "[hypervisor.qemu] has no jailer",
+  has_str (report_reason (&r.rep, "kata.jailer"), "[hypervisor.qemu] has no jailer",
            "QEMU: kata.jailer says why it is skipped");
-  has_str (reason_of (&r, "kata.hypervisor"), tp ("opt/kata/libexec/virtiofsd"),
+  has_str (report_reason (&r.rep, "kata.hypervisor"), tp ("opt/kata/libexec/virtiofsd"),
            "QEMU: virtiofsd is checked too");
   done (&r);
   chmod (tp ("opt/kata/libexec/virtiofsd"), 0775);
   run (&r, "QEMU with a group-writable virtiofsd", .hv = { "qemu" });
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "virtio_fs_daemon");
-  has_str (reason_of (&r, "kata.hypervisor"), "writable by its group", "virtiofsd: says why");
+  has_str (report_reason (&r.rep, "kata.hypervisor"), "writable by its group", "virtiofsd: says why");
   done (&r);
 
   tree_new ("configuration-clh.toml", NULL);
@@ -439,7 +424,7 @@ runtime_cases (void)
   chmod (tp ("opt/kata/bin/containerd-shim-kata-v2"), 0777);
   run (&r, "world-writable runtime");
   expect (&r, "kata.runtime", VERDICT_FAIL, "is writable by others");
-  has_str (reason_of (&r, "kata.runtime"), "[runtime] shim", "the reason names the key");
+  has_str (report_reason (&r.rep, "kata.runtime"), "[runtime] shim", "the reason names the key");
   ok (r.pf.runtime_fd < 0, "world-writable runtime: no descriptor is kept");
   expect (&r, "kata.config", VERDICT_PASS, NULL);
   done (&r);
@@ -448,7 +433,7 @@ runtime_cases (void)
   chmod (tp ("opt/kata/bin"), 0775);
   run (&r, "group-writable runtime directory");
   expect (&r, "kata.runtime", VERDICT_FAIL, "directory ");
-  has_str (reason_of (&r, "kata.runtime"), "writable by its group", "the reason says by whom");
+  has_str (report_reason (&r.rep, "kata.runtime"), "writable by its group", "the reason says by whom");
   done (&r);
 
   tree_new ("configuration-fc.toml", NULL);
@@ -478,7 +463,7 @@ runtime_cases (void)
     {
       run (&r, "runtime = the guard itself via a symlink");
       expect (&r, "kata.runtime", VERDICT_FAIL, "is kata-guard itself");
-      has_str (reason_of (&r, "kata.runtime"), "exec loop", "the reason says why");
+      has_str (report_reason (&r.rep, "kata.runtime"), "exec loop", "the reason says why");
       ok (r.pf.runtime_fd < 0, "exec loop: no descriptor is kept");
       done (&r);
     }
@@ -504,7 +489,7 @@ resolution_cases (void)
   tree_new ("configuration-fc.toml", NULL);
   run (&r, "missing config", .kata_config = tp ("nowhere/configuration.toml"));
   expect (&r, "kata.config", VERDICT_FAIL, "No such file or directory");
-  has_str (reason_of (&r, "kata.config"), tp ("nowhere"),
+  has_str (report_reason (&r.rep, "kata.config"), tp ("nowhere"),
            "missing config: the reason names the path");
   expect_later_skipped (&r, "not run: kata.config failed");
   done (&r);
@@ -513,7 +498,7 @@ resolution_cases (void)
     {
       run (&r, "nothing in Kata's search order", .kata_config = "");
       expect (&r, "kata.config", VERDICT_FAIL, "no Kata configuration found");
-      has_str (reason_of (&r, "kata.config"), "/etc/kata-containers/configuration.toml",
+      has_str (report_reason (&r.rep, "kata.config"), "/etc/kata-containers/configuration.toml",
                "the reason lists where Kata looks");
       done (&r);
     }
@@ -564,7 +549,7 @@ resolution_cases (void)
   dropin ("10-kernel.toml", "[hypervisor.firecracker]\nkernel = \"/beside-the-file\"\n", 0644);
   run (&r, "symlinked configuration", .kata_config = etc);
   expect (&r, "kata.config", VERDICT_PASS, kconf ());
-  has_str (reason_of (&r, "kata.config"), etc,
+  has_str (report_reason (&r.rep, "kata.config"), etc,
            "symlinked configuration: the reason shows the given path too");
   is_str (hv_string (&r, "kernel"), "/beside-the-file",
           "config.d beside the resolved file is used");
@@ -578,7 +563,7 @@ resolution_cases (void)
   write_file (kconf (), "[hypervisor.firecracker\npath = \"/x\"\n", 0644);
   run (&r, "configuration syntax error");
   expect (&r, "kata.config", VERDICT_FAIL, "does not parse");
-  has_str (reason_of (&r, "kata.config"), ":1:", "the reason gives the line");
+  has_str (report_reason (&r.rep, "kata.config"), ":1:", "the reason gives the line");
   done (&r);
 }
 
@@ -592,7 +577,7 @@ dropin_cases (void)
   dropin ("20-kernel.toml", "[hypervisor.firecracker]\nkernel = \"/custom/vmlinux\"\n", 0644);
   run (&r, "drop-in overrides kernel");
   expect_all_pass (&r, true);
-  has_str (reason_of (&r, "kata.config"), tp (DEFAULTS "/config.d/20-kernel.toml"),
+  has_str (report_reason (&r.rep, "kata.config"), tp (DEFAULTS "/config.d/20-kernel.toml"),
            "the reason lists the drop-in");
   is_str (hv_string (&r, "kernel"), "/custom/vmlinux", "the merged value is handed on");
   is_str (hv_string (&r, "image"), tp ("opt/kata/share/kata-containers/kata-containers.img"),
@@ -620,7 +605,7 @@ dropin_cases (void)
   dropin ("README", "These drop-ins tune Kata.\n", 0644);
   run (&r, "a README in config.d");
   expect (&r, "kata.config", VERDICT_FAIL, tp (DEFAULTS "/config.d/README"));
-  has_str (reason_of (&r, "kata.config"), "does not parse", "a README: the reason says why");
+  has_str (report_reason (&r.rep, "kata.config"), "does not parse", "a README: the reason says why");
   expect_later_skipped (&r, "kata.config failed");
   done (&r);
 
@@ -641,7 +626,7 @@ dropin_cases (void)
   dropin ("50-open.toml", "[runtime]\nenable_debug = false\n", 0666);
   run (&r, "world-writable drop-in");
   expect (&r, "kata.config", VERDICT_FAIL, tp (DEFAULTS "/config.d/50-open.toml"));
-  has_str (reason_of (&r, "kata.config"), "is writable by others",
+  has_str (report_reason (&r.rep, "kata.config"), "is writable by others",
            "world-writable drop-in: says why");
   done (&r);
 
@@ -650,7 +635,7 @@ dropin_cases (void)
   chmod (tp (DEFAULTS "/config.d"), 0777);
   run (&r, "world-writable config.d");
   expect (&r, "kata.config", VERDICT_FAIL, "drop-in directory");
-  has_str (reason_of (&r, "kata.config"), "is writable by others",
+  has_str (report_reason (&r.rep, "kata.config"), "is writable by others",
            "world-writable config.d: says why");
   done (&r);
 
@@ -677,7 +662,7 @@ hypervisor_cases (void)
   dropin ("50-qemu.toml", "[hypervisor.qemu]\npath = \"/usr/bin/qemu-system-x86_64\"\n", 0644);
   run (&r, "second hypervisor from a drop-in");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "2 hypervisor tables");
-  has_str (reason_of (&r, "kata.hypervisor"), "[hypervisor.firecracker], [hypervisor.qemu]",
+  has_str (report_reason (&r.rep, "kata.hypervisor"), "[hypervisor.firecracker], [hypervisor.qemu]",
            "the reason names both tables");
   ok (r.pf.kata == NULL, "two tables: no configuration is handed on");
   expect (&r, "kata.jailer", VERDICT_SKIP, "not run");
@@ -696,7 +681,7 @@ hypervisor_cases (void)
   chmod (tp ("opt/kata/bin/firecracker"), 0757);
   run (&r, "world-writable hypervisor");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, tp ("opt/kata/bin/firecracker"));
-  has_str (reason_of (&r, "kata.hypervisor"), "is writable by others",
+  has_str (report_reason (&r.rep, "kata.hypervisor"), "is writable by others",
            "world-writable hypervisor: says why");
   ok (r.pf.kata != NULL, "the configuration is handed on all the same");
   done (&r);
@@ -747,11 +732,11 @@ debug_cases (void)
           "[runtime]\nenable_debug = true\n[hypervisor.firecracker]\nenable_debug = true\n", 0644);
   run (&r, "enable_debug");
   expect (&r, "kata.debug", VERDICT_WARN, "[hypervisor.firecracker]");
-  has_str (reason_of (&r, "kata.debug"), "[runtime]", "enable_debug: every section is named");
-  has_str (reason_of (&r, "kata.debug"), "enable_debug = true", "enable_debug: the key is named");
+  has_str (report_reason (&r.rep, "kata.debug"), "[runtime]", "enable_debug: every section is named");
+  has_str (report_reason (&r.rep, "kata.debug"), "enable_debug = true", "enable_debug: the key is named");
   for (size_t i = 0; i < ARRAY_SIZE (kata_ids); i++)
     if (strcmp (kata_ids[i], "kata.debug") != 0)
-      is_int (verdict_of (&r, kata_ids[i]), VERDICT_PASS, "enable_debug: %s passes", kata_ids[i]);
+      is_int (report_verdict (&r.rep, kata_ids[i]), VERDICT_PASS, "enable_debug: %s passes", kata_ids[i]);
   is_int (report_overall (&r.rep), VERDICT_WARN, "enable_debug: overall warn");
   done (&r);
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "check-helpers.h"
 #include "tap.h"
 #include "util.h"
 
@@ -28,34 +29,18 @@ run (const char *device, bool create_vm, struct report *rep)
   preflight_release (&pf);
 }
 
-static enum verdict
-verdict_of (const struct report *rep, const char *id)
-{
-  const struct check_result *c = report_find (rep, id);
-
-  return c ? c->verdict : (enum verdict) -1;
-}
-
-static const char *
-reason_of (const struct report *rep, const char *id)
-{
-  const struct check_result *c = report_find (rep, id);
-
-  return c ? c->reason : NULL;
-}
-
 static void
 expect_device_failure (const char *label, const char *device, const char *want)
 {
   struct report rep;
 
   run (device, true, &rep);
-  is_int (verdict_of (&rep, "kvm.device"), VERDICT_FAIL, "%s: kvm.device fails", label);
-  has_str (reason_of (&rep, "kvm.device"), device, "%s: the reason names the path", label);
-  has_str (reason_of (&rep, "kvm.device"), want, "%s: the reason says '%s'", label, want);
+  is_int (report_verdict (&rep, "kvm.device"), VERDICT_FAIL, "%s: kvm.device fails", label);
+  has_str (report_reason (&rep, "kvm.device"), device, "%s: the reason names the path", label);
+  has_str (report_reason (&rep, "kvm.device"), want, "%s: the reason says '%s'", label, want);
   ok (report_find (&rep, "kvm.device")->remedy != NULL, "%s: a remedy is given", label);
-  is_int (verdict_of (&rep, "kvm.open"), VERDICT_SKIP, "%s: kvm.open is not run", label);
-  is_int (verdict_of (&rep, "kvm.create_vm"), VERDICT_SKIP, "%s: kvm.create_vm is not run", label);
+  is_int (report_verdict (&rep, "kvm.open"), VERDICT_SKIP, "%s: kvm.open is not run", label);
+  is_int (report_verdict (&rep, "kvm.create_vm"), VERDICT_SKIP, "%s: kvm.create_vm is not run", label);
   is_int (report_overall (&rep), VERDICT_FAIL, "%s: the overall verdict is fail", label);
   report_release (&rep);
 }
@@ -97,18 +82,18 @@ main (void)
     {
       close (fd);
       run ("/dev/kvm", true, &rep);
-      is_int (verdict_of (&rep, "kvm.device"), VERDICT_PASS, "/dev/kvm: kvm.device passes");
-      is_int (verdict_of (&rep, "kvm.open"), VERDICT_PASS, "/dev/kvm: kvm.open passes");
-      is_int (verdict_of (&rep, "kvm.api"), VERDICT_PASS, "/dev/kvm: kvm.api passes");
-      is_int (verdict_of (&rep, "kvm.create_vm"), VERDICT_PASS, "/dev/kvm: kvm.create_vm passes");
+      is_int (report_verdict (&rep, "kvm.device"), VERDICT_PASS, "/dev/kvm: kvm.device passes");
+      is_int (report_verdict (&rep, "kvm.open"), VERDICT_PASS, "/dev/kvm: kvm.open passes");
+      is_int (report_verdict (&rep, "kvm.api"), VERDICT_PASS, "/dev/kvm: kvm.api passes");
+      is_int (report_verdict (&rep, "kvm.create_vm"), VERDICT_PASS, "/dev/kvm: kvm.create_vm passes");
       is_int (rep.n, 4, "/dev/kvm: exactly four results");
       is_int (report_overall (&rep), VERDICT_PASS, "/dev/kvm: overall pass");
       report_release (&rep);
 
       run ("/dev/kvm", false, &rep);
-      is_int (verdict_of (&rep, "kvm.create_vm"), VERDICT_SKIP,
+      is_int (report_verdict (&rep, "kvm.create_vm"), VERDICT_SKIP,
               "create_vm = false: kvm.create_vm is skipped, not passed");
-      has_str (reason_of (&rep, "kvm.create_vm"), "create_vm = false", "the skip says why");
+      has_str (report_reason (&rep, "kvm.create_vm"), "create_vm = false", "the skip says why");
       is_int (report_overall (&rep), VERDICT_PASS, "create_vm = false: overall pass");
       report_release (&rep);
 
@@ -125,7 +110,7 @@ main (void)
   if (geteuid () != 0 && access ("/dev/kvm", R_OK | W_OK) != 0 && access ("/dev/kvm", F_OK) == 0)
     {
       run ("/dev/kvm", true, &rep);
-      is_int (verdict_of (&rep, "kvm.open"), VERDICT_FAIL, "no access: kvm.open fails");
+      is_int (report_verdict (&rep, "kvm.open"), VERDICT_FAIL, "no access: kvm.open fails");
       report_release (&rep);
     }
 

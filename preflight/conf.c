@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <sys/capability.h>
 #include <sys/socket.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -37,6 +38,8 @@ enum str_rule
   STR_HOSTNAME,           /* a DNS name we will write into a request line */
   STR_HYPERVISOR,         /* a [hypervisor.NAME] Kata knows */
   STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (not set) */
+  STR_CAPABILITY,         /* "CAP_NAME" that libcap knows */
+  STR_REGEX,              /* a POSIX extended regular expression */
 };
 
 struct key_spec
@@ -75,7 +78,42 @@ static const struct key_spec keys[] = {
     0, 0 },
   { "log", "syslog", KEY_BOOL, FIELD (log.syslog), 0, STR_ANY, 0, 0 },
   { "log", "file", KEY_STRING, FIELD (log.file), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
+  { "policy", "host_namespaces", KEY_BOOL, FIELD (policy.host_namespaces), 0, STR_ANY, 0, 0 },
+  { "policy", "privileged", KEY_BOOL, FIELD (policy.privileged), 0, STR_ANY, 0, 0 },
+  { "policy", "capabilities", KEY_STRING_ARRAY, FIELD (policy.capabilities),
+    FIELD (policy.n_capabilities), STR_CAPABILITY, 0, 0 },
+  { "policy", "devices", KEY_STRING_ARRAY, FIELD (policy.devices), FIELD (policy.n_devices),
+    STR_ABS_PATH, 0, 0 },
+  { "policy", "deny_mounts", KEY_STRING_ARRAY, FIELD (policy.deny_mounts),
+    FIELD (policy.n_deny_mounts), STR_ABS_PATH, 0, 0 },
+  { "policy", "writable_mounts", KEY_STRING_ARRAY, FIELD (policy.writable_mounts),
+    FIELD (policy.n_writable_mounts), STR_ABS_PATH, 0, 0 },
+  { "policy", "engine_roots", KEY_STRING_ARRAY, FIELD (policy.engine_roots),
+    FIELD (policy.n_engine_roots), STR_ABS_PATH, 0, 0 },
+  { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks),
+    STR_ABS_PATH, 0, 0 },
+  { "policy", "annotations", KEY_STRING_ARRAY, FIELD (policy.annotations),
+    FIELD (policy.n_annotations), STR_REGEX, 0, 0 },
+  { "policy", "require_memory_limit", KEY_BOOL, FIELD (policy.require_memory_limit), 0, STR_ANY,
+    0, 0 },
+  /* MiB; 0 = MemTotal.  2^30 MiB (1 PiB) is beyond any host. */
+  { "policy", "max_vm_memory_mib", KEY_INT, FIELD (policy.max_vm_memory_mib), 0, STR_ANY, 0,
+    INT64_C (1) << 30 },
+  /* Firecracker's 32 is applied at check time whatever this says. */
+  { "policy", "max_vcpus", KEY_INT, FIELD (policy.max_vcpus), 0, STR_ANY, 1, 1024 },
+  { "policy", "require_seccomp", KEY_BOOL, FIELD (policy.require_seccomp), 0, STR_ANY, 0, 0 },
 };
+
+/* Docker's default capability set (moby oci/caps/defaults.go). */
+static const char *const default_capabilities[] = {
+  "CAP_CHOWN",      "CAP_DAC_OVERRIDE", "CAP_FSETID",           "CAP_FOWNER",
+  "CAP_MKNOD",      "CAP_NET_RAW",      "CAP_SETGID",           "CAP_SETUID",
+  "CAP_SETFCAP",    "CAP_SETPCAP",      "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
+  "CAP_KILL",       "CAP_AUDIT_WRITE",
+};
+static const char *const default_engine_roots[] = { "/var/lib/docker" };
+/* Docker's libnetwork prestart hook runs dockerd itself. */
+static const char *const default_hooks[] = { "/usr/bin/dockerd", "/usr/sbin/dockerd" };
 
 static const char *const known_hypervisors[] = {
   "firecracker", "qemu", "clh", "dragonball", "stratovirt", "remote",
@@ -98,6 +136,20 @@ guard_config_default_path (void)
   if (env != NULL && *env != '\0')
     return env;
   return KG_SYSCONFDIR "/kata-guard/config.toml";
+}
+
+/* A NULL-terminated copy of ITEMS; false when out of memory. */
+static bool
+set_list (char ***slot, size_t *count, const char *const *items, size_t n)
+{
+  *slot = calloc (n + 1, sizeof (char *));
+  *count = 0;
+  if (*slot == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++, (*count)++)
+    if (((*slot)[i] = strdup (items[i])) == NULL)
+      return false;
+  return true;
 }
 
 static int
@@ -123,6 +175,19 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->egress.expect_status = 403;
   cfg->log.syslog = true;
   cfg->log.file = strdup ("");
+  cfg->policy.require_memory_limit = true;
+  cfg->policy.max_vcpus = 32;
+  if (! set_list (&cfg->policy.capabilities, &cfg->policy.n_capabilities, default_capabilities,
+                  ARRAY_SIZE (default_capabilities))
+      || ! set_list (&cfg->policy.devices, &cfg->policy.n_devices, NULL, 0)
+      || ! set_list (&cfg->policy.deny_mounts, &cfg->policy.n_deny_mounts, NULL, 0)
+      || ! set_list (&cfg->policy.writable_mounts, &cfg->policy.n_writable_mounts, NULL, 0)
+      || ! set_list (&cfg->policy.engine_roots, &cfg->policy.n_engine_roots,
+                     default_engine_roots, ARRAY_SIZE (default_engine_roots))
+      || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
+                     ARRAY_SIZE (default_hooks))
+      || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0))
+    return kg_error (err, ENOMEM, "cannot allocate the configuration");
   if (! cfg->log.file || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
       || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
@@ -233,6 +298,37 @@ has_control (const char *s)
   return false;
 }
 
+int
+conf_compile_annotation_re (const char *re, regex_t *out, kg_error_t *err)
+{
+  cleanup_free char *full = NULL;
+  int rc;
+
+  /* Anchored: "io.katacontainers.config.hypervisor.default_memory" must
+     not also allow "...default_memory_and_more". */
+  if (asprintf (&full, "^(%s)$", re) < 0)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  rc = regcomp (out, full, REG_EXTENDED | REG_NOSUB);
+  if (rc != 0)
+    {
+      char msg[128];
+
+      regerror (rc, out, msg, sizeof msg);
+      return kg_error (err, 0, "%s", msg);
+    }
+  return 0;
+}
+
+/* libcap parses names case-insensitively and also takes bare numbers;
+   only "CAP_" names are accepted, as the OCI runtime spec writes them. */
+static bool
+valid_capability (const char *s)
+{
+  cap_value_t v;
+
+  return strncasecmp (s, "CAP_", 4) == 0 && cap_from_name (s, &v) == 0;
+}
+
 /* Returns NULL when S is acceptable, else what is wrong with it. */
 static const char *
 check_string (enum str_rule rule, const char *s)
@@ -269,6 +365,19 @@ check_string (enum str_rule rule, const char *s)
         if (conf_parse_endpoint (s, &ss, &len, NULL) < 0)
           return "must be a literal IPv4:port or [IPv6]:port (no host names: a guest cannot "
                  "resolve them through the engine's DNS)";
+        return NULL;
+      }
+    case STR_CAPABILITY:
+      return valid_capability (s) ? NULL : "is not a capability name libcap knows (CAP_*)";
+    case STR_REGEX:
+      {
+        regex_t re;
+
+        if (*s == '\0')
+          return "must not be empty";
+        if (conf_compile_annotation_re (s, &re, NULL) < 0)
+          return "is not a valid POSIX extended regular expression";
+        regfree (&re);
         return NULL;
       }
     }
@@ -467,6 +576,44 @@ table_known (const char *table)
   return false;
 }
 
+static void
+free_annotation_res (struct guard_config *cfg)
+{
+  for (size_t i = 0; i < cfg->policy.n_annotation_res; i++)
+    regfree (&cfg->policy.annotation_res[i]);
+  free (cfg->policy.annotation_res);
+  cfg->policy.annotation_res = NULL;
+  cfg->policy.n_annotation_res = 0;
+}
+
+/* Compiled once at load time, so that a check never meets a bad regex. */
+static int
+compile_annotations (const char *name, struct guard_config *cfg, kg_error_t *err)
+{
+  free_annotation_res (cfg);
+  cfg->policy.annotation_res = calloc (cfg->policy.n_annotations + 1, sizeof (regex_t));
+  if (cfg->policy.annotation_res == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+  for (size_t i = 0; i < cfg->policy.n_annotations; i++)
+    {
+      if (conf_compile_annotation_re (cfg->policy.annotations[i],
+                                      &cfg->policy.annotation_res[i], err)
+          < 0)
+        return kg_error_prefix (err, "%s: [policy] annotations: \"%.64s\"", name,
+                                cfg->policy.annotations[i]);
+      cfg->policy.n_annotation_res++;
+    }
+  return 0;
+}
+
+static void
+free_list (char **list, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (list[i]);
+  free (list);
+}
+
 int
 guard_config_from_toml (const char *name, const struct toml_value *doc,
                         struct guard_config *cfg, kg_error_t *err)
@@ -506,7 +653,7 @@ guard_config_from_toml (const char *name, const struct toml_value *doc,
                              "see kata-guard.toml(5))", name);
   if (cfg->kata.n_hypervisors == 0)
     return kg_error (err, 0, "%s: [kata] hypervisors: must name at least one hypervisor", name);
-  return 0;
+  return compile_annotations (name, cfg, err);
 }
 
 int
@@ -558,5 +705,13 @@ guard_config_release (struct guard_config *cfg)
     }
   free (cfg->assets.pins);
   free (cfg->log.file);
+  free_list (cfg->policy.capabilities, cfg->policy.n_capabilities);
+  free_list (cfg->policy.devices, cfg->policy.n_devices);
+  free_list (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts);
+  free_list (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts);
+  free_list (cfg->policy.engine_roots, cfg->policy.n_engine_roots);
+  free_list (cfg->policy.hooks, cfg->policy.n_hooks);
+  free_list (cfg->policy.annotations, cfg->policy.n_annotations);
+  free_annotation_res (cfg);
   memset (cfg, 0, sizeof *cfg);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <regex.h>
 
 #include "error.h"
 
@@ -66,6 +67,32 @@ struct guard_config
     bool syslog;
     char *file;  /* JSON decision log; "" = none */
   } log;
+  /* [policy]: what a container's config.json may ask for (SPEC 4). */
+  struct
+  {
+    bool host_namespaces;
+    bool privileged;
+    char **capabilities;  /* "CAP_*" names libcap knows */
+    size_t n_capabilities;
+    char **devices;       /* host device paths */
+    size_t n_devices;
+    char **deny_mounts;   /* extra bind sources refused even read-only */
+    size_t n_deny_mounts;
+    char **writable_mounts;  /* directories a writable bind may come from */
+    size_t n_writable_mounts;
+    char **engine_roots;  /* where the engine keeps per-container files */
+    size_t n_engine_roots;
+    char **hooks;         /* programs an OCI hook may run */
+    size_t n_hooks;
+    char **annotations;   /* regexes (as written) of allowed io.katacontainers.* names */
+    size_t n_annotations;
+    regex_t *annotation_res;  /* the same, compiled as ^(...)$ */
+    size_t n_annotation_res;
+    bool require_memory_limit;
+    int64_t max_vm_memory_mib;  /* 0 = this host's MemTotal */
+    int64_t max_vcpus;
+    bool require_seccomp;
+  } policy;
 };
 
 /* The file to read: KATA_GUARD_CONFIG when set and not empty, else
@@ -84,6 +111,10 @@ void guard_config_release (struct guard_config *cfg);
    resolved).  On success fills SS and *LEN. */
 int conf_parse_endpoint (const char *s, struct sockaddr_storage *ss, unsigned *len,
                          kg_error_t *err);
+
+/* Compile an [policy] annotations regex so that it must match a whole
+   annotation name: ^(RE)$, POSIX extended. */
+int conf_compile_annotation_re (const char *re, regex_t *out, kg_error_t *err);
 
 /* The hypervisor table names Kata knows ([hypervisor.NAME]). */
 bool kata_hypervisor_known (const char *name);

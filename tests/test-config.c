@@ -148,6 +148,91 @@ test_defaults (void)
 }
 
 static void
+test_policy (void)
+{
+  struct guard_config cfg;
+  char *msg = load_error ("[policy]\n"
+                          "host_namespaces = true\n"
+                          "privileged = true\n"
+                          "capabilities = [\"CAP_CHOWN\", \"cap_net_admin\"]\n"
+                          "devices = [\"/dev/kvm\", \"/dev/fuse\"]\n"
+                          "deny_mounts = [\"/srv/secret\"]\n"
+                          "writable_mounts = [\"/srv/data\", \"/var/lib/docker/volumes\"]\n"
+                          "engine_roots = [\"/data/docker\"]\n"
+                          "hooks = [\"/usr/local/bin/dockerd\"]\n"
+                          "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.default_(memory|vcpus)\"]\n"
+                          "require_memory_limit = false\n"
+                          "max_vm_memory_mib = 8192\n"
+                          "max_vcpus = 4\n"
+                          "require_seccomp = true\n",
+                          &cfg);
+
+  if (! ok (msg == NULL, "a [policy] with every key loads"))
+    {
+      printf ("# %s\n", msg);
+      free (msg);
+      return;
+    }
+  ok (cfg.policy.host_namespaces && cfg.policy.privileged, "policy booleans");
+  is_int (cfg.policy.n_capabilities, 2, "policy.capabilities count");
+  is_str (cfg.policy.capabilities[1], "cap_net_admin", "policy.capabilities kept as written");
+  is_int (cfg.policy.n_devices, 2, "policy.devices count");
+  is_str (cfg.policy.devices[1], "/dev/fuse", "policy.devices[1]");
+  is_str (cfg.policy.deny_mounts[0], "/srv/secret", "policy.deny_mounts");
+  is_int (cfg.policy.n_writable_mounts, 2, "policy.writable_mounts count");
+  is_str (cfg.policy.engine_roots[0], "/data/docker", "policy.engine_roots");
+  is_int (cfg.policy.n_engine_roots, 1, "policy.engine_roots replaces the default");
+  is_str (cfg.policy.hooks[0], "/usr/local/bin/dockerd", "policy.hooks");
+  is_int (cfg.policy.n_annotations, 1, "policy.annotations count");
+  is_int (cfg.policy.n_annotation_res, 1, "policy.annotations compiled");
+  if (cfg.policy.n_annotation_res == 1)
+    {
+      ok (regexec (&cfg.policy.annotation_res[0],
+                   "io.katacontainers.config.hypervisor.default_vcpus", 0, NULL, 0)
+              == 0,
+          "the annotation regex matches a whole name");
+      ok (regexec (&cfg.policy.annotation_res[0],
+                   "io.katacontainers.config.hypervisor.default_vcpus_x", 0, NULL, 0)
+              != 0,
+          "the annotation regex is anchored at the end");
+      ok (regexec (&cfg.policy.annotation_res[0],
+                   "x.io.katacontainers.config.hypervisor.default_vcpus", 0, NULL, 0)
+              != 0,
+          "the annotation regex is anchored at the start");
+    }
+  ok (! cfg.policy.require_memory_limit, "policy.require_memory_limit");
+  is_int (cfg.policy.max_vm_memory_mib, 8192, "policy.max_vm_memory_mib");
+  is_int (cfg.policy.max_vcpus, 4, "policy.max_vcpus");
+  ok (cfg.policy.require_seccomp, "policy.require_seccomp");
+  guard_config_release (&cfg);
+
+  msg = load_error ("[log]\nsyslog = true\n", &cfg);
+  if (! ok (msg == NULL, "defaults load"))
+    {
+      free (msg);
+      return;
+    }
+  ok (! cfg.policy.host_namespaces && ! cfg.policy.privileged,
+      "default: no host namespaces, not privileged");
+  is_int (cfg.policy.n_capabilities, 14, "default capabilities: Docker's 14");
+  is_str (cfg.policy.capabilities[0], "CAP_CHOWN", "default capabilities[0]");
+  is_str (cfg.policy.capabilities[13], "CAP_AUDIT_WRITE", "default capabilities[13]");
+  ok (cfg.policy.n_devices == 0 && cfg.policy.n_deny_mounts == 0
+          && cfg.policy.n_writable_mounts == 0 && cfg.policy.n_annotations == 0,
+      "default devices, deny_mounts, writable_mounts, annotations are empty");
+  ok (cfg.policy.n_engine_roots == 1 && strcmp (cfg.policy.engine_roots[0], "/var/lib/docker") == 0,
+      "default engine_roots is [/var/lib/docker]");
+  ok (cfg.policy.n_hooks == 2 && strcmp (cfg.policy.hooks[0], "/usr/bin/dockerd") == 0
+          && strcmp (cfg.policy.hooks[1], "/usr/sbin/dockerd") == 0,
+      "default hooks are the dockerd binaries");
+  ok (cfg.policy.require_memory_limit, "default require_memory_limit is true");
+  is_int (cfg.policy.max_vm_memory_mib, 0, "default max_vm_memory_mib is 0 (MemTotal)");
+  is_int (cfg.policy.max_vcpus, 32, "default max_vcpus is 32");
+  ok (! cfg.policy.require_seccomp, "default require_seccomp is false");
+  guard_config_release (&cfg);
+}
+
+static void
 test_shipped (void)
 {
   const char *src = getenv ("KG_SRCDIR");
@@ -217,6 +302,28 @@ static const struct
   { "", "the configuration is empty" },
   { "# only a comment\n\n", "the configuration is empty" },
   { "[kvm]\n", "the configuration is empty" },
+  { "[policy]\nprivileged = \"no\"\n", ":2: [policy] privileged: expected a boolean, found string" },
+  { "[policy]\nhost_namespaces = 0\n", "[policy] host_namespaces: expected a boolean" },
+  { "[policy]\nrequire_memory_limit = \"true\"\n", "[policy] require_memory_limit: expected a boolean" },
+  { "[policy]\nrequire_seccomp = 1\n", "[policy] require_seccomp: expected a boolean" },
+  { "[policy]\ncapabilities = [\"CAP_FOO\"]\n", ":2: [policy] capabilities: \"CAP_FOO\" is not a capability name libcap knows" },
+  { "[policy]\ncapabilities = [\"SYS_ADMIN\"]\n", "[policy] capabilities: \"SYS_ADMIN\" is not a capability name" },
+  { "[policy]\ncapabilities = [\"12\"]\n", "[policy] capabilities: \"12\" is not a capability name" },
+  { "[policy]\ncapabilities = \"CAP_CHOWN\"\n", "[policy] capabilities: expected an array of strings" },
+  { "[policy]\ndevices = [\"dev/kvm\"]\n", "[policy] devices: \"dev/kvm\" must be an absolute path" },
+  { "[policy]\ndeny_mounts = [\"\"]\n", "[policy] deny_mounts: \"\" must not be empty" },
+  { "[policy]\nwritable_mounts = [\"data\"]\n", "[policy] writable_mounts: \"data\" must be an absolute path" },
+  { "[policy]\nengine_roots = [\"var/lib/docker\"]\n", "[policy] engine_roots: \"var/lib/docker\" must be an absolute path" },
+  { "[policy]\nhooks = [\"dockerd\"]\n", "[policy] hooks: \"dockerd\" must be an absolute path" },
+  { "[policy]\nhooks = [1]\n", "[policy] hooks: item 1: expected a string, found integer" },
+  { "[policy]\nannotations = [\"io.katacontainers.(\"]\n", ":2: [policy] annotations: \"io.katacontainers.(\" is not a valid POSIX extended regular expression" },
+  { "[policy]\nannotations = [\"\"]\n", "[policy] annotations: \"\" must not be empty" },
+  { "[policy]\nmax_vm_memory_mib = -1\n", "[policy] max_vm_memory_mib: -1 is out of range (0..1073741824)" },
+  { "[policy]\nmax_vm_memory_mib = \"4G\"\n", "[policy] max_vm_memory_mib: expected an integer, found string" },
+  { "[policy]\nmax_vcpus = 0\n", "[policy] max_vcpus: 0 is out of range (1..1024)" },
+  { "[policy]\nmax_vcpus = 1025\n", "[policy] max_vcpus: 1025 is out of range" },
+  { "[policy]\nmax_cpus = 4\n", ":2: [policy] max_cpus: unknown key" },
+  { "[policies]\nprivileged = false\n", "unknown table [policies]" },
 };
 
 static void
@@ -280,6 +387,7 @@ main (void)
     abort ();
   test_round_trip ();
   test_defaults ();
+  test_policy ();
   test_shipped ();
   test_errors ();
   test_files ();

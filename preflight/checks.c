@@ -17,6 +17,7 @@ const struct check_family check_families[] = {
   { "kata", check_kata },
   { "assets", check_assets },
   { "egress", check_egress },
+  { "policy", check_policy },
 };
 const size_t n_check_families = ARRAY_SIZE (check_families);
 

@@ -78,5 +78,6 @@ void check_kvm (struct preflight *pf);     /* kvm.c */
 void check_kata (struct preflight *pf);    /* kata.c */
 void check_assets (struct preflight *pf);  /* assets.c */
 void check_egress (struct preflight *pf);  /* egress.c */
+void check_policy (struct preflight *pf);  /* policy.c: per container, needs req->bundle */
 
 #endif

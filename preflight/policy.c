@@ -1,0 +1,1771 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.*: what one container asks for, read from its bundle's
+ * config.json (SPEC 4).  Per container: without a bundle (plain
+ * `kata-guard check`) this family reports nothing.
+ *
+ * The spec is untrusted input written by whoever called `docker run`, so it
+ * is read bounded (size, depth), strictly (json-c strict mode, valid UTF-8,
+ * no trailing data) and without following a symlink.  Every rule reports
+ * exactly one result; a value the guard cannot interpret refuses, it never
+ * means "not set".
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "policy.h"
+#include "toml.h"
+#include "util.h"
+
+/* ---- small helpers -------------------------------------------------- */
+
+/* A growing string for reasons that list things.  An allocation failure
+   only shortens the text: every verdict is decided by a count. */
+struct strbuf
+{
+  char *s;
+  size_t len;
+  size_t cap;
+};
+
+static void
+sb_release (struct strbuf *sb)
+{
+  free (sb->s);
+}
+#define cleanup_strbuf __attribute__ ((cleanup (sb_release)))
+
+__attribute__ ((format (printf, 2, 3))) static void
+sb_printf (struct strbuf *sb, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  va_start (ap, fmt);
+  n = vsnprintf (NULL, 0, fmt, ap);
+  va_end (ap);
+  if (n < 0)
+    return;
+  if (sb->len + (size_t) n + 1 > sb->cap)
+    {
+      size_t ncap = (sb->len + (size_t) n + 1) * 2;
+      char *ns = realloc (sb->s, ncap);
+
+      if (ns == NULL)
+        return;
+      sb->s = ns;
+      sb->cap = ncap;
+    }
+  va_start (ap, fmt);
+  vsnprintf (sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+  va_end (ap);
+  sb->len += (size_t) n;
+}
+
+static const char *
+sb_str (const struct strbuf *sb)
+{
+  return sb->s ? sb->s : "";
+}
+
+/* One finding of a rule: counted (the verdict) and listed (the reason). */
+struct findings
+{
+  struct strbuf text;
+  size_t n;
+};
+
+static void
+findings_release (struct findings *f)
+{
+  sb_release (&f->text);
+}
+#define cleanup_findings __attribute__ ((cleanup (findings_release)))
+
+__attribute__ ((format (printf, 2, 3))) static void
+finding (struct findings *f, const char *fmt, ...)
+{
+  cleanup_free char *item = NULL;
+  va_list ap;
+  int r;
+
+  va_start (ap, fmt);
+  r = vasprintf (&item, fmt, ap);
+  va_end (ap);
+  f->n++;
+  /* Long lists are cut: the reason must stay short enough for a terminal. */
+  if (f->n <= 8)
+    sb_printf (&f->text, "%s%s", f->n > 1 ? "; " : "", r >= 0 ? item : "(out of memory)");
+  else if (f->n == 9)
+    sb_printf (&f->text, "; ...");
+}
+
+static const char *
+json_kind (struct json_object *v)
+{
+  switch (json_object_get_type (v))
+    {
+    case json_type_null:
+      return "null";
+    case json_type_boolean:
+      return "a boolean";
+    case json_type_double:
+      return "a floating-point number";
+    case json_type_int:
+      return "an integer";
+    case json_type_object:
+      return "an object";
+    case json_type_array:
+      return "an array";
+    case json_type_string:
+      return "a string";
+    }
+  return "an unknown JSON value";
+}
+
+/* KEY of OBJ.  Go's encoding/json (containerd, Kata's Go shim) matches
+   object keys case-insensitively, runtime-rs does not: a key that differs
+   from a known one only in case would be read by one and not by the other,
+   so it is a finding, not something to skip.  WHERE names OBJ. */
+static struct json_object *
+jget (struct json_object *obj, const char *where, const char *key, struct findings *f)
+{
+  struct json_object *found = NULL;
+
+  if (obj == NULL || ! json_object_is_type (obj, json_type_object))
+    return NULL;
+  json_object_object_foreach (obj, k, v)
+    {
+      if (strcmp (k, key) == 0)
+        found = v;
+      else if (strcasecmp (k, key) == 0)
+        finding (f, "%s key \"%s\" differs from \"%s\" only in case (runtimes disagree on it)",
+                 where, k, key);
+    }
+  /* null is what Go writes for an empty slice or map. */
+  if (found != NULL && json_object_is_type (found, json_type_null))
+    return NULL;
+  return found;
+}
+
+/* jget, and the value must be of TYPE (else a finding and NULL). */
+static struct json_object *
+jget_type (struct json_object *obj, const char *where, const char *key, json_type type,
+           struct findings *f)
+{
+  struct json_object *v = jget (obj, where, key, f);
+  static const char *const names[] = {
+    [json_type_object] = "an object", [json_type_array] = "an array",
+    [json_type_string] = "a string",  [json_type_boolean] = "a boolean",
+    [json_type_int] = "an integer",
+  };
+
+  if (v == NULL || json_object_is_type (v, type))
+    return v;
+  finding (f, "%s.%s is %s, not %s", where, key, json_kind (v),
+           (size_t) type < ARRAY_SIZE (names) && names[type] ? names[type] : "valid");
+  return NULL;
+}
+
+static bool
+path_under (const char *p, const char *dir)
+{
+  size_t n = strlen (dir);
+
+  if (strcmp (dir, "/") == 0)
+    return true;
+  return strncmp (p, dir, n) == 0 && (p[n] == '\0' || p[n] == '/');
+}
+
+/* ---- paths ---------------------------------------------------------- */
+
+#define MAX_SYMLINKS 40
+
+int
+policy_path_resolve (const char *base, const char *path, bool follow, char **out,
+                     kg_error_t *err)
+{
+  cleanup_free char *todo = NULL;
+  cleanup_free char *cur = NULL;
+  size_t cur_len = 0;
+  bool exists = follow;
+  int links = 0;
+  char *p;
+
+  if (path[0] == '/')
+    todo = strdup (path);
+  else if (asprintf (&todo, "%s/%s", base, path) < 0)
+    todo = NULL;
+  cur = calloc (1, PATH_MAX + 1);
+  if (todo == NULL || cur == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+  if (todo[0] != '/')
+    return kg_error (err, 0, "%s: not an absolute path", path);
+
+  p = todo;
+  while (*p)
+    {
+      char *comp, *next;
+      size_t clen;
+
+      while (*p == '/')
+        p++;
+      if (*p == '\0')
+        break;
+      comp = p;
+      clen = strcspn (p, "/");
+      p += clen;
+      if (clen == 1 && comp[0] == '.')
+        continue;
+      if (clen == 2 && comp[0] == '.' && comp[1] == '.')
+        {
+          /* CUR has no symlinks in it, so its parent is a string cut. */
+          while (cur_len > 0 && cur[cur_len - 1] != '/')
+            cur_len--;
+          if (cur_len > 0)
+            cur_len--;
+          cur[cur_len] = '\0';
+          continue;
+        }
+      if (cur_len + 1 + clen > PATH_MAX)
+        return kg_error (err, ENAMETOOLONG, "%s", path);
+      next = cur + cur_len;
+      next[0] = '/';
+      memcpy (next + 1, comp, clen);
+      next[1 + clen] = '\0';
+      if (exists)
+        {
+          struct stat st;
+
+          if (lstat (cur, &st) < 0)
+            {
+              if (errno != ENOENT && errno != ENOTDIR)
+                return kg_error (err, errno, "%s: cannot resolve %s", path, cur);
+              /* The rest does not exist: an engine would create it as
+                 written, so it is taken as written. */
+              exists = false;
+            }
+          else if (S_ISLNK (st.st_mode))
+            {
+              char target[PATH_MAX + 1];
+              ssize_t tl;
+              char *rest;
+
+              if (++links > MAX_SYMLINKS)
+                return kg_error (err, ELOOP, "%s", path);
+              tl = readlink (cur, target, PATH_MAX);
+              if (tl < 0)
+                return kg_error (err, errno, "%s: cannot read the link %s", path, cur);
+              target[tl] = '\0';
+              if (asprintf (&rest, "%s/%s", target, p) < 0)
+                return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+              free (todo);
+              todo = rest;
+              p = todo;
+              /* A relative target is resolved from the link's directory. */
+              cur[cur_len] = '\0';
+              if (target[0] == '/')
+                cur_len = 0, cur[0] = '\0';
+              continue;
+            }
+        }
+      cur_len += 1 + clen;
+    }
+  if (cur_len == 0)
+    strcpy (cur, "/");
+  *out = steal_pointer (&cur);
+  return 0;
+}
+
+/* ---- the run's context ---------------------------------------------- */
+
+enum ns_kind
+{
+  NS_NET,
+  NS_PID,
+  NS_IPC,
+  NS_COUNT,
+};
+static const char *const ns_types[NS_COUNT] = { "network", "pid", "ipc" };
+static const char *const ns_proc[NS_COUNT] = { "net", "pid", "ipc" };
+
+struct ns_id
+{
+  bool ok;
+  int error;
+  dev_t dev;
+  ino_t ino;
+};
+
+/* The engine's namespaces: the guard runs in the namespaces of the engine
+   that started it (containerd, or dockerd through containerd), and pid 1's
+   are the host's where they can be read. */
+struct engine_ns
+{
+  struct ns_id self[NS_COUNT];
+  struct ns_id init[NS_COUNT];
+};
+
+/* Gathered once per run.  (Issue 7 moves this to the privileged parent;
+   keep it in this one function.) */
+static void
+engine_ns_read (struct engine_ns *e)
+{
+  for (int i = 0; i < NS_COUNT; i++)
+    {
+      char path[64];
+      struct stat st;
+
+      snprintf (path, sizeof path, "/proc/self/ns/%s", ns_proc[i]);
+      if (stat (path, &st) == 0)
+        e->self[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
+      else
+        e->self[i] = (struct ns_id){ false, errno, 0, 0 };
+      snprintf (path, sizeof path, "/proc/1/ns/%s", ns_proc[i]);
+      if (stat (path, &st) == 0)
+        e->init[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
+      else
+        e->init[i] = (struct ns_id){ false, errno, 0, 0 };
+    }
+}
+
+struct ctx
+{
+  struct preflight *pf;
+  const struct guard_config *cfg;
+  struct report *rep;
+  const char *bundle;
+  struct json_object *spec;
+  struct engine_ns ns;
+  bool privileged;  /* the spec is --privileged (see check_privileged) */
+};
+
+/* ---- policy.spec ---------------------------------------------------- */
+
+static struct json_object *
+load_spec (const char *bundle, kg_error_t *err)
+{
+  cleanup_close int dfd = -1;
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  cleanup_free char *name = NULL;
+  struct json_tokener *tok;
+  struct json_object *obj, *ver;
+  enum json_tokener_error jerr;
+  const char *v;
+  struct stat st;
+  size_t len, end;
+
+  if (asprintf (&name, "%s/config.json", bundle) < 0)
+    return kg_error (err, ENOMEM, "cannot allocate"), NULL;
+  dfd = open (bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0)
+    return kg_error (err, errno, "bundle %s", bundle), NULL;
+  /* O_NOFOLLOW: a link could point the guard at another file than the
+     one the runtime reads; O_NONBLOCK: a FIFO must not hang the start. */
+  fd = openat (dfd, "config.json", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      if (errno == ELOOP)
+        return kg_error (err, 0, "%s is a symbolic link (refused: the runtime reads the file "
+                                 "in the bundle itself)",
+                         name),
+               NULL;
+      return kg_error (err, errno, "%s", name), NULL;
+    }
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "%s", name), NULL;
+  if (! S_ISREG (st.st_mode))
+    return kg_error (err, 0, "%s is not a regular file", name), NULL;
+  if (st.st_size > POLICY_MAX_SPEC)
+    return kg_error (err, 0, "%s is %jd bytes, more than the %d allowed", name,
+                     (intmax_t) st.st_size, POLICY_MAX_SPEC),
+           NULL;
+  if (kg_read_fd_bounded (fd, name, POLICY_MAX_SPEC, &buf, &len, err) < 0)
+    return NULL;
+
+  tok = json_tokener_new_ex (POLICY_MAX_DEPTH);
+  if (tok == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  obj = json_tokener_parse_ex (tok, buf, (int) len);
+  jerr = json_tokener_get_error (tok);
+  end = json_tokener_get_parse_end (tok);
+  json_tokener_free (tok);
+  if (obj == NULL || jerr != json_tokener_success)
+    {
+      json_object_put (obj);
+      if (jerr == json_tokener_continue)
+        return kg_error (err, 0, "%s: truncated JSON (%zu bytes)", name, len), NULL;
+      if (jerr == json_tokener_error_depth)
+        return kg_error (err, 0, "%s: nested deeper than %d levels (at byte %zu)", name,
+                         POLICY_MAX_DEPTH, end),
+               NULL;
+      return kg_error (err, 0, "%s: invalid JSON at byte %zu: %s", name, end,
+                       json_tokener_error_desc (jerr)),
+             NULL;
+    }
+  /* Whatever follows the document (whitespace aside) is an error: a
+     second document could be what another reader takes. */
+  while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\t'
+                       || buf[end] == '\r'))
+    end++;
+  if (end != len)
+    {
+      json_object_put (obj);
+      return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end),
+             NULL;
+    }
+  if (! json_object_is_type (obj, json_type_object))
+    {
+      kg_error (err, 0, "%s: the document is %s, not an object", name, json_kind (obj));
+      json_object_put (obj);
+      return NULL;
+    }
+  ver = NULL;
+  json_object_object_get_ex (obj, "ociVersion", &ver);
+  if (ver == NULL || ! json_object_is_type (ver, json_type_string))
+    {
+      kg_error (err, 0, "%s: ociVersion is %s", name,
+                ver == NULL ? "missing" : json_kind (ver));
+      json_object_put (obj);
+      return NULL;
+    }
+  v = json_object_get_string (ver);
+  /* Only major version 1 exists; a 2.x spec may mean things this guard
+     does not know to check. */
+  if (strncmp (v, "1.", 2) != 0 || ! isdigit ((unsigned char) v[2]))
+    {
+      kg_error (err, 0, "%s: ociVersion \"%.32s\" is not 1.x", name, v);
+      json_object_put (obj);
+      return NULL;
+    }
+  return obj;
+}
+
+/* ---- policy.privileged ---------------------------------------------- */
+
+/* An allow rule with no type (or "a") and no numbers: every device. */
+static bool
+device_rule_allows_all (struct json_object *rule)
+{
+  struct json_object *allow = NULL, *type = NULL, *maj = NULL, *min = NULL;
+
+  json_object_object_get_ex (rule, "allow", &allow);
+  json_object_object_get_ex (rule, "type", &type);
+  json_object_object_get_ex (rule, "major", &maj);
+  json_object_object_get_ex (rule, "minor", &min);
+  if (allow == NULL || ! json_object_get_boolean (allow))
+    return false;
+  if (type != NULL && json_object_is_type (type, json_type_string)
+      && strcmp (json_object_get_string (type), "a") != 0)
+    return false;
+  return (maj == NULL || json_object_is_type (maj, json_type_null) || json_object_get_int64 (maj) < 0)
+         && (min == NULL || json_object_is_type (min, json_type_null)
+             || json_object_get_int64 (min) < 0);
+}
+
+/* The capabilities in the bounding set, as a bit set; false when a name
+   is not one (policy.capabilities reports that). */
+static uint64_t
+bounding_set (struct json_object *spec)
+{
+  struct json_object *process = NULL, *caps = NULL, *b = NULL;
+  uint64_t set = 0;
+
+  json_object_object_get_ex (spec, "process", &process);
+  if (process != NULL)
+    json_object_object_get_ex (process, "capabilities", &caps);
+  if (caps != NULL)
+    json_object_object_get_ex (caps, "bounding", &b);
+  if (b == NULL || ! json_object_is_type (b, json_type_array))
+    return 0;
+  for (size_t i = 0; i < json_object_array_length (b); i++)
+    {
+      struct json_object *n = json_object_array_get_idx (b, i);
+      cap_value_t v;
+
+      if (json_object_is_type (n, json_type_string)
+          && strncasecmp (json_object_get_string (n), "CAP_", 4) == 0
+          && cap_from_name (json_object_get_string (n), &v) == 0 && v >= 0 && v < 64)
+        set |= UINT64_C (1) << v;
+    }
+  return set;
+}
+
+/* --privileged is what engines write as: a device cgroup that allows every
+   device, and every capability.  Either one alone is reported as
+   privileged: each gives the container the host's devices or the powers
+   to reach them.  "Every capability" is every one up to CAP_AUDIT_READ
+   (Linux 3.16), so that an engine that does not know the newest ones
+   still counts. */
+static void
+check_privileged (struct ctx *c)
+{
+  struct json_object *linux_ = NULL, *res = NULL, *devs = NULL, *seccomp = NULL;
+  cleanup_findings struct findings f = { 0 };
+  uint64_t all = (UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1;
+  uint64_t caps = bounding_set (c->spec);
+
+  json_object_object_get_ex (c->spec, "linux", &linux_);
+  if (linux_ != NULL)
+    {
+      json_object_object_get_ex (linux_, "resources", &res);
+      json_object_object_get_ex (linux_, "seccomp", &seccomp);
+    }
+  if (res != NULL)
+    json_object_object_get_ex (res, "devices", &devs);
+  if (devs != NULL && json_object_is_type (devs, json_type_array))
+    for (size_t i = 0; i < json_object_array_length (devs); i++)
+      {
+        struct json_object *r = json_object_array_get_idx (devs, i);
+
+        if (json_object_is_type (r, json_type_object) && device_rule_allows_all (r))
+          {
+            finding (&f, "the device cgroup allows every host device (a *:* rwm)");
+            break;
+          }
+      }
+  if ((caps & all) == all)
+    finding (&f, "it has every capability (%d or more)", CAP_AUDIT_READ + 1);
+  c->privileged = f.n > 0;
+  if (! c->privileged)
+    {
+      report_pass (c->rep, "policy.privileged", "not a privileged container");
+      return;
+    }
+  if (seccomp == NULL)
+    sb_printf (&f.text, "; no seccomp profile");
+  if (c->cfg->policy.privileged)
+    {
+      report_pass (c->rep, "policy.privileged",
+                   "privileged container (%s), allowed by [policy] privileged = true",
+                   sb_str (&f.text));
+      return;
+    }
+  report_fail (c->rep, "policy.privileged",
+               "run the container without --privileged (add only the capabilities and devices "
+               "it needs), or set [policy] privileged = true",
+               "privileged container: %s", sb_str (&f.text));
+}
+
+/* ---- policy.namespaces ---------------------------------------------- */
+
+static void
+check_namespaces (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_strbuf struct strbuf ok = { 0 };
+  struct json_object *linux_, *list;
+  size_t n_host = 0;
+
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
+  for (int k = 0; k < NS_COUNT; k++)
+    {
+      struct json_object *entry = NULL, *path;
+      size_t seen = 0;
+
+      for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+        {
+          struct json_object *e = json_object_array_get_idx (list, i);
+          struct json_object *t;
+          cleanup_findings struct findings tf = { 0 };
+
+          if (! json_object_is_type (e, json_type_object))
+            {
+              if (k == 0)
+                finding (&f, "linux.namespaces[%zu] is %s, not an object", i, json_kind (e));
+              continue;
+            }
+          t = jget_type (e, "namespace", "type", json_type_string, k == 0 ? &f : &tf);
+          if (t != NULL && strcmp (json_object_get_string (t), ns_types[k]) == 0)
+            {
+              entry = e;
+              seen++;
+            }
+        }
+      if (seen > 1)
+        {
+          finding (&f, "%s namespace listed %zu times", ns_types[k], seen);
+          continue;
+        }
+      if (entry == NULL)
+        {
+          n_host++;
+          if (c->cfg->policy.host_namespaces)
+            sb_printf (&ok, "%shost %s namespace allowed", ok.len ? ", " : "", ns_types[k]);
+          else
+            finding (&f, "no %s namespace: the container would share the host's", ns_types[k]);
+          continue;
+        }
+      path = jget (entry, "namespace", "path", &f);
+      if (path == NULL)
+        {
+          sb_printf (&ok, "%snew %s namespace", ok.len ? ", " : "", ns_types[k]);
+          continue;
+        }
+      if (! json_object_is_type (path, json_type_string))
+        {
+          finding (&f, "%s namespace path is %s, not a string", ns_types[k], json_kind (path));
+          continue;
+        }
+      {
+        const char *p = json_object_get_string (path);
+        const struct ns_id *self = &c->ns.self[k], *init = &c->ns.init[k];
+        struct stat st;
+
+        if (stat (p, &st) < 0)
+          {
+            finding (&f, "%s namespace %s cannot be checked: %s", ns_types[k], p,
+                     strerror (errno));
+            continue;
+          }
+        if (! self->ok)
+          {
+            finding (&f, "%s namespace %s cannot be compared: /proc/self/ns/%s: %s",
+                     ns_types[k], p, ns_proc[k], strerror (self->error));
+            continue;
+          }
+        if ((st.st_dev == self->dev && st.st_ino == self->ino)
+            || (init->ok && st.st_dev == init->dev && st.st_ino == init->ino))
+          {
+            n_host++;
+            if (c->cfg->policy.host_namespaces)
+              sb_printf (&ok, "%shost %s namespace %s allowed", ok.len ? ", " : "",
+                         ns_types[k], p);
+            else
+              finding (&f, "%s namespace %s is the engine's own (the host's)", ns_types[k], p);
+            continue;
+          }
+        sb_printf (&ok, "%s%s namespace %s", ok.len ? ", " : "", ns_types[k], p);
+      }
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.namespaces",
+                 "give the container its own network, pid and ipc namespaces (no --network "
+                 "host, --pid host, --ipc host), or set [policy] host_namespaces = true",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.namespaces", "%s%s", sb_str (&ok),
+                 n_host ? " by [policy] host_namespaces = true" : "");
+}
+
+/* ---- policy.mounts -------------------------------------------------- */
+
+/* Bind sources refused even read-only: PATTERN and everything under it,
+   and every directory above it (which contains it).  fnmatch patterns,
+   one per path component. */
+static const struct
+{
+  const char *pattern;
+  const char *why;
+} deny_builtin[] = {
+  { "/run/containerd", "containerd's state and socket" },
+  { "/var/run/containerd", "containerd's state and socket" },
+  { "/var/lib/containerd", "containerd's state" },
+  { "/run/docker", "Docker's state" },
+  { "/var/run/docker", "Docker's state" },
+  { "/root", "root's home (credentials)" },
+  { "/home/*/.ssh", "credentials" },
+  { "/home/*/.aws", "credentials" },
+  { "/home/*/.config/gcloud", "credentials" },
+  { "/home/*/.kube", "credentials" },
+  { "/home/*/.docker", "credentials" },
+  { "/home/*/.gnupg", "credentials" },
+  { "/etc", "the host's configuration" },
+  { "/proc", "the host's /proc" },
+  { "/sys", "the host's /sys" },
+  { "/dev", "the host's devices" },
+  { "/boot", "the host's boot files" },
+  { "/run", "the host's runtime state and sockets" },
+  { "/var/run", "the host's runtime state and sockets" },
+};
+
+/* Names refused wherever they appear in a path: credential directories,
+   dotenv files and engine sockets. */
+static const char *
+credential_component (const char *comp, size_t len, const char *prev, size_t prev_len)
+{
+  static const char *const dirs[] = { ".ssh", ".aws", ".kube", ".docker", ".gnupg" };
+
+  for (size_t i = 0; i < ARRAY_SIZE (dirs); i++)
+    if (len == strlen (dirs[i]) && memcmp (comp, dirs[i], len) == 0)
+      return "credentials";
+  if (len == 6 && memcmp (comp, "gcloud", 6) == 0 && prev_len == 7
+      && memcmp (prev, ".config", 7) == 0)
+    return "credentials";
+  if ((len == 4 && memcmp (comp, ".env", 4) == 0) || (len > 5 && memcmp (comp, ".env.", 5) == 0))
+    return "a .env file (secrets)";
+  if (memmem (comp, len, "docker.sock", 11) != NULL
+      || memmem (comp, len, "containerd.sock", 15) != NULL)
+    return "an engine socket";
+  return NULL;
+}
+
+static const char *
+scan_components (const char *p)
+{
+  const char *prev = "", *why;
+  size_t prev_len = 0;
+
+  while (*p)
+    {
+      size_t len;
+
+      while (*p == '/')
+        p++;
+      len = strcspn (p, "/");
+      if (len == 0)
+        break;
+      why = credential_component (p, len, prev, prev_len);
+      if (why != NULL)
+        return why;
+      prev = p;
+      prev_len = len;
+      p += len;
+    }
+  return NULL;
+}
+
+/* 1 when P is PATTERN or under it, 2 when P is a directory above it, else 0.
+   LITERAL compares strings, not fnmatch patterns. */
+static int
+match_entry (const char *pattern, const char *p, bool literal)
+{
+  const char *a = pattern, *b = p;
+
+  for (;;)
+    {
+      size_t la, lb;
+      char ca[NAME_MAX + 1], cb[NAME_MAX + 1];
+
+      while (*a == '/')
+        a++;
+      while (*b == '/')
+        b++;
+      if (*a == '\0')
+        return 1;
+      if (*b == '\0')
+        return 2;
+      la = strcspn (a, "/");
+      lb = strcspn (b, "/");
+      if (la > NAME_MAX || lb > NAME_MAX)
+        return 0;
+      memcpy (ca, a, la);
+      ca[la] = '\0';
+      memcpy (cb, b, lb);
+      cb[lb] = '\0';
+      if (literal ? strcmp (ca, cb) != 0 : fnmatch (ca, cb, 0) != 0)
+        return 0;
+      a += la;
+      b += lb;
+    }
+}
+
+/* Resolved once per run: the configured directories, with symlinks
+   followed as far as they exist. */
+struct dirs
+{
+  char **paths;
+  size_t n;
+};
+
+static void
+dirs_release (struct dirs *d)
+{
+  for (size_t i = 0; i < d->n; i++)
+    free (d->paths[i]);
+  free (d->paths);
+}
+#define cleanup_dirs __attribute__ ((cleanup (dirs_release)))
+
+/* Both the lexical and the resolved form of every entry. */
+static int
+dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err)
+{
+  d->paths = calloc (2 * n + 1, sizeof (char *));
+  if (d->paths == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  for (size_t i = 0; i < n; i++)
+    for (int follow = 0; follow < 2; follow++)
+      {
+        if (policy_path_resolve ("/", list[i], follow, &d->paths[d->n], err) < 0)
+          return -1;
+        d->n++;
+      }
+  return 0;
+}
+
+static bool
+valid_id (const char *id)
+{
+  return id != NULL && *id != '\0' && strchr (id, '/') == NULL && strcmp (id, ".") != 0
+         && strcmp (id, "..") != 0;
+}
+
+/* Docker's own per-container files for this container, which it binds
+   writable: <root>/containers/<id>/{resolv.conf,hostname,hosts,mounts/shm}. */
+static bool
+own_engine_file (const char *p, const struct dirs *roots, const char *id)
+{
+  static const char *const files[] = { "resolv.conf", "hostname", "hosts", "mounts/shm" };
+
+  if (! valid_id (id))
+    return false;
+  for (size_t i = 0; i < roots->n; i++)
+    for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+      {
+        cleanup_free char *want = NULL;
+
+        if (asprintf (&want, "%s/containers/%s/%s", strcmp (roots->paths[i], "/") ? roots->paths[i] : "",
+                      id, files[j])
+            >= 0
+            && strcmp (p, want) == 0)
+          return true;
+      }
+  return false;
+}
+
+/* A named volume's data, <root>/volumes/<name>/_data[/...]: the
+   container's data, not the engine's state (but writable only under
+   writable_mounts, like any other bind). */
+static bool
+engine_volume (const char *p, const struct dirs *roots)
+{
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
+      size_t rl = strlen (r);
+      const char *q, *slash;
+
+      if (strncmp (p, r, rl) != 0 || strncmp (p + rl, "/volumes/", 9) != 0)
+        continue;
+      q = p + rl + 9;
+      slash = strchr (q, '/');
+      if (slash == NULL || slash == q || strncmp (slash, "/_data", 6) != 0
+          || (slash[6] != '\0' && slash[6] != '/'))
+        continue;
+      return true;
+    }
+  return false;
+}
+
+/* Why P may not be bound at all, or NULL. */
+static const char *
+denied (struct ctx *c, const char *p, const struct dirs *roots, const struct dirs *extra,
+        const char **entry)
+{
+  const char *why = scan_components (p);
+  int m;
+
+  *entry = NULL;
+  if (why != NULL)
+    return why;
+  for (size_t i = 0; i < ARRAY_SIZE (deny_builtin); i++)
+    if ((m = match_entry (deny_builtin[i].pattern, p, false)) != 0)
+      {
+        *entry = deny_builtin[i].pattern;
+        return m == 1 ? deny_builtin[i].why : "contains";
+      }
+  for (size_t i = 0; i < roots->n; i++)
+    if ((m = match_entry (roots->paths[i], p, true)) != 0)
+      {
+        *entry = roots->paths[i];
+        if (m == 2)
+          return "contains";
+        if (match_entry ("/containers", p + strlen (roots->paths[i]), true) == 1)
+          return "the engine's per-container files (not this container's)";
+        return "the engine's state ([policy] engine_roots)";
+      }
+  for (size_t i = 0; i < extra->n; i++)
+    if ((m = match_entry (extra->paths[i], p, true)) != 0)
+      {
+        *entry = extra->paths[i];
+        return m == 1 ? "listed in [policy] deny_mounts" : "contains";
+      }
+  (void) c;
+  return NULL;
+}
+
+/* A directory bound whole brings what is in it: look one level down for
+   the names the deny list refuses anywhere. */
+static const char *
+contains_credentials (const char *p)
+{
+  static const char *const names[]
+      = { ".ssh", ".aws", ".kube", ".docker", ".gnupg", ".config/gcloud", ".env",
+          "docker.sock", "containerd.sock" };
+  cleanup_close int dfd = open (p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+
+  if (dfd < 0)
+    return NULL;
+  for (size_t i = 0; i < ARRAY_SIZE (names); i++)
+    if (fstatat (dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+      return names[i];
+  return NULL;
+}
+
+static const char *const virtual_fs[] = {
+  "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2",
+};
+
+static void
+check_mounts (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_dirs struct dirs roots = { 0 };
+  cleanup_dirs struct dirs extra = { 0 };
+  cleanup_dirs struct dirs writable = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  struct json_object *mounts;
+  size_t n_bind = 0, n_ro = 0, n_engine = 0;
+  const struct guard_config *cfg = c->cfg;
+
+  if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &roots, &err) < 0
+      || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &extra, &err) < 0
+      || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &writable,
+                       &err)
+             < 0)
+    {
+      report_fail (c->rep, "policy.mounts", "fix the paths in [policy]",
+                   "cannot resolve a [policy] path: %s", err->msg);
+      return;
+    }
+  mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
+  for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
+    {
+      struct json_object *m = json_object_array_get_idx (mounts, i);
+      struct json_object *type, *src, *opts;
+      cleanup_free char *lex = NULL;
+      cleanup_free char *res = NULL;
+      const char *t, *s, *why, *entry;
+      bool bind = false, ro = false, rw = false, known = false, under;
+      struct stat st;
+
+      if (! json_object_is_type (m, json_type_object))
+        {
+          finding (&f, "mounts[%zu] is %s, not an object", i, json_kind (m));
+          continue;
+        }
+      type = jget_type (m, "mount", "type", json_type_string, &f);
+      src = jget_type (m, "mount", "source", json_type_string, &f);
+      opts = jget_type (m, "mount", "options", json_type_array, &f);
+      t = type ? json_object_get_string (type) : "";
+      s = src ? json_object_get_string (src) : "";
+      for (size_t j = 0; opts != NULL && j < json_object_array_length (opts); j++)
+        {
+          struct json_object *o = json_object_array_get_idx (opts, j);
+          const char *os;
+
+          if (! json_object_is_type (o, json_type_string))
+            {
+              finding (&f, "mount %s: option %zu is %s, not a string", s, j, json_kind (o));
+              continue;
+            }
+          os = json_object_get_string (o);
+          /* Only the whole word: "rro", "ro=x" or "nosuid,ro" are not
+             "ro" to every runtime, so they do not count. */
+          if (strcmp (os, "ro") == 0)
+            ro = true;
+          else if (strcmp (os, "rw") == 0)
+            rw = true;
+          else if (strcmp (os, "bind") == 0 || strcmp (os, "rbind") == 0)
+            bind = true;
+        }
+      if (strcmp (t, "bind") == 0)
+        bind = true;
+      /* "ro" then "rw" is writable to runc (the last one wins): either
+         one next to "rw" is not read-only. */
+      ro = ro && ! rw;
+      if (! bind)
+        {
+          for (size_t j = 0; j < ARRAY_SIZE (virtual_fs); j++)
+            if (strcmp (t, virtual_fs[j]) == 0)
+              known = true;
+          if (! known)
+            {
+              struct json_object *dst = jget (m, "mount", "destination", &f);
+
+              finding (&f, "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
+                           "filesystem kata-guard knows",
+                       s, t, dst && json_object_is_type (dst, json_type_string)
+                                 ? json_object_get_string (dst) : "?");
+            }
+          continue;
+        }
+      n_bind++;
+      if (src == NULL || *s == '\0')
+        {
+          finding (&f, "bind mount %zu has no source", i);
+          continue;
+        }
+      if (policy_path_resolve (c->bundle, s, false, &lex, &err) < 0
+          || policy_path_resolve (c->bundle, s, true, &res, &err) < 0)
+        {
+          finding (&f, "%s: %s", s, err->msg);
+          kg_error_release (&err);
+          continue;
+        }
+      if (own_engine_file (res, &roots, c->pf->req->container_id))
+        {
+          n_engine++;
+          continue;
+        }
+      why = NULL;
+      if (! engine_volume (res, &roots) || ! engine_volume (lex, &roots))
+        {
+          why = denied (c, lex, &roots, &extra, &entry);
+          if (why == NULL)
+            why = denied (c, res, &roots, &extra, &entry);
+        }
+      if (why != NULL)
+        {
+          if (strcmp (why, "contains") == 0)
+            finding (&f, "%s%s%s: contains %s", s, strcmp (s, res) ? " -> " : "",
+                     strcmp (s, res) ? res : "", entry);
+          else
+            finding (&f, "%s%s%s: %s", s, strcmp (s, res) ? " -> " : "",
+                     strcmp (s, res) ? res : "", why);
+          continue;
+        }
+      if ((why = contains_credentials (res)) != NULL)
+        {
+          finding (&f, "%s: contains %s", s, why);
+          continue;
+        }
+      under = false;
+      for (size_t j = 0; j < writable.n; j++)
+        if (path_under (res, writable.paths[j]))
+          under = true;
+      /* "ro" does not stop connect (2): a bound socket is a line into a
+         host service whatever the options say. */
+      if (! under && stat (res, &st) == 0 && S_ISSOCK (st.st_mode))
+        {
+          finding (&f, "%s: a host socket (read-only does not stop connecting to it)", s);
+          continue;
+        }
+      if (ro)
+        n_ro++;
+      else if (! under)
+        finding (&f, "%s%s%s: writable bind mount outside [policy] writable_mounts", s,
+                 strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "");
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.mounts",
+                 "do not bind engine sockets, engine state, credentials or system directories "
+                 "into the container; bind data read-only (:ro) or from a directory listed in "
+                 "[policy] writable_mounts",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.mounts",
+                 "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "
+                 "under [policy] writable_mounts",
+                 n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
+                 n_bind - n_ro - n_engine);
+}
+
+/* ---- policy.capabilities -------------------------------------------- */
+
+static void
+cap_upper (cap_value_t v, char *out, size_t size)
+{
+  char *name = cap_to_name (v);
+
+  snprintf (out, size, "%s", name ? name : "CAP_?");
+  for (char *p = out; *p; p++)
+    *p = (char) toupper ((unsigned char) *p);
+  cap_free (name);
+}
+
+static void
+check_capabilities (struct ctx *c)
+{
+  static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
+                                      "ambient" };
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *process, *caps;
+  uint64_t allowed = 0, reported = 0, used = 0;
+
+  for (size_t i = 0; i < c->cfg->policy.n_capabilities; i++)
+    {
+      cap_value_t v;
+
+      /* Validated when the configuration loaded. */
+      if (cap_from_name (c->cfg->policy.capabilities[i], &v) == 0 && v >= 0 && v < 64)
+        allowed |= UINT64_C (1) << v;
+    }
+  process = jget_type (c->spec, "spec", "process", json_type_object, &f);
+  caps = jget_type (process, "process", "capabilities", json_type_object, &f);
+  for (size_t s = 0; s < ARRAY_SIZE (sets); s++)
+    {
+      struct json_object *list = jget_type (caps, "capabilities", sets[s], json_type_array, &f);
+
+      for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+        {
+          struct json_object *n = json_object_array_get_idx (list, i);
+          const char *name;
+          char up[64];
+          cap_value_t v;
+
+          if (! json_object_is_type (n, json_type_string))
+            {
+              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s], i, json_kind (n));
+              continue;
+            }
+          name = json_object_get_string (n);
+          /* What libcap accepts, case-insensitively; no bare numbers. */
+          if (strncasecmp (name, "CAP_", 4) != 0 || cap_from_name (name, &v) != 0 || v < 0
+              || v >= 64)
+            {
+              finding (&f, "unknown capability \"%.64s\" in %s", name, sets[s]);
+              continue;
+            }
+          used |= UINT64_C (1) << v;
+          if (allowed & (UINT64_C (1) << v) || reported & (UINT64_C (1) << v))
+            continue;
+          reported |= UINT64_C (1) << v;
+          if (c->privileged && c->cfg->policy.privileged)
+            continue;
+          cap_upper (v, up, sizeof up);
+          finding (&f, "%s", up);
+        }
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.capabilities",
+                 "drop the capability (no --cap-add), or add it to [policy] capabilities",
+                 "beyond [policy] capabilities: %s", sb_str (&f.text));
+  else if (reported)
+    report_pass (c->rep, "policy.capabilities",
+                 "privileged container allowed by [policy] privileged = true");
+  else
+    report_pass (c->rep, "policy.capabilities", "%d capabilit%s, all in [policy] capabilities",
+                 __builtin_popcountll (used), __builtin_popcountll (used) == 1 ? "y" : "ies");
+}
+
+/* ---- policy.devices ------------------------------------------------- */
+
+/* What every engine grants: null, zero, full, random, urandom, tty,
+   console, ptmx and the pty slaves. */
+static bool
+default_device (char type, int64_t maj, int64_t min)
+{
+  static const int pairs[][2] = { { 1, 3 }, { 1, 5 }, { 1, 7 }, { 1, 8 },
+                                  { 1, 9 }, { 5, 0 }, { 5, 1 }, { 5, 2 } };
+
+  if (type != 'c')
+    return false;
+  if (maj == 136)
+    return true;
+  for (size_t i = 0; i < ARRAY_SIZE (pairs); i++)
+    if (maj == pairs[i][0] && min == pairs[i][1])
+      return true;
+  return false;
+}
+
+struct host_dev
+{
+  bool ok;
+  char type;
+  unsigned maj, min;
+};
+
+static bool
+allowed_device (const struct host_dev *hd, size_t n, char type, int64_t maj, int64_t min)
+{
+  for (size_t i = 0; i < n; i++)
+    if (hd[i].ok && hd[i].type == type && (int64_t) hd[i].maj == maj && (int64_t) hd[i].min == min)
+      return true;
+  return false;
+}
+
+/* major/minor: a non-negative integer, or absent (= wildcard, -1). */
+static bool
+dev_number (struct json_object *o, const char *key, int64_t *out, struct findings *f)
+{
+  struct json_object *v = jget (o, "device", key, f);
+
+  *out = -1;
+  if (v == NULL)
+    return true;
+  if (! json_object_is_type (v, json_type_int))
+    return false;
+  *out = json_object_get_int64 (v);
+  return *out >= -1 && *out < (INT64_C (1) << 32);
+}
+
+static void
+check_devices (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_free struct host_dev *hd = calloc (c->cfg->policy.n_devices + 1, sizeof *hd);
+  struct json_object *linux_, *devs, *res, *rules;
+  size_t n_dev = 0;
+  bool waived = c->privileged && c->cfg->policy.privileged;
+
+  if (hd == NULL)
+    {
+      report_fail (c->rep, "policy.devices", "free memory", "cannot allocate");
+      return;
+    }
+  for (size_t i = 0; i < c->cfg->policy.n_devices; i++)
+    {
+      struct stat st;
+
+      if (stat (c->cfg->policy.devices[i], &st) == 0 && (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode)))
+        hd[i] = (struct host_dev){ true, S_ISCHR (st.st_mode) ? 'c' : 'b', major (st.st_rdev),
+                                   minor (st.st_rdev) };
+    }
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  devs = jget_type (linux_, "linux", "devices", json_type_array, &f);
+  for (size_t i = 0; devs != NULL && i < json_object_array_length (devs); i++)
+    {
+      struct json_object *d = json_object_array_get_idx (devs, i);
+      struct json_object *path, *type;
+      const char *p, *t;
+      int64_t maj, min;
+
+      if (! json_object_is_type (d, json_type_object))
+        {
+          finding (&f, "linux.devices[%zu] is %s, not an object", i, json_kind (d));
+          continue;
+        }
+      path = jget_type (d, "device", "path", json_type_string, &f);
+      type = jget_type (d, "device", "type", json_type_string, &f);
+      p = path ? json_object_get_string (path) : "(no path)";
+      t = type ? json_object_get_string (type) : "";
+      n_dev++;
+      if (! dev_number (d, "major", &maj, &f) || ! dev_number (d, "minor", &min, &f) || maj < 0
+          || min < 0 || strlen (t) != 1 || (t[0] != 'c' && t[0] != 'b' && t[0] != 'u'))
+        {
+          finding (&f, "%s: not a device kata-guard can identify", p);
+          continue;
+        }
+      if (waived || default_device (t[0] == 'u' ? 'c' : t[0], maj, min)
+          || allowed_device (hd, c->cfg->policy.n_devices, t[0] == 'u' ? 'c' : t[0], maj, min))
+        continue;
+      finding (&f, "%s (%c %" PRId64 ":%" PRId64 ")", p, t[0], maj, min);
+    }
+  res = jget_type (linux_, "linux", "resources", json_type_object, &f);
+  rules = jget_type (res, "resources", "devices", json_type_array, &f);
+  for (size_t i = 0; rules != NULL && i < json_object_array_length (rules); i++)
+    {
+      struct json_object *r = json_object_array_get_idx (rules, i);
+      struct json_object *allow, *type, *access;
+      const char *t;
+      int64_t maj, min;
+      char smaj[24], smin[24];
+
+      if (! json_object_is_type (r, json_type_object))
+        {
+          finding (&f, "linux.resources.devices[%zu] is %s, not an object", i, json_kind (r));
+          continue;
+        }
+      allow = jget_type (r, "device rule", "allow", json_type_boolean, &f);
+      if (allow == NULL || ! json_object_get_boolean (allow))
+        continue;  /* a deny rule takes nothing away from the sandbox */
+      if (device_rule_allows_all (r))
+        continue;  /* privileged: reported by policy.privileged */
+      type = jget_type (r, "device rule", "type", json_type_string, &f);
+      access = jget_type (r, "device rule", "access", json_type_string, &f);
+      t = type ? json_object_get_string (type) : "a";
+      if (! dev_number (r, "major", &maj, &f) || ! dev_number (r, "minor", &min, &f))
+        {
+          finding (&f, "device rule %zu: major/minor is not a device number", i);
+          continue;
+        }
+      if (waived || (strlen (t) == 1 && maj >= 0 && (min >= 0 || maj == 136)
+                     && (default_device (t[0], maj, min)
+                         || (min >= 0
+                             && allowed_device (hd, c->cfg->policy.n_devices, t[0], maj, min)))))
+        continue;
+      snprintf (smaj, sizeof smaj, maj < 0 ? "*" : "%" PRId64, maj);
+      snprintf (smin, sizeof smin, min < 0 ? "*" : "%" PRId64, min);
+      finding (&f, "device cgroup rule %s %s:%s %s", t, smaj, smin,
+               access ? json_object_get_string (access) : "");
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.devices",
+                 "do not pass host devices (--device) to the container, or list them in "
+                 "[policy] devices",
+                 "host devices beyond [policy] devices: %s", sb_str (&f.text));
+  else if (waived)
+    report_pass (c->rep, "policy.devices",
+                 "privileged container allowed by [policy] privileged = true");
+  else
+    report_pass (c->rep, "policy.devices", "%zu device%s, all granted by default or in [policy] "
+                 "devices", n_dev, n_dev == 1 ? "" : "s");
+}
+
+/* ---- policy.hooks --------------------------------------------------- */
+
+/* /proc/PID/exe -> the program; any other /proc path cannot be judged
+   (/proc/self/exe is whichever program runs the hook). */
+static int
+hook_program (const char *path, char **out, kg_error_t *err)
+{
+  if (strncmp (path, "/proc/", 6) == 0)
+    {
+      const char *q = path + 6;
+      char target[PATH_MAX + 1];
+      size_t digits = strspn (q, "0123456789");
+      ssize_t n;
+
+      if (digits == 0 || strcmp (q + digits, "/exe") != 0)
+        return kg_error (err, 0, "%s: names whichever program runs the hook", path);
+      n = readlink (path, target, PATH_MAX);
+      if (n < 0)
+        return kg_error (err, errno, "%s: cannot resolve (the process is gone?)", path);
+      target[n] = '\0';
+      if (n > 10 && strcmp (target + n - 10, " (deleted)") == 0)
+        return kg_error (err, 0, "%s: the program %s was deleted", path, target);
+      return policy_path_resolve ("/", target, true, out, err);
+    }
+  if (path[0] != '/')
+    return kg_error (err, 0, "%s: not an absolute path", path);
+  return policy_path_resolve ("/", path, true, out, err);
+}
+
+static void
+check_hooks (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_dirs struct dirs allowed = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  struct json_object *hooks;
+  size_t n_hooks = 0;
+
+  if (dirs_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
+    {
+      report_fail (c->rep, "policy.hooks", "fix [policy] hooks", "cannot resolve [policy] hooks: %s",
+                   err->msg);
+      return;
+    }
+  hooks = jget_type (c->spec, "spec", "hooks", json_type_object, &f);
+  if (hooks != NULL)
+    {
+      json_object_object_foreach (hooks, kind, list)
+        {
+          if (json_object_is_type (list, json_type_null))
+            continue;
+          if (! json_object_is_type (list, json_type_array))
+            {
+              finding (&f, "hooks.%s is %s, not an array", kind, json_kind (list));
+              continue;
+            }
+          for (size_t i = 0; i < json_object_array_length (list); i++)
+            {
+              struct json_object *h = json_object_array_get_idx (list, i);
+              struct json_object *path = jget_type (h, "hook", "path", json_type_string, &f);
+              cleanup_free char *prog = NULL;
+              const char *p;
+              bool ok = false;
+
+              n_hooks++;
+              if (path == NULL)
+                {
+                  finding (&f, "%s hook %zu has no program path", kind, i);
+                  continue;
+                }
+              p = json_object_get_string (path);
+              if (hook_program (p, &prog, &err) < 0)
+                {
+                  finding (&f, "%s hook %s", kind, err->msg);
+                  kg_error_release (&err);
+                  continue;
+                }
+              for (size_t j = 0; j < allowed.n; j++)
+                if (strcmp (prog, allowed.paths[j]) == 0)
+                  ok = true;
+              if (! ok)
+                finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
+                         strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
+            }
+        }
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.hooks",
+                 "OCI hooks run on the host as root: remove the hook, or add its program to "
+                 "[policy] hooks",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.hooks", "%zu hook%s, all in [policy] hooks", n_hooks,
+                 n_hooks == 1 ? "" : "s");
+}
+
+/* ---- policy.annotations --------------------------------------------- */
+
+static void
+check_annotations (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+  size_t n_kata = 0;
+
+  if (ann != NULL)
+    {
+      json_object_object_foreach (ann, key, val)
+        {
+          bool ok = false;
+
+          (void) val;
+          /* Kata matches the prefix exactly; any case is refused here. */
+          if (strncasecmp (key, "io.katacontainers.", 18) != 0)
+            continue;
+          n_kata++;
+          for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
+            if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
+              ok = true;
+          if (! ok)
+            finding (&f, "%.128s", key);
+        }
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.annotations",
+                 "remove the annotation (a Kata annotation changes how the VM is built), or "
+                 "allow its name with a regex in [policy] annotations",
+                 "Kata annotations not allowed by [policy] annotations: %s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.annotations", "%zu Kata annotation%s, all allowed", n_kata,
+                 n_kata == 1 ? "" : "s");
+}
+
+/* ---- policy.seccomp ------------------------------------------------- */
+
+static void
+check_seccomp (struct ctx *c)
+{
+  static const char *const deny_actions[] = {
+    "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
+    "SCMP_ACT_TRAP",
+  };
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *linux_, *sc, *def, *arches, *rules;
+  const struct toml_value *dgs;
+  size_t n_names = 0;
+  bool ok = false;
+
+  if (! c->cfg->policy.require_seccomp)
+    {
+      report_skip (c->rep, "policy.seccomp", "switched off by [policy] require_seccomp = false");
+      return;
+    }
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  sc = jget_type (linux_, "linux", "seccomp", json_type_object, &f);
+  if (sc == NULL)
+    finding (&f, "no seccomp profile (linux.seccomp)");
+  def = jget_type (sc, "seccomp", "defaultAction", json_type_string, &f);
+  if (sc != NULL && def == NULL)
+    finding (&f, "no defaultAction");
+  else if (def != NULL)
+    {
+      for (size_t i = 0; i < ARRAY_SIZE (deny_actions); i++)
+        if (strcmp (json_object_get_string (def), deny_actions[i]) == 0)
+          ok = true;
+      if (! ok)
+        finding (&f, "defaultAction %.64s lets unlisted system calls through",
+                 json_object_get_string (def));
+    }
+  arches = jget_type (sc, "seccomp", "architectures", json_type_array, &f);
+  for (size_t i = 0; arches != NULL && i < json_object_array_length (arches); i++)
+    {
+      struct json_object *a = json_object_array_get_idx (arches, i);
+      const char *s = json_object_is_type (a, json_type_string) ? json_object_get_string (a) : "";
+      char lower[64];
+      size_t j;
+
+      if (strncmp (s, "SCMP_ARCH_", 10) != 0 || strlen (s + 10) >= sizeof lower)
+        {
+          finding (&f, "unknown architecture \"%.64s\"", s);
+          continue;
+        }
+      for (j = 0; s[10 + j]; j++)
+        lower[j] = (char) tolower ((unsigned char) s[10 + j]);
+      lower[j] = '\0';
+      if (seccomp_arch_resolve_name (lower) == 0)
+        finding (&f, "unknown architecture %s", s);
+    }
+  rules = jget_type (sc, "seccomp", "syscalls", json_type_array, &f);
+  for (size_t i = 0; rules != NULL && i < json_object_array_length (rules); i++)
+    {
+      struct json_object *r = json_object_array_get_idx (rules, i);
+      struct json_object *names = jget_type (r, "syscall rule", "names", json_type_array, &f);
+
+      for (size_t j = 0; names != NULL && j < json_object_array_length (names); j++)
+        {
+          struct json_object *n = json_object_array_get_idx (names, j);
+          const char *s
+              = json_object_is_type (n, json_type_string) ? json_object_get_string (n) : "";
+
+          n_names++;
+          if (seccomp_syscall_resolve_name (s) == __NR_SCMP_ERROR)
+            finding (&f, "unknown system call \"%.64s\"", s);
+        }
+    }
+  if (c->pf->kata == NULL)
+    finding (&f, "cannot tell whether Kata applies the profile: the Kata configuration did not "
+                 "load");
+  else
+    {
+      dgs = toml_get_path (c->pf->kata->doc, "runtime", "disable_guest_seccomp", NULL);
+      if (dgs != NULL && (dgs->kind != TOML_BOOLEAN || dgs->u.boolean))
+        finding (&f, "the Kata configuration says disable_guest_seccomp = %s (line %u): the "
+                     "profile would never be applied",
+                 dgs->kind == TOML_BOOLEAN ? "true" : "a non-boolean", dgs->line);
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.seccomp",
+                 "run the container with a seccomp profile (Docker's default) and set "
+                 "disable_guest_seccomp = false in the Kata configuration, or set [policy] "
+                 "require_seccomp = false",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.seccomp",
+                 "profile with default action %s, %zu system call names, applied in the guest",
+                 json_object_get_string (def), n_names);
+}
+
+/* ---- policy.resources ----------------------------------------------- */
+
+/* A positive integer from the spec: not a string, not a float, not
+   negative, not beyond int64 (json-c saturates there). */
+static bool
+positive_int (struct json_object *v, const char *what, int64_t *out, struct findings *f)
+{
+  if (! json_object_is_type (v, json_type_int))
+    {
+      finding (f, "%s is %s, not an integer", what, json_kind (v));
+      return false;
+    }
+  *out = json_object_get_int64 (v);
+  if (*out == INT64_MAX || *out == INT64_MIN)
+    {
+      finding (f, "%s %s is out of range", what, json_object_to_json_string (v));
+      return false;
+    }
+  if (*out <= 0)
+    {
+      finding (f, "%s is %" PRId64 ", not a positive number", what, *out);
+      return false;
+    }
+  return true;
+}
+
+/* MemTotal of /proc/meminfo, in MiB. */
+static int
+mem_total_mib (int64_t *out, kg_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t len;
+  const char *p;
+  unsigned long long kb;
+
+  if (kg_read_file_bounded ("/proc/meminfo", 0, 1 << 16, &buf, &len, err) < 0)
+    return -1;
+  p = strstr (buf, "MemTotal:");
+  if (p == NULL || sscanf (p + 9, "%llu", &kb) != 1 || kb == 0)
+    return kg_error (err, 0, "/proc/meminfo: no MemTotal");
+  *out = (int64_t) (kb / 1024);
+  return 0;
+}
+
+/* A Kata size: integer (or, for vCPUs since Kata 3, a float) > 0, or
+   absent (DEF). */
+static bool
+kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_t def,
+             int64_t *out, struct findings *f)
+{
+  const struct toml_value *v = toml_get (hv, key);
+
+  if (v == NULL)
+    {
+      *out = def;
+      return true;
+    }
+  if (v->kind == TOML_INTEGER && v->u.integer > 0 && v->u.integer < (INT64_C (1) << 30))
+    {
+      *out = v->u.integer;
+      return true;
+    }
+  if (float_ok && v->kind == TOML_FLOAT && v->u.floating > 0 && v->u.floating < 1024)
+    {
+      *out = (int64_t) v->u.floating;
+      if ((double) *out < v->u.floating)
+        (*out)++;
+      return true;
+    }
+  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  return false;
+}
+
+static void
+check_resources (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  struct json_object *linux_, *res, *mem, *cpu, *limit, *quota, *period;
+  int64_t def_mem = 0, def_vcpus = 0, lim = 0, q = 0, per = 0, max_mem, max_vcpus;
+  int64_t vm_mem, vm_vcpus, lim_mib = 0, cpus = 0;
+  const char *max_mem_from = "[policy] max_vm_memory_mib", *max_vcpus_from = "[policy] max_vcpus";
+  bool have_lim = false, have_q = false, sizes = true;
+
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  res = jget_type (linux_, "linux", "resources", json_type_object, &f);
+  mem = jget_type (res, "resources", "memory", json_type_object, &f);
+  cpu = jget_type (res, "resources", "cpu", json_type_object, &f);
+  limit = jget (mem, "memory", "limit", &f);
+  quota = jget (cpu, "cpu", "quota", &f);
+  period = jget (cpu, "cpu", "period", &f);
+
+  if (limit != NULL)
+    {
+      have_lim = positive_int (limit, "memory limit", &lim, &f);
+      sizes = sizes && have_lim;
+      lim_mib = lim / (1024 * 1024) + (lim % (1024 * 1024) != 0);
+    }
+  else if (c->cfg->policy.require_memory_limit)
+    finding (&f, "no memory limit (linux.resources.memory.limit)");
+  if (quota != NULL)
+    {
+      have_q = positive_int (quota, "CPU quota", &q, &f);
+      if (period == NULL)
+        {
+          finding (&f, "CPU quota %s without a period", json_object_to_json_string (quota));
+          have_q = false;
+        }
+      else if (! positive_int (period, "CPU period", &per, &f))
+        have_q = false;
+      sizes = sizes && have_q;
+      if (have_q)
+        cpus = q / per + (q % per != 0);
+    }
+  else if (period != NULL && ! positive_int (period, "CPU period", &per, &f))
+    sizes = false;
+
+  if (c->pf->kata == NULL || c->pf->kata->hypervisor == NULL)
+    {
+      finding (&f, "cannot compute the VM size: the Kata configuration did not load");
+      sizes = false;
+    }
+  else if (! kata_number (c->pf->kata->hypervisor, "default_memory", false,
+                          POLICY_KATA_DEFAULT_MEMORY_MIB, &def_mem, &f)
+           || ! kata_number (c->pf->kata->hypervisor, "default_vcpus", true,
+                             POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, &f))
+    sizes = false;
+
+  max_mem = c->cfg->policy.max_vm_memory_mib;
+  if (max_mem == 0)
+    {
+      max_mem_from = "this host's MemTotal";
+      if (mem_total_mib (&max_mem, &err) < 0)
+        {
+          finding (&f, "cannot read the host's memory size: %s", err->msg);
+          sizes = false;
+        }
+    }
+  max_vcpus = c->cfg->policy.max_vcpus;
+  if (c->pf->kata != NULL && c->pf->kata->hypervisor_name != NULL
+      && strcmp (c->pf->kata->hypervisor_name, "firecracker") == 0
+      && max_vcpus > POLICY_FIRECRACKER_MAX_VCPUS)
+    {
+      max_vcpus = POLICY_FIRECRACKER_MAX_VCPUS;
+      max_vcpus_from = "Firecracker's limit";
+    }
+
+  vm_mem = def_mem + lim_mib;
+  vm_vcpus = def_vcpus + cpus;
+  if (sizes && vm_mem > max_mem)
+    finding (&f, "the VM would have %" PRId64 " MiB (default_memory %" PRId64 " + limit %" PRId64
+                 " MiB), more than %s (%" PRId64 " MiB)",
+             vm_mem, def_mem, lim_mib, max_mem_from, max_mem);
+  if (sizes && vm_vcpus > max_vcpus)
+    finding (&f, "the VM would have %" PRId64 " vCPUs (default_vcpus %" PRId64 " + %" PRId64
+                 " from quota %" PRId64 " / period %" PRId64 "), more than %s (%" PRId64 ")",
+             vm_vcpus, def_vcpus, cpus, q, per, max_vcpus_from, max_vcpus);
+  if (f.n > 0)
+    report_fail (c->rep, "policy.resources",
+                 "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
+                 "the VM maximums in [policy]",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.resources",
+                 "the VM: %" PRId64 " MiB (default_memory %" PRId64 " + limit %" PRId64
+                 " MiB) of at most %" PRId64 ", %" PRId64 " vCPUs of at most %" PRId64,
+                 vm_mem, def_mem, lim_mib, max_mem, vm_vcpus, max_vcpus);
+}
+
+/* ---- the family ----------------------------------------------------- */
+
+static const char *const rule_ids[] = {
+  "policy.privileged", "policy.namespaces", "policy.mounts",      "policy.capabilities",
+  "policy.devices",    "policy.hooks",      "policy.annotations", "policy.seccomp",
+  "policy.resources",
+};
+
+void
+check_policy (struct preflight *pf)
+{
+  struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *bundle = NULL;
+
+  /* Per container: nothing to say without one. */
+  if (pf->req->bundle == NULL)
+    return;
+  if (pf->req->bundle[0] != '/')
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
+                   "bundle %s is not an absolute path", pf->req->bundle);
+      goto not_run;
+    }
+  if (policy_path_resolve ("/", pf->req->bundle, false, &bundle, &err) < 0)
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory", "%s", err->msg);
+      goto not_run;
+    }
+  c.bundle = bundle;
+  c.spec = load_spec (bundle, &err);
+  if (c.spec == NULL)
+    {
+      report_fail (pf->rep, "policy.spec",
+                   "the engine wrote a config.json kata-guard will not read; recreate the "
+                   "container, or fix the spec",
+                   "%s", err->msg);
+      goto not_run;
+    }
+  report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
+               json_object_get_string (json_object_object_get (c.spec, "ociVersion")));
+  engine_ns_read (&c.ns);
+  /* Privileged first: a --privileged refusal should lead with that. */
+  check_privileged (&c);
+  check_namespaces (&c);
+  check_mounts (&c);
+  check_capabilities (&c);
+  check_devices (&c);
+  check_hooks (&c);
+  check_annotations (&c);
+  check_seccomp (&c);
+  check_resources (&c);
+  json_object_put (c.spec);
+  return;
+
+not_run:
+  for (size_t i = 0; i < ARRAY_SIZE (rule_ids); i++)
+    report_skip (pf->rep, rule_ids[i], "not run: policy.spec failed");
+}

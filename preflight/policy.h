@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.*: the per-container policy (SPEC 4), evaluated on the bundle's
+ * config.json.  check_policy () is the family (checks.h); what is here is
+ * exposed for the unit tests.
+ */
+#ifndef KG_POLICY_H
+#define KG_POLICY_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+/* config.json is refused above this size and nesting depth. */
+#define POLICY_MAX_SPEC (4 * 1024 * 1024)
+#define POLICY_MAX_DEPTH 64
+
+/* Kata's defaults when the hypervisor table does not set them. */
+#define POLICY_KATA_DEFAULT_MEMORY_MIB 2048
+#define POLICY_KATA_DEFAULT_VCPUS 1
+/* Firecracker cannot boot a VM with more vCPUs than this. */
+#define POLICY_FIRECRACKER_MAX_VCPUS 32
+
+/* The absolute form of PATH with ".", ".." and repeated slashes resolved.
+   With FOLLOW, symbolic links are resolved as the kernel would, as far as
+   the path exists (the rest is taken lexically, as an engine creating a
+   missing bind source would see it); without, purely lexically.  A
+   relative PATH is taken relative to BASE (which must be absolute). */
+int policy_path_resolve (const char *base, const char *path, bool follow, char **out,
+                         kg_error_t *err);
+
+#endif

@@ -1,0 +1,1146 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* policy.*: the real Docker and containerd specs, then each rule's edges. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "conf.h"
+#include "policy.h"
+#include "tap.h"
+#include "toml.h"
+#include "util.h"
+
+static char tmpdir[] = "/tmp/kg-test-policy.XXXXXX";
+static const char *fixtures;
+static struct kata_config kata_fc;      /* the shipped Firecracker config */
+static struct kata_config kata_seccomp; /* disable_guest_seccomp = false */
+static int bundle_seq;
+
+static const char *const all_ids[] = {
+  "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.mounts",
+  "policy.capabilities", "policy.devices", "policy.hooks", "policy.annotations",
+  "policy.seccomp", "policy.resources",
+};
+
+static char *
+read_text (const char *path)
+{
+  char *buf = NULL;
+  size_t len;
+  kg_error_t err = NULL;
+
+  if (kg_read_file_bounded (path, 0, 8 << 20, &buf, &len, &err) < 0)
+    {
+      printf ("# %s\n", err->msg);
+      abort ();
+    }
+  return buf;
+}
+
+static void
+write_text (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "w");
+
+  if (f == NULL || fputs (text, f) < 0 || fclose (f) != 0)
+    abort ();
+}
+
+/* Replace every NEEDLE in S (freed) with REP. */
+static char *
+replace (char *s, const char *needle, const char *rep)
+{
+  size_t nl = strlen (needle), rl = strlen (rep), n = 0;
+  char *out, *o;
+
+  for (char *p = strstr (s, needle); p; p = strstr (p + nl, needle))
+    n++;
+  out = malloc (strlen (s) + n * rl + 1);
+  if (out == NULL)
+    abort ();
+  o = out;
+  for (char *p = s, *q; (q = strstr (p, needle)) != NULL || *p; p = q + nl)
+    {
+      if (q == NULL)
+        {
+          strcpy (o, p);
+          o += strlen (p);
+          break;
+        }
+      memcpy (o, p, (size_t) (q - p));
+      o += q - p;
+      memcpy (o, rep, rl);
+      o += rl;
+    }
+  *o = '\0';
+  free (s);
+  return out;
+}
+
+/* The container id a Docker spec belongs to: the directory of its
+   resolv.conf under /var/lib/docker/containers. */
+static char *
+docker_id (const char *spec)
+{
+  const char *p = strstr (spec, "/var/lib/docker/containers/");
+
+  if (p == NULL)
+    return strdup ("ctr-test");
+  return strndup (p + 27, 64);
+}
+
+static void
+load_kata (struct kata_config *k, const char *path, const char *text)
+{
+  kg_error_t err = NULL;
+
+  k->doc = path ? toml_parse_file (path, &err) : toml_parse ("kata", text, strlen (text), &err);
+  if (k->doc == NULL)
+    {
+      printf ("# %s\n", err->msg);
+      abort ();
+    }
+  k->hypervisor_name = "firecracker";
+  k->hypervisor = toml_get_path (k->doc, "hypervisor", "firecracker", NULL);
+}
+
+/* Run the policy family on SPEC (config.json text; NULL: leave the bundle
+   as the caller made it in *BUNDLE) with [policy] POLICY lines added. */
+static void
+run_policy (const char *spec, const char *id, const char *policy, struct kata_config *kata,
+            struct report *rep, char **bundle_out)
+{
+  cleanup_free char *bundle = NULL;
+  cleanup_free char *cfg_path = NULL;
+  cleanup_free char *cfg_text = NULL;
+  cleanup_free char *spec_path = NULL;
+  struct guard_config cfg;
+  struct request req = { .mode = KG_MODE_CHECK, .container_id = id };
+  struct preflight pf;
+  kg_error_t err = NULL;
+
+  if (bundle_out != NULL && *bundle_out != NULL)
+    bundle = strdup (*bundle_out);
+  else if (asprintf (&bundle, "%s/b%d", tmpdir, ++bundle_seq) < 0 || mkdir (bundle, 0755) < 0)
+    abort ();
+  if (spec != NULL)
+    {
+      if (asprintf (&spec_path, "%s/config.json", bundle) < 0)
+        abort ();
+      write_text (spec_path, spec);
+    }
+  if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0
+      || asprintf (&cfg_text, "[policy]\n%s%s\n",
+                   /* A fixed maximum, so that no row depends on this host's memory. */
+                   policy && strstr (policy, "max_vm_memory_mib") ? ""
+                                                                  : "max_vm_memory_mib = 16384\n",
+                   policy ? policy : "")
+             < 0)
+    abort ();
+  write_text (cfg_path, cfg_text);
+  if (guard_config_load (cfg_path, &cfg, &err) < 0)
+    {
+      printf ("# %s\n", err->msg);
+      abort ();
+    }
+  memset (rep, 0, sizeof *rep);
+  req.bundle = bundle;
+  preflight_init (&pf, &req, &cfg, rep);
+  pf.kata = kata;
+  check_policy (&pf);
+  pf.kata = NULL;
+  preflight_release (&pf);
+  guard_config_release (&cfg);
+  if (bundle_out != NULL && *bundle_out == NULL)
+    *bundle_out = steal_pointer (&bundle);
+}
+
+/* The ids that failed, space-separated, in report order. */
+static char *
+failed_ids (const struct report *rep)
+{
+  char *s = calloc (1, 1024);
+
+  for (size_t i = 0; s && i < rep->n; i++)
+    if (rep->results[i].verdict == VERDICT_FAIL)
+      snprintf (s + strlen (s), 1024 - strlen (s), "%s%s", *s ? " " : "", rep->results[i].id);
+  return s;
+}
+
+static bool
+once_each (const struct report *rep)
+{
+  if (rep->n != ARRAY_SIZE (all_ids))
+    return false;
+  for (size_t i = 0; i < ARRAY_SIZE (all_ids); i++)
+    {
+      size_t n = 0;
+
+      for (size_t j = 0; j < rep->n; j++)
+        n += strcmp (rep->results[j].id, all_ids[i]) == 0;
+      if (n != 1)
+        return false;
+    }
+  return true;
+}
+
+static const char *
+reason (const struct report *rep, const char *id)
+{
+  const struct check_result *r = report_find (rep, id);
+
+  return r ? r->reason : NULL;
+}
+
+/* Assert the failing ids (exactly) and that ITEM_ID's reason holds NEEDLE. */
+static void
+expect (const struct report *rep, const char *name, const char *fails, const char *item_id,
+        const char *needle)
+{
+  cleanup_free char *got = failed_ids (rep);
+
+  ok (once_each (rep), "%s: every policy id reported once", name);
+  if (! is_str (got, fails, "%s: fails exactly [%s]", name, fails))
+    for (size_t i = 0; i < rep->n; i++)
+      printf ("#   %s %s: %s\n", verdict_name (rep->results[i].verdict), rep->results[i].id,
+              rep->results[i].reason);
+  if (item_id != NULL)
+    has_str (reason (rep, item_id), needle, "%s: %s names \"%s\"", name, item_id, needle);
+}
+
+/* ---- the real specs --------------------------------------------------- */
+
+enum hook_rw
+{
+  HOOK_DOCKERD,  /* /proc/<old pid>/exe -> the dockerd binary */
+  HOOK_STALE,    /* left as written: a pid long gone */
+};
+
+static const struct
+{
+  const char *file;
+  enum hook_rw hook;
+  const char *policy;  /* extra [policy] lines */
+  const char *fails;
+  const char *item_id, *needle;
+} fixture_rows[] = {
+  { "docker-20.10/default.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
+    "no memory limit" },
+  { "docker-20.10/default.json", HOOK_STALE, NULL, "policy.hooks policy.resources",
+    "policy.hooks", "/proc/12695/exe: cannot resolve" },
+  { "docker-20.10/read-only-rootfs.json", HOOK_DOCKERD, NULL, "", "policy.resources",
+    "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
+  { "docker-20.10/limits.json", HOOK_DOCKERD, NULL, "", "policy.resources",
+    "2560 MiB (default_memory 2048 + limit 512 MiB) of at most 16384, 3 vCPUs" },
+  { "docker-20.10/data-ro.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.mounts",
+    "4 bind mounts: 1 read-only, 3 this container's engine files" },
+  { "docker-20.10/seccomp-unconfined.json", HOOK_DOCKERD, NULL, "policy.resources",
+    "policy.seccomp", "require_seccomp = false" },
+  { "docker-20.10/seccomp-unconfined.json", HOOK_DOCKERD, "require_seccomp = true",
+    "policy.seccomp policy.resources", "policy.seccomp", "no seccomp profile (linux.seccomp)" },
+  { "docker-20.10/privileged.json", HOOK_DOCKERD, NULL,
+    "policy.privileged policy.capabilities policy.devices policy.resources", "policy.privileged",
+    "privileged container: the device cgroup allows every host device (a *:* rwm); it has "
+    "every capability" },
+  { "docker-20.10/privileged.json", HOOK_DOCKERD, "privileged = true", "policy.resources",
+    "policy.privileged", "allowed by [policy] privileged = true" },
+  { "docker-20.10/docker-sock.json", HOOK_DOCKERD, NULL, "policy.mounts policy.resources",
+    "policy.mounts", "/var/run/docker.sock -> /run/docker.sock: an engine socket" },
+  { "docker-20.10/host-network.json", HOOK_DOCKERD, NULL, "policy.namespaces policy.resources",
+    "policy.namespaces", "network namespace /proc/self/ns/net is the engine's own" },
+  { "docker-20.10/host-network.json", HOOK_DOCKERD, "host_namespaces = true", "policy.resources",
+    "policy.namespaces", "host network namespace /proc/self/ns/net allowed" },
+  { "docker-20.10/cap-add-sys-admin.json", HOOK_DOCKERD, NULL,
+    "policy.capabilities policy.resources", "policy.capabilities",
+    "beyond [policy] capabilities: CAP_SYS_ADMIN" },
+  { "docker-20.10/ssh-ro.json", HOOK_DOCKERD, NULL, "policy.mounts policy.resources",
+    "policy.mounts", "/root/.ssh: credentials" },
+  { "docker-20.10/data-rw.json", HOOK_DOCKERD, NULL, "policy.mounts policy.resources",
+    "policy.mounts", "/srv/data: writable bind mount outside [policy] writable_mounts" },
+  { "docker-20.10/data-rw.json", HOOK_DOCKERD, "writable_mounts = [\"/srv\"]",
+    "policy.resources", "policy.mounts", "1 under [policy] writable_mounts" },
+  { "docker-20.10/pid-host.json", HOOK_DOCKERD, NULL, "policy.namespaces policy.resources",
+    "policy.namespaces", "no pid namespace" },
+  { "docker-20.10/device-kvm.json", HOOK_DOCKERD, NULL, "policy.devices policy.resources",
+    "policy.devices", "/dev/kvm (c 10:232); device cgroup rule c 10:232 rwm" },
+  { "docker-20.10/device-kvm.json", HOOK_DOCKERD, "devices = [\"/dev/kvm\"]",
+    "policy.resources", "policy.devices", "1 device" },
+  { "docker-20.10/too-many-cpus.json", HOOK_DOCKERD, NULL, "policy.resources",
+    "policy.resources",
+    "the VM would have 67584 MiB (default_memory 2048 + limit 65536 MiB), more than [policy] "
+    "max_vm_memory_mib (16384 MiB)" },
+  { "containerd-1.6/ctr-default.json", HOOK_DOCKERD, NULL, "policy.resources",
+    "policy.resources", "no memory limit" },
+  { "containerd-1.6/ctr-default.json", HOOK_DOCKERD, "require_memory_limit = false", "",
+    "policy.resources", "2048 MiB (default_memory 2048 + limit 0 MiB)" },
+  { "containerd-1.6/ctr-mounts-limits.json", HOOK_DOCKERD, NULL, "policy.mounts",
+    "policy.mounts", "/srv/data: writable bind mount" },
+  { "containerd-1.6/ctr-privileged-hostnet.json", HOOK_DOCKERD, NULL,
+    "policy.privileged policy.namespaces policy.mounts policy.capabilities policy.devices "
+    "policy.resources",
+    "policy.namespaces", "no network namespace" },
+  { "containerd-1.6/ctr-privileged-hostnet.json", HOOK_DOCKERD, NULL,
+    "policy.privileged policy.namespaces policy.mounts policy.capabilities policy.devices "
+    "policy.resources",
+    "policy.mounts", "/etc/hosts: the host's configuration" },
+};
+
+static void
+test_fixtures (void)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (fixture_rows); i++)
+    {
+      cleanup_free char *path = NULL;
+      cleanup_free char *id = NULL;
+      cleanup_free char *name = NULL;
+      char *spec;
+      struct report rep;
+
+      if (asprintf (&path, "%s/oci/%s", fixtures, fixture_rows[i].file) < 0
+          || asprintf (&name, "%s%s%s%s", fixture_rows[i].file,
+                       fixture_rows[i].hook == HOOK_STALE ? " (stale hook)" : "",
+                       fixture_rows[i].policy ? " with " : "",
+                       fixture_rows[i].policy ? fixture_rows[i].policy : "")
+                 < 0)
+        abort ();
+      spec = read_text (path);
+      id = docker_id (spec);
+      if (fixture_rows[i].hook == HOOK_DOCKERD)
+        spec = replace (spec, "/proc/12695/exe", "/usr/sbin/dockerd");
+      /* The engine's own network namespace, as Docker's netns/default is. */
+      spec = replace (spec, "/var/run/docker/netns/default", "/proc/self/ns/net");
+      run_policy (spec, id, fixture_rows[i].policy, &kata_fc, &rep, NULL);
+      expect (&rep, name, fixture_rows[i].fails, fixture_rows[i].item_id, fixture_rows[i].needle);
+      if (strstr (fixture_rows[i].fails, "policy.privileged") == fixture_rows[i].fails
+          && *fixture_rows[i].fails)
+        {
+          const char *first = NULL;
+
+          for (size_t j = 0; j < rep.n && first == NULL; j++)
+            if (rep.results[j].verdict == VERDICT_FAIL)
+              first = rep.results[j].id;
+          is_str (first, "policy.privileged", "%s: the first failure is policy.privileged", name);
+        }
+      report_release (&rep);
+      free (spec);
+    }
+}
+
+/* ---- synthetic specs ---------------------------------------------------- */
+
+/* A small spec that passes every rule; each %s is one part a row changes:
+   capabilities, mounts, resources, more of linux, more of the top level. */
+static char *
+spec_of (const char *caps, const char *mounts, const char *res, const char *linux_more,
+         const char *top_more)
+{
+  char *s;
+
+  if (asprintf (&s,
+                "{\"ociVersion\": \"1.0.2\",\n"
+                " \"process\": {\"args\": [\"/bin/true\"], \"capabilities\": {\"bounding\": "
+                "[%s], \"effective\": [%s]}},\n"
+                " \"root\": {\"path\": \"rootfs\"},\n"
+                " \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": "
+                "\"proc\"}%s%s],\n"
+                " \"linux\": {\"namespaces\": [{\"type\": \"network\"}, {\"type\": \"pid\"}, "
+                "{\"type\": \"ipc\"}, {\"type\": \"mount\"}],\n"
+                "   \"resources\": {%s}%s%s}%s%s}\n",
+                caps ? caps : "\"CAP_CHOWN\"", caps ? caps : "\"CAP_CHOWN\"", mounts ? ", " : "",
+                mounts ? mounts : "",
+                res ? res
+                    : "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000, "
+                      "\"period\": 100000}",
+                linux_more ? ", " : "", linux_more ? linux_more : "", top_more ? ", " : "",
+                top_more ? top_more : "")
+      < 0)
+    abort ();
+  return s;
+}
+
+static char *
+bind_of (const char *source, const char *options)
+{
+  char *s;
+
+  if (asprintf (&s,
+                "{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"%s\", "
+                "\"options\": [%s]}",
+                source, options)
+      < 0)
+    abort ();
+  return s;
+}
+
+#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+static void
+mount_row (const char *name, const char *source, const char *options, const char *policy,
+           const char *fails, const char *needle)
+{
+  cleanup_free char *m = bind_of (source, options);
+  cleanup_free char *spec = spec_of (NULL, m, NULL, NULL, NULL);
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "policy.mounts", needle);
+  report_release (&rep);
+}
+
+static void
+test_mounts (void)
+{
+  cleanup_free char *link1 = NULL, *link2 = NULL, *home = NULL, *ssh = NULL, *sock = NULL;
+  cleanup_free char *want1 = NULL, *want2 = NULL, *sockwant = NULL;
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  int fd;
+
+  if (asprintf (&link1, "%s/link-sock", tmpdir) < 0 || asprintf (&link2, "%s/link-ssh", tmpdir) < 0
+      || asprintf (&home, "%s/home", tmpdir) < 0 || asprintf (&ssh, "%s/home/.ssh", tmpdir) < 0
+      || asprintf (&sock, "%s/agent.sock", tmpdir) < 0
+      || asprintf (&want1, "%s -> /run/docker.sock: an engine socket", link1) < 0
+      || asprintf (&want2, "%s -> /root/.ssh", link2) < 0
+      || asprintf (&sockwant, "%s: a host socket", sock) < 0)
+    abort ();
+  if (symlink ("/var/run/docker.sock", link1) < 0 || symlink ("/root/.ssh", link2) < 0
+      || mkdir (home, 0755) < 0 || mkdir (ssh, 0700) < 0)
+    abort ();
+  fd = socket (AF_UNIX, SOCK_STREAM, 0);
+  snprintf (sa.sun_path, sizeof sa.sun_path, "%s", sock);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+    abort ();
+  close (fd);
+
+  mount_row ("symlink to docker.sock", link1, "\"rbind\", \"ro\"", NULL, "policy.mounts", want1);
+  /* Only root can look inside /root. */
+  if (geteuid () == 0)
+    mount_row ("symlink to /root/.ssh", link2, "\"rbind\", \"ro\"", NULL, "policy.mounts", want2);
+  mount_row ("'..' into /root", "/srv/../root/x", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/srv/../root/x -> /root/x: root's home");
+  mount_row ("'..' into /etc", "/tmp/../etc", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/tmp/../etc -> /etc: the host's configuration");
+  mount_row ("/etc/shadow", "/etc/shadow", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/etc/shadow: the host's configuration");
+  mount_row ("/ itself", "/", "\"rbind\", \"ro\"", NULL, "policy.mounts", "/: contains");
+  mount_row ("/var contains engine state", "/var", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/var: contains /var/run/containerd");
+  mount_row ("/var/lib contains the engine root", "/var/lib", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "/var/lib: contains /var/lib/containerd");
+  mount_row ("/home contains credentials", "/home", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/home: contains /home/*/.ssh");
+  mount_row ("containerd.sock anywhere", "/srv/x/containerd.sock", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "/srv/x/containerd.sock: an engine socket");
+  mount_row ("an .aws directory", "/home/alice/.aws/credentials", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "/home/alice/.aws/credentials: credentials");
+  mount_row (".config/gcloud anywhere", "/srv/u/.config/gcloud", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "/srv/u/.config/gcloud: credentials");
+  mount_row ("an .env file", "/srv/app/.env", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/srv/app/.env: a .env file");
+  mount_row ("an .env.local file", "/srv/app/.env.local", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "/srv/app/.env.local: a .env file");
+  mount_row ("a directory holding .ssh", home, "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "contains .ssh");
+  mount_row ("a host socket, read-only", sock, "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             sockwant);
+  mount_row ("containerd state", "/run/containerd/io.containerd.runtime.v2.task", "\"rbind\", \"ro\"",
+             NULL, "policy.mounts", "containerd's state");
+  mount_row ("the engine root", "/var/lib/docker/image", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "/var/lib/docker/image: the engine's state ([policy] engine_roots)");
+  mount_row ("another engine root", "/data/docker/x", "\"rbind\", \"ro\"",
+             "engine_roots = [\"/data/docker\"]", "policy.mounts", "the engine's state");
+  mount_row ("another container's resolv.conf", "/var/lib/docker/containers/" ID_B "/resolv.conf",
+             "\"rbind\", \"rprivate\"", NULL, "policy.mounts",
+             "resolv.conf: the engine's per-container files (not this container's)");
+  mount_row ("this container's resolv.conf", "/var/lib/docker/containers/" ID_A "/resolv.conf",
+             "\"rbind\", \"rprivate\"", NULL, "", "1 this container's engine file");
+  mount_row ("this container's shm", "/var/lib/docker/containers/" ID_A "/mounts/shm",
+             "\"rbind\", \"rprivate\"", NULL, "", "1 this container's engine file");
+  mount_row ("'..' out of this container's dir",
+             "/var/lib/docker/containers/" ID_A "/../" ID_B "/hosts", "\"rbind\"", NULL,
+             "policy.mounts", "not this container's");
+  mount_row ("a named volume, read-only", "/var/lib/docker/volumes/v1/_data", "\"rbind\", \"ro\"",
+             NULL, "", "1 read-only");
+  mount_row ("a named volume, writable", "/var/lib/docker/volumes/v1/_data", "\"rbind\"", NULL,
+             "policy.mounts", "writable bind mount outside");
+  mount_row ("a named volume under writable_mounts", "/var/lib/docker/volumes/v1/_data",
+             "\"rbind\"", "writable_mounts = [\"/var/lib/docker/volumes\"]", "",
+             "1 under [policy] writable_mounts");
+  mount_row ("deny_mounts", "/srv/secret/x", "\"rbind\", \"ro\"",
+             "deny_mounts = [\"/srv/secret\"]", "policy.mounts",
+             "/srv/secret/x: listed in [policy] deny_mounts");
+  mount_row ("deny_mounts beats writable_mounts", "/srv/secret", "\"rbind\"",
+             "deny_mounts = [\"/srv/secret\"]\nwritable_mounts = [\"/srv\"]", "policy.mounts",
+             "deny_mounts");
+  mount_row ("read-only data", "/srv/data", "\"rbind\", \"ro\"", NULL, "", "1 read-only");
+  mount_row ("\"rro\" is not \"ro\"", "/srv/data", "\"rbind\", \"rro\"", NULL, "policy.mounts",
+             "/srv/data: writable bind mount");
+  mount_row ("\"ro=x\" is not \"ro\"", "/srv/data", "\"rbind\", \"ro=x\"", NULL, "policy.mounts",
+             "/srv/data: writable bind mount");
+  mount_row ("\"nosuid,ro\" is not \"ro\"", "/srv/data", "\"rbind\", \"nosuid,ro\"", NULL,
+             "policy.mounts", "/srv/data: writable bind mount");
+  mount_row ("\"ro\" then \"rw\"", "/srv/data", "\"rbind\", \"ro\", \"rw\"", NULL, "policy.mounts",
+             "/srv/data: writable bind mount");
+  mount_row ("\"RO\" is not \"ro\"", "/srv/data", "\"rbind\", \"RO\"", NULL, "policy.mounts",
+             "/srv/data: writable bind mount");
+  mount_row ("writable under writable_mounts", "/srv/data/x", "\"rbind\"",
+             "writable_mounts = [\"/srv/data\"]", "", "1 under [policy] writable_mounts");
+  mount_row ("'..' out of writable_mounts", "/srv/data/../other", "\"rbind\"",
+             "writable_mounts = [\"/srv/data\"]", "policy.mounts",
+             "/srv/data/../other -> /srv/other: writable bind mount outside");
+  mount_row ("a prefix is not a parent", "/srv/database", "\"rbind\"",
+             "writable_mounts = [\"/srv/data\"]", "policy.mounts", "writable bind mount outside");
+  mount_row ("a relative source is in the bundle", "data", "\"rbind\"", NULL, "policy.mounts",
+             "data -> ");
+
+  {
+    cleanup_free char *spec
+        = spec_of (NULL,
+                   "{\"destination\": \"/x\", \"type\": \"overlay\", \"source\": \"overlay\", "
+                   "\"options\": [\"lowerdir=/root\"]}",
+                   NULL, NULL, NULL);
+    struct report rep;
+
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "an overlay mount", "policy.mounts", "policy.mounts",
+            "type \"overlay\" on /x: neither a bind mount nor a virtual filesystem");
+    report_release (&rep);
+  }
+  {
+    cleanup_free char *spec = NULL;
+    struct report rep;
+
+    /* Go's encoding/json would read "Mounts" as "mounts". */
+    if (asprintf (&spec,
+                  "{\"ociVersion\": \"1.0.2\", \"Mounts\": [{\"destination\": \"/x\", \"type\": "
+                  "\"bind\", \"source\": \"/var/run/docker.sock\"}],"
+                  " \"linux\": {\"namespaces\": [{\"type\": \"network\"}, {\"type\": \"pid\"}, "
+                  "{\"type\": \"ipc\"}], \"resources\": {\"memory\": {\"limit\": 1048576}}}}")
+        < 0)
+      abort ();
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "a key in another case", "policy.mounts", "policy.mounts",
+            "spec key \"Mounts\" differs from \"mounts\" only in case");
+    report_release (&rep);
+  }
+}
+
+static void
+caps_row (const char *name, const char *caps, const char *policy, const char *fails,
+          const char *needle)
+{
+  cleanup_free char *spec = spec_of (caps, NULL, NULL, NULL, NULL);
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "policy.capabilities", needle);
+  report_release (&rep);
+}
+
+static void
+test_capabilities (void)
+{
+  caps_row ("default caps", "\"CAP_CHOWN\", \"CAP_KILL\"", NULL, "", "2 capabilities");
+  caps_row ("lower-case name (libcap accepts it)", "\"cap_chown\"", NULL, "", "1 capability");
+  caps_row ("odd case beyond the set", "\"Cap_Sys_Admin\"", NULL, "policy.capabilities",
+            "beyond [policy] capabilities: CAP_SYS_ADMIN");
+  caps_row ("unknown capability", "\"CAP_FOO\"", NULL, "policy.capabilities",
+            "unknown capability \"CAP_FOO\" in bounding");
+  caps_row ("a number is not a name", "\"12\"", NULL, "policy.capabilities",
+            "unknown capability \"12\"");
+  caps_row ("a capability that is not a string", "5", NULL, "policy.capabilities",
+            "capabilities.bounding[0] is an integer");
+  caps_row ("allowed by config", "\"CAP_SYS_ADMIN\"",
+            "capabilities = [\"CAP_SYS_ADMIN\"]", "", "1 capability");
+  caps_row ("named once however often", "\"CAP_NET_ADMIN\", \"CAP_NET_ADMIN\"", NULL,
+            "policy.capabilities", "capabilities: CAP_NET_ADMIN");
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+    struct report rep;
+
+    spec = replace (spec, "\"effective\": [\"CAP_CHOWN\"]", "\"ambient\": [\"CAP_BPF\"]");
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "ambient set", "policy.capabilities", "policy.capabilities", "CAP_BPF");
+    report_release (&rep);
+  }
+}
+
+static void
+resources_row (const char *name, const char *res, const char *policy, struct kata_config *k,
+               const char *fails, const char *needle)
+{
+  cleanup_free char *spec = spec_of (NULL, NULL, res, NULL, NULL);
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, k, &rep, NULL);
+  expect (&rep, name, fails, "policy.resources", needle);
+  report_release (&rep);
+}
+
+static void
+test_resources (void)
+{
+  resources_row ("limits", NULL, NULL, &kata_fc, "", "2304 MiB");
+  resources_row ("no limit", "\"cpu\": {\"shares\": 2}", NULL, &kata_fc, "policy.resources",
+                 "no memory limit");
+  resources_row ("no limit allowed", "", "require_memory_limit = false", &kata_fc, "",
+                 "2048 MiB");
+  resources_row ("limit as a string", "\"memory\": {\"limit\": \"268435456\"}", NULL, &kata_fc,
+                 "policy.resources", "memory limit is a string, not an integer");
+  resources_row ("negative limit", "\"memory\": {\"limit\": -1}", NULL, &kata_fc,
+                 "policy.resources", "memory limit is -1, not a positive number");
+  resources_row ("zero limit", "\"memory\": {\"limit\": 0}", NULL, &kata_fc, "policy.resources",
+                 "memory limit is 0, not a positive number");
+  resources_row ("1e30", "\"memory\": {\"limit\": 1e30}", NULL, &kata_fc, "policy.resources",
+                 "memory limit is a floating-point number");
+  resources_row ("2^64", "\"memory\": {\"limit\": 18446744073709551616}", NULL, &kata_fc,
+                 "policy.resources", "memory limit 18446744073709551615 is out of range");
+  resources_row ("2^63-1", "\"memory\": {\"limit\": 9223372036854775807}", NULL, &kata_fc,
+                 "policy.resources", "is out of range");
+  resources_row ("null limit", "\"memory\": {\"limit\": null}", NULL, &kata_fc,
+                 "policy.resources", "no memory limit");
+  resources_row ("quota without period",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000}", NULL,
+                 &kata_fc, "policy.resources", "CPU quota 100000 without a period");
+  resources_row ("negative quota",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": -1, \"period\": 100000}",
+                 NULL, &kata_fc, "policy.resources", "CPU quota is -1, not a positive number");
+  resources_row ("zero period",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 1, \"period\": 0}",
+                 NULL, &kata_fc, "policy.resources", "CPU period is 0");
+  resources_row ("quota rounds up",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 150001, \"period\": "
+                 "100000}",
+                 NULL, &kata_fc, "", "3 vCPUs");
+  resources_row ("limit rounds up to MiB", "\"memory\": {\"limit\": 1048577}", NULL, &kata_fc, "",
+                 "2050 MiB (default_memory 2048 + limit 2 MiB)");
+  resources_row ("too much memory", "\"memory\": {\"limit\": 21474836480}", NULL, &kata_fc,
+                 "policy.resources",
+                 "the VM would have 22528 MiB (default_memory 2048 + limit 20480 MiB), more "
+                 "than [policy] max_vm_memory_mib (16384 MiB)");
+  resources_row ("Firecracker's 32 vCPUs",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 3200000, \"period\": "
+                 "100000}",
+                 "max_vcpus = 64", &kata_fc, "policy.resources",
+                 "the VM would have 33 vCPUs (default_vcpus 1 + 32 from quota 3200000 / period "
+                 "100000), more than Firecracker's limit (32)");
+  resources_row ("max_vcpus", "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 400000, "
+                 "\"period\": 100000}",
+                 "max_vcpus = 4", &kata_fc, "policy.resources", "5 vCPUs");
+  resources_row ("no Kata configuration", NULL, NULL, NULL, "policy.resources",
+                 "cannot compute the VM size: the Kata configuration did not load");
+  {
+    struct kata_config big = { 0 };
+
+    load_kata (&big, NULL,
+               "[hypervisor.firecracker]\ndefault_memory = 4096\ndefault_vcpus = 2\n");
+    resources_row ("Kata's own sizes", NULL, NULL, &big, "",
+                   "4352 MiB (default_memory 4096 + limit 256 MiB) of at most 16384, 3 vCPUs");
+    toml_free (big.doc);
+    load_kata (&big, NULL, "[hypervisor.firecracker]\ndefault_memory = \"2048\"\n");
+    resources_row ("Kata default_memory a string", NULL, NULL, &big, "policy.resources",
+                   "default_memory (line 2) is not a usable size");
+    toml_free (big.doc);
+  }
+  /* 0 is this host's MemTotal; no host has 1 PiB. */
+  resources_row ("MemTotal", "\"memory\": {\"limit\": 1125899906842624}",
+                 "max_vm_memory_mib = 0", &kata_fc, "policy.resources",
+                 "MiB), more than this host's MemTotal (");
+  resources_row ("within MemTotal", NULL, "max_vm_memory_mib = 0", &kata_fc, "",
+                 "2304 MiB (default_memory 2048 + limit 256 MiB) of at most");
+}
+
+static void
+test_namespaces (void)
+{
+  static const struct
+  {
+    const char *name, *from, *to, *policy, *fails, *needle;
+  } rows[] = {
+    { "pid namespace of the engine", "{\"type\": \"pid\"}",
+      "{\"type\": \"pid\", \"path\": \"/proc/self/ns/pid\"}", NULL, "policy.namespaces",
+      "pid namespace /proc/self/ns/pid is the engine's own" },
+    { "ipc namespace of the engine", "{\"type\": \"ipc\"}",
+      "{\"type\": \"ipc\", \"path\": \"/proc/self/ns/ipc\"}", NULL, "policy.namespaces",
+      "ipc namespace /proc/self/ns/ipc is the engine's own" },
+    { "no ipc namespace", "{\"type\": \"ipc\"}, ", "", NULL, "policy.namespaces",
+      "no ipc namespace" },
+    { "a path that does not exist", "{\"type\": \"network\"}",
+      "{\"type\": \"network\", \"path\": \"/var/run/docker/netns/nosuch\"}", NULL,
+      "policy.namespaces", "network namespace /var/run/docker/netns/nosuch cannot be checked" },
+    { "listed twice", "{\"type\": \"network\"}", "{\"type\": \"network\"}, {\"type\": \"network\"}",
+      NULL, "policy.namespaces", "network namespace listed 2 times" },
+    { "path not a string", "{\"type\": \"network\"}", "{\"type\": \"network\", \"path\": 1}", NULL,
+      "policy.namespaces", "network namespace path is an integer" },
+    { "host namespaces allowed", "{\"type\": \"ipc\"}, ", "", "host_namespaces = true", "",
+      "host ipc namespace allowed" },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      char *spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+      struct report rep;
+
+      spec = replace (spec, rows[i].from, rows[i].to);
+      run_policy (spec, ID_A, rows[i].policy, &kata_fc, &rep, NULL);
+      expect (&rep, rows[i].name, rows[i].fails, "policy.namespaces", rows[i].needle);
+      report_release (&rep);
+      free (spec);
+    }
+
+  /* Another network namespace (a pod's, --network container:X) passes. */
+  if (geteuid () == 0)
+    {
+      int p[2];
+      pid_t pid;
+      char c, *spec, *to;
+      struct report rep;
+
+      if (pipe (p) < 0)
+        abort ();
+      pid = fork ();
+      if (pid == 0)
+        {
+          close (p[0]);
+          if (unshare (CLONE_NEWNET) < 0)
+            _exit (1);
+          if (write (p[1], "x", 1) != 1)
+            _exit (1);
+          pause ();
+          _exit (0);
+        }
+      close (p[1]);
+      if (read (p[0], &c, 1) == 1)
+        {
+          spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+          if (asprintf (&to, "{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}", (int) pid) < 0)
+            abort ();
+          spec = replace (spec, "{\"type\": \"network\"}", to);
+          run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+          expect (&rep, "another network namespace", "", "policy.namespaces", "/ns/net");
+          report_release (&rep);
+          free (spec);
+          free (to);
+        }
+      else
+        ok (0, "a child with its own network namespace");
+      close (p[0]);
+      kill (pid, SIGKILL);
+      waitpid (pid, NULL, 0);
+    }
+}
+
+static void
+devices_row (const char *name, const char *linux_more, const char *policy, const char *fails,
+             const char *needle)
+{
+  cleanup_free char *spec = spec_of (NULL, NULL, NULL, linux_more, NULL);
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "policy.devices", needle);
+  report_release (&rep);
+}
+
+static void
+test_devices (void)
+{
+  devices_row ("default devices",
+               "\"devices\": [{\"path\": \"/dev/null\", \"type\": \"c\", \"major\": 1, "
+               "\"minor\": 3}, {\"path\": \"/dev/pts/0\", \"type\": \"c\", \"major\": 136, "
+               "\"minor\": 0}]",
+               NULL, "", "2 devices");
+  devices_row ("a harmless path for KVM's numbers",
+               "\"devices\": [{\"path\": \"/dev/null\", \"type\": \"c\", \"major\": 10, "
+               "\"minor\": 232}]",
+               NULL, "policy.devices", "/dev/null (c 10:232)");
+  devices_row ("allowlisted by the host's numbers",
+               "\"devices\": [{\"path\": \"/dev/vm\", \"type\": \"c\", \"major\": 10, "
+               "\"minor\": 232}]",
+               "devices = [\"/dev/kvm\"]", "", "1 device");
+  devices_row ("a block device as a char device",
+               "\"devices\": [{\"path\": \"/dev/kvm\", \"type\": \"b\", \"major\": 10, "
+               "\"minor\": 232}]",
+               "devices = [\"/dev/kvm\"]", "policy.devices", "/dev/kvm (b 10:232)");
+  devices_row ("a wildcard cgroup rule",
+               "\"resources\": {\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": "
+               "true, \"type\": \"c\", \"major\": 10, \"access\": \"rwm\"}]}",
+               NULL, "policy.devices", "device cgroup rule c 10:* rwm");
+  devices_row ("a deny rule is fine",
+               "\"resources\": {\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": "
+               "false, \"access\": \"rwm\"}, {\"allow\": true, \"type\": \"c\", \"major\": 136, "
+               "\"access\": \"rwm\"}]}",
+               NULL, "", "0 devices");
+  {
+    cleanup_free char *spec
+        = spec_of (NULL, NULL,
+                   "\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": true, "
+                   "\"access\": \"rwm\"}]",
+                   NULL, NULL);
+    struct report rep;
+
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "an allow-all rule is privileged", "policy.privileged", "policy.privileged",
+            "the device cgroup allows every host device (a *:* rwm)");
+    report_release (&rep);
+  }
+}
+
+static void
+hooks_row (const char *name, const char *hooks, const char *policy, const char *fails,
+           const char *needle)
+{
+  cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, hooks);
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "policy.hooks", needle);
+  report_release (&rep);
+}
+
+static void
+test_hooks (void)
+{
+  cleanup_free char *self_hook = NULL, *self_exe = NULL, *self_policy = NULL, *want = NULL;
+  char exe[PATH_MAX + 1];
+  ssize_t n = readlink ("/proc/self/exe", exe, PATH_MAX);
+
+  if (n < 0)
+    abort ();
+  exe[n] = '\0';
+  if (asprintf (&self_hook, "\"hooks\": {\"prestart\": [{\"path\": \"/proc/%d/exe\"}]}",
+                (int) getpid ())
+          < 0
+      || asprintf (&self_policy, "hooks = [\"%s\"]", exe) < 0
+      || asprintf (&want, "/proc/%d/exe -> %s is not in [policy] hooks", (int) getpid (), exe) < 0)
+    abort ();
+  hooks_row ("dockerd", "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+             "[\"libnetwork-setkey\"]}]}",
+             NULL, "", "1 hook");
+  hooks_row ("/proc/self/exe", "\"hooks\": {\"prestart\": [{\"path\": \"/proc/self/exe\"}]}",
+             NULL, "policy.hooks", "prestart hook /proc/self/exe: names whichever program");
+  hooks_row ("/proc/PID/exe of another program", self_hook, NULL, "policy.hooks", want);
+  hooks_row ("/proc/PID/exe of an allowed program", self_hook, self_policy, "", "1 hook");
+  hooks_row ("a shell", "\"hooks\": {\"poststop\": [{\"path\": \"/bin/sh\"}]}", NULL,
+             "policy.hooks", "poststop hook /bin/sh");
+  hooks_row ("createRuntime too",
+             "\"hooks\": {\"createRuntime\": [{\"path\": \"/usr/bin/dockerd\"}, {\"path\": "
+             "\"/usr/local/bin/x\"}]}",
+             NULL, "policy.hooks", "createRuntime hook /usr/local/bin/x is not in");
+  hooks_row ("a hook without a path", "\"hooks\": {\"prestart\": [{\"args\": [\"x\"]}]}", NULL,
+             "policy.hooks", "prestart hook 0 has no program path");
+  hooks_row ("a relative hook", "\"hooks\": {\"prestart\": [{\"path\": \"dockerd\"}]}", NULL,
+             "policy.hooks", "dockerd: not an absolute path");
+}
+
+static void
+test_annotations (void)
+{
+  static const struct
+  {
+    const char *name, *ann, *policy, *fails, *needle;
+  } rows[] = {
+    { "config_path", "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", NULL,
+      "policy.annotations", "not allowed by [policy] annotations: io.katacontainers.config_path" },
+    { "upper case prefix", "\"IO.KATACONTAINERS.config_path\": \"/x\"", NULL,
+      "policy.annotations", "IO.KATACONTAINERS.config_path" },
+    { "other annotations", "\"com.example.x\": \"1\", \"org.opencontainers.image.os\": \"linux\"",
+      NULL, "", "0 Kata annotations" },
+    { "allowed by regex", "\"io.katacontainers.config.hypervisor.default_memory\": \"4096\"",
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.default_(memory|vcpus)\"]",
+      "", "1 Kata annotation" },
+    { "a regex matches the whole name",
+      "\"io.katacontainers.config.hypervisor.default_memory_x\": \"4096\"",
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.default_memory\"]",
+      "policy.annotations", "default_memory_x" },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      cleanup_free char *top = NULL;
+      cleanup_free char *spec = NULL;
+      struct report rep;
+
+      if (asprintf (&top, "\"annotations\": {%s}", rows[i].ann) < 0)
+        abort ();
+      spec = spec_of (NULL, NULL, NULL, NULL, top);
+      run_policy (spec, ID_A, rows[i].policy, &kata_fc, &rep, NULL);
+      expect (&rep, rows[i].name, rows[i].fails, "policy.annotations", rows[i].needle);
+      report_release (&rep);
+    }
+}
+
+static void
+test_seccomp (void)
+{
+  cleanup_free char *path = NULL;
+  char *docker;
+  static const struct
+  {
+    const char *name, *from, *to, *fails, *needle;
+    bool fc;
+  } rows[] = {
+    { "Docker's profile", NULL, NULL, "", "default action SCMP_ACT_ERRNO", false },
+    { "Kata disables it", NULL, NULL, "policy.seccomp",
+      "disable_guest_seccomp = true (line 311): the profile would never be applied", true },
+    { "default allow", "\"defaultAction\":\"SCMP_ACT_ERRNO\"",
+      "\"defaultAction\":\"SCMP_ACT_ALLOW\"", "policy.seccomp",
+      "defaultAction SCMP_ACT_ALLOW lets unlisted system calls through", false },
+    { "default log", "\"defaultAction\":\"SCMP_ACT_ERRNO\"", "\"defaultAction\":\"SCMP_ACT_LOG\"",
+      "policy.seccomp", "defaultAction SCMP_ACT_LOG", false },
+    { "unknown syscall", "\"accept\",", "\"accept\", \"no_such_call\",", "policy.seccomp",
+      "unknown system call \"no_such_call\"", false },
+    { "unknown arch", "\"SCMP_ARCH_X32\"", "\"SCMP_ARCH_PDP11\"", "policy.seccomp",
+      "unknown architecture SCMP_ARCH_PDP11", false },
+    { "no profile", "\"seccomp\":", "\"seccomp_not\":", "policy.seccomp",
+      "no seccomp profile (linux.seccomp)", false },
+  };
+
+  if (asprintf (&path, "%s/oci/docker-20.10/read-only-rootfs.json", fixtures) < 0)
+    abort ();
+  docker = read_text (path);
+  docker = replace (docker, "/proc/12695/exe", "/usr/sbin/dockerd");
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      char *spec = strdup (docker);
+      cleanup_free char *id = docker_id (spec);
+      struct report rep;
+
+      if (rows[i].from != NULL)
+        spec = replace (spec, rows[i].from, rows[i].to);
+      run_policy (spec, id, "require_seccomp = true", rows[i].fc ? &kata_fc : &kata_seccomp,
+                  &rep, NULL);
+      expect (&rep, rows[i].name, rows[i].fails, "policy.seccomp", rows[i].needle);
+      report_release (&rep);
+      free (spec);
+    }
+  {
+    struct report rep;
+    char *spec = strdup (docker);
+    cleanup_free char *id = docker_id (spec);
+
+    run_policy (spec, id, "require_seccomp = true", NULL, &rep, NULL);
+    expect (&rep, "seccomp without a Kata configuration", "policy.seccomp policy.resources",
+            "policy.seccomp", "cannot tell whether Kata applies the profile");
+    report_release (&rep);
+    free (spec);
+  }
+  free (docker);
+}
+
+/* ---- reading config.json -------------------------------------------- */
+
+static void
+spec_row (const char *name, const char *spec, const char *needle)
+{
+  struct report rep;
+
+  run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+  ok (once_each (&rep), "%s: every policy id reported once", name);
+  is_int (report_count (&rep, VERDICT_FAIL), 1, "%s: only policy.spec fails", name);
+  is_int (report_count (&rep, VERDICT_SKIP), 9, "%s: the rules are not run", name);
+  has_str (reason (&rep, "policy.spec"), needle, "%s: %s", name, needle);
+  report_release (&rep);
+}
+
+static void
+test_spec (void)
+{
+  char *big, *deep;
+  size_t n;
+
+  spec_row ("not JSON", "{\"ociVersion\": \"1.0.2\",", "truncated JSON");
+  spec_row ("a syntax error", "{\"ociVersion\": \"1.0.2\" \"x\": 1}", "invalid JSON at byte 23");
+  spec_row ("single quotes (strict)", "{'ociVersion': '1.0.2'}", "invalid JSON at byte");
+  spec_row ("a comment (strict)", "{/* c */ \"ociVersion\": \"1.0.2\"}", "invalid JSON");
+  spec_row ("invalid UTF-8", "{\"ociVersion\": \"1.0.2\", \"x\": \"\xff\"}", "invalid JSON");
+  spec_row ("two documents", "{\"ociVersion\": \"1.0.2\"} {}", "invalid JSON at byte 24");
+  spec_row ("an array", "[1]", "the document is an array, not an object");
+  spec_row ("no ociVersion", "{}", "ociVersion is missing");
+  spec_row ("ociVersion a number", "{\"ociVersion\": 1}", "ociVersion is an integer");
+  spec_row ("ociVersion 2", "{\"ociVersion\": \"2.0.0\"}", "ociVersion \"2.0.0\" is not 1.x");
+  spec_row ("ociVersion 10", "{\"ociVersion\": \"10.0\"}", "is not 1.x");
+
+  /* 5 MiB: refused by size before it is parsed. */
+  big = malloc (5 << 20);
+  if (big == NULL)
+    abort ();
+  memset (big, ' ', (5 << 20) - 1);
+  memcpy (big, "{\"ociVersion\": \"1.0.2\"}", 23);
+  big[(5 << 20) - 1] = '\0';
+  spec_row ("a 5 MiB spec", big, "is 5242879 bytes, more than the 4194304 allowed");
+  free (big);
+
+  /* 100 levels deep. */
+  deep = malloc (1024);
+  if (deep == NULL)
+    abort ();
+  n = (size_t) sprintf (deep, "{\"ociVersion\": \"1.0.2\", \"x\": ");
+  for (int i = 0; i < 100; i++)
+    deep[n++] = '[';
+  for (int i = 0; i < 100; i++)
+    deep[n++] = ']';
+  strcpy (deep + n, "}");
+  spec_row ("a 100-deep spec", deep, "nested deeper than 64 levels");
+  free (deep);
+
+  {
+    cleanup_free char *bundle = NULL;
+    cleanup_free char *target = NULL;
+    cleanup_free char *link = NULL;
+    cleanup_free char *good = spec_of (NULL, NULL, NULL, NULL, NULL);
+    struct report rep;
+
+    if (asprintf (&bundle, "%s/symlinked", tmpdir) < 0 || mkdir (bundle, 0755) < 0
+        || asprintf (&target, "%s/real.json", tmpdir) < 0
+        || asprintf (&link, "%s/config.json", bundle) < 0)
+      abort ();
+    write_text (target, good);
+    if (symlink (target, link) < 0)
+      abort ();
+    run_policy (NULL, ID_A, NULL, &kata_fc, &rep, &bundle);
+    has_str (reason (&rep, "policy.spec"), "config.json is a symbolic link",
+             "a symlinked config.json is refused");
+    ok (once_each (&rep) && report_count (&rep, VERDICT_FAIL) == 1,
+        "a symlinked config.json: only policy.spec fails");
+    report_release (&rep);
+    unlink (link);
+    if (mkfifo (link, 0600) < 0)
+      abort ();
+    run_policy (NULL, ID_A, NULL, &kata_fc, &rep, &bundle);
+    has_str (reason (&rep, "policy.spec"), "config.json is not a regular file",
+             "a FIFO config.json is refused without hanging");
+    report_release (&rep);
+    unlink (link);
+    run_policy (NULL, ID_A, NULL, &kata_fc, &rep, &bundle);
+    has_str (reason (&rep, "policy.spec"), "config.json: No such file or directory",
+             "a missing config.json is refused");
+    report_release (&rep);
+    rmdir (bundle);
+    unlink (target);
+  }
+  {
+    struct guard_config cfg;
+    struct report rep = { 0 };
+    struct request req = { .mode = KG_MODE_CHECK };
+    struct preflight pf;
+    cleanup_free char *cfg_path = NULL;
+    kg_error_t err = NULL;
+
+    if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0)
+      abort ();
+    write_text (cfg_path, "[policy]\nprivileged = false\n");
+    if (guard_config_load (cfg_path, &cfg, &err) < 0)
+      abort ();
+    preflight_init (&pf, &req, &cfg, &rep);
+    check_policy (&pf);
+    is_int (rep.n, 0, "without a bundle the policy family reports nothing");
+    req.bundle = "relative/bundle";
+    check_policy (&pf);
+    has_str (reason (&rep, "policy.spec"), "is not an absolute path",
+             "a relative bundle is refused");
+    preflight_release (&pf);
+    report_release (&rep);
+    guard_config_release (&cfg);
+  }
+}
+
+static void
+test_resolve (void)
+{
+  static const struct
+  {
+    const char *in;
+    bool follow;
+    const char *want;
+  } rows[] = {
+    { "/a/b/../c", false, "/a/c" },
+    { "/a/./b//c/", false, "/a/b/c" },
+    { "/..", false, "/" },
+    { "/../../x", false, "/x" },
+    { "/", false, "/" },
+    { "/var/run/docker.sock", true, "/run/docker.sock" },
+    { "/var/run/../nonexistent-x", true, "/nonexistent-x" },
+    { "/nonexistent/x/../y", true, "/nonexistent/y" },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      cleanup_free char *out = NULL;
+      kg_error_t err = NULL;
+
+      if (policy_path_resolve ("/", rows[i].in, rows[i].follow, &out, &err) < 0)
+        {
+          ok (0, "resolve %s: %s", rows[i].in, err->msg);
+          kg_error_release (&err);
+          continue;
+        }
+      is_str (out, rows[i].want, "resolve %s%s", rows[i].in, rows[i].follow ? " (follow)" : "");
+    }
+  {
+    cleanup_free char *loop = NULL;
+    cleanup_free char *out = NULL;
+    kg_error_t err = NULL;
+
+    if (asprintf (&loop, "%s/loop", tmpdir) < 0 || symlink (loop, loop) < 0)
+      abort ();
+    ok (policy_path_resolve ("/", loop, true, &out, &err) < 0, "a symlink loop is an error");
+    has_str (err ? err->msg : NULL, "Too many levels of symbolic links", "it says why");
+    kg_error_release (&err);
+    unlink (loop);
+  }
+}
+
+int
+main (void)
+{
+  cleanup_free char *fc = NULL;
+
+  fixtures = getenv ("KG_FIXTURES");
+  if (fixtures == NULL)
+    fixtures = "tests/fixtures";
+  if (mkdtemp (tmpdir) == NULL)
+    abort ();
+  chmod (tmpdir, 0755);
+  if (asprintf (&fc, "%s/kata/configuration-fc.toml", fixtures) < 0)
+    abort ();
+  load_kata (&kata_fc, fc, NULL);
+  load_kata (&kata_seccomp, NULL,
+             "[hypervisor.firecracker]\ndefault_memory = 2048\n[runtime]\n"
+             "disable_guest_seccomp = false\n");
+
+  test_resolve ();
+  test_fixtures ();
+  test_mounts ();
+  test_capabilities ();
+  test_resources ();
+  test_namespaces ();
+  test_devices ();
+  test_hooks ();
+  test_annotations ();
+  test_seccomp ();
+  test_spec ();
+
+  toml_free (kata_fc.doc);
+  toml_free (kata_seccomp.doc);
+  {
+    char cmd[sizeof tmpdir + 16];
+
+    snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system (cmd) != 0)
+      printf ("# could not remove %s\n", tmpdir);
+  }
+  return tap_done ();
+}

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "checks.h"
 #include "cli.h"
@@ -15,7 +18,7 @@
 void
 cli_usage (FILE *out)
 {
-  fputs ("Usage: kata-guard check [--config FILE] [--json] [-q]\n"
+  fputs ("Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--json] [-q]\n"
          "       kata-guard version\n"
          "       kata-guard help\n"
          "\n"
@@ -24,6 +27,9 @@ cli_usage (FILE *out)
          "\n"
          "  -c, --config FILE  read FILE instead of $" KG_CONFIG_ENV " or " KG_SYSCONFDIR
          "/kata-guard/config.toml\n"
+         "  -b, --bundle DIR   also check the container in bundle DIR (its config.json)\n"
+         "                     against [policy], as a start would\n"
+         "  -i, --id ID        the container id for --bundle (default: DIR's last component)\n"
          "  -j, --json         print the report as JSON\n"
          "  -q, --quiet        print nothing; the exit status tells\n"
          "\n"
@@ -36,12 +42,17 @@ cli_check (int argc, char **argv)
 {
   static const struct option opts[] = {
     { "config", required_argument, NULL, 'c' },
+    { "bundle", required_argument, NULL, 'b' },
+    { "id", required_argument, NULL, 'i' },
     { "json", no_argument, NULL, 'j' },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *config_path = NULL;
+  const char *bundle_arg = NULL, *id = NULL;
+  cleanup_free char *bundle = NULL;
+  cleanup_free char *id_buf = NULL;
   bool json = false, quiet = false;
   struct guard_config cfg;
   struct report rep = { 0 };
@@ -53,11 +64,17 @@ cli_check (int argc, char **argv)
 
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+c:jqh", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+c:b:i:jqh", opts, NULL)) != -1)
     switch (c)
       {
       case 'c':
         config_path = optarg;
+        break;
+      case 'b':
+        bundle_arg = optarg;
+        break;
+      case 'i':
+        id = optarg;
         break;
       case 'j':
         json = true;
@@ -80,6 +97,54 @@ cli_check (int argc, char **argv)
     {
       fprintf (stderr, "kata-guard: check: unexpected argument %s\n", argv[optind]);
       return KG_EXIT_USAGE;
+    }
+  if (id != NULL && bundle_arg == NULL)
+    {
+      fprintf (stderr, "kata-guard: check: --id needs --bundle\n");
+      return KG_EXIT_USAGE;
+    }
+  if (bundle_arg != NULL)
+    {
+      size_t len;
+      char *slash;
+
+      if (*bundle_arg == '\0')
+        {
+          fprintf (stderr, "kata-guard: check: --bundle needs a directory\n");
+          return KG_EXIT_USAGE;
+        }
+      /* As runc does: a relative bundle is relative to the working directory. */
+      if (bundle_arg[0] == '/')
+        bundle = strdup (bundle_arg);
+      else
+        {
+          cleanup_free char *cwd = getcwd (NULL, 0);
+
+          if (cwd == NULL || asprintf (&bundle, "%s/%s", cwd, bundle_arg) < 0)
+            bundle = NULL;
+        }
+      if (bundle == NULL)
+        {
+          fprintf (stderr, "kata-guard: check: --bundle %s: %s\n", bundle_arg, strerror (errno));
+          return KG_EXIT_USAGE;
+        }
+      /* Docker's bundle is .../<container id>: the default id. */
+      len = strlen (bundle);
+      while (len > 1 && bundle[len - 1] == '/')
+        bundle[--len] = '\0';
+      if (id == NULL)
+        {
+          slash = strrchr (bundle, '/');
+          id_buf = strdup (slash ? slash + 1 : bundle);
+          if (id_buf == NULL)
+            {
+              fprintf (stderr, "kata-guard: check: out of memory\n");
+              return KG_EXIT_USAGE;
+            }
+          id = id_buf;
+        }
+      req.bundle = bundle;
+      req.container_id = id;
     }
   if (config_path == NULL)
     config_path = guard_config_default_path ();

@@ -1,0 +1,192 @@
+# Real container engines for the end-to-end tests (sourced after tap.sh and
+# lib.sh; POSIX sh): a containerd with kata-guard as the shim v2 runtime
+# io.containerd.kata-guard.v2 (in front of containerd-shim-runc-v2) and a
+# dockerd 20.10 with kata-guard as a "path" OCI runtime (in front of runc),
+# each with its own state, socket and config under /var/lib/kata-guard-test,
+# and a busybox image: no registry, no pull, nothing of the host's engines.
+#
+# eng_require        skip_all unless root, /dev/kvm, the engines, runc,
+#                    tinyproxy and a static busybox are here
+# eng_init           the Kata tree (kg_tree_create), the denying proxy, the
+#                    engines' directory $E and the EXIT trap that undoes
+#                    everything (eng_cleanup, then kg_cleanup)
+# eng_write_guard [TOML LINES...]
+#                    the guard config $G for that tree (decisions to $LOG),
+#                    with extra tables appended
+# eng_start          busybox rootfs, containerd, dockerd, the kg-e2e image
+# ctr_run NAME ID [ctr run options...]
+# dk_run NAME [docker run options...]
+#                    one container that runs /bin/echo ok through the guard;
+#                    $rc, $E/NAME.out, $E/NAME.err
+# ctr_empty, gone PATTERN, no_shim ID, no_docker_shim
+#                    nothing left behind
+#
+# Variables: E, BIN, OPT, G, LOG, CTR, DK, P (a container name prefix),
+# DOCKERD, RUNC, BUSYBOX, CTD_PID, DOCKERD_PID.
+
+eng_require() {
+  kg_is_root || skip_all "needs root"
+  [ -c /dev/kvm ] || skip_all "needs /dev/kvm"
+  # Debian's docker.io: /usr/bin/docker and /usr/sbin/dockerd (a docker in
+  # /usr/local/bin may be an unrelated newer client).
+  DOCKERD=/usr/sbin/dockerd
+  [ -x "$DOCKERD" ] || DOCKERD=/usr/bin/dockerd
+  for b in containerd ctr /usr/bin/docker "$DOCKERD" /usr/bin/containerd-shim-runc-v2 runc \
+           tinyproxy python3 chattr; do
+    command -v "$b" >/dev/null 2>&1 || skip_all "needs $b (containerd, docker.io, runc, tinyproxy)"
+  done
+  RUNC=$(command -v runc)
+  BUSYBOX=/bin/busybox
+  # busybox-static: the container's whole userland, no image pull.
+  [ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || skip_all "needs a static /bin/busybox (busybox-static)"
+}
+
+eng_init() {
+  KG_TREE_RUNTIME=/usr/bin/containerd-shim-runc-v2
+  kg_tree_create && kg_proxy_start || return 1
+  BIN=${KG_BIN:?}
+  OPT="$KG_TREE/opt/kata"
+  # The daemons' state lives outside the tree: the tree is removed with
+  # rm -rf, which must never meet a mount they left behind.
+  E=$(mktemp -d "$KG_TEST_BASE/e2e.XXXXXX") || return 1
+  chmod 0755 "$E"
+  CTD_PID="" DOCKERD_PID=""
+  CTR="ctr -a $E/ctd.sock"
+  DK="/usr/bin/docker -H unix://$E/docker.sock"
+  P="kg$$"  # container id prefix
+  KEY_JSON_NEW=""
+  trap 'eng_cleanup; kg_cleanup' EXIT
+  [ -e /etc/docker/key.json ] || KEY_JSON_NEW=1
+  cp "$RUNC" "$OPT/bin/runc" && chmod 0755 "$OPT/bin/runc" || return 1
+  G="$KG_TREE/guard.toml"
+  LOG="$E/decisions.log"
+}
+
+# Containers first (while the daemons can still remove them), then the
+# daemons by pid, then whatever they left mounted under our directories.
+eng_cleanup() {
+  if [ -n "${DOCKERD_PID:-}" ]; then
+    ids=$($DK ps -aq 2>/dev/null)
+    [ -n "$ids" ] && timeout 30 $DK rm -f $ids >/dev/null 2>&1
+  fi
+  if [ -n "${CTD_PID:-}" ]; then
+    for c in $($CTR c ls -q 2>/dev/null); do
+      timeout 10 $CTR t kill -s SIGKILL "$c" >/dev/null 2>&1
+      timeout 10 $CTR t delete -f "$c" >/dev/null 2>&1
+      timeout 10 $CTR c rm "$c" >/dev/null 2>&1
+    done
+  fi
+  for p in ${DOCKERD_PID:-} ${CTD_PID:-}; do
+    kill "$p" 2>/dev/null
+    i=0
+    while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    kill -9 "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+  done
+  DOCKERD_PID="" CTD_PID=""
+  [ -n "${KEY_JSON_NEW:-}" ] && rm -f /etc/docker/key.json
+  # Without $E, the patterns below would match everything.
+  [ -n "${E:-}" ] && [ -d "$E" ] || return 0
+  # Shims that outlived containerd: only ours carry our socket path.
+  for p in $(pgrep -f -- "-address $E/" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  # What dockerd/containerd mounted under our directories, deepest first.
+  awk -v e="$E" -v t="$KG_TREE" 'index($5, e "/") == 1 || $5 == e || index($5, t "/") == 1 { print length($5), $5 }' \
+    /proc/self/mountinfo | sort -rn | cut -d' ' -f2- | while read -r m; do umount -l "$m" 2>/dev/null; done
+  if awk -v e="$E" 'index($5, e) == 1 { found = 1 } END { exit !found }' /proc/self/mountinfo; then
+    echo "# e2e: mounts remain under $E; leaving it"
+  else
+    rm -rf "$E"
+  fi
+}
+
+# eng_write_guard [TOML LINES...]: the guard config for the tree, the proxy
+# and runc as the OCI runtime; the lines are appended (whole tables).
+eng_write_guard() {
+  kg_config_write "$G" "[log]" "syslog = false" "file = \"$LOG\"" "$@"
+  sed -i "s|^shim = .*|&\noci = \"$OPT/bin/runc\"|" "$G"
+}
+
+eng_start() {
+  # ---- the busybox rootfs and the shim on containerd's PATH ----
+  mkdir -p "$E/bin" "$E/rootfs/bin" "$E/rootfs/proc" "$E/rootfs/dev" "$E/rootfs/sys" \
+    "$E/rootfs/etc" "$E/rootfs/tmp" || return 1
+  ln -s "$BIN" "$E/bin/containerd-shim-kata-guard-v2"
+  cp "$BUSYBOX" "$E/rootfs/bin/busybox" || return 1
+  for a in sh echo sleep cat true; do ln -s busybox "$E/rootfs/bin/$a"; done
+
+  # ---- containerd ----
+  cat >"$E/containerd.toml" <<EOF
+version = 2
+root = "$E/ctd-root"
+state = "$E/ctd-state"
+disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.btrfs",
+  "io.containerd.snapshotter.v1.zfs", "io.containerd.snapshotter.v1.aufs",
+  "io.containerd.snapshotter.v1.devmapper"]
+[grpc]
+  address = "$E/ctd.sock"
+EOF
+  KATA_GUARD_CONFIG="$G" PATH="$E/bin:$PATH" containerd --config "$E/containerd.toml" \
+    >"$E/containerd.log" 2>&1 </dev/null &
+  CTD_PID=$!
+  i=0
+  until $CTR version >/dev/null 2>&1; do
+    i=$((i + 1)); [ $i -lt 100 ] || { echo "# containerd did not start"; tail "$E/containerd.log"; return 1; }
+    sleep 0.1
+  done
+
+  # ---- dockerd (20.10: a "path" runtime is OCI runtime mode) ----
+  cat >"$E/daemon.json" <<EOF
+{
+  "runtimes": { "kata-guard": { "path": "$BIN" } },
+  "deprecated-key-path": "$E/key.json"
+}
+EOF
+  KATA_GUARD_CONFIG="$G" "$DOCKERD" --containerd="$E/ctd.sock" --data-root "$E/docker" \
+    --exec-root "$E/dexec" --pidfile "$E/docker.pid" -H "unix://$E/docker.sock" \
+    --bridge=none --iptables=false --ip-forward=false --ip-masq=false --storage-driver=vfs \
+    --config-file "$E/daemon.json" >"$E/dockerd.log" 2>&1 </dev/null &
+  DOCKERD_PID=$!
+  i=0
+  until $DK version >/dev/null 2>&1; do
+    i=$((i + 1)); [ $i -lt 300 ] || { echo "# dockerd did not start"; tail "$E/dockerd.log"; return 1; }
+    sleep 0.1
+  done
+  tar -C "$E/rootfs" -cf "$E/rootfs.tar" . && $DK import "$E/rootfs.tar" kg-e2e:latest >/dev/null
+}
+
+# ctr_run NAME ID [ctr run options...]: a container through the shim v2 mode.
+ctr_run() {
+  name=$1 id=$2; shift 2
+  timeout 60 $CTR run --rm --runtime io.containerd.kata-guard.v2 "$@" --rootfs "$E/rootfs" "$id" \
+    /bin/echo ok >"$E/$name.out" 2>"$E/$name.err" </dev/null
+  rc=$?
+}
+
+# dk_run NAME [docker run options...]: a container through the OCI runtime
+# mode, with no network unless the options choose one.
+dk_run() {
+  name=$1; shift
+  dk_net="--network none"
+  for dk_a; do
+    case $dk_a in --network | --network=* | --net | --net=*) dk_net="" ;; esac
+  done
+  timeout 60 $DK run --rm $dk_net --runtime kata-guard "$@" kg-e2e:latest /bin/echo ok \
+    >"$E/$name.out" 2>"$E/$name.err" </dev/null
+  rc=$?
+}
+
+ctr_empty() { [ -z "$($CTR c ls -q)" ] && [ -z "$($CTR t ls -q)" ]; }
+
+# gone PATTERN: no process matches PATTERN within 5 seconds (a shim may
+# still be on its way out when the client returns).
+gone() {
+  i=0
+  while pgrep -f -- "$1" >/dev/null; do
+    i=$((i + 1)); [ $i -lt 50 ] || return 1
+    sleep 0.1
+  done
+}
+no_shim() { gone "containerd-shim.* -id $1( |$)"; }
+# no_docker_shim: no shim of our dockerd's containers (only ours carry our
+# containerd's socket; another test's dockerd may run its own).
+no_docker_shim() { gone "containerd-shim-runc-v2 -namespace moby .*-address $E/ctd.sock"; }

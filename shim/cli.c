@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checks.h"
@@ -18,7 +19,7 @@
 void
 cli_usage (FILE *out)
 {
-  fputs ("Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--json] [-q]\n"
+  fputs ("Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json] [-q]\n"
          "       kata-guard version\n"
          "       kata-guard help\n"
          "\n"
@@ -30,11 +31,19 @@ cli_usage (FILE *out)
          "  -b, --bundle DIR   also check the container in bundle DIR (its config.json)\n"
          "                     against [policy], as a start would\n"
          "  -i, --id ID        the container id for --bundle (default: DIR's last component)\n"
-         "  -j, --json         print the report as JSON\n"
+         "  -f, --format FMT   text (the default), json, or prometheus (node_exporter's\n"
+         "                     textfile format)\n"
+         "  -j, --json         the same as --format json\n"
          "  -q, --quiet        print nothing; the exit status tells\n"
          "\n"
          "Exit status: 0 every check passed, 1 a check failed, 2 usage or configuration error.\n",
          out);
+}
+
+static double
+elapsed (const struct timespec *a, const struct timespec *b)
+{
+  return (double) (b->tv_sec - a->tv_sec) + (double) (b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
 int
@@ -45,6 +54,7 @@ cli_check (int argc, char **argv)
     { "bundle", required_argument, NULL, 'b' },
     { "id", required_argument, NULL, 'i' },
     { "json", no_argument, NULL, 'j' },
+    { "format", required_argument, NULL, 'f' },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
@@ -53,7 +63,9 @@ cli_check (int argc, char **argv)
   const char *bundle_arg = NULL, *id = NULL;
   cleanup_free char *bundle = NULL;
   cleanup_free char *id_buf = NULL;
-  bool json = false, quiet = false;
+  enum { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS } format = FMT_TEXT;
+  bool quiet = false;
+  struct timespec t0, t1, wall;
   struct guard_config cfg;
   struct report rep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
@@ -64,7 +76,7 @@ cli_check (int argc, char **argv)
 
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+c:b:i:jqh", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+c:b:i:f:jqh", opts, NULL)) != -1)
     switch (c)
       {
       case 'c':
@@ -77,7 +89,21 @@ cli_check (int argc, char **argv)
         id = optarg;
         break;
       case 'j':
-        json = true;
+        format = FMT_JSON;
+        break;
+      case 'f':
+        if (strcmp (optarg, "text") == 0)
+          format = FMT_TEXT;
+        else if (strcmp (optarg, "json") == 0)
+          format = FMT_JSON;
+        else if (strcmp (optarg, "prometheus") == 0)
+          format = FMT_PROMETHEUS;
+        else
+          {
+            fprintf (stderr, "kata-guard: check: unknown format '%s' (text, json, prometheus)\n",
+                     optarg);
+            return KG_EXIT_USAGE;
+          }
         break;
       case 'q':
         quiet = true;
@@ -149,11 +175,19 @@ cli_check (int argc, char **argv)
   if (config_path == NULL)
     config_path = guard_config_default_path ();
 
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  clock_gettime (CLOCK_REALTIME, &wall);
   if (guard_config_load (config_path, &cfg, &err) < 0)
     {
       fprintf (stderr, "kata-guard: %s\n", err->msg);
-      if (json && ! quiet)
+      if (format == FMT_JSON && ! quiet)
         output_json_error (stdout, config_path, err->msg);
+      /* A fleet must see a broken configuration too, not a stale file. */
+      if (format == FMT_PROMETHEUS && ! quiet)
+        {
+          clock_gettime (CLOCK_MONOTONIC, &t1);
+          output_prometheus (stdout, NULL, elapsed (&t0, &t1), (long long) wall.tv_sec);
+        }
       return KG_EXIT_USAGE;
     }
 
@@ -161,17 +195,22 @@ cli_check (int argc, char **argv)
   preflight_init (&pf, &req, &cfg, &rep);
   preflight_run (&pf);
   preflight_release (&pf);
+  clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
   if (! quiet)
-    {
-      if (json)
-        {
-          if (output_json (stdout, &rep, cfg.path) < 0)
-            overall = VERDICT_FAIL;
-        }
-      else
+    switch (format)
+      {
+      case FMT_JSON:
+        if (output_json (stdout, &rep, cfg.path) < 0)
+          overall = VERDICT_FAIL;
+        break;
+      case FMT_PROMETHEUS:
+        output_prometheus (stdout, &rep, elapsed (&t0, &t1), (long long) wall.tv_sec);
+        break;
+      case FMT_TEXT:
         output_text (stdout, &rep, output_want_color (stdout));
-    }
+        break;
+      }
   report_release (&rep);
   guard_config_release (&cfg);
   if (fflush (stdout) != 0 && ! quiet)

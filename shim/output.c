@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "util.h"
 
 static void
 json_putp (json_object **o)
@@ -527,4 +528,70 @@ output_decision_syslog (const struct decision *d)
   if (d->message != NULL)
     sbuf_put_kv (&b, "message", d->message);
   return b.s;
+}
+
+/* A label value: backslash, double quote and newline escaped, as the
+   exposition format asks (ids are plain, but this is the one place that
+   writes labels). */
+static void
+put_label (FILE *out, const char *s)
+{
+  for (; *s; s++)
+    {
+      if (*s == '\\' || *s == '"')
+        fputc ('\\', out);
+      if (*s == '\n')
+        fputs ("\\n", out);
+      else
+        fputc (*s, out);
+    }
+}
+
+void
+output_prometheus (FILE *out, const struct report *rep, double seconds, long long now)
+{
+  static const enum verdict verdicts[] = { VERDICT_PASS, VERDICT_WARN, VERDICT_FAIL, VERDICT_SKIP };
+
+  fputs ("# HELP kata_guard_ok Whether this host may start guarded containers (1: no check failed).\n"
+         "# TYPE kata_guard_ok gauge\n",
+         out);
+  fprintf (out, "kata_guard_ok %d\n", rep != NULL && report_overall (rep) != VERDICT_FAIL);
+  fputs ("# HELP kata_guard_config_ok Whether the guard configuration loaded.\n"
+         "# TYPE kata_guard_config_ok gauge\n",
+         out);
+  fprintf (out, "kata_guard_config_ok %d\n", rep != NULL);
+  if (rep != NULL && rep->n > 0)
+    {
+      fputs ("# HELP kata_guard_check Whether a check passed (1) or not (0: failed, warned or "
+             "skipped; see kata_guard_check_verdict).\n"
+             "# TYPE kata_guard_check gauge\n",
+             out);
+      for (size_t i = 0; i < rep->n; i++)
+        {
+          fputs ("kata_guard_check{check=\"", out);
+          put_label (out, rep->results[i].id);
+          fprintf (out, "\"} %d\n", rep->results[i].verdict == VERDICT_PASS);
+        }
+      fputs ("# HELP kata_guard_check_verdict The verdict of each check, one series per "
+             "possible verdict.\n"
+             "# TYPE kata_guard_check_verdict gauge\n",
+             out);
+      for (size_t i = 0; i < rep->n; i++)
+        for (size_t v = 0; v < ARRAY_SIZE (verdicts); v++)
+          {
+            fputs ("kata_guard_check_verdict{check=\"", out);
+            put_label (out, rep->results[i].id);
+            fprintf (out, "\",verdict=\"%s\"} %d\n", verdict_name (verdicts[v]),
+                     rep->results[i].verdict == verdicts[v]);
+          }
+    }
+  fputs ("# HELP kata_guard_check_duration_seconds How long reading the configuration and "
+         "running every check took.\n"
+         "# TYPE kata_guard_check_duration_seconds gauge\n",
+         out);
+  fprintf (out, "kata_guard_check_duration_seconds %.6f\n", seconds);
+  fputs ("# HELP kata_guard_last_run_timestamp_seconds When the checks ran (Unix time).\n"
+         "# TYPE kata_guard_last_run_timestamp_seconds gauge\n",
+         out);
+  fprintf (out, "kata_guard_last_run_timestamp_seconds %lld\n", now);
 }

@@ -19,6 +19,10 @@ void output_text (FILE *out, const struct report *r, bool color);
 int output_json (FILE *out, const struct report *r, const char *config_path);
 /* The JSON written when the configuration itself cannot be used. */
 int output_json_error (FILE *out, const char *config_path, const char *message);
+/* `kata-guard check --format prometheus`: node_exporter's textfile format.
+   SECONDS is how long the run took, NOW when it ran.  REP is NULL when the
+   configuration could not be used (then kata_guard_config_ok is 0). */
+void output_prometheus (FILE *out, const struct report *rep, double seconds, long long now);
 /* Whether colour suits the stream F. */
 bool output_want_color (FILE *f);
 

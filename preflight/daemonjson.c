@@ -1,0 +1,1237 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Docker's daemon.json: strict reader, stable writer, atomic replacement,
+ * and the runtime entry edits (daemonjson.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "daemonjson.h"
+#include "util.h"
+
+static void
+json_putp (struct json_object **o)
+{
+  json_object_put (*o);
+}
+#define cleanup_json __attribute__ ((cleanup (json_putp)))
+
+/* ---- the strict grammar check ---------------------------------------------- */
+
+struct key_seen
+{
+  char *s;     /* decoded */
+  size_t n;
+  size_t pos;  /* of its opening quote */
+};
+
+struct scan
+{
+  const char *name;
+  const unsigned char *s;
+  size_t len, pos;
+  kg_error_t *err;
+};
+
+static void
+line_col (const struct scan *j, size_t at, unsigned *line, unsigned *col)
+{
+  size_t start = 0;
+
+  *line = 1;
+  for (size_t i = 0; i < at && i < j->len; i++)
+    if (j->s[i] == '\n')
+      {
+        (*line)++;
+        start = i + 1;
+      }
+  *col = (unsigned) (at - start + 1);
+}
+
+static int scan_error (struct scan *j, size_t at, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+static int
+scan_error (struct scan *j, size_t at, const char *fmt, ...)
+{
+  cleanup_free char *what = NULL;
+  unsigned line, col;
+  va_list ap;
+  int rc;
+
+  va_start (ap, fmt);
+  rc = vasprintf (&what, fmt, ap);
+  va_end (ap);
+  if (rc < 0)
+    return kg_error (j->err, ENOMEM, "%s: cannot allocate", j->name);
+  line_col (j, at, &line, &col);
+  return kg_error (j->err, 0, "%s:%u:%u: %s", j->name, line, col, what);
+}
+
+static const char *
+describe (struct scan *j, char buf[16])
+{
+  unsigned char c;
+
+  if (j->pos >= j->len)
+    return "the end of the file";
+  c = j->s[j->pos];
+  if (c >= 0x21 && c < 0x7f)
+    snprintf (buf, 16, "'%c'", c);
+  else
+    snprintf (buf, 16, "byte 0x%02x", c);
+  return buf;
+}
+
+static void
+skip_ws (struct scan *j)
+{
+  while (j->pos < j->len
+         && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' || j->s[j->pos] == '\n'
+             || j->s[j->pos] == '\r'))
+    j->pos++;
+}
+
+/* Length of the UTF-8 sequence at P (at most AVAIL bytes), 0 if invalid:
+   no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t
+utf8_len (const unsigned char *p, size_t avail)
+{
+  unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+  size_t n;
+
+  if (c < 0x80)
+    return 1;
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2;
+  else if (c >= 0xe0 && c <= 0xef)
+    {
+      n = 3;
+      if (c == 0xe0)
+        lo = 0xa0;
+      else if (c == 0xed)
+        hi = 0x9f;
+    }
+  else if (c >= 0xf0 && c <= 0xf4)
+    {
+      n = 4;
+      if (c == 0xf0)
+        lo = 0x90;
+      else if (c == 0xf4)
+        hi = 0x8f;
+    }
+  else
+    return 0;
+  if (avail < n || p[1] < lo || p[1] > hi)
+    return 0;
+  for (size_t i = 2; i < n; i++)
+    if (p[i] < 0x80 || p[i] > 0xbf)
+      return 0;
+  return n;
+}
+
+static int
+hex4 (struct scan *j, size_t at, unsigned *out)
+{
+  *out = 0;
+  if (j->len - at < 4)
+    return scan_error (j, at, "\\u needs four hex digits");
+  for (size_t i = 0; i < 4; i++)
+    {
+      unsigned char c = j->s[at + i];
+      unsigned v;
+
+      if (c >= '0' && c <= '9')
+        v = c - '0';
+      else if (c >= 'a' && c <= 'f')
+        v = c - 'a' + 10;
+      else if (c >= 'A' && c <= 'F')
+        v = c - 'A' + 10;
+      else
+        return scan_error (j, at + i, "\\u needs four hex digits");
+      *out = *out << 4 | v;
+    }
+  return 0;
+}
+
+static void
+put_utf8 (char *out, size_t *n, unsigned cp)
+{
+  if (cp < 0x80)
+    out[(*n)++] = (char) cp;
+  else if (cp < 0x800)
+    {
+      out[(*n)++] = (char) (0xc0 | cp >> 6);
+      out[(*n)++] = (char) (0x80 | (cp & 0x3f));
+    }
+  else if (cp < 0x10000)
+    {
+      out[(*n)++] = (char) (0xe0 | cp >> 12);
+      out[(*n)++] = (char) (0x80 | ((cp >> 6) & 0x3f));
+      out[(*n)++] = (char) (0x80 | (cp & 0x3f));
+    }
+  else
+    {
+      out[(*n)++] = (char) (0xf0 | cp >> 18);
+      out[(*n)++] = (char) (0x80 | ((cp >> 12) & 0x3f));
+      out[(*n)++] = (char) (0x80 | ((cp >> 6) & 0x3f));
+      out[(*n)++] = (char) (0x80 | (cp & 0x3f));
+    }
+}
+
+/* A string at j->pos (the opening quote).  With KEY, its decoded bytes go
+   to a new buffer (a key is compared with its siblings). */
+static int
+scan_string (struct scan *j, struct key_seen *key)
+{
+  size_t start = j->pos;
+  cleanup_free char *buf = NULL;
+  size_t n = 0;
+
+  j->pos++;
+  if (key != NULL)
+    {
+      /* Decoding never makes a string longer than its source. */
+      buf = malloc (j->len - start + 1);
+      if (buf == NULL)
+        return kg_error (j->err, ENOMEM, "%s: cannot allocate", j->name);
+    }
+  for (;;)
+    {
+      unsigned char c;
+
+      if (j->pos >= j->len)
+        return scan_error (j, start, "unterminated string");
+      c = j->s[j->pos];
+      if (c == '"')
+        break;
+      if (c < 0x20)
+        return scan_error (j, j->pos, "control character 0x%02x in a string (write it as an escape)",
+                           c);
+      if (c == '\\')
+        {
+          size_t esc = j->pos;
+          unsigned cp, lo;
+
+          if (j->pos + 1 >= j->len)
+            return scan_error (j, start, "unterminated string");
+          c = j->s[j->pos + 1];
+          j->pos += 2;
+          switch (c)
+            {
+            case '"': cp = '"'; break;
+            case '\\': cp = '\\'; break;
+            case '/': cp = '/'; break;
+            case 'b': cp = '\b'; break;
+            case 'f': cp = '\f'; break;
+            case 'n': cp = '\n'; break;
+            case 'r': cp = '\r'; break;
+            case 't': cp = '\t'; break;
+            case 'u':
+              if (hex4 (j, j->pos, &cp) < 0)
+                return -1;
+              j->pos += 4;
+              if (cp >= 0xdc00 && cp <= 0xdfff)
+                return scan_error (j, esc, "\\u%04x is a lone low surrogate", cp);
+              if (cp >= 0xd800 && cp <= 0xdbff)
+                {
+                  if (j->len - j->pos < 6 || j->s[j->pos] != '\\' || j->s[j->pos + 1] != 'u')
+                    return scan_error (j, esc, "\\u%04x is a lone high surrogate", cp);
+                  if (hex4 (j, j->pos + 2, &lo) < 0)
+                    return -1;
+                  if (lo < 0xdc00 || lo > 0xdfff)
+                    return scan_error (j, esc, "\\u%04x is a lone high surrogate", cp);
+                  cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                  j->pos += 6;
+                }
+              if (cp == 0 && key != NULL)
+                return scan_error (j, esc, "a key holds \\u0000");
+              break;
+            default:
+              return scan_error (j, esc, "unknown escape \\%c", c >= 0x20 && c < 0x7f ? c : '?');
+            }
+          if (key != NULL)
+            put_utf8 (buf, &n, cp);
+          continue;
+        }
+      {
+        size_t l = utf8_len (j->s + j->pos, j->len - j->pos);
+
+        if (l == 0)
+          return scan_error (j, j->pos, "invalid UTF-8");
+        if (key != NULL)
+          {
+            memcpy (buf + n, j->s + j->pos, l);
+            n += l;
+          }
+        j->pos += l;
+      }
+    }
+  j->pos++;
+  if (key != NULL)
+    {
+      buf[n] = '\0';
+      key->s = steal_pointer (&buf);
+      key->n = n;
+      key->pos = start;
+    }
+  return 0;
+}
+
+static bool
+is_digit (unsigned char c)
+{
+  return c >= '0' && c <= '9';
+}
+
+static int
+scan_number (struct scan *j)
+{
+  size_t start = j->pos, digits;
+  bool neg = false, integer = true;
+
+  if (j->s[j->pos] == '-')
+    {
+      neg = true;
+      j->pos++;
+    }
+  digits = j->pos;
+  if (j->pos >= j->len || ! is_digit (j->s[j->pos]))
+    return scan_error (j, start, "a number needs digits");
+  if (j->s[j->pos] == '0')
+    {
+      j->pos++;
+      if (j->pos < j->len && is_digit (j->s[j->pos]))
+        return scan_error (j, start, "a number must not start with 0");
+    }
+  else
+    while (j->pos < j->len && is_digit (j->s[j->pos]))
+      j->pos++;
+  if (j->pos < j->len && j->s[j->pos] == '.')
+    {
+      integer = false;
+      j->pos++;
+      if (j->pos >= j->len || ! is_digit (j->s[j->pos]))
+        return scan_error (j, start, "a number needs digits after '.'");
+      while (j->pos < j->len && is_digit (j->s[j->pos]))
+        j->pos++;
+    }
+  if (j->pos < j->len && (j->s[j->pos] == 'e' || j->s[j->pos] == 'E'))
+    {
+      integer = false;
+      j->pos++;
+      if (j->pos < j->len && (j->s[j->pos] == '+' || j->s[j->pos] == '-'))
+        j->pos++;
+      if (j->pos >= j->len || ! is_digit (j->s[j->pos]))
+        return scan_error (j, start, "a number needs digits in its exponent");
+      while (j->pos < j->len && is_digit (j->s[j->pos]))
+        j->pos++;
+    }
+  if (integer)
+    {
+      /* json-c keeps integers as int64 or uint64 and clamps the rest
+         without a word: refuse what it could not keep exactly. */
+      const char *limit = neg ? "9223372036854775808" : "18446744073709551615";
+      size_t n = j->pos - digits, ln = strlen (limit);
+
+      if (n > ln || (n == ln && memcmp (j->s + digits, limit, ln) > 0))
+        return scan_error (j, start, "integer %.*s is outside the 64-bit range", (int) (j->pos - start),
+                           (const char *) j->s + start);
+    }
+  return 0;
+}
+
+static int scan_value (struct scan *j, unsigned depth);
+
+static int
+key_cmp (const void *a, const void *b)
+{
+  const struct key_seen *x = a, *y = b;
+  int c;
+
+  if (x->n != y->n)
+    return x->n < y->n ? -1 : 1;
+  c = memcmp (x->s, y->s, x->n);
+  if (c != 0)
+    return c;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+struct key_list
+{
+  struct key_seen *items;
+  size_t n, cap;
+};
+
+static void
+key_list_free (struct key_list *l)
+{
+  for (size_t i = 0; i < l->n; i++)
+    free (l->items[i].s);
+  free (l->items);
+}
+#define cleanup_keys __attribute__ ((cleanup (key_list_free)))
+
+/* json-c keeps the last of two equal keys and drops the first value: an
+   edit would lose it, so a duplicate is an error (the second one named). */
+static int
+check_duplicates (struct scan *j, struct key_list *keys)
+{
+  const struct key_seen *dup = NULL, *first = NULL;
+  unsigned line, col;
+
+  if (keys->n < 2)
+    return 0;
+  qsort (keys->items, keys->n, sizeof *keys->items, key_cmp);
+  /* Equal keys are now together, each group in document order: its
+     first item is the original, its second the first duplicate. */
+  for (size_t i = 0, g; i < keys->n; i = g)
+    {
+      const struct key_seen *a = &keys->items[i];
+
+      for (g = i + 1; g < keys->n; g++)
+        if (keys->items[g].n != a->n || memcmp (keys->items[g].s, a->s, a->n) != 0)
+          break;
+      if (g - i > 1 && (dup == NULL || keys->items[i + 1].pos < dup->pos))
+        {
+          first = a;
+          dup = &keys->items[i + 1];
+        }
+    }
+  if (dup == NULL)
+    return 0;
+  line_col (j, first->pos, &line, &col);
+  return scan_error (j, dup->pos, "duplicate key \"%.64s\" (first at line %u)", dup->s, line);
+}
+
+static int
+scan_object (struct scan *j, unsigned depth)
+{
+  cleanup_keys struct key_list keys = { 0 };
+  char b[16];
+
+  j->pos++;
+  skip_ws (j);
+  if (j->pos < j->len && j->s[j->pos] == '}')
+    {
+      j->pos++;
+      return 0;
+    }
+  for (;;)
+    {
+      if (j->pos >= j->len || j->s[j->pos] != '"')
+        return scan_error (j, j->pos, "expected a key in double quotes, found %s",
+                           describe (j, b));
+      if (keys.n == keys.cap)
+        {
+          size_t cap = keys.cap ? keys.cap * 2 : 16;
+          struct key_seen *items = realloc (keys.items, cap * sizeof *items);
+
+          if (items == NULL)
+            return kg_error (j->err, ENOMEM, "%s: cannot allocate", j->name);
+          keys.items = items;
+          keys.cap = cap;
+        }
+      if (scan_string (j, &keys.items[keys.n]) < 0)
+        return -1;
+      keys.n++;
+      skip_ws (j);
+      if (j->pos >= j->len || j->s[j->pos] != ':')
+        return scan_error (j, j->pos, "expected ':' after the key, found %s", describe (j, b));
+      j->pos++;
+      skip_ws (j);
+      if (scan_value (j, depth) < 0)
+        return -1;
+      skip_ws (j);
+      if (j->pos < j->len && j->s[j->pos] == ',')
+        {
+          j->pos++;
+          skip_ws (j);
+          continue;
+        }
+      if (j->pos < j->len && j->s[j->pos] == '}')
+        {
+          j->pos++;
+          return check_duplicates (j, &keys);
+        }
+      return scan_error (j, j->pos, "expected ',' or '}' in an object, found %s",
+                         describe (j, b));
+    }
+}
+
+static int
+scan_array (struct scan *j, unsigned depth)
+{
+  char b[16];
+
+  j->pos++;
+  skip_ws (j);
+  if (j->pos < j->len && j->s[j->pos] == ']')
+    {
+      j->pos++;
+      return 0;
+    }
+  for (;;)
+    {
+      if (scan_value (j, depth) < 0)
+        return -1;
+      skip_ws (j);
+      if (j->pos < j->len && j->s[j->pos] == ',')
+        {
+          j->pos++;
+          skip_ws (j);
+          continue;
+        }
+      if (j->pos < j->len && j->s[j->pos] == ']')
+        {
+          j->pos++;
+          return 0;
+        }
+      return scan_error (j, j->pos, "expected ',' or ']' in an array, found %s",
+                         describe (j, b));
+    }
+}
+
+static int
+scan_literal (struct scan *j, const char *word)
+{
+  size_t n = strlen (word);
+
+  if (j->len - j->pos < n || memcmp (j->s + j->pos, word, n) != 0)
+    return scan_error (j, j->pos, "expected a value (did you mean %s?)", word);
+  j->pos += n;
+  return 0;
+}
+
+static int
+scan_value (struct scan *j, unsigned depth)
+{
+  char b[16];
+
+  if (j->pos >= j->len)
+    return scan_error (j, j->pos, "expected a value, found the end of the file");
+  switch (j->s[j->pos])
+    {
+    case '{':
+    case '[':
+      if (depth >= DAEMONJSON_MAX_DEPTH)
+        return scan_error (j, j->pos, "nested deeper than %d levels", DAEMONJSON_MAX_DEPTH);
+      return j->s[j->pos] == '{' ? scan_object (j, depth + 1) : scan_array (j, depth + 1);
+    case '"':
+      return scan_string (j, NULL);
+    case 't':
+      return scan_literal (j, "true");
+    case 'f':
+      return scan_literal (j, "false");
+    case 'n':
+      return scan_literal (j, "null");
+    default:
+      if (j->s[j->pos] == '-' || is_digit (j->s[j->pos]))
+        return scan_number (j);
+      return scan_error (j, j->pos, "expected a value, found %s", describe (j, b));
+    }
+}
+
+static const char *
+json_kind (struct json_object *o)
+{
+  switch (json_object_get_type (o))
+    {
+    case json_type_null: return "null";
+    case json_type_boolean: return "a boolean";
+    case json_type_double:
+    case json_type_int: return "a number";
+    case json_type_object: return "an object";
+    case json_type_array: return "an array";
+    case json_type_string: return "a string";
+    }
+  return "a value";
+}
+
+struct json_object *
+daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *err)
+{
+  struct scan j = { name, (const unsigned char *) data, len, 0, err };
+  struct json_tokener *tok;
+  struct json_object *root;
+  enum json_tokener_error jerr;
+  char b[16];
+
+  if (len > DAEMONJSON_MAX_SIZE)
+    return kg_error (err, 0, "%s: %zu bytes, more than the %d allowed", name, len,
+                     DAEMONJSON_MAX_SIZE),
+           NULL;
+  if (len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
+    return kg_error (err, 0, "%s:1:1: starts with a byte order mark (save it as UTF-8 "
+                             "without one)", name),
+           NULL;
+  skip_ws (&j);
+  if (j.pos == len)
+    {
+      /* dockerd reads an empty file as no configuration at all. */
+      root = json_object_new_object ();
+      if (root == NULL)
+        kg_error (err, ENOMEM, "%s: cannot allocate", name);
+      return root;
+    }
+  if (data[j.pos] != '{')
+    {
+      if (data[j.pos] == '[' || data[j.pos] == '"' || data[j.pos] == '-'
+          || is_digit ((unsigned char) data[j.pos]) || data[j.pos] == 't' || data[j.pos] == 'f'
+          || data[j.pos] == 'n')
+        return scan_error (&j, j.pos, "the document must be a JSON object ({...})"), NULL;
+      return scan_error (&j, j.pos, "expected '{', found %s", describe (&j, b)), NULL;
+    }
+  if (scan_value (&j, 0) < 0)
+    return NULL;
+  skip_ws (&j);
+  if (j.pos != len)
+    return scan_error (&j, j.pos, "data after the JSON document: %s", describe (&j, b)), NULL;
+
+  /* The grammar is valid: json-c builds the tree (its own checks agree). */
+  tok = json_tokener_new_ex (DAEMONJSON_MAX_DEPTH + 2);
+  if (tok == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  root = json_tokener_parse_ex (tok, data, (int) len);
+  jerr = json_tokener_get_error (tok);
+  json_tokener_free (tok);
+  if (root == NULL || jerr != json_tokener_success || ! json_object_is_type (root, json_type_object))
+    {
+      json_object_put (root);
+      return kg_error (err, 0, "%s: json-c cannot read it: %s", name, json_tokener_error_desc (jerr)),
+             NULL;
+    }
+  return root;
+}
+
+/* ---- the stable form ------------------------------------------------------- */
+
+static void
+indent (FILE *f, unsigned n)
+{
+  for (unsigned i = 0; i < n; i++)
+    fputs ("  ", f);
+}
+
+static int
+emit (FILE *f, struct json_object *o, unsigned level, kg_error_t *err)
+{
+  const char *s;
+  size_t i = 0, n;
+
+  switch (json_object_get_type (o))
+    {
+    case json_type_object:
+      n = (size_t) json_object_object_length (o);
+      if (n == 0)
+        {
+          fputs ("{}", f);
+          return 0;
+        }
+      fputs ("{\n", f);
+      json_object_object_foreach (o, key, val)
+        {
+          struct json_object *k = json_object_new_string (key);
+
+          if (k == NULL)
+            return kg_error (err, ENOMEM, "cannot allocate");
+          indent (f, level + 1);
+          fputs (json_object_to_json_string_ext (k, JSON_C_TO_STRING_PLAIN
+                                                        | JSON_C_TO_STRING_NOSLASHESCAPE),
+                 f);
+          json_object_put (k);
+          fputs (": ", f);
+          if (emit (f, val, level + 1, err) < 0)
+            return -1;
+          fputs (++i < n ? ",\n" : "\n", f);
+        }
+      indent (f, level);
+      fputc ('}', f);
+      return 0;
+    case json_type_array:
+      n = json_object_array_length (o);
+      if (n == 0)
+        {
+          fputs ("[]", f);
+          return 0;
+        }
+      fputs ("[\n", f);
+      for (i = 0; i < n; i++)
+        {
+          indent (f, level + 1);
+          if (emit (f, json_object_array_get_idx (o, i), level + 1, err) < 0)
+            return -1;
+          fputs (i + 1 < n ? ",\n" : "\n", f);
+        }
+      indent (f, level);
+      fputc (']', f);
+      return 0;
+    default:
+      /* Scalars as json-c prints them: numbers as they were written, strings
+         re-escaped (without "\/"), null/true/false. */
+      s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN
+                                                 | JSON_C_TO_STRING_NOSLASHESCAPE);
+      if (s == NULL)
+        return kg_error (err, ENOMEM, "cannot allocate");
+      fputs (s, f);
+      return 0;
+    }
+}
+
+char *
+daemonjson_format (struct json_object *root, size_t *len, kg_error_t *err)
+{
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream (&buf, &size);
+  int rc;
+
+  if (f == NULL)
+    return kg_error (err, errno, "cannot allocate"), NULL;
+  rc = emit (f, root, 0, err);
+  fputc ('\n', f);
+  if (fclose (f) != 0 && rc == 0)
+    rc = kg_error (err, ENOMEM, "cannot allocate");
+  if (rc < 0)
+    {
+      free (buf);
+      return NULL;
+    }
+  if (size > DAEMONJSON_MAX_SIZE)
+    {
+      free (buf);
+      return kg_error (err, 0, "the result would be %zu bytes, more than the %d allowed", size,
+                       DAEMONJSON_MAX_SIZE),
+             NULL;
+    }
+  *len = size;
+  return buf;
+}
+
+struct json_object *
+daemonjson_load (const char *path, bool *exists, kg_error_t *err)
+{
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  struct stat st;
+  size_t len;
+
+  *exists = false;
+  /* O_NONBLOCK: a FIFO put there must not hang `kata-guard check`. */
+  fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      struct json_object *o;
+
+      if (errno != ENOENT)
+        return kg_error (err, errno, "%s", path), NULL;
+      o = json_object_new_object ();
+      if (o == NULL)
+        kg_error (err, ENOMEM, "cannot allocate");
+      return o;
+    }
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "%s", path), NULL;
+  if (! S_ISREG (st.st_mode))
+    return kg_error (err, 0, "%s is not a regular file", path), NULL;
+  *exists = true;
+  if (kg_read_fd_bounded (fd, path, DAEMONJSON_MAX_SIZE, &buf, &len, err) < 0)
+    return NULL;
+  return daemonjson_parse (path, buf, len, err);
+}
+
+/* ---- atomic replacement ----------------------------------------------------- */
+
+static bool
+is_temp_name (const char *name, const char *base)
+{
+  size_t bl = strlen (base), il = strlen (KG_TEMP_INFIX);
+
+  return name[0] == '.' && strncmp (name + 1, base, bl) == 0
+         && strncmp (name + 1 + bl, KG_TEMP_INFIX, il) == 0 && strlen (name + 1 + bl + il) == 6;
+}
+
+/* A writer killed between creating its temporary file and renaming it
+   leaves ".BASE.kata-guard.XXXXXX" behind.  Under the lock nobody else is
+   writing, so any such regular file is a leftover. */
+static int
+remove_leftovers (struct kg_replace *r, kg_error_t *err)
+{
+  int dfd = openat (r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d;
+  struct dirent *de;
+
+  if (dfd < 0)
+    return kg_error (err, errno, "%s: cannot list its directory", r->path);
+  d = fdopendir (dfd);
+  if (d == NULL)
+    {
+      close (dfd);
+      return kg_error (err, errno, "%s: cannot list its directory", r->path);
+    }
+  while ((de = readdir (d)) != NULL)
+    {
+      struct stat st;
+
+      if (! is_temp_name (de->d_name, r->base))
+        continue;
+      if (fstatat (r->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || ! S_ISREG (st.st_mode))
+        continue;
+      if (unlinkat (r->dirfd, de->d_name, 0) == 0)
+        r->removed_temps++;
+    }
+  closedir (d);
+  return 0;
+}
+
+int
+kg_replace_open (const char *path, size_t max, struct kg_replace *r, kg_error_t *err)
+{
+  cleanup_free char *dir = NULL;
+  cleanup_close int fd = -1;
+  struct stat st;
+  char *slash;
+
+  memset (r, 0, sizeof *r);
+  r->dirfd = -1;
+  if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
+    {
+      /* A symlinked daemon.json (into a config repository, say) stays a
+         symlink: its target is what gets replaced. */
+      r->path = realpath (path, NULL);
+      if (r->path == NULL)
+        {
+          int e = errno;
+
+          return kg_error (err, e, "%s is a symbolic link that cannot be resolved", path);
+        }
+    }
+  else
+    {
+      if (path[0] == '/')
+        r->path = strdup (path);
+      else
+        {
+          cleanup_free char *cwd = getcwd (NULL, 0);
+
+          if (cwd == NULL || asprintf (&r->path, "%s/%s", cwd, path) < 0)
+            r->path = NULL;
+        }
+    }
+  if (r->path == NULL)
+    return kg_error (err, errno ? errno : ENOMEM, "%s", path);
+  slash = strrchr (r->path, '/');
+  if (slash == NULL || slash[1] == '\0')
+    return kg_error (err, 0, "%s: not a file name", path);
+  r->base = strdup (slash + 1);
+  dir = strndup (r->path, (size_t) (slash - r->path));
+  if (r->base == NULL || dir == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  r->dirfd = open (*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (r->dirfd < 0)
+    return kg_error (err, errno, "%s: its directory %s", r->path, *dir ? dir : "/");
+  if (flock (r->dirfd, LOCK_EX) < 0)
+    return kg_error (err, errno, "%s: cannot lock its directory", r->path);
+  if (remove_leftovers (r, err) < 0)
+    return -1;
+  /* O_NOFOLLOW: the link was resolved above; one appearing now is a race. */
+  fd = openat (r->dirfd, r->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    {
+      if (errno == ENOENT)
+        return 0;
+      return kg_error (err, errno, "%s", r->path);
+    }
+  if (fstat (fd, &r->st) < 0)
+    return kg_error (err, errno, "%s", r->path);
+  if (! S_ISREG (r->st.st_mode))
+    return kg_error (err, 0, "%s is not a regular file", r->path);
+  if (kg_read_fd_bounded (fd, r->path, max, &r->data, &r->len, err) < 0)
+    return -1;
+  r->exists = true;
+  return 0;
+}
+
+/* Fill the new file FD with DATA, give it LIKE's owner and mode (or 0644)
+   and fsync it. */
+static int
+fill_temp (struct kg_replace *r, int fd, const char *data, size_t len, const struct stat *like,
+           kg_error_t *err)
+{
+  size_t done = 0;
+
+  while (done < len)
+    {
+      ssize_t n = write (fd, data + done, len - done);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return kg_error (err, n < 0 ? errno : EIO, "%s: write", r->path);
+      done += (size_t) n;
+    }
+  /* Owner first: chown clears the set-id bits a chmod would set. */
+  if (like != NULL && fchown (fd, like->st_uid, like->st_gid) < 0)
+    return kg_error (err, errno, "%s: cannot give the new file the owner %u:%u", r->path,
+                     (unsigned) like->st_uid, (unsigned) like->st_gid);
+  if (fchmod (fd, like != NULL ? like->st_mode & 07777 : 0644) < 0)
+    return kg_error (err, errno, "%s: chmod", r->path);
+  if (fsync (fd) < 0)
+    return kg_error (err, errno, "%s: fsync", r->path);
+  return 0;
+}
+
+/* Write DATA to a new temporary file in the directory (see fill_temp).
+   Returns its descriptor, its name in NAME. */
+static int
+write_temp (struct kg_replace *r, const char *data, size_t len, const struct stat *like,
+            char name[NAME_MAX + 1], kg_error_t *err)
+{
+  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  cleanup_close int fd = -1;
+
+  if (strlen (r->base) + 1 + strlen (KG_TEMP_INFIX) + 6 > NAME_MAX)
+    return kg_error (err, ENAMETOOLONG, "%s", r->path);
+  for (int tries = 0; fd < 0; tries++)
+    {
+      unsigned char rnd[6];
+      char suffix[7];
+
+      if (tries == 100)
+        return kg_error (err, EEXIST, "%s: cannot create a temporary file", r->path);
+      if (getrandom (rnd, sizeof rnd, 0) != (ssize_t) sizeof rnd)
+        return kg_error (err, errno, "getrandom");
+      for (size_t i = 0; i < 6; i++)
+        suffix[i] = alphabet[rnd[i] % (sizeof alphabet - 1)];
+      suffix[6] = '\0';
+      snprintf (name, NAME_MAX + 1, ".%s%s%s", r->base, KG_TEMP_INFIX, suffix);
+      fd = openat (r->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (fd < 0 && errno != EEXIST)
+        return kg_error (err, errno, "%s: cannot create a temporary file beside it", r->path);
+    }
+  if (fill_temp (r, fd, data, len, like, err) < 0)
+    {
+      unlinkat (r->dirfd, name, 0);
+      return -1;
+    }
+  return steal_fd (&fd);
+}
+
+static int
+make_backup (struct kg_replace *r, char **backup_path, kg_error_t *err)
+{
+  cleanup_free char *bak = NULL;
+  char tmp[NAME_MAX + 1];
+  struct stat st;
+  int fd;
+
+  if (asprintf (&bak, "%s" KG_BACKUP_SUFFIX, r->base) < 0)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  /* The backup keeps the file as it was before kata-guard first changed
+     it: one that exists already is never replaced. */
+  if (fstatat (r->dirfd, bak, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return 0;
+  if (errno != ENOENT)
+    return kg_error (err, errno, "%s%s", r->path, KG_BACKUP_SUFFIX);
+  fd = write_temp (r, r->data, r->len, &r->st, tmp, err);
+  if (fd < 0)
+    return -1;
+  close (fd);
+  if (renameat2 (r->dirfd, tmp, r->dirfd, bak, RENAME_NOREPLACE) < 0)
+    {
+      int e = errno;
+
+      unlinkat (r->dirfd, tmp, 0);
+      if (e == EEXIST)
+        return 0;
+      return kg_error (err, e, "%s%s", r->path, KG_BACKUP_SUFFIX);
+    }
+  if (backup_path != NULL && asprintf (backup_path, "%s" KG_BACKUP_SUFFIX, r->path) < 0)
+    *backup_path = NULL;
+  return 0;
+}
+
+int
+kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool backup,
+                   char **backup_path, kg_error_t *err)
+{
+  char tmp[NAME_MAX + 1];
+  int fd;
+
+  if (backup_path != NULL)
+    *backup_path = NULL;
+  if (backup && r->exists && make_backup (r, backup_path, err) < 0)
+    return -1;
+  fd = write_temp (r, data, len, r->exists ? &r->st : NULL, tmp, err);
+  if (fd < 0)
+    return -1;
+  close (fd);
+  /* The rename is the one moment the file changes: before it a reader
+     sees the old bytes, after it the new ones, never a mix. */
+  if (renameat (r->dirfd, tmp, r->dirfd, r->base) < 0)
+    {
+      int e = errno;
+
+      unlinkat (r->dirfd, tmp, 0);
+      return kg_error (err, e, "%s: cannot replace it", r->path);
+    }
+  /* Without this a crash could bring back the old directory entry. */
+  if (fsync (r->dirfd) < 0)
+    return kg_error (err, errno, "%s: fsync of its directory", r->path);
+  return 0;
+}
+
+int
+kg_replace_remove (struct kg_replace *r, kg_error_t *err)
+{
+  if (unlinkat (r->dirfd, r->base, 0) < 0)
+    return kg_error (err, errno, "%s: cannot remove it", r->path);
+  if (fsync (r->dirfd) < 0)
+    return kg_error (err, errno, "%s: fsync of its directory", r->path);
+  return 0;
+}
+
+void
+kg_replace_close (struct kg_replace *r)
+{
+  free (r->path);
+  free (r->base);
+  free (r->data);
+  if (r->dirfd >= 0)
+    close (r->dirfd);  /* drops the lock */
+  memset (r, 0, sizeof *r);
+  r->dirfd = -1;
+}
+
+static void
+replace_closep (struct kg_replace *r)
+{
+  kg_replace_close (r);
+}
+#define cleanup_replace __attribute__ ((cleanup (replace_closep)))
+
+/* ---- the runtime entry -------------------------------------------------------- */
+
+bool
+daemonjson_valid_name (const char *name)
+{
+  size_t n = strlen (name);
+
+  if (n == 0 || n > 64)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    {
+      char c = name[i];
+      bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+
+      if (! alnum && (i == 0 || (c != '_' && c != '.' && c != '-')))
+        return false;
+    }
+  return true;
+}
+
+static char *
+compact (struct json_object *o)
+{
+  const char *s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED
+                                                         | JSON_C_TO_STRING_NOSLASHESCAPE);
+
+  return strdup (s ? s : "?");
+}
+
+/* Open and parse the file for E; on success *ROOT is the document. */
+static int
+edit_open (struct dj_edit *e, struct kg_replace *r, struct json_object **root, kg_error_t *err)
+{
+  struct json_object *runtimes;
+
+  e->status = DJ_REFUSED;
+  if (! daemonjson_valid_name (e->name))
+    return kg_error (err, 0, "\"%s\" is not a runtime name Docker takes (letters, digits, "
+                             "'_', '.', '-'; at most 64)", e->name);
+  if (kg_replace_open (e->path, DAEMONJSON_MAX_SIZE, r, err) < 0)
+    return -1;
+  e->existed = r->exists;
+  e->removed_temps = r->removed_temps;
+  e->target = strdup (r->path);
+  if (e->target == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  *root = daemonjson_parse (r->path, r->data ? r->data : "", r->len, err);
+  if (*root == NULL)
+    return -1;
+  if (json_object_object_get_ex (*root, "runtimes", &runtimes)
+      && ! json_object_is_type (runtimes, json_type_object))
+    return kg_error (err, 0, "%s: \"runtimes\" is %s, not an object: dockerd would refuse it "
+                             "too; fix it by hand first",
+                     r->path, json_kind (runtimes));
+  return 0;
+}
+
+/* Write ROOT unless it is the same document as before. */
+static int
+edit_finish (struct dj_edit *e, struct kg_replace *r, struct json_object *root, bool changed,
+             kg_error_t *err)
+{
+  if (! changed)
+    {
+      /* Nothing to do: the file is not even rewritten, so a second run is
+         byte-identical whatever its formatting. */
+      e->result = malloc (r->len + 1);
+      if (e->result == NULL)
+        return kg_error (err, ENOMEM, "cannot allocate");
+      memcpy (e->result, r->data ? r->data : "", r->len);
+      e->result[r->len] = '\0';
+      e->result_len = r->len;
+      e->status = DJ_DONE;
+      return 0;
+    }
+  e->result = daemonjson_format (root, &e->result_len, err);
+  if (e->result == NULL)
+    return -1;
+  e->changed = true;
+  if (e->dry_run)
+    {
+      e->status = DJ_DONE;
+      return 0;
+    }
+  if (kg_replace_commit (r, e->result, e->result_len, true, &e->backup, err) < 0)
+    {
+      e->status = DJ_WRITE_FAILED;
+      return -1;
+    }
+  e->status = DJ_DONE;
+  return 0;
+}
+
+int
+daemonjson_install (struct dj_edit *e, kg_error_t *err)
+{
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  cleanup_json struct json_object *root = NULL;
+  struct json_object *runtimes, *old, *def = NULL;
+  bool changed = false;
+
+  if (edit_open (e, &r, &root, err) < 0)
+    return -1;
+  if (! json_object_object_get_ex (root, "runtimes", &runtimes))
+    {
+      runtimes = json_object_new_object ();
+      if (runtimes == NULL || json_object_object_add (root, "runtimes", runtimes) < 0)
+        return kg_error (err, ENOMEM, "cannot allocate");
+    }
+  if (json_object_object_get_ex (runtimes, e->name, &old))
+    {
+      if (! json_object_equal (old, e->entry))
+        {
+          cleanup_free char *was = compact (old);
+          cleanup_free char *want = compact (e->entry);
+
+          if (! e->force)
+            return kg_error (err, 0, "%s: runtimes.%s is already %s, not %s; "
+                                     "pass --force to replace it, or --name to choose another name",
+                             r.path, e->name, was ? was : "?", want ? want : "?");
+          changed = true;
+        }
+    }
+  else
+    changed = true;
+  if (changed
+      && json_object_object_add (runtimes, e->name, json_object_get (e->entry)) < 0)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  if (e->set_default)
+    {
+      if (json_object_object_get_ex (root, "default-runtime", &def))
+        {
+          if (! json_object_is_type (def, json_type_string))
+            return kg_error (err, 0, "%s: \"default-runtime\" is %s, not a string", r.path,
+                             json_kind (def));
+          if (strcmp (json_object_get_string (def), e->name) != 0)
+            {
+              e->old_default = strdup (json_object_get_string (def));
+              if (e->old_default == NULL)
+                return kg_error (err, ENOMEM, "cannot allocate");
+            }
+        }
+      if (def == NULL || e->old_default != NULL)
+        {
+          struct json_object *s = json_object_new_string (e->name);
+
+          if (s == NULL || json_object_object_add (root, "default-runtime", s) < 0)
+            return kg_error (err, ENOMEM, "cannot allocate");
+          changed = true;
+        }
+    }
+  return edit_finish (e, &r, root, changed, err);
+}
+
+int
+daemonjson_uninstall (struct dj_edit *e, kg_error_t *err)
+{
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  cleanup_json struct json_object *root = NULL;
+  struct json_object *runtimes = NULL, *old, *def;
+  bool changed = false;
+
+  if (edit_open (e, &r, &root, err) < 0)
+    return -1;
+  if (json_object_object_get_ex (root, "runtimes", &runtimes)
+      && json_object_object_get_ex (runtimes, e->name, &old))
+    {
+      bool ours = false;
+
+      for (size_t i = 0; i < e->n_ours && ! ours; i++)
+        ours = json_object_equal (old, e->ours[i]);
+      if (! ours && ! e->force)
+        {
+          cleanup_free char *was = compact (old);
+
+          return kg_error (err, 0, "%s: runtimes.%s is %s, which kata-guard install did not "
+                                   "write; pass --force to remove it anyway",
+                           r.path, e->name, was ? was : "?");
+        }
+      json_object_object_del (runtimes, e->name);
+      e->entry_removed = changed = true;
+      /* An emptied "runtimes" stays: on a reload (SIGHUP) dockerd only
+         replaces its runtimes when the key is there, so without it the
+         runtime would live on until a restart. */
+    }
+  if (json_object_object_get_ex (root, "default-runtime", &def)
+      && json_object_is_type (def, json_type_string)
+      && strcmp (json_object_get_string (def), e->name) == 0)
+    {
+      /* For the same reason default-runtime goes back to Docker's own
+         default instead of away: a reload keeps the value of a key that is
+         gone. */
+      struct json_object *runc = json_object_new_string (DAEMONJSON_STOCK_RUNTIME);
+
+      if (runc == NULL || json_object_object_add (root, "default-runtime", runc) < 0)
+        return kg_error (err, ENOMEM, "cannot allocate");
+      e->default_removed = changed = true;
+    }
+  return edit_finish (e, &r, root, changed, err);
+}
+
+void
+dj_edit_release (struct dj_edit *e)
+{
+  free (e->target);
+  free (e->backup);
+  free (e->result);
+  free (e->old_default);
+  e->target = e->backup = e->result = e->old_default = NULL;
+}

@@ -18,6 +18,7 @@ const struct check_family check_families[] = {
   { "assets", check_assets },
   { "egress", check_egress },
   { "policy", check_policy },
+  { "docker", check_audit },
 };
 const size_t n_check_families = ARRAY_SIZE (check_families);
 

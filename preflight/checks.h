@@ -79,5 +79,6 @@ void check_kata (struct preflight *pf);    /* kata.c */
 void check_assets (struct preflight *pf);  /* assets.c */
 void check_egress (struct preflight *pf);  /* egress.c */
 void check_policy (struct preflight *pf);  /* policy.c: per container, needs req->bundle */
+void check_audit (struct preflight *pf);   /* audit.c: docker.*, `kata-guard check` only */
 
 #endif

@@ -102,6 +102,7 @@ static const struct key_spec keys[] = {
   /* Firecracker's 32 is applied at check time whatever this says. */
   { "policy", "max_vcpus", KEY_INT, FIELD (policy.max_vcpus), 0, STR_ANY, 1, 1024 },
   { "policy", "require_seccomp", KEY_BOOL, FIELD (policy.require_seccomp), 0, STR_ANY, 0, 0 },
+  { "docker", "daemon_json", KEY_STRING, FIELD (docker.daemon_json), 0, STR_ABS_PATH, 0, 0 },
 };
 
 /* Docker's default capability set (moby oci/caps/defaults.go). */
@@ -175,6 +176,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->egress.expect_status = 403;
   cfg->log.syslog = true;
   cfg->log.file = strdup ("");
+  cfg->docker.daemon_json = strdup ("/etc/docker/daemon.json");
   cfg->policy.require_memory_limit = true;
   cfg->policy.max_vcpus = 32;
   if (! set_list (&cfg->policy.capabilities, &cfg->policy.n_capabilities, default_capabilities,
@@ -188,7 +190,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
                      ARRAY_SIZE (default_hooks))
       || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0))
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
-  if (! cfg->log.file || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
+  if (! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
       || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
@@ -705,6 +707,7 @@ guard_config_release (struct guard_config *cfg)
     }
   free (cfg->assets.pins);
   free (cfg->log.file);
+  free (cfg->docker.daemon_json);
   free_list (cfg->policy.capabilities, cfg->policy.n_capabilities);
   free_list (cfg->policy.devices, cfg->policy.n_devices);
   free_list (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts);

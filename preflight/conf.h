@@ -93,6 +93,11 @@ struct guard_config
     int64_t max_vcpus;
     bool require_seccomp;
   } policy;
+  /* [docker]: what the audit of `kata-guard check` reads (docker.*). */
+  struct
+  {
+    char *daemon_json;
+  } docker;
 };
 
 /* The file to read: KATA_GUARD_CONFIG when set and not empty, else

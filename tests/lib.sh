@@ -128,6 +128,9 @@ kg_config_write() {
     echo "config = \"$KG_KATA_CONFIG\""
     echo "[egress]"
     echo "proxy = \"127.0.0.1:${KG_PROXY_PORT:?}\""
+    # The docker.* audit reads no daemon.json of this host's.
+    echo "[docker]"
+    echo "daemon_json = \"$KG_TREE/daemon.json\""
     for line in "$@"; do echo "$line"; done
   } >"$f"
 }

@@ -77,7 +77,9 @@ test_round_trip (void)
                           "\"E3B0C44298FC1C149AFBF4C8996FB92427AE41E4649B934CA495991B7852B855\"\n"
                           "[log]\n"
                           "syslog = false\n"
-                          "file = \"/var/log/kata-guard.json\"\n",
+                          "file = \"/var/log/kata-guard.json\"\n"
+                          "[docker]\n"
+                          "daemon_json = \"/srv/docker/daemon.json\"\n",
                           &cfg);
 
   if (! ok (msg == NULL, "a config with every key loads"))
@@ -101,6 +103,7 @@ test_round_trip (void)
   is_int (cfg.egress.expect_status, 407, "egress.expect_status");
   ok (cfg.log.syslog == false, "log.syslog");
   is_str (cfg.log.file, "/var/log/kata-guard.json", "log.file");
+  is_str (cfg.docker.daemon_json, "/srv/docker/daemon.json", "docker.daemon_json");
   is_int (cfg.assets.n_extra, 1, "assets.extra count");
   is_str (cfg.assets.extra[0], "/opt/kata/share/kata-containers/extra.img", "assets.extra[0]");
   is_int (cfg.assets.n_pins, 1, "assets.sha256 count");
@@ -144,6 +147,7 @@ test_defaults (void)
   is_int (cfg.egress.timeout_ms, 1000, "default egress.timeout_ms");
   is_str (cfg.egress.probe_host, "kata-guard-probe.invalid", "default egress.probe_host");
   is_int (cfg.egress.expect_status, 403, "default egress.expect_status");
+  is_str (cfg.docker.daemon_json, "/etc/docker/daemon.json", "default docker.daemon_json");
   guard_config_release (&cfg);
 }
 
@@ -299,6 +303,10 @@ static const struct
   { "[assets.sha256]\n\"k\" = \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\n", "the file must be an absolute path" },
   { "[assets]\nsha256 = \"x\"\n", "[assets] sha256: expected a table" },
   { "[log]\nfile = \"log.json\"\n", "[log] file: \"log.json\" must be an absolute path" },
+  { "[docker]\ndaemon_json = \"daemon.json\"\n", ":2: [docker] daemon_json: \"daemon.json\" must be an absolute path" },
+  { "[docker]\ndaemon_json = \"\"\n", "[docker] daemon_json: \"\" must not be empty" },
+  { "[docker]\ndaemon_json = true\n", "[docker] daemon_json: expected a string, found boolean" },
+  { "[docker]\ndeamon_json = \"/x\"\n", "[docker] deamon_json: unknown key" },
   { "", "the configuration is empty" },
   { "# only a comment\n\n", "the configuration is empty" },
   { "[kvm]\n", "the configuration is empty" },

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * docker.*: an audit of Docker's daemon.json (SPEC 7), in `kata-guard
+ * check` only.
+ *
+ * A guard that is registered is no use when daemon.json also registers the
+ * real Kata runtime under another name: `docker run --runtime kata` then
+ * starts a VM that no check ever looked at.  Nor when `default-runtime`
+ * names something else, so that a plain `docker run` is not checked.
+ * These are warnings, not failures: the guard's own checks do not depend
+ * on them, and Docker's configuration is not this host's isolation.  The
+ * audit does not run at container starts: a start must neither wait for
+ * nor depend on Docker's configuration file.
+ *
+ * An entry "is the real Kata runtime" when it resolves (by inode, after
+ * every symlink) to [runtime] shim or [runtime] oci, or, failing that, by
+ * Kata's own names: runtimeType io.containerd.kata.v2 or
+ * io.containerd.kata-NAME.v2 (kata-deploy's per-hypervisor shims; not
+ * kata-guard), an absolute path to containerd-shim-kata[-NAME]-v2, or a
+ * path runtime named kata-runtime.  An entry is kata-guard when it
+ * resolves to the running kata-guard, or its runtimeType is
+ * io.containerd.kata-guard.v2.  Bare names are looked up where dockerd
+ * and containerd usually find them: /usr/local/sbin, /usr/local/bin,
+ * /usr/sbin, /usr/bin, /sbin, /bin.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <json-c/json.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "util.h"
+
+#define GUARD_RUNTIME_TYPE "io.containerd.kata-guard.v2"
+
+struct audit
+{
+  struct stat self, shim, oci;
+  bool have_self, have_shim, have_oci;
+};
+
+enum target
+{
+  TARGET_OTHER,
+  TARGET_GUARD,
+  TARGET_KATA,
+  TARGET_BAD,  /* not an object: dockerd refuses the file */
+};
+
+static bool
+same_file (const struct stat *a, const struct stat *b)
+{
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+static const char *
+base_name (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+
+  return slash ? slash + 1 : path;
+}
+
+/* stat NAME: an absolute path, or looked up as the engines would. */
+static bool
+find_exec (const char *name, struct stat *st)
+{
+  static const char *const dirs[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
+                                      "/usr/bin",        "/sbin",           "/bin" };
+
+  if (name[0] == '/')
+    return stat (name, st) == 0 && S_ISREG (st->st_mode);
+  if (strchr (name, '/') != NULL || *name == '\0')
+    return false;
+  for (size_t i = 0; i < ARRAY_SIZE (dirs); i++)
+    {
+      char path[4096];
+
+      if ((size_t) snprintf (path, sizeof path, "%s/%s", dirs[i], name) >= sizeof path)
+        return false;
+      if (stat (path, st) == 0 && S_ISREG (st->st_mode))
+        return true;
+    }
+  return false;
+}
+
+static bool
+is_kata_shim_name (const char *base)
+{
+  return fnmatch ("containerd-shim-kata-v2", base, 0) == 0
+         || (fnmatch ("containerd-shim-kata-*-v2", base, 0) == 0
+             && fnmatch ("containerd-shim-kata-guard*-v2", base, 0) != 0);
+}
+
+static enum target
+classify_file (const struct audit *a, const char *name)
+{
+  struct stat st;
+
+  if (! find_exec (name, &st))
+    return TARGET_OTHER;
+  if (a->have_self && same_file (&st, &a->self))
+    return TARGET_GUARD;
+  if ((a->have_shim && same_file (&st, &a->shim)) || (a->have_oci && same_file (&st, &a->oci)))
+    return TARGET_KATA;
+  return TARGET_OTHER;
+}
+
+static enum target
+classify (const struct audit *a, struct json_object *entry)
+{
+  struct json_object *v;
+  enum target t;
+
+  if (! json_object_is_type (entry, json_type_object))
+    return TARGET_BAD;
+  if (json_object_object_get_ex (entry, "runtimeType", &v)
+      && json_object_is_type (v, json_type_string))
+    {
+      const char *rt = json_object_get_string (v);
+      cleanup_free char *bin = NULL;
+      const char *name, *ver;
+
+      if (rt[0] == '/')
+        {
+          t = classify_file (a, rt);
+          if (t == TARGET_OTHER && is_kata_shim_name (base_name (rt)))
+            t = TARGET_KATA;
+          return t;
+        }
+      if (strcmp (rt, GUARD_RUNTIME_TYPE) == 0)
+        return TARGET_GUARD;
+      /* io.containerd.NAME.vN runs containerd-shim-NAME-vN. */
+      if (strncmp (rt, "io.containerd.", 14) != 0)
+        return TARGET_OTHER;
+      name = rt + 14;
+      ver = strrchr (name, '.');
+      if (ver == NULL || ver == name || ver[1] != 'v')
+        return TARGET_OTHER;
+      if (asprintf (&bin, "containerd-shim-%.*s-%s", (int) (ver - name), name, ver + 1) < 0)
+        return TARGET_OTHER;
+      t = classify_file (a, bin);
+      if (t == TARGET_OTHER && is_kata_shim_name (bin))
+        t = TARGET_KATA;
+      return t;
+    }
+  if (json_object_object_get_ex (entry, "path", &v) && json_object_is_type (v, json_type_string))
+    {
+      const char *p = json_object_get_string (v);
+
+      t = classify_file (a, p);
+      if (t == TARGET_OTHER && strcmp (base_name (p), "kata-runtime") == 0)
+        t = TARGET_KATA;
+      return t;
+    }
+  return TARGET_OTHER;
+}
+
+/* Append ", NAME (ENTRY)" to *LIST. */
+static void
+list_add (char **list, const char *name, struct json_object *entry)
+{
+  const char *e = entry ? json_object_to_json_string_ext (entry, JSON_C_TO_STRING_SPACED
+                                                                     | JSON_C_TO_STRING_NOSLASHESCAPE)
+                        : NULL;
+  char *n = NULL;
+
+  if (asprintf (&n, "%s%s%s%s%s", *list ? *list : "", *list ? ", " : "", name, e ? " " : "",
+                e ? e : "")
+      < 0)
+    return;
+  free (*list);
+  *list = n;
+}
+
+void
+check_audit (struct preflight *pf)
+{
+  const char *path = pf->cfg->docker.daemon_json;
+  struct report *rep = pf->rep;
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *guards = NULL, *kata = NULL, *bad = NULL;
+  struct json_object *root, *runtimes = NULL, *def;
+  struct audit a = { 0 };
+  bool exists;
+  size_t n = 0;
+
+  if (pf->req->mode != KG_MODE_CHECK)
+    return;
+  root = daemonjson_load (path, &exists, &err);
+  if (root == NULL)
+    {
+      report_warn (rep, "docker.runtimes", "fix it (dockerd cannot read it either)",
+                   "cannot audit Docker's configuration: %s", err->msg);
+      report_warn (rep, "docker.default_runtime", "fix it (dockerd cannot read it either)",
+                   "cannot audit Docker's configuration: %s", err->msg);
+      return;
+    }
+  if (! exists)
+    {
+      report_skip (rep, "docker.runtimes", "%s does not exist: no Docker configuration to audit",
+                   path);
+      report_skip (rep, "docker.default_runtime",
+                   "%s does not exist: no Docker configuration to audit", path);
+      json_object_put (root);
+      return;
+    }
+  report_add_file (rep, path);
+
+  a.have_self = stat ("/proc/self/exe", &a.self) == 0;
+  a.have_shim = stat (pf->cfg->runtime.shim, &a.shim) == 0;
+  a.have_oci = *pf->cfg->runtime.oci != '\0' && stat (pf->cfg->runtime.oci, &a.oci) == 0;
+
+  /* docker.runtimes */
+  if (json_object_object_get_ex (root, "runtimes", &runtimes)
+      && ! json_object_is_type (runtimes, json_type_object))
+    {
+      report_warn (rep, "docker.runtimes", "make \"runtimes\" an object of runtime entries",
+                   "%s: \"runtimes\" is not an object (dockerd refuses this file)", path);
+      runtimes = NULL;
+    }
+  else if (runtimes == NULL)
+    report_pass (rep, "docker.runtimes", "%s registers no runtimes", path);
+  else
+    {
+      json_object_object_foreach (runtimes, name, entry)
+        {
+          n++;
+          switch (classify (&a, entry))
+            {
+            case TARGET_GUARD:
+              list_add (&guards, name, NULL);
+              break;
+            case TARGET_KATA:
+              list_add (&kata, name, entry);
+              break;
+            case TARGET_BAD:
+              list_add (&bad, name, NULL);
+              break;
+            case TARGET_OTHER:
+              break;
+            }
+        }
+      if (kata != NULL)
+        report_warn (rep, "docker.runtimes",
+                     "remove those entries, or register kata-guard under that name "
+                     "(kata-guard install --name NAME --force); then reload Docker: "
+                     "systemctl reload docker",
+                     "%s registers the real Kata runtime without kata-guard: %s; a container "
+                     "started with that --runtime skips every check",
+                     path, kata);
+      else if (bad != NULL)
+        report_warn (rep, "docker.runtimes", "make each runtime entry an object",
+                     "%s: runtimes %s: not an object (dockerd refuses this file)", path, bad);
+      else
+        report_pass (rep, "docker.runtimes",
+                     "%s: %zu runtime%s, none starts Kata without kata-guard (kata-guard: %s)",
+                     path, n, n == 1 ? "" : "s", guards ? guards : "not registered");
+    }
+
+  /* docker.default_runtime */
+  if (! json_object_object_get_ex (root, "default-runtime", &def))
+    report_pass (rep, "docker.default_runtime",
+                 "%s sets no default-runtime (runc): only containers started with a kata-guard "
+                 "--runtime are checked",
+                 path);
+  else if (! json_object_is_type (def, json_type_string))
+    report_warn (rep, "docker.default_runtime", "make it a runtime name",
+                 "%s: \"default-runtime\" is not a string (dockerd refuses this file)", path);
+  else
+    {
+      const char *d = json_object_get_string (def);
+      struct json_object *entry = NULL;
+      enum target t = TARGET_OTHER;
+
+      if (strcmp (d, GUARD_RUNTIME_TYPE) == 0)
+        t = TARGET_GUARD;
+      else if (runtimes != NULL && json_object_object_get_ex (runtimes, d, &entry))
+        t = classify (&a, entry);
+      if (t == TARGET_GUARD)
+        report_pass (rep, "docker.default_runtime", "%s: default-runtime is \"%s\", kata-guard",
+                     path, d);
+      else
+        report_warn (rep, "docker.default_runtime",
+                     "kata-guard install --set-default; then reload Docker: "
+                     "systemctl reload docker",
+                     "%s: default-runtime is \"%s\", not kata-guard: a container started without "
+                     "--runtime is not checked%s",
+                     path, d, t == TARGET_KATA ? ", and starts Kata without the guard" : "");
+    }
+  json_object_put (root);
+}

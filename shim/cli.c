@@ -20,6 +20,8 @@ void
 cli_usage (FILE *out)
 {
   fputs ("Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json] [-q]\n"
+         "       kata-guard install [--docker|--containerd] [options]  (kata-guard install --help)\n"
+         "       kata-guard uninstall [--docker|--containerd] [options]\n"
          "       kata-guard version\n"
          "       kata-guard help\n"
          "\n"

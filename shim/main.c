@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "exec.h"
+#include "install.h"
 #include "wrapper.h"
 
 static const char *
@@ -83,6 +84,8 @@ main (int argc, char **argv)
     int (*run) (int, char **);
   } commands[] = {
     { "check", cli_check },
+    { "install", cli_install },
+    { "uninstall", cli_uninstall },
     { "version", cli_version },
     { "help", cli_help },
     { "--help", cli_help },

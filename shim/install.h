@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* `kata-guard install` and `uninstall`: registration with Docker and
+   containerd (kata-guard(8), SPEC 7). */
+#ifndef KG_INSTALL_H
+#define KG_INSTALL_H
+
+#include <stdio.h>
+
+int cli_install (int argc, char **argv);
+int cli_uninstall (int argc, char **argv);
+void install_usage (FILE *out);
+
+#endif

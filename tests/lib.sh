@@ -41,7 +41,19 @@ kg_cleanup() {
     find "$KG_TREE" -xdev \( -type f -o -type d \) -exec chattr -i {} + 2>/dev/null
     rm -rf "$KG_TREE"
   fi
+  [ -n "${KG_BIN_DIR:-}" ] && rm -rf "$KG_BIN_DIR"
   eval "${KG_ON_EXIT:-}"
+}
+
+# kg_trusted_bin: a copy of $KG_BIN, with the shim link beside it, in a
+# root-owned 0755 directory (never /tmp), for what refuses a binary that is
+# not on a trusted path (kata-guard install).  Sets KG_TRUSTED_BIN.
+kg_trusted_bin() {
+  mkdir -p "$KG_TEST_BASE" && chown root:root "$KG_TEST_BASE" && chmod 0755 "$KG_TEST_BASE" || return 1
+  KG_BIN_DIR=$(mktemp -d "$KG_TEST_BASE/bin.XXXXXX") && chmod 0755 "$KG_BIN_DIR" || return 1
+  cp "${KG_BIN:?}" "$KG_BIN_DIR/kata-guard" && chmod 0755 "$KG_BIN_DIR/kata-guard" || return 1
+  ln -s kata-guard "$KG_BIN_DIR/containerd-shim-kata-guard-v2" || return 1
+  KG_TRUSTED_BIN="$KG_BIN_DIR/kata-guard"
 }
 
 kg_tree_create() {

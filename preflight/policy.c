@@ -34,55 +34,6 @@
 
 /* ---- small helpers -------------------------------------------------- */
 
-/* A growing string for reasons that list things.  An allocation failure
-   only shortens the text: every verdict is decided by a count. */
-struct strbuf
-{
-  char *s;
-  size_t len;
-  size_t cap;
-};
-
-static void
-sb_release (struct strbuf *sb)
-{
-  free (sb->s);
-}
-#define cleanup_strbuf __attribute__ ((cleanup (sb_release)))
-
-__attribute__ ((format (printf, 2, 3))) static void
-sb_printf (struct strbuf *sb, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-
-  va_start (ap, fmt);
-  n = vsnprintf (NULL, 0, fmt, ap);
-  va_end (ap);
-  if (n < 0)
-    return;
-  if (sb->len + (size_t) n + 1 > sb->cap)
-    {
-      size_t ncap = (sb->len + (size_t) n + 1) * 2;
-      char *ns = realloc (sb->s, ncap);
-
-      if (ns == NULL)
-        return;
-      sb->s = ns;
-      sb->cap = ncap;
-    }
-  va_start (ap, fmt);
-  vsnprintf (sb->s + sb->len, sb->cap - sb->len, fmt, ap);
-  va_end (ap);
-  sb->len += (size_t) n;
-}
-
-static const char *
-sb_str (const struct strbuf *sb)
-{
-  return sb->s ? sb->s : "";
-}
-
 /* One finding of a rule: counted (the verdict) and listed (the reason). */
 struct findings
 {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -79,4 +80,37 @@ kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
   if ((size_t) st.st_size > max)
     return kg_error (err, 0, "%s: larger than %zu bytes", path, max);
   return kg_read_fd_bounded (fd, path, max, out, len, err);
+}
+
+void
+sb_printf (struct strbuf *sb, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+
+  va_start (ap, fmt);
+  n = vsnprintf (NULL, 0, fmt, ap);
+  va_end (ap);
+  if (n < 0)
+    return;
+  if (sb->len + (size_t) n + 1 > sb->cap)
+    {
+      size_t ncap = (sb->len + (size_t) n + 1) * 2;
+      char *ns = realloc (sb->s, ncap);
+
+      if (ns == NULL)
+        return;
+      sb->s = ns;
+      sb->cap = ncap;
+    }
+  va_start (ap, fmt);
+  vsnprintf (sb->s + sb->len, sb->cap - sb->len, fmt, ap);
+  va_end (ap);
+  sb->len += (size_t) n;
+}
+
+const char *
+sb_str (const struct strbuf *sb)
+{
+  return sb->s ? sb->s : "";
 }

@@ -40,6 +40,26 @@ kg_close_file (FILE **f)
 
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
+/* A growing string for reasons that list things.  An allocation failure
+   only shortens the text: no verdict may ever be decided by it (count the
+   findings instead). */
+struct strbuf
+{
+  char *s;
+  size_t len;
+  size_t cap;
+};
+
+void sb_printf (struct strbuf *sb, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+/* The text so far ("" when empty). */
+const char *sb_str (const struct strbuf *sb);
+static inline void
+sb_release (struct strbuf *sb)
+{
+  free (sb->s);
+}
+#define cleanup_strbuf __attribute__ ((cleanup (sb_release)))
+
 /* Read the whole of FD (at most MAX bytes; more is an error naming NAME).
    The buffer is NUL-terminated; *LEN excludes the terminator. */
 int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,

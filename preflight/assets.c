@@ -300,38 +300,14 @@ cache_add (struct digest_cache *c, const struct cache_entry *key)
   c->dirty = true;
 }
 
-/* Write the whole cache atomically: a temporary file in the same
-   directory, fsync, rename, fsync the directory.  A reader sees the old
-   file or the new one, never half of one. */
+/* The cache file's text: what the confined checker hands its parent
+   (struct preflight cache_out), since it may not write files itself. */
 static int
-cache_store (const struct digest_cache *c, kg_error_t *err)
+cache_encode (const struct digest_cache *c, char **out, size_t *out_len, kg_error_t *err)
 {
-  cleanup_close int dfd = -1;
-  cleanup_close int dir = -1;
-  cleanup_close int fd = -1;
   cleanup_free char *buf = NULL;
-  char tmp[64];
-  struct stat st;
   size_t len = 0, cap = CACHE_MAX_SIZE + 1;
   int r;
-
-  dfd = cache_dir_open (&st, err);
-  if (dfd < 0 && (*err)->errnum == ENOENT)
-    {
-      struct trust_info info;
-      cleanup_close int run = trust_open (CACHE_PARENT, TRUST_DIR, &info, err);
-
-      if (run < 0)
-        return -1;
-      if (mkdirat (run, CACHE_DIR_NAME, 0700) < 0 && errno != EEXIST)
-        return kg_error (err, errno, "mkdir %s", CACHE_DIR);
-      dfd = cache_dir_open (&st, err);
-    }
-  if (dfd < 0)
-    return -1;
-  dir = trust_reopen (dfd, O_RDONLY | O_DIRECTORY, &st, err);
-  if (dir < 0)
-    return -1;
 
   buf = malloc (cap);
   if (buf == NULL)
@@ -350,6 +326,48 @@ cache_store (const struct digest_cache *c, kg_error_t *err)
         return kg_error (err, 0, "cache entry too long");
       len += (size_t) r;
     }
+  *out = steal_pointer (&buf);
+  *out_len = len;
+  return 0;
+}
+
+/* Write the whole cache atomically: a temporary file in the same
+   directory, fsync, rename, fsync the directory.  A reader sees the old
+   file or the new one, never half of one.  BUF came from the confined
+   checker: it is written only when it is a cache as cache_load reads it
+   (BUF[LEN] is a NUL). */
+int
+assets_cache_write (const char *buf, size_t len, kg_error_t *err)
+{
+  cleanup_close int dfd = -1;
+  cleanup_close int dir = -1;
+  cleanup_close int fd = -1;
+  cleanup_free struct cache_entry *entries = NULL;
+  size_t n_entries = 0;
+  char tmp[64];
+  struct stat st;
+  int r;
+
+  if (len > CACHE_MAX_SIZE || cache_parse (buf, len, &entries, &n_entries) != 0)
+    return kg_error (err, 0, "%s: the checker's cache is not a valid cache", CACHE_PATH);
+  dfd = cache_dir_open (&st, err);
+  if (dfd < 0 && (*err)->errnum == ENOENT)
+    {
+      struct trust_info info;
+      cleanup_close int run = trust_open (CACHE_PARENT, TRUST_DIR, &info, err);
+
+      if (run < 0)
+        return -1;
+      if (mkdirat (run, CACHE_DIR_NAME, 0700) < 0 && errno != EEXIST)
+        return kg_error (err, errno, "mkdir %s", CACHE_DIR);
+      kg_error_release (err);
+      dfd = cache_dir_open (&st, err);
+    }
+  if (dfd < 0)
+    return -1;
+  dir = trust_reopen (dfd, O_RDONLY | O_DIRECTORY, &st, err);
+  if (dir < 0)
+    return -1;
 
   for (unsigned attempt = 0;; attempt++)
     {
@@ -885,7 +903,9 @@ check_pins (struct assets_run *run)
     {
       cleanup_error kg_error_t err = NULL;
 
-      if (cache_store (&run->cache, &err) < 0)
+      free (run->pf->cache_out);
+      run->pf->cache_out = NULL;
+      if (cache_encode (&run->cache, &run->pf->cache_out, &run->pf->cache_out_len, &err) < 0)
         snprintf (note, sizeof note, "; digest cache not written: %s", err->msg);
     }
   if (run->cache.ignored[0] != '\0')

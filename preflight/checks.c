@@ -52,4 +52,7 @@ preflight_release (struct preflight *pf)
   if (pf->runtime_fd >= 0)
     close (pf->runtime_fd);
   pf->runtime_fd = -1;
+  free (pf->cache_out);
+  pf->cache_out = NULL;
+  pf->cache_out_len = 0;
 }

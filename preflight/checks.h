@@ -8,7 +8,11 @@
 #ifndef KG_CHECKS_H
 #define KG_CHECKS_H
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 #include "conf.h"
+#include "error.h"
 #include "result.h"
 
 struct toml_value;
@@ -20,6 +24,27 @@ enum kg_mode
   KG_MODE_OCI,    /* runc-style create/run */
 };
 
+/* A namespace's identity as stat(2) of /proc/PID/ns/NAME shows it. */
+struct ns_id
+{
+  bool ok;
+  int error;  /* errno when not ok */
+  dev_t dev;
+  ino_t ino;
+};
+
+/* The namespaces [policy] host_namespaces governs (network, pid, ipc, in
+   that order), as the engine has them (/proc/self/ns) and as the host has
+   them (/proc/1/ns).  Reading pid 1's takes privilege the confined checker
+   has given up, so the parent gathers them before the fork. */
+#define KG_NS_COUNT 3
+struct engine_ns
+{
+  struct ns_id self[KG_NS_COUNT];
+  struct ns_id init[KG_NS_COUNT];
+};
+void engine_ns_gather (struct engine_ns *e);  /* policy.c */
+
 /* What the entry point learned from argv, the environment and stdin. */
 struct request
 {
@@ -28,6 +53,14 @@ struct request
   const char *ns;            /* containerd namespace, or NULL */
   const char *bundle;        /* bundle directory, or NULL */
   const char *kata_config;   /* Kata config chosen by the engine (stdin options), or NULL */
+  /* Gathered by the privileged parent before the checker forks; NULL:
+     policy reads them itself (unconfined callers, the unit tests). */
+  const struct engine_ns *engine_ns;
+  /* readlink of /proc/PID/exe (an OCI hook's program, as Docker writes
+     it) into BUF; returns the length, or -1 with errno.  Reading another
+     process's exe takes privilege, so the confined checker asks its
+     parent; NULL: readlink in place. */
+  ssize_t (*proc_exe) (unsigned long pid, char *buf, size_t size);
 };
 
 /* The Kata configuration as Kata itself would load it (kata.c), shared
@@ -53,7 +86,17 @@ struct preflight
      that passed kata.runtime; -1 until then.  The wrapper executes this
      descriptor, never the path again. */
   int runtime_fd;
+  /* The digest cache the assets family wants written, or NULL.  The
+     confined checker cannot write files: its parent writes this with
+     assets_cache_write after it accepted the report. */
+  char *cache_out;
+  size_t cache_out_len;
 };
+
+/* assets.c: write the digest cache (root's, under /run/kata-guard) from
+   the text in BUF (NUL-terminated at LEN), when that text is a valid
+   cache. */
+int assets_cache_write (const char *buf, size_t len, kg_error_t *err);
 
 typedef void (*check_fn) (struct preflight *pf);
 

@@ -60,6 +60,7 @@ struct key_spec
 static const struct key_spec keys[] = {
   { "runtime", "shim", KEY_STRING, FIELD (runtime.shim), 0, STR_ABS_PATH, 0, 0 },
   { "runtime", "oci", KEY_STRING, FIELD (runtime.oci), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
+  { "runtime", "deadline_ms", KEY_INT, FIELD (runtime.deadline_ms), 0, STR_ANY, 100, 60000 },
   { "kvm", "device", KEY_STRING, FIELD (kvm.device), 0, STR_ABS_PATH, 0, 0 },
   { "kvm", "create_vm", KEY_BOOL, FIELD (kvm.create_vm), 0, STR_ANY, 0, 0 },
   { "kata", "config", KEY_STRING, FIELD (kata.config), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
@@ -160,6 +161,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
 
   cfg->runtime.shim = strdup (KG_DEFAULT_RUNTIME_SHIM);
   cfg->runtime.oci = strdup ("");
+  cfg->runtime.deadline_ms = 5000;
   cfg->kvm.device = strdup ("/dev/kvm");
   cfg->kvm.create_vm = true;
   cfg->kata.config = strdup ("");
@@ -300,11 +302,76 @@ has_control (const char *s)
   return false;
 }
 
+/* Whether RE holds two repetition operators in a row ("a++", "a*{2}"):
+   POSIX leaves their meaning undefined, and glibc's regcomp takes time
+   exponential in their number (found by fuzzing: 21 "+" took seconds). */
+static bool
+stacked_repetition (const char *re)
+{
+  bool prev = false;
+
+  for (const char *p = re; *p; p++)
+    {
+      bool rep = false;
+
+      if (*p == '\\')
+        {
+          if (p[1] != '\0')
+            p++;
+        }
+      else if (*p == '[')
+        {
+          /* A bracket expression: its "*+?{" are plain characters. */
+          p++;
+          if (*p == '^')
+            p++;
+          if (*p == ']')
+            p++;
+          while (*p != '\0' && *p != ']')
+            {
+              if (*p == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.'))
+                {
+                  const char *q = p + 2;
+
+                  while (*q != '\0' && ! (*q == p[1] && q[1] == ']'))
+                    q++;
+                  if (*q == '\0')
+                    return false;  /* unbalanced: regcomp refuses it */
+                  p = q + 2;
+                }
+              else
+                p++;
+            }
+          if (*p == '\0')
+            return false;
+        }
+      else if (*p == '*' || *p == '+' || *p == '?')
+        rep = true;
+      else if (*p == '{')
+        {
+          const char *q = strchr (p, '}');
+
+          if (q == NULL)
+            return false;
+          p = q;
+          rep = true;
+        }
+      if (rep && prev)
+        return true;
+      prev = rep;
+    }
+  return false;
+}
+
 int
 conf_compile_annotation_re (const char *re, regex_t *out, kg_error_t *err)
 {
   cleanup_free char *full = NULL;
   int rc;
+
+  if (stacked_repetition (re))
+    return kg_error (err, 0, "two repetition operators in a row (such as \"++\" or \"*?\"): "
+                             "POSIX leaves their meaning undefined");
 
   /* Anchored: "io.katacontainers.config.hypervisor.default_memory" must
      not also allow "...default_memory_and_more". */

@@ -35,6 +35,7 @@ struct guard_config
   {
     char *shim;  /* the real shim v2 runtime */
     char *oci;   /* the real runc-style runtime; "" = OCI mode refuses */
+    int64_t deadline_ms;  /* the confined checker's whole run, then refuse */
   } runtime;
   struct
   {

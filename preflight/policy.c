@@ -255,27 +255,15 @@ enum ns_kind
 static const char *const ns_types[NS_COUNT] = { "network", "pid", "ipc" };
 static const char *const ns_proc[NS_COUNT] = { "net", "pid", "ipc" };
 
-struct ns_id
-{
-  bool ok;
-  int error;
-  dev_t dev;
-  ino_t ino;
-};
+_Static_assert (NS_COUNT == KG_NS_COUNT, "checks.h KG_NS_COUNT is policy.c's NS_COUNT");
 
-/* The engine's namespaces: the guard runs in the namespaces of the engine
-   that started it (containerd, or dockerd through containerd), and pid 1's
-   are the host's where they can be read. */
-struct engine_ns
-{
-  struct ns_id self[NS_COUNT];
-  struct ns_id init[NS_COUNT];
-};
-
-/* Gathered once per run.  (Issue 7 moves this to the privileged parent;
-   keep it in this one function.) */
-static void
-engine_ns_read (struct engine_ns *e)
+/* The engine's namespaces (struct engine_ns, checks.h): the guard runs in
+   the namespaces of the engine that started it (containerd, or dockerd
+   through containerd), and pid 1's are the host's where they can be read.
+   The confined checker gets them from its privileged parent
+   (req->engine_ns); this reads them in place. */
+void
+engine_ns_gather (struct engine_ns *e)
 {
   for (int i = 0; i < NS_COUNT; i++)
     {
@@ -1269,7 +1257,7 @@ check_devices (struct ctx *c)
 /* /proc/PID/exe -> the program; any other /proc path cannot be judged
    (/proc/self/exe is whichever program runs the hook). */
 static int
-hook_program (const char *path, char **out, kg_error_t *err)
+hook_program (const struct request *req, const char *path, char **out, kg_error_t *err)
 {
   if (strncmp (path, "/proc/", 6) == 0)
     {
@@ -1280,7 +1268,19 @@ hook_program (const char *path, char **out, kg_error_t *err)
 
       if (digits == 0 || strcmp (q + digits, "/exe") != 0)
         return kg_error (err, 0, "%s: names whichever program runs the hook", path);
-      n = readlink (path, target, PATH_MAX);
+      if (req->proc_exe != NULL)
+        {
+          char *end;
+          unsigned long pid;
+
+          errno = 0;
+          pid = strtoul (q, &end, 10);
+          if (errno != 0 || end != q + digits || pid == 0 || pid > INT32_MAX)
+            return kg_error (err, 0, "%s: not a process id", path);
+          n = req->proc_exe (pid, target, PATH_MAX);
+        }
+      else
+        n = readlink (path, target, PATH_MAX);
       if (n < 0)
         return kg_error (err, errno, "%s: cannot resolve (the process is gone?)", path);
       target[n] = '\0';
@@ -1335,7 +1335,7 @@ check_hooks (struct ctx *c)
                   continue;
                 }
               p = json_object_get_string (path);
-              if (hook_program (p, &prog, &err) < 0)
+              if (hook_program (c->pf->req, p, &prog, &err) < 0)
                 {
                   finding (&f, "%s hook %s", kind, err->msg);
                   kg_error_release (&err);
@@ -1702,7 +1702,10 @@ check_policy (struct preflight *pf)
     }
   report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
                json_object_get_string (json_object_object_get (c.spec, "ociVersion")));
-  engine_ns_read (&c.ns);
+  if (pf->req->engine_ns != NULL)
+    c.ns = *pf->req->engine_ns;
+  else
+    engine_ns_gather (&c.ns);
   /* Privileged first: a --privileged refusal should lead with that. */
   check_privileged (&c);
   check_namespaces (&c);

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "checker.h"
 #include "conf.h"
 #include "decision.h"
 #include "exec.h"
@@ -211,8 +212,9 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
                  "fix the guard configuration (kata-guard check shows the same error); see "
                  "kata-guard.toml(5)",
                  "%s", err->msg);
-  else if (report_count (pre, VERDICT_FAIL) == 0)
-    preflight_run (&pf);
+  else if (report_count (pre, VERDICT_FAIL) == 0
+           && checker_run (&pf, config_path, cfg.runtime.deadline_ms, &err) < 0)
+    report_fail (pre, "checker", CHECKER_REMEDY, "%s", err->msg);
 
   memset (&d, 0, sizeof d);
   d.mode = req->mode;

@@ -145,6 +145,7 @@ test_defaults (void)
   ok (cfg.egress.enabled, "default egress.enabled is true");
   is_str (cfg.egress.proxy, "", "default egress.proxy is empty");
   is_int (cfg.egress.timeout_ms, 1000, "default egress.timeout_ms");
+  is_int (cfg.runtime.deadline_ms, 5000, "default runtime.deadline_ms");
   is_str (cfg.egress.probe_host, "kata-guard-probe.invalid", "default egress.probe_host");
   is_int (cfg.egress.expect_status, 403, "default egress.expect_status");
   is_str (cfg.docker.daemon_json, "/etc/docker/daemon.json", "default docker.daemon_json");
@@ -271,6 +272,8 @@ static const struct
   { "[egress]\ntimeout_ms = 1.5\n", "[egress] timeout_ms: expected an integer, found float" },
   { "[egress]\ntimeout_ms = 0\n", ":2: [egress] timeout_ms: 0 is out of range (1..60000)" },
   { "[egress]\ntimeout_ms = 60001\n", "[egress] timeout_ms: 60001 is out of range" },
+  { "[runtime]\ndeadline_ms = 99\n", ":2: [runtime] deadline_ms: 99 is out of range (100..60000)" },
+  { "[runtime]\ndeadline_ms = 60001\n", "[runtime] deadline_ms: 60001 is out of range" },
   { "[egress]\nexpect_status = 200\n", "[egress] expect_status: 200 is out of range (300..599)" },
   { "[egress]\nexpect_status = 600\n", "[egress] expect_status: 600 is out of range" },
   { "[egress]\nprobe_host = \"a b\"\n", "[egress] probe_host: \"a b\" must be a DNS host name" },

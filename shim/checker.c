@@ -1,0 +1,816 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The confined checker (checker.h).  The parent's part is small on
+ * purpose: it gathers what needs privilege, forks, and then only reads one
+ * bounded message, checks every byte of it against a fixed format and
+ * reaps the child.  Everything that parses input runs in the child, after
+ * confine_enter.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checker.h"
+#include "conf.h"
+#include "confine.h"
+#include "util.h"
+
+/* ---- the message ------------------------------------------------------- */
+
+static const unsigned char magic[4] = { 'K', 'G', 'C', 'R' };
+static const unsigned char request_magic[4] = { 'K', 'G', 'R', 'Q' };
+
+struct buf
+{
+  unsigned char *p;
+  size_t len, cap;
+  bool failed;
+};
+
+static void
+put (struct buf *b, const void *data, size_t n)
+{
+  if (b->failed || n == 0)
+    return;
+  if (b->len + n > CHECKER_MSG_MAX)
+    {
+      b->failed = true;
+      return;
+    }
+  if (b->len + n > b->cap)
+    {
+      size_t cap = b->cap ? b->cap : 4096;
+      unsigned char *p;
+
+      while (cap < b->len + n)
+        cap *= 2;
+      p = realloc (b->p, cap);
+      if (p == NULL)
+        {
+          b->failed = true;
+          return;
+        }
+      b->p = p;
+      b->cap = cap;
+    }
+  memcpy (b->p + b->len, data, n);
+  b->len += n;
+}
+
+static void
+put_u8 (struct buf *b, uint8_t v)
+{
+  put (b, &v, 1);
+}
+
+static void
+put_u16 (struct buf *b, uint16_t v)
+{
+  put (b, &v, 2);
+}
+
+static void
+put_u32 (struct buf *b, uint32_t v)
+{
+  put (b, &v, 4);
+}
+
+static size_t
+clamp (const char *s, size_t max)
+{
+  size_t n = s ? strlen (s) : 0;
+
+  return n > max ? max : n;
+}
+
+int
+checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
+                unsigned char **out, size_t *out_len, kg_error_t *err)
+{
+  struct buf b = { 0 };
+  uint32_t body_len;
+
+  if (rep->n > CHECKER_MAX_RESULTS || rep->n_files > CHECKER_MAX_FILES)
+    return kg_error (err, 0, "the report has %zu results and %zu files (at most %d and %d)",
+                     rep->n, rep->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
+  put (&b, magic, sizeof magic);
+  put_u8 (&b, CHECKER_VERSION);
+  if (cache != NULL && cache_len > CHECKER_CACHE_MAX)
+    cache = NULL;  /* only saves time: not worth a refusal */
+  put_u8 (&b, (with_fd ? CHECKER_FLAG_FD : 0) | (rep->oom ? CHECKER_FLAG_OOM : 0)
+                  | (cache ? CHECKER_FLAG_CACHE : 0));
+  put_u16 (&b, 0);
+  put_u32 (&b, (uint32_t) rep->n);
+  put_u32 (&b, (uint32_t) rep->n_files);
+  put_u32 (&b, 0);  /* body_len, below */
+  for (size_t i = 0; i < rep->n; i++)
+    {
+      const struct check_result *r = &rep->results[i];
+      size_t id = strlen (r->id), reason = clamp (r->reason, CHECKER_TEXT_MAX),
+             remedy = clamp (r->remedy, CHECKER_TEXT_MAX);
+
+      if (id > CHECKER_ID_MAX)
+        {
+          free (b.p);
+          return kg_error (err, 0, "check id %.80s is too long", r->id);
+        }
+      put_u8 (&b, (uint8_t) r->verdict);
+      put_u8 (&b, (uint8_t) id);
+      put_u16 (&b, (uint16_t) reason);
+      put_u16 (&b, (uint16_t) remedy);
+      put_u8 (&b, r->remedy != NULL);
+      put_u8 (&b, 0);
+      put (&b, r->id, id);
+      put (&b, r->reason, reason);
+      put (&b, r->remedy, remedy);
+    }
+  for (size_t i = 0; i < rep->n_files; i++)
+    {
+      size_t n = strlen (rep->files[i]);
+
+      if (n == 0 || n > CHECKER_PATH_MAX)
+        {
+          free (b.p);
+          return kg_error (err, 0, "a file name of %zu bytes", n);
+        }
+      put_u16 (&b, (uint16_t) n);
+      put (&b, rep->files[i], n);
+    }
+  if (cache != NULL)
+    {
+      put_u32 (&b, (uint32_t) cache_len);
+      put (&b, cache, cache_len);
+    }
+  if (b.failed)
+    {
+      free (b.p);
+      return kg_error (err, ENOMEM, "the report does not fit in %d bytes", CHECKER_MSG_MAX);
+    }
+  body_len = (uint32_t) (b.len - CHECKER_HEADER_LEN);
+  memcpy (b.p + 16, &body_len, 4);
+  *out = b.p;
+  *out_len = b.len;
+  return 0;
+}
+
+struct cursor
+{
+  const unsigned char *p;
+  size_t left;
+};
+
+static bool
+take (struct cursor *c, void *out, size_t n)
+{
+  if (c->left < n)
+    return false;
+  memcpy (out, c->p, n);
+  c->p += n;
+  c->left -= n;
+  return true;
+}
+
+static bool
+id_valid (const char *s, size_t n)
+{
+  if (n == 0 || n > CHECKER_ID_MAX || s[0] < 'a' || s[0] > 'z')
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (! ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.'
+           || s[i] == '_' || s[i] == '-'))
+      return false;
+  return true;
+}
+
+/* Text that reaches a terminal, syslog and JSON: no NUL, no control
+   character but tab and newline. */
+static bool
+text_valid (const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned char ch = (unsigned char) s[i];
+
+      if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f)
+        return false;
+    }
+  return true;
+}
+
+/* Take N bytes from C as a string that TEST accepts. */
+static char *
+take_str (struct cursor *c, size_t n, bool (*test) (const char *, size_t))
+{
+  char *s;
+
+  if (c->left < n)
+    return NULL;
+  if (! test ((const char *) c->p, n))
+    return NULL;
+  s = strndup ((const char *) c->p, n);
+  if (s == NULL)
+    return NULL;
+  c->p += n;
+  c->left -= n;
+  return s;
+}
+
+static bool
+path_valid (const char *s, size_t n)
+{
+  return n > 0 && n <= CHECKER_PATH_MAX && s[0] == '/' && text_valid (s, n)
+         && memchr (s, '\n', n) == NULL;
+}
+
+static bool
+cache_text_valid (const char *s, size_t n)
+{
+  return text_valid (s, n) && memchr (s, '\t', n) == NULL;
+}
+
+int
+checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
+                char **cache_out, size_t *cache_len_out, kg_error_t *err)
+{
+  cleanup_free char *cache = NULL;
+  uint32_t cache_len = 0;
+  struct cursor c = { buf, len };
+  unsigned char m[4];
+  uint8_t version, flags;
+  uint16_t reserved;
+  uint32_t n_results, n_files, body_len;
+  struct report tmp = { 0 };
+
+  if (len < CHECKER_HEADER_LEN)
+    return kg_error (err, 0, "the checker's report is truncated (%zu bytes, no header)", len);
+  take (&c, m, 4);
+  take (&c, &version, 1);
+  take (&c, &flags, 1);
+  take (&c, &reserved, 2);
+  take (&c, &n_results, 4);
+  take (&c, &n_files, 4);
+  take (&c, &body_len, 4);
+  if (memcmp (m, magic, 4) != 0)
+    return kg_error (err, 0, "the checker's report is garbage (bad magic)");
+  if (version != CHECKER_VERSION || reserved != 0 || (flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE)))
+    return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
+                     version, flags);
+  if (n_results > CHECKER_MAX_RESULTS || n_files > CHECKER_MAX_FILES)
+    return kg_error (err, 0, "the checker's report claims %u results and %u files (at most %d and %d)",
+                     n_results, n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
+  if (body_len > CHECKER_MSG_MAX - CHECKER_HEADER_LEN || body_len > c.left)
+    return kg_error (err, 0, "the checker's report is truncated (%zu of %u body bytes)", c.left,
+                     body_len);
+  if (body_len < c.left)
+    return kg_error (err, 0, "the checker's report is too long (%zu bytes, header says %u)", c.left,
+                     body_len);
+
+  for (uint32_t i = 0; i < n_results; i++)
+    {
+      uint8_t verdict, id_len, has_remedy, pad;
+      uint16_t reason_len, remedy_len;
+      cleanup_free char *id = NULL;
+      cleanup_free char *reason = NULL;
+      cleanup_free char *remedy = NULL;
+
+      if (! take (&c, &verdict, 1) || ! take (&c, &id_len, 1) || ! take (&c, &reason_len, 2)
+          || ! take (&c, &remedy_len, 2) || ! take (&c, &has_remedy, 1) || ! take (&c, &pad, 1))
+        goto short_;
+      if (verdict > VERDICT_FAIL || has_remedy > 1 || pad != 0 || reason_len > CHECKER_TEXT_MAX
+          || remedy_len > CHECKER_TEXT_MAX || (! has_remedy && remedy_len != 0))
+        {
+          report_release (&tmp);
+          return kg_error (err, 0, "the checker's result %u is malformed (verdict %u)", i, verdict);
+        }
+      if (c.left < (size_t) id_len + reason_len + remedy_len)
+        goto short_;
+      if ((id = take_str (&c, id_len, id_valid)) == NULL
+          || (reason = take_str (&c, reason_len, text_valid)) == NULL
+          || (has_remedy && (remedy = take_str (&c, remedy_len, text_valid)) == NULL))
+        {
+          report_release (&tmp);
+          return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
+        }
+      if (report_find (&tmp, id) != NULL || report_find (rep, id) != NULL)
+        {
+          report_release (&tmp);
+          return kg_error (err, 0, "the checker reported %s twice", id);
+        }
+      report_add (&tmp, id, (enum verdict) verdict, remedy, "%s", reason);
+    }
+  for (uint32_t i = 0; i < n_files; i++)
+    {
+      uint16_t n;
+      cleanup_free char *path = NULL;
+
+      if (! take (&c, &n, 2) || c.left < n)
+        goto short_;
+      if ((path = take_str (&c, n, path_valid)) == NULL)
+        {
+          report_release (&tmp);
+          return kg_error (err, 0, "the checker's file %u is not an absolute path", i);
+        }
+      report_add_file (&tmp, path);
+    }
+  if (flags & CHECKER_FLAG_CACHE)
+    {
+      if (! take (&c, &cache_len, 4) || c.left < cache_len)
+        goto short_;
+      if (cache_len > CHECKER_CACHE_MAX
+          || (cache = take_str (&c, cache_len, cache_text_valid)) == NULL)
+        {
+          report_release (&tmp);
+          return kg_error (err, 0, "the checker's digest cache is malformed");
+        }
+    }
+  if (c.left != 0)
+    {
+      report_release (&tmp);
+      return kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
+    }
+  if (tmp.oom || (flags & CHECKER_FLAG_OOM))
+    rep->oom = true;
+  for (size_t i = 0; i < tmp.n; i++)
+    report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
+                tmp.results[i].reason);
+  for (size_t i = 0; i < tmp.n_files; i++)
+    report_add_file (rep, tmp.files[i]);
+  report_release (&tmp);
+  *want_fd = (flags & CHECKER_FLAG_FD) != 0;
+  if (cache_out != NULL)
+    {
+      *cache_out = steal_pointer (&cache);
+      *cache_len_out = cache_len;
+    }
+  return 0;
+
+short_:
+  report_release (&tmp);
+  return kg_error (err, 0, "the checker's report does not hold the %u results and %u files it "
+                   "claims", n_results, n_files);
+}
+
+/* ---- the parent -------------------------------------------------------- */
+
+static int
+write_full (int fd, const void *data, size_t n)
+{
+  const char *p = data;
+
+  while (n > 0)
+    {
+      ssize_t w = send (fd, p, n, MSG_NOSIGNAL);
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        return -1;
+      p += w;
+      n -= (size_t) w;
+    }
+  return 0;
+}
+
+/* Answer one request: the parent builds the path itself from a number. */
+static int
+answer (int sock, const unsigned char *rq)
+{
+  char path[64], target[CHECKER_PATH_MAX];
+  uint32_t pid;
+  int32_t e = 0;
+  uint32_t n = 0;
+  ssize_t r = -1;
+
+  memcpy (&pid, rq + 4, 4);
+  if (pid == 0 || pid > INT32_MAX)
+    e = EINVAL;
+  else
+    {
+      snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) pid);
+      r = readlink (path, target, sizeof target);
+      if (r < 0)
+        e = errno;
+      else if ((size_t) r >= sizeof target)
+        e = ENAMETOOLONG;
+      else
+        n = (uint32_t) r;
+    }
+  if (write_full (sock, &e, 4) < 0 || write_full (sock, &n, 4) < 0
+      || (n > 0 && write_full (sock, target, n) < 0))
+    return -1;
+  return 0;
+}
+
+static int64_t
+now_ms (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static const char *
+signame (int sig, char *buf, size_t size)
+{
+  const char *abbrev = sigabbrev_np (sig);
+
+  if (abbrev != NULL)
+    snprintf (buf, size, "SIG%s", abbrev);
+  else
+    snprintf (buf, size, "%d", sig);
+  return buf;
+}
+
+/* Reap PID before the deadline, or kill and reap it. */
+static int
+reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
+{
+  struct timespec pause = { 0, 1000000 };
+
+  /* A pidfd says when the child is gone without polling on a timer. */
+  cleanup_close int pidfd = (int) syscall (SYS_pidfd_open, pid, 0);
+
+  *timed_out = false;
+  for (;;)
+    {
+      pid_t r = waitpid (pid, status, WNOHANG);
+
+      if (r == pid)
+        return 0;
+      if (r < 0 && errno != EINTR)
+        return -1;
+      if (now_ms () >= deadline)
+        {
+          *timed_out = true;
+          kill (pid, SIGKILL);
+          while (waitpid (pid, status, 0) < 0 && errno == EINTR)
+            ;
+          return 0;
+        }
+      if (pidfd >= 0)
+        {
+          struct pollfd p = { pidfd, POLLIN, 0 };
+          int64_t left = deadline - now_ms ();
+
+          poll (&p, 1, left > 0 ? (int) left : 0);
+        }
+      else
+        nanosleep (&pause, NULL);
+    }
+}
+
+int
+checker_collect (pid_t pid, int sock, int64_t deadline_ms, struct report *rep, int *fd_out,
+                 char **cache, size_t *cache_len, kg_error_t *err)
+{
+  const int64_t deadline = now_ms () + deadline_ms;
+  cleanup_free unsigned char *buf = NULL;
+  cleanup_close int passed = -1;
+  size_t len = 0;
+  bool too_long = false, bad_fds = false, eof = false, timed_out = false;
+  const char *read_error = NULL;
+  int status = 0;
+  char sig[32];
+  bool want_fd = false, report_started = false;
+  unsigned n_requests = 0;
+
+  *fd_out = -1;
+  buf = malloc (CHECKER_MSG_MAX + 1);
+  if (buf == NULL)
+    {
+      kill (pid, SIGKILL);
+      reap (pid, deadline, &status, &timed_out);
+      return kg_error (err, ENOMEM, "cannot read the checker's report");
+    }
+  while (! eof && ! too_long && read_error == NULL)
+    {
+      struct pollfd p = { sock, POLLIN, 0 };
+      int64_t left = deadline - now_ms ();
+      union
+      {
+        struct cmsghdr h;
+        char space[CMSG_SPACE (sizeof (int) * 4)];
+      } ctl;
+      struct iovec iov = { buf + len, CHECKER_MSG_MAX + 1 - len };
+      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
+                           .msg_controllen = sizeof ctl };
+      ssize_t n;
+      int r;
+
+      if (left <= 0)
+        break;
+      r = poll (&p, 1, (int) left);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        {
+          read_error = strerror (errno);
+          break;
+        }
+      if (r == 0)
+        break;
+      n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+      if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        continue;
+      if (n < 0)
+        {
+          read_error = strerror (errno);
+          break;
+        }
+      /* Descriptors: exactly one, once, in one SCM_RIGHTS message; any
+         other is closed and spoils the report. */
+      if (mh.msg_flags & MSG_CTRUNC)
+        bad_fds = true;
+      for (struct cmsghdr *h = CMSG_FIRSTHDR (&mh); h != NULL; h = CMSG_NXTHDR (&mh, h))
+        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+          {
+            size_t k = (h->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+            int fds[4];
+
+            memcpy (fds, CMSG_DATA (h), k * sizeof (int));
+            for (size_t j = 0; j < k; j++)
+              if (passed < 0 && k == 1)
+                passed = fds[j];
+              else
+                {
+                  close (fds[j]);
+                  bad_fds = true;
+                }
+          }
+      if (n == 0)
+        eof = true;
+      len += (size_t) n;
+      if (len > CHECKER_MSG_MAX)
+        too_long = true;
+      /* Requests come before the report, whole, and a bounded number. */
+      while (! report_started && ! eof && len >= 4 && read_error == NULL)
+        {
+          if (memcmp (buf, request_magic, 4) != 0)
+            report_started = true;
+          else if (len < 8)
+            break;
+          else if (++n_requests > CHECKER_MAX_REQUESTS || passed >= 0)
+            read_error = "too many requests";
+          else if (answer (sock, buf) < 0)
+            read_error = "cannot answer a request";
+          else
+            {
+              /* A plain loop: small, and no overlap question. */
+              for (size_t k = 8; k < len; k++)
+                buf[k - 8] = buf[k];
+              len -= 8;
+            }
+        }
+    }
+
+  /* Whatever happened, the child is gone before this returns. */
+  if (! eof || too_long || read_error != NULL)
+    kill (pid, SIGKILL);
+  if (reap (pid, deadline, &status, &timed_out) < 0)
+    return kg_error (err, errno, "cannot reap the checker (pid %d)", (int) pid);
+  if (timed_out || (! eof && ! too_long && read_error == NULL))
+    return kg_error (err, ETIMEDOUT,
+                     "the checker did not finish within [runtime] deadline_ms (%lld ms)",
+                     (long long) deadline_ms);
+  if (too_long)
+    return kg_error (err, 0, "the checker's report is too long (more than %d bytes)",
+                     CHECKER_MSG_MAX);
+  /* Killed by the parent for it: say why, not SIGKILL. */
+  if (read_error != NULL)
+    return kg_error (err, 0, "cannot read the checker's report: %s", read_error);
+  if (WIFSIGNALED (status) && WTERMSIG (status) == SIGSYS)
+    return kg_error (err, 0, "the checker violated its sandbox: killed by signal %s",
+                     signame (SIGSYS, sig, sizeof sig));
+  if (WIFSIGNALED (status))
+    return kg_error (err, 0, "the checker died: killed by signal %s",
+                     signame (WTERMSIG (status), sig, sizeof sig));
+  if (WIFEXITED (status) && WEXITSTATUS (status) == CHECKER_EXIT_CONFINE)
+    return kg_error (err, 0, "the checker could not confine itself (exit status %d)",
+                     CHECKER_EXIT_CONFINE);
+  if (WIFEXITED (status) && WEXITSTATUS (status) == CHECKER_EXIT_SEND)
+    return kg_error (err, 0, "the checker could not send its report (exit status %d)",
+                     CHECKER_EXIT_SEND);
+  if (! WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return kg_error (err, 0, "the checker exited with status %d", WEXITSTATUS (status));
+  if (bad_fds)
+    return kg_error (err, 0, "the checker passed descriptors that were not asked for");
+  /* The descriptor against the header's flag first, so that REP only
+     changes when everything holds; checker_decode validates the rest. */
+  want_fd = len >= CHECKER_HEADER_LEN && (buf[5] & CHECKER_FLAG_FD);
+  if (want_fd != (passed >= 0))
+    return kg_error (err, 0, "the checker's report %s a runtime descriptor but %s came",
+                     want_fd ? "announces" : "does not announce", passed >= 0 ? "one" : "none");
+  if (checker_decode (buf, len, rep, &want_fd, cache, cache_len, err) < 0)
+    return -1;
+  *fd_out = steal_fd (&passed);
+  return 0;
+}
+
+/* ---- the child --------------------------------------------------------- */
+
+static int
+send_report (int sock, const struct report *rep, int runtime_fd, const char *cache,
+             size_t cache_len)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free unsigned char *buf = NULL;
+  size_t len, off = 0;
+
+  if (checker_encode (rep, runtime_fd >= 0, cache, cache_len, &buf, &len, &err) < 0)
+    return -1;
+  while (off < len)
+    {
+      union
+      {
+        struct cmsghdr h;
+        char space[CMSG_SPACE (sizeof (int))];
+      } ctl;
+      struct iovec iov = { buf + off, len - off };
+      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+      ssize_t n;
+
+      /* The descriptor rides on the first chunk. */
+      if (off == 0 && runtime_fd >= 0)
+        {
+          memset (&ctl, 0, sizeof ctl);
+          mh.msg_control = &ctl;
+          mh.msg_controllen = sizeof ctl;
+          ctl.h.cmsg_level = SOL_SOCKET;
+          ctl.h.cmsg_type = SCM_RIGHTS;
+          ctl.h.cmsg_len = CMSG_LEN (sizeof (int));
+          memcpy (CMSG_DATA (&ctl.h), &runtime_fd, sizeof (int));
+        }
+      n = sendmsg (sock, &mh, MSG_NOSIGNAL);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return -1;
+      off += (size_t) n;
+    }
+  return 0;
+}
+
+#define CHILD_SOCK 3
+
+static int
+read_full (int fd, void *data, size_t n)
+{
+  char *p = data;
+
+  while (n > 0)
+    {
+      ssize_t r = read (fd, p, n);
+
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        return -1;
+      p += r;
+      n -= (size_t) r;
+    }
+  return 0;
+}
+
+/* req->proc_exe in the child: ask the parent. */
+static ssize_t
+child_proc_exe (unsigned long pid, char *buf, size_t size)
+{
+  unsigned char rq[8];
+  uint32_t p = (uint32_t) pid, n;
+  int32_t e;
+
+  memcpy (rq, request_magic, 4);
+  memcpy (rq + 4, &p, 4);
+  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, &e, 4) < 0
+      || read_full (CHILD_SOCK, &n, 4) < 0)
+    {
+      errno = EIO;
+      return -1;
+    }
+  if (e != 0)
+    {
+      errno = e > 0 ? e : EIO;
+      return -1;
+    }
+  if (n > size || n > CHECKER_PATH_MAX || read_full (CHILD_SOCK, buf, n) < 0)
+    {
+      errno = EIO;
+      return -1;
+    }
+  return (ssize_t) n;
+}
+
+/* Leave the child only stdio on /dev/null and the channel as CHILD_SOCK:
+   nothing the engine handed over reaches code that parses input. */
+static int
+child_descriptors (int sock)
+{
+  int null = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  int s;
+
+  if (null < 0)
+    return -1;
+  s = fcntl (sock, F_DUPFD_CLOEXEC, CHILD_SOCK + 1);
+  if (s < 0)
+    return -1;
+  for (int i = 0; i <= 2; i++)
+    if (dup2 (null, i) < 0)
+      return -1;
+  if (dup3 (s, CHILD_SOCK, O_CLOEXEC) < 0)
+    return -1;
+  return close_range (CHILD_SOCK + 1, ~0U, 0) < 0 ? -1 : 0;
+}
+
+static _Noreturn void
+child_main (const struct preflight *parent, const struct engine_ns *ns, const char *config_path,
+            int sock)
+{
+  struct request req = *parent->req;
+  struct guard_config cfg;
+  struct report rep = { 0 };
+  struct preflight pf;
+  kg_error_t err = NULL;
+
+  if (child_descriptors (sock) < 0 || confine_enter (CHILD_SOCK, &err) < 0)
+    _exit (CHECKER_EXIT_CONFINE);
+
+  /* From here on, input.  The guard config too: the parent read it for
+     what it needs itself ([runtime], [log]); the checks run on this copy. */
+  req.engine_ns = ns;
+  req.proc_exe = child_proc_exe;
+  memset (&cfg, 0, sizeof cfg);
+  preflight_init (&pf, &req, &cfg, &rep);
+  if (guard_config_load (config_path, &cfg, &err) < 0)
+    report_fail (&rep, "config",
+                 "fix the guard configuration (kata-guard check shows the same error); see "
+                 "kata-guard.toml(5)",
+                 "%s", err->msg);
+  else
+    preflight_run (&pf);
+  if (send_report (CHILD_SOCK, &rep, pf.runtime_fd, pf.cache_out, pf.cache_out_len) < 0)
+    _exit (CHECKER_EXIT_SEND);
+  /* No cleanup: the process ends here, and exit handlers are not the
+     checker's business. */
+  _exit (0);
+}
+
+int
+checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms, kg_error_t *err)
+{
+  struct engine_ns ns;
+  int sv[2];
+  pid_t pid;
+  cleanup_free char *cache = NULL;
+  size_t cache_len = 0;
+  int fd = -1;
+  int r;
+
+  /* Privileged, so gathered here: pid 1's namespaces. */
+  engine_ns_gather (&ns);
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    return kg_error (err, errno, "cannot start the checker: socketpair");
+  fflush (NULL);
+  pid = fork ();
+  if (pid < 0)
+    {
+      r = errno;
+      close (sv[0]);
+      close (sv[1]);
+      return kg_error (err, r, "cannot start the checker: fork");
+    }
+  if (pid == 0)
+    {
+      close (sv[0]);
+      child_main (pf, &ns, config_path, sv[1]);
+    }
+  close (sv[1]);
+  r = checker_collect (pid, sv[0], deadline_ms, pf->rep, &fd, &cache, &cache_len, err);
+  close (sv[0]);
+  if (r < 0)
+    return -1;
+  /* The digest cache only saves time: one that cannot be written costs
+     the next start a hash, never a verdict. */
+  if (cache != NULL)
+    {
+      cleanup_error kg_error_t cache_err = NULL;
+
+      assets_cache_write (cache, cache_len, &cache_err);
+    }
+  if (pf->runtime_fd >= 0)
+    close (pf->runtime_fd);
+  pf->runtime_fd = fd;
+  return 0;
+}

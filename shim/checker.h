@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The confined checker (issue 7): a guarded start and `kata-guard check`
+ * split into a parent that only decides and executes, and a child that
+ * confines itself (confine.h) before it reads any input, runs the checks
+ * and sends its report back as one bounded, fixed-format message (and the
+ * checked runtime's descriptor with SCM_RIGHTS).  The parent believes the
+ * message only when it is exactly well formed, the child exited 0, and all
+ * of it came within [runtime] deadline_ms.
+ *
+ * The message, in host byte order (both ends are this program):
+ *   header  "KGCR" u8 version=1 u8 flags u16 0 u32 n_results u32 n_files u32 body_len
+ *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy u8 0
+ *           then id, reason, remedy (no NUL, no terminator)
+ *   file    u16 len, then the path
+ *   cache   (with CHECKER_FLAG_CACHE) u32 len, then the digest cache text
+ *
+ * Before its report the child may ask the one question it lacks the
+ * privilege for, readlink of /proc/PID/exe (policy.hooks):
+ *   request "KGRQ" u32 pid      reply  i32 errno (0: ok) u32 len, then the target
+ */
+#ifndef KG_CHECKER_H
+#define KG_CHECKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "checks.h"
+#include "error.h"
+#include "result.h"
+
+#define CHECKER_VERSION 1
+#define CHECKER_HEADER_LEN 20
+#define CHECKER_RESULT_HEAD 8
+#define CHECKER_MAX_RESULTS 128
+#define CHECKER_MAX_FILES 64
+#define CHECKER_ID_MAX 63
+#define CHECKER_TEXT_MAX 2048  /* a reason or a remedy */
+#define CHECKER_PATH_MAX 4096
+#define CHECKER_MSG_MAX (1024 * 1024)
+
+#define CHECKER_FLAG_FD 0x01   /* the runtime descriptor comes with it */
+#define CHECKER_FLAG_OOM 0x02  /* the child's report was incomplete */
+#define CHECKER_FLAG_CACHE 0x04  /* a digest cache for the parent to write */
+#define CHECKER_CACHE_MAX (64 * 1024)
+#define CHECKER_MAX_REQUESTS 256
+
+/* Child exit statuses the parent names. */
+#define CHECKER_EXIT_CONFINE 3  /* could not confine itself */
+#define CHECKER_EXIT_SEND 4     /* could not encode or send its report */
+
+/* The remedy of a "checker" failure. */
+#define CHECKER_REMEDY                                                                     \
+  "run kata-guard check; on a slow host raise [runtime] deadline_ms; a sandbox violation " \
+  "is a bug in kata-guard or an attack on it: report it"
+
+/* Run PF's checks in a confined child that loads CONFIG_PATH itself;
+   append its results and files to PF->rep and put the runtime descriptor
+   it checked in PF->runtime_fd.  Fails (and PF->rep is unchanged) when
+   the checker could not be started, died, overran DEADLINE_MS or sent
+   anything but one well-formed report: *ERR then says which. */
+int checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
+                 kg_error_t *err);
+
+/* ---- the pieces, exposed for the unit tests ---- */
+
+/* Encode REP (what the child does).  Text longer than the bounds is cut. */
+int checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
+                    unsigned char **buf, size_t *len, kg_error_t *err);
+/* Validate and decode one whole message into REP (appending; an id REP
+   already holds is refused).  *WANT_FD: the header says a descriptor
+   comes with it; *CACHE (NUL-terminated, *CACHE_LEN bytes, or NULL): the
+   digest cache it carries. */
+int checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
+                    char **cache, size_t *cache_len, kg_error_t *err);
+/* The parent's side: read the message from SOCK until EOF, reap PID, all
+   within DEADLINE_MS (else SIGKILL and reap), then decode.  *FD_OUT gets
+   the passed descriptor or -1, *CACHE the digest cache or NULL. */
+int checker_collect (pid_t pid, int sock, int64_t deadline_ms, struct report *rep, int *fd_out,
+                     char **cache, size_t *cache_len, kg_error_t *err);
+
+#endif

@@ -1,0 +1,617 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The confined checker: the confinement the product enters (confine.c)
+   stops what it must and allows what the checks need; the parent's reader
+   (checker.c) refuses every report that is not exactly well formed. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <linux/kvm.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checker.h"
+#include "confine.h"
+#include "tap.h"
+#include "util.h"
+
+/* ---- the confinement -------------------------------------------------- */
+
+/* Fork; the child confines itself (channel: a pipe it may write), runs
+   FN and exits with FN's value.  Returns the wait status. */
+static int
+confined (int (*fn) (void), int *chan_out)
+{
+  int p[2], status = 0;
+  pid_t pid;
+
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    return -1;
+  pid = fork ();
+  if (pid == 0)
+    {
+      kg_error_t err = NULL;
+
+      close (p[0]);
+      if (chan_out)
+        *chan_out = p[1];
+      if (confine_enter (p[1], &err) < 0)
+        _exit (100);
+      _exit (fn ());
+    }
+  close (p[1]);
+  waitpid (pid, &status, 0);
+  close (p[0]);
+  return status;
+}
+
+static int chan = -1;
+
+static int try_execve (void)
+{
+  char *argv[] = { (char *) "/bin/true", NULL };
+  execve ("/bin/true", argv, NULL);
+  return 1;
+}
+static int try_ptrace (void) { ptrace (PTRACE_TRACEME, 0, NULL, NULL); return 1; }
+static int try_mount (void) { mount ("none", "/mnt", "tmpfs", 0, NULL); return 1; }
+static int try_packet (void) { socket (AF_PACKET, SOCK_RAW, 0); return 1; }
+static int try_unix (void) { socket (AF_UNIX, SOCK_STREAM, 0); return 1; }
+static int try_udp (void) { socket (AF_INET, SOCK_DGRAM, 0); return 1; }
+static int try_sctp (void) { socket (AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */); return 1; }
+static int try_unshare (void) { unshare (CLONE_NEWNS); return 1; }
+static int try_kill (void) { kill (1, 0); return 1; }
+static int try_create (void) { open ("/tmp/kg-confine-never", O_WRONLY | O_CREAT, 0600); return 1; }
+static int try_trunc (void) { open ("/etc/hostname", O_RDWR | O_TRUNC); return 1; }
+static int try_unlink (void) { unlink ("/tmp/kg-confine-never"); return 1; }
+
+static int
+try_ioctl (void)
+{
+  int p[2], n = 0;
+
+  if (pipe (p) < 0)
+    return 2;
+  ioctl (p[0], FIONREAD, &n);
+  return 1;
+}
+
+static int
+try_setns (void)
+{
+  int fd = open ("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return 2;
+  setns (fd, 0);
+  return 1;
+}
+
+static int
+try_write_file (void)
+{
+  /* Opening read-write is allowed (the KVM device needs it); writing is
+     not, except to the channel. */
+  int fd = open ("/dev/null", O_RDWR | O_CLOEXEC);
+
+  if (fd < 0)
+    return 2;
+  return write (fd, "x", 1) == 1 ? 1 : 3;
+}
+
+static int
+try_mmap_shared (void)
+{
+  int fd = open ("/etc/passwd", O_RDONLY | O_CLOEXEC);
+
+  mmap (NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+  return 1;
+}
+
+static int
+ok_malloc_big (void)
+{
+  /* Large enough for malloc to mmap it. */
+  char *p = malloc (8 << 20);
+
+  if (p == NULL)
+    return 1;
+  memset (p, 1, 8 << 20);
+  free (p);
+  return 0;
+}
+
+static int
+ok_read_file (void)
+{
+  char buf[64];
+  int fd = open ("/etc/passwd", O_RDONLY | O_CLOEXEC);
+
+  return fd >= 0 && read (fd, buf, sizeof buf) > 0 && close (fd) == 0 ? 0 : 1;
+}
+
+static int
+ok_inet (void)
+{
+  int a = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  int b = socket (AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+
+  return a >= 0 && b >= 0 ? 0 : 1;
+}
+
+static int
+ok_kvm (void)
+{
+  int fd = open ("/dev/kvm", O_RDWR | O_CLOEXEC);
+
+  return fd >= 0 && ioctl (fd, KVM_GET_API_VERSION, 0) == KVM_API_VERSION ? 0 : 1;
+}
+
+static int
+ok_getflags (void)
+{
+  long flags = 0;
+  int fd = open ("/etc/passwd", O_RDONLY | O_CLOEXEC);
+
+  if (fd < 0)
+    return 2;
+  if (ioctl (fd, FS_IOC_GETFLAGS, &flags) == 0)
+    return 0;
+  /* A file system without flags says so; it is not stopped. */
+  return errno == ENOTTY || errno == EOPNOTSUPP ? 0 : 1;
+}
+
+static int
+ok_channel (void)
+{
+  return write (chan, "ok", 2) == 2 ? 0 : 1;
+}
+
+/* Every capability set empty, no_new_privs, a filter: as the kernel shows
+   them (prctl itself is not on the list). */
+static int
+ok_status (void)
+{
+  static const char *const want[] = {
+    "CapInh:\t0000000000000000\n", "CapPrm:\t0000000000000000\n",
+    "CapEff:\t0000000000000000\n", "CapBnd:\t0000000000000000\n",
+    "CapAmb:\t0000000000000000\n", "NoNewPrivs:\t1\n", "Seccomp:\t2\n",
+  };
+  char buf[8192];
+  ssize_t n, len = 0;
+  int fd = open ("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  int bad = 0;
+
+  if (fd < 0)
+    return 64;
+  while ((n = read (fd, buf + len, sizeof buf - 1 - (size_t) len)) > 0)
+    len += n;
+  buf[len] = '\0';
+  for (size_t i = 0; i < ARRAY_SIZE (want); i++)
+    if (strstr (buf, want[i]) == NULL)
+      bad |= 1 << i;
+  return bad;
+}
+
+static void
+test_confinement (void)
+{
+  static const struct
+  {
+    const char *name;
+    int (*fn) (void);
+  } stopped[] = {
+    { "execve", try_execve },
+    { "ptrace(PTRACE_TRACEME)", try_ptrace },
+    { "mount", try_mount },
+    { "socket(AF_PACKET)", try_packet },
+    { "socket(AF_UNIX)", try_unix },
+    { "socket(AF_INET, SOCK_DGRAM)", try_udp },
+    { "socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)", try_sctp },
+    { "ioctl(FIONREAD) on a pipe", try_ioctl },
+    { "setns", try_setns },
+    { "unshare", try_unshare },
+    { "kill", try_kill },
+    { "open with O_CREAT", try_create },
+    { "open with O_TRUNC", try_trunc },
+    { "unlink", try_unlink },
+    { "write to a file that is not the channel", try_write_file },
+    { "a shared file mapping", try_mmap_shared },
+  };
+  static const struct
+  {
+    const char *name;
+    int (*fn) (void);
+  } allowed[] = {
+    { "open and read a file", ok_read_file },
+    { "a large allocation (private mmap)", ok_malloc_big },
+    { "socket(AF_INET/AF_INET6, SOCK_STREAM|SOCK_CLOEXEC|SOCK_NONBLOCK)", ok_inet },
+    { "FS_IOC_GETFLAGS", ok_getflags },
+    { "write to the channel", ok_channel },
+    { "no capability in any set, no_new_privs, seccomp filter", ok_status },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (stopped); i++)
+    {
+      int st = confined (stopped[i].fn, &chan);
+
+      ok (WIFSIGNALED (st) && WTERMSIG (st) == SIGSYS, "%s is stopped with SIGSYS (status %#x)",
+          stopped[i].name, st);
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (allowed); i++)
+    {
+      int st = confined (allowed[i].fn, &chan);
+
+      ok (WIFEXITED (st) && WEXITSTATUS (st) == 0, "%s works confined (status %#x)",
+          allowed[i].name, st);
+    }
+  if (access ("/dev/kvm", R_OK | W_OK) == 0)
+    {
+      int st = confined (ok_kvm, &chan);
+
+      ok (WIFEXITED (st) && WEXITSTATUS (st) == 0, "KVM_GET_API_VERSION works confined (%#x)", st);
+    }
+  else
+    ok (1, "# SKIP no usable /dev/kvm");
+}
+
+/* ---- the report ------------------------------------------------------- */
+
+static void
+sample (struct report *r)
+{
+  memset (r, 0, sizeof *r);
+  report_pass (r, "kvm.device", "/dev/kvm is a KVM device");
+  report_fail (r, "egress.proxy", "start the proxy", "cannot connect to 127.0.0.1:3128: %s",
+               "Connection refused");
+  report_skip (r, "policy.spec", "not a container start");
+  report_add_file (r, "/etc/kata-guard/config.toml");
+}
+
+static void
+decode_err (const unsigned char *buf, size_t len, const char *want, const char *name)
+{
+  struct report r = { 0 };
+  kg_error_t err = NULL;
+  bool want_fd;
+  int rc = checker_decode (buf, len, &r, &want_fd, NULL, NULL, &err);
+
+  ok (rc < 0 && r.n == 0, "%s is refused", name);
+  has_str (err ? err->msg : "", want, "%s: says why", name);
+  kg_error_release (&err);
+  report_release (&r);
+}
+
+static void
+test_codec (void)
+{
+  struct report in, out = { 0 };
+  unsigned char *buf = NULL, *big;
+  size_t len = 0;
+  kg_error_t err = NULL;
+  bool want_fd = false;
+  uint32_t v32;
+
+  sample (&in);
+  ok (checker_encode (&in, true, NULL, 0, &buf, &len, &err) == 0, "a report encodes");
+  ok (checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) == 0, "and decodes");
+  ok (out.n == 3 && out.n_files == 1 && want_fd, "with its 3 results, 1 file and the fd flag");
+  is_str (out.results[1].id, "egress.proxy", "ids survive");
+  ok (out.results[1].verdict == VERDICT_FAIL, "verdicts survive");
+  is_str (out.results[1].reason, "cannot connect to 127.0.0.1:3128: Connection refused",
+          "reasons survive");
+  is_str (out.results[1].remedy, "start the proxy", "remedies survive");
+  ok (out.results[0].remedy == NULL, "a missing remedy stays missing");
+  is_str (out.files[0], "/etc/kata-guard/config.toml", "files survive");
+  /* The parent's own results already hold an id: the child may not repeat it. */
+  ok (checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) < 0 && out.n == 3,
+      "an id the parent's report already holds is refused");
+  has_str (err ? err->msg : "", "twice", "as reported twice");
+  kg_error_release (&err);
+  report_release (&out);
+
+  big = malloc (len + 1);
+  memcpy (big, buf, len);
+  big[len] = 'x';
+  decode_err (big, len + 1, "too long", "a report longer than its header says");
+  decode_err (buf, len - 1, "truncated", "a truncated report");
+  decode_err (buf, 10, "truncated", "a report cut inside its header");
+  decode_err (buf, 0, "truncated", "an empty report");
+
+  memcpy (big, buf, len);
+  big[CHECKER_HEADER_LEN] = 7;  /* the first result's verdict */
+  decode_err (big, len, "malformed", "an unknown verdict byte");
+
+  memcpy (big, buf, len);
+  v32 = 4;
+  memcpy (big + 8, &v32, 4);
+  decode_err (big, len, "result 3", "a result count one too high");
+
+  memcpy (big, buf, len);
+  v32 = 2;
+  memcpy (big + 12, &v32, 4);
+  decode_err (big, len, "does not hold", "a file count one too high");
+
+  memcpy (big, buf, len);
+  v32 = 2;
+  memcpy (big + 8, &v32, 4);
+  decode_err (big, len, "does not hold", "a result count one too low");
+
+  memcpy (big, buf, len);
+  v32 = CHECKER_MAX_RESULTS + 1;
+  memcpy (big + 8, &v32, 4);
+  decode_err (big, len, "at most", "a count over the bound");
+
+  memcpy (big, buf, len);
+  big[CHECKER_HEADER_LEN + CHECKER_RESULT_HEAD] = 'K';  /* "Kvm.device" */
+  decode_err (big, len, "bad id", "an id outside the charset");
+
+  memcpy (big, buf, len);
+  big[CHECKER_HEADER_LEN + CHECKER_RESULT_HEAD + 10] = '\033';  /* the reason's first byte */
+  decode_err (big, len, "bad id or text", "a control character in a reason");
+
+  memcpy (big, buf, len);
+  big[4] = 2;
+  decode_err (big, len, "not this format", "another version");
+
+  for (size_t i = 0; i < len; i++)
+    big[i] = (unsigned char) (i * 131 + 7);
+  decode_err (big, len, "garbage", "garbage");
+  free (big);
+  free (buf);
+
+  /* Encoding clamps what it must and refuses what it cannot. */
+  {
+    struct report many = { 0 };
+
+    for (int i = 0; i <= CHECKER_MAX_RESULTS; i++)
+      {
+        char id[32];
+
+        snprintf (id, sizeof id, "x.%d", i);
+        report_pass (&many, id, "fine");
+      }
+    ok (checker_encode (&many, false, NULL, 0, &buf, &len, &err) < 0, "more results than the bound do not encode");
+    kg_error_release (&err);
+    report_release (&many);
+  }
+  report_release (&in);
+}
+
+/* ---- the parent's reader against real children ------------------------ */
+
+static pid_t
+child (int *sock, void (*fn) (int fd))
+{
+  int sv[2];
+  pid_t pid;
+
+  socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv);
+  pid = fork ();
+  if (pid == 0)
+    {
+      close (sv[0]);
+      fn (sv[1]);
+      _exit (0);
+    }
+  close (sv[1]);
+  *sock = sv[0];
+  return pid;
+}
+
+static bool under_valgrind (void);
+static unsigned char *msg;
+static size_t msg_len;
+
+static void
+write_all (int fd, const unsigned char *p, size_t n)
+{
+  while (n > 0)
+    {
+      ssize_t w = write (fd, p, n);
+
+      if (w <= 0)
+        _exit (9);
+      p += w;
+      n -= (size_t) w;
+    }
+}
+
+static void half_then_kill (int fd) { write_all (fd, msg, msg_len / 2); raise (SIGKILL); }
+static void whole (int fd) { write_all (fd, msg, msg_len); }
+static void whole_then_fail (int fd) { write_all (fd, msg, msg_len); _exit (1); }
+static void hang (int fd) { (void) fd; pause (); }
+static void whole_then_hang (int fd) { write_all (fd, msg, msg_len); pause (); }
+
+static void
+flood (int fd)
+{
+  static unsigned char junk[65536];
+
+  for (int i = 0; i < (CHECKER_MSG_MAX / (int) sizeof junk) + 2; i++)
+    write_all (fd, junk, sizeof junk);
+}
+
+static int sandbox_fd;
+static char asked[4096];
+
+/* Ask the parent for /proc/<parent>/exe, then send the report. */
+static void
+ask_then_whole (int fd)
+{
+  unsigned char rq[8] = { 'K', 'G', 'R', 'Q' };
+  uint32_t pid = (uint32_t) getppid (), n;
+  int32_t e;
+
+  memcpy (rq + 4, &pid, 4);
+  write_all (fd, rq, 8);
+  if (read (fd, &e, 4) != 4 || read (fd, &n, 4) != 4 || e != 0 || n >= sizeof asked
+      || read (fd, asked, n) != (ssize_t) n)
+    _exit (8);
+  asked[n] = '\0';
+  if (strstr (asked, "test-confine") == NULL)
+    _exit (7);
+  write_all (fd, msg, msg_len);
+}
+
+static void
+ask_forever (int fd)
+{
+  unsigned char rq[8] = { 'K', 'G', 'R', 'Q', 1, 0, 0, 0 };
+  char reply[8192];
+
+  for (int i = 0; i < CHECKER_MAX_REQUESTS + 2; i++)
+    {
+      write_all (fd, rq, 8);
+      if (read (fd, reply, sizeof reply) <= 0)
+        _exit (0);
+    }
+}
+
+static void
+violate (int fd)
+{
+  if (under_valgrind ())
+    raise (SIGSYS);
+  kg_error_t err = NULL;
+
+  if (confine_enter (fd, &err) < 0)
+    _exit (100);
+  write_all (fd, msg, msg_len / 2);
+  try_execve ();
+}
+
+static void
+with_fd (int fd)
+{
+  union
+  {
+    struct cmsghdr h;
+    char space[CMSG_SPACE (sizeof (int))];
+  } ctl;
+  struct iovec iov = { msg, msg_len };
+  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
+                       .msg_controllen = sizeof ctl };
+
+  memset (&ctl, 0, sizeof ctl);
+  ctl.h.cmsg_level = SOL_SOCKET;
+  ctl.h.cmsg_type = SCM_RIGHTS;
+  ctl.h.cmsg_len = CMSG_LEN (sizeof (int));
+  memcpy (CMSG_DATA (&ctl.h), &sandbox_fd, sizeof (int));
+  if (sendmsg (fd, &mh, 0) != (ssize_t) msg_len)
+    _exit (9);
+}
+
+static void
+collect (void (*fn) (int), int64_t deadline, const char *want, const char *name)
+{
+  struct report r = { 0 };
+  kg_error_t err = NULL;
+  int sock, fd = -1;
+  pid_t pid = child (&sock, fn);
+  int rc = checker_collect (pid, sock, deadline, &r, &fd, NULL, NULL, &err);
+
+  close (sock);
+  if (want == NULL)
+    {
+      ok (rc == 0 && r.n == 3, "%s: accepted (%s)", name, err ? err->msg : "ok");
+      if (fd >= 0)
+        close (fd);
+    }
+  else
+    {
+      ok (rc < 0 && r.n == 0 && fd < 0, "%s: refused", name);
+      has_str (err ? err->msg : "", want, "%s: says why", name);
+    }
+  ok (kill (pid, 0) < 0 && errno == ESRCH, "%s: the child is reaped", name);
+  kg_error_release (&err);
+  report_release (&r);
+}
+
+static void
+test_collect (void)
+{
+  struct report in;
+  kg_error_t err = NULL;
+
+  sample (&in);
+  checker_encode (&in, false, NULL, 0, &msg, &msg_len, &err);
+  report_release (&in);
+
+  collect (whole, 5000, NULL, "a whole report from a child that exits 0");
+  collect (half_then_kill, 5000, "killed by signal SIGKILL", "a child killed mid-way");
+  collect (violate, 5000, "violated its sandbox: killed by signal SIGSYS",
+           "a child that breaks its sandbox");
+  collect (whole_then_fail, 5000, "exited with status 1", "a whole report, then exit 1");
+  collect (hang, 200, "deadline_ms (200 ms)", "a child that sends nothing");
+  collect (whole_then_hang, 200, "deadline_ms (200 ms)", "a child that never exits");
+  collect (flood, 5000, "too long", "a report longer than the bound");
+  collect (ask_then_whole, 5000, NULL, "a /proc/PID/exe request answered, then a report");
+  collect (ask_forever, 5000, "too many requests", "more requests than the bound");
+  sandbox_fd = open ("/etc/passwd", O_PATH | O_CLOEXEC);
+  collect (with_fd, 5000, "does not announce a runtime descriptor but one came",
+           "a descriptor the report does not announce");
+  close (sandbox_fd);
+  free (msg);
+
+  /* The same report announcing the descriptor, and carrying it. */
+  sample (&in);
+  checker_encode (&in, true, NULL, 0, &msg, &msg_len, &err);
+  report_release (&in);
+  {
+    struct report r = { 0 };
+    struct stat a, b;
+    int sock, fd = -1;
+    pid_t pid;
+
+    sandbox_fd = open ("/etc/passwd", O_PATH | O_CLOEXEC);
+    pid = child (&sock, with_fd);
+    ok (checker_collect (pid, sock, 5000, &r, &fd, NULL, NULL, &err) == 0 && fd >= 0,
+        "an announced descriptor is handed over");
+    ok (fd >= 0 && fstat (fd, &a) == 0 && fstat (sandbox_fd, &b) == 0 && a.st_ino == b.st_ino
+            && (fcntl (fd, F_GETFD) & FD_CLOEXEC),
+        "it is the child's file, close-on-exec");
+    close (sock);
+    close (fd);
+    close (sandbox_fd);
+    report_release (&r);
+  }
+  collect (whole, 5000, "announces a runtime descriptor but none came",
+           "an announced descriptor that does not come");
+  free (msg);
+}
+
+/* Valgrind cannot run a seccomp filter (it has no handler for the call):
+   under it only the reader's tests run. */
+static bool
+under_valgrind (void)
+{
+  const char *p = getenv ("LD_PRELOAD");
+
+  return p != NULL && strstr (p, "vgpreload") != NULL;
+}
+
+int
+main (void)
+{
+  if (under_valgrind ())
+    ok (1, "# SKIP the confinement under valgrind (no seccomp there)");
+  else
+    test_confinement ();
+  test_codec ();
+  test_collect ();
+  return tap_done ();
+}

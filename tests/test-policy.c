@@ -820,7 +820,7 @@ hooks_row (const char *name, const char *hooks, const char *policy, const char *
 static void
 test_hooks (void)
 {
-  cleanup_free char *self_hook = NULL, *self_exe = NULL, *self_policy = NULL, *want = NULL;
+  cleanup_free char *self_hook = NULL, *self_policy = NULL, *want = NULL;
   char exe[PATH_MAX + 1];
   ssize_t n = readlink ("/proc/self/exe", exe, PATH_MAX);
 

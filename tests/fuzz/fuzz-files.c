@@ -9,8 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "fuzz-files.h"
 #include "fuzz.h"
+#include "toml.h"
 
 #define FUZZ_BASE "/var/lib/kata-guard-test"
 
@@ -67,4 +69,18 @@ fuzz_write (const char *name, const uint8_t *data, size_t size)
   ok = write (fd, data, size) == (ssize_t) size && fchmod (fd, 0644) == 0;
   close (fd);
   return ok && rename (tmp, path) == 0;
+}
+
+void
+fuzz_guard_config (const char *text, size_t len, struct guard_config *cfg)
+{
+  kg_error_t err = NULL;
+  struct toml_value *doc = toml_parse ("fuzz-guard.toml", text, len, &err);
+
+  if (doc == NULL || guard_config_from_toml ("fuzz-guard.toml", doc, cfg, &err) < 0)
+    {
+      fprintf (stderr, "fuzz: %s\n", err ? err->msg : "no message");
+      FUZZ_ASSERT (! "the harness's guard config loads");
+    }
+  toml_free (doc);
 }

@@ -20,4 +20,9 @@ const char *fuzz_dir (void);
    cannot (the input is then skipped). */
 bool fuzz_write (const char *name, const uint8_t *data, size_t size);
 
+struct guard_config;
+/* Fill CFG from the guard configuration TEXT (LEN bytes), which must load:
+   the harness's own setup, so a failure aborts. */
+void fuzz_guard_config (const char *text, size_t len, struct guard_config *cfg);
+
 #endif

@@ -27,8 +27,6 @@ static bool ready;
 static bool
 setup (void)
 {
-  kg_error_t err = NULL;
-  struct toml_value *doc;
   char text[512];
   int n;
 
@@ -41,14 +39,7 @@ setup (void)
                 "[runtime]\nshim = \"/bin/sh\"\n[kata]\nconfig = \"%s/configuration.toml\"\n"
                 "hypervisors = [\"firecracker\", \"qemu\", \"clh\"]\n",
                 fuzz_dir ());
-  doc = toml_parse ("fuzz-guard.toml", text, (size_t) n, &err);
-  FUZZ_ASSERT (doc != NULL);
-  if (guard_config_from_toml ("fuzz-guard.toml", doc, &cfg, &err) < 0)
-    {
-      fprintf (stderr, "fuzz-kata: %s\n", err->msg);
-      FUZZ_ASSERT (! "the harness's guard config loads");
-    }
-  toml_free (doc);
+  fuzz_guard_config (text, (size_t) n, &cfg);
   ready = true;
   return true;
 }

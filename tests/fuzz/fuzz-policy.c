@@ -37,22 +37,13 @@ static bool ready;
 static bool
 setup (void)
 {
-  kg_error_t err = NULL;
-  struct toml_value *doc;
   static const char text[] = "[kata]\nhypervisors = [\"firecracker\"]\n[policy]\nannotations = [\"io\\\\.katacontainers\\\\..*\"]\n";
 
   if (ready)
     return true;
   if (fuzz_dir () == NULL)
     return false;
-  doc = toml_parse ("fuzz-guard.toml", text, sizeof text - 1, &err);
-  FUZZ_ASSERT (doc != NULL);
-  if (guard_config_from_toml ("fuzz-guard.toml", doc, &cfg, &err) < 0)
-    {
-      fprintf (stderr, "fuzz-policy: %s\n", err->msg);
-      FUZZ_ASSERT (! "the harness's guard config loads");
-    }
-  toml_free (doc);
+  fuzz_guard_config (text, sizeof text - 1, &cfg);
   ready = true;
   return true;
 }

@@ -479,6 +479,12 @@ ask_forever (int fd)
       if (read (fd, reply, sizeof reply) <= 0)
         _exit (0);
     }
+  /* Stay until the parent gives up on us: exiting now could close the
+     socket while it still writes a reply, and the test would see that
+     instead of the bound. */
+  while (read (fd, reply, sizeof reply) > 0)
+    ;
+  _exit (0);
 }
 
 static void

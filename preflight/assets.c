@@ -23,7 +23,6 @@
 #include <inttypes.h>
 #include <libmount/libmount.h>
 #include <linux/fs.h>
-#include <openssl/evp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,13 +31,11 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "sha256.h"
 #include "toml.h"
 #include "trust.h"
 #include "util.h"
 
-#define SHA256_LEN 32
-#define SHA256_HEX_LEN (2 * SHA256_LEN)
-#define HASH_CHUNK (64 * 1024)
 
 /* Fixed on purpose: nothing may point the guard at another cache. */
 #define CACHE_DIR "/run/kata-guard"
@@ -750,55 +747,6 @@ check_extra (struct assets_run *run)
 }
 
 /* ---- assets.sha256 ---------------------------------------------------- */
-
-static void
-evp_ctx_free (EVP_MD_CTX **ctx)
-{
-  EVP_MD_CTX_free (*ctx);
-}
-
-/* The SHA-256 of the file behind FD, whose size is ST's: read in bounded
-   chunks, and never more or less than that size. */
-static int
-sha256_fd (int fd, const struct stat *st, const char *name, char hex[SHA256_HEX_LEN + 1],
-           kg_error_t *err)
-{
-  __attribute__ ((cleanup (evp_ctx_free))) EVP_MD_CTX *ctx = EVP_MD_CTX_new ();
-  cleanup_free unsigned char *buf = malloc (HASH_CHUNK);
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int md_len = 0;
-  off_t done = 0;
-
-  if (ctx == NULL || buf == NULL)
-    return kg_error (err, ENOMEM, "%s: cannot hash", name);
-  if (EVP_DigestInit_ex (ctx, EVP_sha256 (), NULL) != 1)
-    return kg_error (err, 0, "%s: SHA-256 is not available from libcrypto", name);
-  for (;;)
-    {
-      ssize_t n = pread (fd, buf, HASH_CHUNK, done);
-
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return kg_error (err, errno, "%s: read", name);
-        }
-      if (n == 0)
-        break;
-      done += n;
-      if (done > st->st_size)
-        return kg_error (err, 0, "%s grew while it was read", name);
-      if (EVP_DigestUpdate (ctx, buf, (size_t) n) != 1)
-        return kg_error (err, 0, "%s: SHA-256 failed", name);
-    }
-  if (done != st->st_size)
-    return kg_error (err, 0, "%s shrank while it was read", name);
-  if (EVP_DigestFinal_ex (ctx, md, &md_len) != 1 || md_len != SHA256_LEN)
-    return kg_error (err, 0, "%s: SHA-256 failed", name);
-  for (unsigned i = 0; i < SHA256_LEN; i++)
-    snprintf (hex + 2 * i, 3, "%02x", md[i]);
-  return 0;
-}
 
 /* The digest of A's file, from the cache when it is immutable and known.
    *CACHED says which. */

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef KG_SHA256_H
+#define KG_SHA256_H
+
+#include <sys/stat.h>
+
+#include "error.h"
+
+#define SHA256_LEN 32
+#define SHA256_HEX_LEN (2 * SHA256_LEN)
+
+/* Load libcrypto (KG_LIBCRYPTO_SONAME) if it is not loaded yet.  Only a
+   configuration with SHA-256 pins needs it, so the guard does not link it:
+   every other start is spared its relocations (the largest part of the
+   guard's dynamic linking).  The privileged parent calls this before the
+   confined checker forks; a failure is remembered and reported again by
+   every later call (and so by sha256_fd), never retried. */
+int sha256_load (kg_error_t *err);
+
+/* The SHA-256 of the file behind FD, whose size is ST's, as lowercase hex
+   in HEX: read in bounded chunks, never more or less than that size.
+   NAME is the path for messages. */
+int sha256_fd (int fd, const struct stat *st, const char *name, char hex[SHA256_HEX_LEN + 1],
+               kg_error_t *err);
+
+#endif

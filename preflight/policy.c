@@ -147,14 +147,26 @@ path_under (const char *p, const char *dir)
 
 #define MAX_SYMLINKS 40
 
-int
-policy_path_resolve (const char *base, const char *path, bool follow, char **out,
-                     kg_error_t *err)
+/* What a resolution with FOLLOW learned of its result: EXISTS when every
+   component exists; then, with HAVE_ST, ST is the last component's lstat
+   (the result holds no symlink, so it is its stat too). */
+struct resolved_info
+{
+  bool exists;
+  bool have_st;
+  struct stat st;
+};
+
+static int
+resolve_path (const char *base, const char *path, bool follow, char **out,
+              struct resolved_info *ri, kg_error_t *err)
 {
   cleanup_free char *todo = NULL;
   cleanup_free char *cur = NULL;
   size_t cur_len = 0;
   bool exists = follow;
+  bool have_st = false;
+  struct stat st;
   int links = 0;
   char *p;
 
@@ -162,9 +174,11 @@ policy_path_resolve (const char *base, const char *path, bool follow, char **out
     todo = strdup (path);
   else if (asprintf (&todo, "%s/%s", base, path) < 0)
     todo = NULL;
-  cur = calloc (1, PATH_MAX + 1);
+  /* Every step writes its terminator: no need to clear PATH_MAX bytes. */
+  cur = malloc (PATH_MAX + 1);
   if (todo == NULL || cur == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+  cur[0] = '\0';
   if (todo[0] != '/')
     return kg_error (err, 0, "%s: not an absolute path", path);
 
@@ -191,6 +205,7 @@ policy_path_resolve (const char *base, const char *path, bool follow, char **out
           if (cur_len > 0)
             cur_len--;
           cur[cur_len] = '\0';
+          have_st = false;
           continue;
         }
       if (cur_len + 1 + clen > PATH_MAX)
@@ -201,8 +216,7 @@ policy_path_resolve (const char *base, const char *path, bool follow, char **out
       next[1 + clen] = '\0';
       if (exists)
         {
-          struct stat st;
-
+          have_st = false;
           if (lstat (cur, &st) < 0)
             {
               if (errno != ENOENT && errno != ENOTDIR)
@@ -234,14 +248,111 @@ policy_path_resolve (const char *base, const char *path, bool follow, char **out
                 cur_len = 0, cur[0] = '\0';
               continue;
             }
+          else
+            have_st = true;
         }
       cur_len += 1 + clen;
     }
   if (cur_len == 0)
     strcpy (cur, "/");
+  if (ri != NULL)
+    {
+      ri->exists = exists;
+      ri->have_st = exists && have_st;
+      if (ri->have_st)
+        ri->st = st;
+    }
   *out = steal_pointer (&cur);
   return 0;
 }
+
+int
+policy_path_resolve (const char *base, const char *path, bool follow, char **out,
+                     kg_error_t *err)
+{
+  return resolve_path (base, path, follow, out, NULL, err);
+}
+
+/* The bind sources of one spec mostly share their directory (Docker's
+   per-container files, a volume's files): resolve_path with FOLLOW through
+   a memo of the last directory resolved, so that each source costs one
+   lstat of its own name.  Anything but a plain last name, a last name
+   that is a symlink, or a directory that does not resolve goes the whole
+   way, so results and messages are resolve_path's. */
+struct resolve_memo
+{
+  char *dir;       /* the directory as written, absolute */
+  char *resolved;  /* resolve_path of it */
+  bool exists;     /* every component of it exists */
+};
+
+static void
+resolve_memo_release (struct resolve_memo *m)
+{
+  free (m->dir);
+  free (m->resolved);
+}
+
+static int
+resolve_memo (struct resolve_memo *m, const char *base, const char *path, char **out,
+              struct resolved_info *ri, kg_error_t *err)
+{
+  cleanup_free char *abs = NULL;
+  cleanup_free char *cand = NULL;
+  const char *slash, *last;
+  size_t dlen;
+
+  if (path[0] == '/')
+    abs = strdup (path);
+  else if (asprintf (&abs, "%s/%s", base, path) < 0)
+    abs = NULL;
+  if (abs == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+  slash = strrchr (abs, '/');
+  if (abs[0] != '/' || slash == NULL)
+    return resolve_path (base, path, true, out, ri, err);
+  last = slash + 1;
+  if (*last == '\0' || strcmp (last, ".") == 0 || strcmp (last, "..") == 0)
+    return resolve_path (base, path, true, out, ri, err);
+  dlen = slash == abs ? 1 : (size_t) (slash - abs);
+  if (m->dir == NULL || strlen (m->dir) != dlen || strncmp (m->dir, abs, dlen) != 0)
+    {
+      cleanup_error kg_error_t derr = NULL;
+      cleanup_free char *dir = strndup (abs, dlen);
+      char *resolved = NULL;
+      struct resolved_info dri;
+
+      if (dir == NULL)
+        return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+      if (resolve_path ("/", dir, true, &resolved, &dri, &derr) < 0)
+        return resolve_path (base, path, true, out, ri, err);
+      resolve_memo_release (m);
+      m->dir = steal_pointer (&dir);
+      m->resolved = resolved;
+      m->exists = dri.exists;
+    }
+  if (asprintf (&cand, "%s/%s", strcmp (m->resolved, "/") == 0 ? "" : m->resolved, last) < 0)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+  if (strlen (cand) > PATH_MAX)
+    return kg_error (err, ENAMETOOLONG, "%s", path);
+  ri->exists = false;
+  ri->have_st = false;
+  if (m->exists)
+    {
+      if (lstat (cand, &ri->st) < 0)
+        {
+          if (errno != ENOENT && errno != ENOTDIR)
+            return kg_error (err, errno, "%s: cannot resolve %s", path, cand);
+        }
+      else if (S_ISLNK (ri->st.st_mode))
+        return resolve_path (base, path, true, out, ri, err);
+      else
+        ri->exists = ri->have_st = true;
+    }
+  *out = steal_pointer (&cand);
+  return 0;
+}
+#define cleanup_resolve_memo __attribute__ ((cleanup (resolve_memo_release)))
 
 /* ---- the run's context ---------------------------------------------- */
 
@@ -682,8 +793,20 @@ scan_components (const char *p)
   return NULL;
 }
 
+/* True when the LEN bytes at S hold an fnmatch special character. */
+static bool
+has_glob (const char *s, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
+      return true;
+  return false;
+}
+
 /* 1 when P is PATTERN or under it, 2 when P is a directory above it, else 0.
-   LITERAL compares strings, not fnmatch patterns. */
+   LITERAL compares strings, not fnmatch patterns.  A pattern component
+   without special characters matches only itself, so it is compared as
+   bytes; fnmatch runs only for the components that need it. */
 static int
 match_entry (const char *pattern, const char *p, bool literal)
 {
@@ -692,7 +815,6 @@ match_entry (const char *pattern, const char *p, bool literal)
   for (;;)
     {
       size_t la, lb;
-      char ca[NAME_MAX + 1], cb[NAME_MAX + 1];
 
       while (*a == '/')
         a++;
@@ -706,12 +828,22 @@ match_entry (const char *pattern, const char *p, bool literal)
       lb = strcspn (b, "/");
       if (la > NAME_MAX || lb > NAME_MAX)
         return 0;
-      memcpy (ca, a, la);
-      ca[la] = '\0';
-      memcpy (cb, b, lb);
-      cb[lb] = '\0';
-      if (literal ? strcmp (ca, cb) != 0 : fnmatch (ca, cb, 0) != 0)
-        return 0;
+      if (literal || ! has_glob (a, la))
+        {
+          if (la != lb || memcmp (a, b, la) != 0)
+            return 0;
+        }
+      else
+        {
+          char ca[NAME_MAX + 1], cb[NAME_MAX + 1];
+
+          memcpy (ca, a, la);
+          ca[la] = '\0';
+          memcpy (cb, b, lb);
+          cb[lb] = '\0';
+          if (fnmatch (ca, cb, 0) != 0)
+            return 0;
+        }
       a += la;
       b += lb;
     }
@@ -764,20 +896,27 @@ static bool
 own_engine_file (const char *p, const struct dirs *roots, const char *id)
 {
   static const char *const files[] = { "resolv.conf", "hostname", "hosts", "mounts/shm" };
+  size_t il;
 
   if (! valid_id (id))
     return false;
+  il = strlen (id);
   for (size_t i = 0; i < roots->n; i++)
-    for (size_t j = 0; j < ARRAY_SIZE (files); j++)
-      {
-        cleanup_free char *want = NULL;
+    {
+      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
+      size_t rl = strlen (r);
+      const char *q = p + rl;
 
-        if (asprintf (&want, "%s/containers/%s/%s", strcmp (roots->paths[i], "/") ? roots->paths[i] : "",
-                      id, files[j])
-            >= 0
-            && strcmp (p, want) == 0)
+      if (strncmp (p, r, rl) != 0 || strncmp (q, "/containers/", 12) != 0)
+        continue;
+      q += 12;
+      if (strncmp (q, id, il) != 0 || q[il] != '/')
+        continue;
+      q += il + 1;
+      for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+        if (strcmp (q, files[j]) == 0)
           return true;
-      }
+    }
   return false;
 }
 
@@ -874,6 +1013,7 @@ check_mounts (struct ctx *c)
   cleanup_dirs struct dirs writable = { 0 };
   cleanup_error kg_error_t err = NULL;
   struct json_object *mounts;
+  cleanup_resolve_memo struct resolve_memo memo = { 0 };
   size_t n_bind = 0, n_ro = 0, n_engine = 0;
   const struct guard_config *cfg = c->cfg;
 
@@ -896,7 +1036,7 @@ check_mounts (struct ctx *c)
       cleanup_free char *res = NULL;
       const char *t, *s, *why, *entry;
       bool bind = false, ro = false, rw = false, known = false, under;
-      struct stat st;
+      struct resolved_info ri;
 
       if (! json_object_is_type (m, json_type_object))
         {
@@ -956,7 +1096,7 @@ check_mounts (struct ctx *c)
           continue;
         }
       if (policy_path_resolve (c->bundle, s, false, &lex, &err) < 0
-          || policy_path_resolve (c->bundle, s, true, &res, &err) < 0)
+          || resolve_memo (&memo, c->bundle, s, &res, &ri, &err) < 0)
         {
           finding (&f, "%s: %s", s, err->msg);
           kg_error_release (&err);
@@ -971,7 +1111,7 @@ check_mounts (struct ctx *c)
       if (! engine_volume (res, &roots) || ! engine_volume (lex, &roots))
         {
           why = denied (c, lex, &roots, &extra, &entry);
-          if (why == NULL)
+          if (why == NULL && strcmp (lex, res) != 0)
             why = denied (c, res, &roots, &extra, &entry);
         }
       if (why != NULL)
@@ -984,7 +1124,14 @@ check_mounts (struct ctx *c)
                      strcmp (s, res) ? res : "", why);
           continue;
         }
-      if ((why = contains_credentials (res)) != NULL)
+      /* What the resolution saw of the source spares a second look:
+         a source that does not exist holds nothing and is no socket. */
+      if (! ri.have_st)
+        {
+          ri.have_st = ri.exists && stat (res, &ri.st) == 0;
+          ri.exists = ri.have_st;
+        }
+      if (ri.exists && S_ISDIR (ri.st.st_mode) && (why = contains_credentials (res)) != NULL)
         {
           finding (&f, "%s: contains %s", s, why);
           continue;
@@ -995,7 +1142,7 @@ check_mounts (struct ctx *c)
           under = true;
       /* "ro" does not stop connect (2): a bound socket is a line into a
          host service whatever the options say. */
-      if (! under && stat (res, &st) == 0 && S_ISSOCK (st.st_mode))
+      if (! under && ri.exists && S_ISSOCK (ri.st.st_mode))
         {
           finding (&f, "%s: a host socket (read-only does not stop connecting to it)", s);
           continue;

@@ -423,6 +423,9 @@ cache_release (struct digest_cache *c)
 /* ---- one file ---------------------------------------------------------- */
 
 /* What one run of the family shares: the mount table is read once. */
+/* At most this many checked files are kept for the pins (below). */
+#define ASSETS_KEPT_MAX 8
+
 struct assets_run
 {
   struct preflight *pf;
@@ -430,6 +433,12 @@ struct assets_run
   bool mounts_tried;
   int mounts_errno;
   struct digest_cache cache;
+  /* Boot assets and extra files that passed and are pinned too, by the
+     path as configured, with their open descriptors: check_pins takes
+     them over instead of walking to and opening the same file again. */
+  struct asset *kept[ASSETS_KEPT_MAX];
+  const char *kept_path[ASSETS_KEPT_MAX];
+  size_t n_kept;
 };
 
 enum protection
@@ -459,6 +468,47 @@ asset_release (struct asset *a)
   if (a->rfd >= 0)
     close (a->rfd);
   a->fd = a->rfd = -1;
+}
+
+/* After A passed for PATH: when a pin names PATH too, move A (and its
+   descriptors) into RUN for check_pins.  Only a saving: when it cannot be
+   kept, the pin checks the file itself. */
+static void
+asset_keep_for_pins (struct assets_run *run, const char *path, struct asset *a)
+{
+  const struct guard_config *cfg = run->pf->cfg;
+  bool pinned = false;
+  struct asset *copy;
+
+  for (size_t i = 0; i < cfg->assets.n_pins && ! pinned; i++)
+    pinned = strcmp (cfg->assets.pins[i].path, path) == 0;
+  if (! pinned || run->n_kept == ASSETS_KEPT_MAX)
+    return;
+  for (size_t i = 0; i < run->n_kept; i++)
+    if (strcmp (run->kept_path[i], path) == 0)
+      return;
+  copy = malloc (sizeof *copy);
+  if (copy == NULL)
+    return;
+  *copy = *a;
+  a->fd = a->rfd = -1;
+  run->kept[run->n_kept] = copy;
+  run->kept_path[run->n_kept++] = path;
+}
+
+/* The file kept for PATH, moved into A; false when none was. */
+static bool
+asset_take_kept (struct assets_run *run, const char *path, struct asset *a)
+{
+  for (size_t i = 0; i < run->n_kept; i++)
+    if (run->kept[i] != NULL && strcmp (run->kept_path[i], path) == 0)
+      {
+        *a = *run->kept[i];
+        free (run->kept[i]);
+        run->kept[i] = NULL;
+        return true;
+      }
+  return false;
 }
 
 /* Any line of mountinfo that libmount cannot parse makes the whole table
@@ -695,7 +745,10 @@ check_boot_asset (struct assets_run *run, const char *key)
       return;
     }
   if (asset_check (run, where, v->u.string, &a))
-    report_pass (pf->rep, id, "%s %s is %s", where, a.name, a.how);
+    {
+      report_pass (pf->rep, id, "%s %s is %s", where, a.name, a.how);
+      asset_keep_for_pins (run, v->u.string, &a);
+    }
   else
     report_fail (pf->rep, id, a.remedy, "%s", a.reason);
   asset_release (&a);
@@ -727,6 +780,7 @@ check_extra (struct assets_run *run)
             immutable++;
           else
             ro++;
+          asset_keep_for_pins (run, cfg->assets.extra[i], &a);
         }
       else if (failed++ == 0)
         {
@@ -816,7 +870,8 @@ check_pins (struct assets_run *run)
       char hex[SHA256_HEX_LEN + 1];
       struct asset a;
       bool cached;
-      bool ok = asset_check (run, "[assets.sha256]", pin->path, &a);
+      bool ok = asset_take_kept (run, pin->path, &a)
+                || asset_check (run, "[assets.sha256]", pin->path, &a);
 
       if (ok && asset_digest (run, &a, hex, &cached, &err) < 0)
         {
@@ -880,6 +935,12 @@ check_assets (struct preflight *pf)
   check_boot_asset (&run, "initrd");
   check_extra (&run);
   check_pins (&run);
+  for (size_t i = 0; i < run.n_kept; i++)
+    if (run.kept[i] != NULL)
+      {
+        asset_release (run.kept[i]);
+        free (run.kept[i]);
+      }
   if (run.mounts != NULL)
     mnt_unref_table (run.mounts);
   cache_release (&run.cache);

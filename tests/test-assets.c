@@ -343,9 +343,38 @@ main (void)
                "... and an unprotected pinned file fails too");
       has_str (remedy_of (&r, "assets.sha256"), "sha256sum", "... with a remedy");
       run_release (&r);
+
+      /* A pinned boot asset, listed in extra too: the pin takes over the
+         descriptors of the file that passed, with the same verdicts. */
+      {
+        char *extra_kernel[] = { at ("rofs/kernel") };
+
+        snprintf (sum, sizeof sum, "%s", SHA_RO);
+        pins[0].path = at ("rofs/kernel");
+        run_assets (&r, hv (at ("rofs/kernel"), NULL, NULL), extra_kernel, 1, pins, 1);
+        is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "pinned boot asset: kernel passes");
+        is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_PASS, "... and as an extra file");
+        is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS, "... and its right pin passes");
+        run_release (&r);
+        sum[0] = sum[0] == '0' ? '1' : '0';
+        run_assets (&r, hv (at ("rofs/kernel"), NULL, NULL), extra_kernel, 1, pins, 1);
+        has_str (report_reason (&r.rep, "assets.sha256"), "has SHA-256 " SHA_RO ", not the pinned",
+                 "pinned boot asset: a wrong pin fails");
+        run_release (&r);
+        /* A boot asset that failed is not handed on: the pin checks the
+           file itself, and fails on its own account. */
+        pins[0].path = at ("src/initrd");
+        run_assets (&r, hv (at ("src/initrd"), NULL, NULL), NULL, 0, pins, 1);
+        is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_FAIL, "an unprotected pinned kernel fails");
+        has_str (report_reason (&r.rep, "assets.sha256"), "[assets.sha256] " ,
+                 "... and its pin fails with its own reason");
+        has_str (report_reason (&r.rep, "assets.sha256"), "neither immutable nor on a read-only mount",
+                 "... the same protection check");
+        run_release (&r);
+      }
     }
   else
-    for (int i = 0; i < 13; i++)
+    for (int i = 0; i < 20; i++)
       printf ("ok %d # SKIP no private mount namespace\n", ++tap_count);
 
   return tap_done ();

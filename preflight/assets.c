@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "lazylib.h"
 #include "sha256.h"
 #include "toml.h"
 #include "trust.h"
@@ -431,7 +432,7 @@ struct assets_run
   struct preflight *pf;
   struct libmnt_table *mounts;
   bool mounts_tried;
-  int mounts_errno;
+  char mounts_why[320];  /* why the mount table is not there */
   struct digest_cache cache;
   /* Boot assets and extra files that passed and are pinned too, by the
      path as configured, with their open descriptors: check_pins takes
@@ -522,26 +523,73 @@ mountinfo_parse_error (struct libmnt_table *tb __attribute__ ((unused)),
   return -EINVAL;
 }
 
+/* libmount, typed from its own header: only a file that is not immutable
+   needs the mount table, so it is loaded then (lazylib.h), not linked. */
+static struct
+{
+  __typeof__ (&mnt_new_table) new_table;
+  __typeof__ (&mnt_unref_table) unref_table;
+  __typeof__ (&mnt_table_set_parser_errcb) set_parser_errcb;
+  __typeof__ (&mnt_table_parse_file) parse_file;
+  __typeof__ (&mnt_table_find_mountpoint) find_mountpoint;
+  __typeof__ (&mnt_fs_get_target) get_target;
+  __typeof__ (&mnt_fs_get_id) get_id;
+  __typeof__ (&mnt_fs_get_devno) get_devno;
+  __typeof__ (&mnt_fs_get_fs_options) get_fs_options;
+  __typeof__ (&mnt_fs_get_vfs_options) get_vfs_options;
+  __typeof__ (&mnt_optstr_get_option) optstr_get_option;
+} lm;
+
+static struct lazylib libmount = { .soname = KG_MOUNT_SONAME };
+
+static int
+libmount_load (kg_error_t *err)
+{
+  const struct lazysym syms[] = {
+    { "mnt_new_table", (void **) &lm.new_table },
+    { "mnt_unref_table", (void **) &lm.unref_table },
+    { "mnt_table_set_parser_errcb", (void **) &lm.set_parser_errcb },
+    { "mnt_table_parse_file", (void **) &lm.parse_file },
+    { "mnt_table_find_mountpoint", (void **) &lm.find_mountpoint },
+    { "mnt_fs_get_target", (void **) &lm.get_target },
+    { "mnt_fs_get_id", (void **) &lm.get_id },
+    { "mnt_fs_get_devno", (void **) &lm.get_devno },
+    { "mnt_fs_get_fs_options", (void **) &lm.get_fs_options },
+    { "mnt_fs_get_vfs_options", (void **) &lm.get_vfs_options },
+    { "mnt_optstr_get_option", (void **) &lm.optstr_get_option },
+  };
+
+  return lazylib_load (&libmount, syms, ARRAY_SIZE (syms), err);
+}
+
 static struct libmnt_table *
 run_mounts (struct assets_run *run)
 {
   if (! run->mounts_tried)
     {
+      cleanup_error kg_error_t err = NULL;
       int rc;
 
       run->mounts_tried = true;
-      run->mounts = mnt_new_table ();
-      if (run->mounts == NULL)
+      if (libmount_load (&err) < 0)
         {
-          run->mounts_errno = ENOMEM;
+          snprintf (run->mounts_why, sizeof run->mounts_why, "%s", err->msg);
           return NULL;
         }
-      mnt_table_set_parser_errcb (run->mounts, mountinfo_parse_error);
-      rc = mnt_table_parse_file (run->mounts, MOUNTINFO);
+      run->mounts = lm.new_table ();
+      if (run->mounts == NULL)
+        {
+          snprintf (run->mounts_why, sizeof run->mounts_why, "cannot read %s: %s", MOUNTINFO,
+                    strerror (ENOMEM));
+          return NULL;
+        }
+      lm.set_parser_errcb (run->mounts, mountinfo_parse_error);
+      rc = lm.parse_file (run->mounts, MOUNTINFO);
       if (rc != 0)
         {
-          run->mounts_errno = rc < 0 ? -rc : EINVAL;
-          mnt_unref_table (run->mounts);
+          snprintf (run->mounts_why, sizeof run->mounts_why, "cannot read %s: %s", MOUNTINFO,
+                    strerror (rc < 0 ? -rc : EINVAL));
+          lm.unref_table (run->mounts);
           run->mounts = NULL;
         }
     }
@@ -554,7 +602,7 @@ has_ro (const char *opts)
   char *value = NULL;
   size_t size = 0;
 
-  return opts != NULL && mnt_optstr_get_option (opts, "ro", &value, &size) == 0;
+  return opts != NULL && lm.optstr_get_option (opts, "ro", &value, &size) == 0;
 }
 
 /* Whether A's file lives on a read-only mount.  Writes what was found,
@@ -569,13 +617,12 @@ on_ro_mount (struct assets_run *run, struct asset *a)
 
   if (tb == NULL)
     {
-      snprintf (a->how, sizeof a->how, "cannot read %s: %s", MOUNTINFO,
-                strerror (run->mounts_errno));
+      snprintf (a->how, sizeof a->how, "%s", run->mounts_why);
       return false;
     }
   /* By the physical path, the last mount first (the one on top). */
-  fs = mnt_table_find_mountpoint (tb, a->info.path, MNT_ITER_BACKWARD);
-  target = fs ? mnt_fs_get_target (fs) : NULL;
+  fs = lm.find_mountpoint (tb, a->info.path, MNT_ITER_BACKWARD);
+  target = fs ? lm.get_target (fs) : NULL;
   if (target == NULL)
     {
       snprintf (a->how, sizeof a->how, "no mount in %s holds %s", MOUNTINFO, a->info.path);
@@ -590,15 +637,15 @@ on_ro_mount (struct assets_run *run, struct asset *a)
   if (statx (a->fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0
       && (stx.stx_mask & STATX_MNT_ID))
     {
-      if (stx.stx_mnt_id != (uint64_t) mnt_fs_get_id (fs))
+      if (stx.stx_mnt_id != (uint64_t) lm.get_id (fs))
         {
           snprintf (a->how, sizeof a->how,
                     "it is on mount id %" PRIu64 ", not on the mount %s (id %d) its path leads to",
-                    (uint64_t) stx.stx_mnt_id, target, mnt_fs_get_id (fs));
+                    (uint64_t) stx.stx_mnt_id, target, lm.get_id (fs));
           return false;
         }
     }
-  else if (mnt_fs_get_devno (fs) != a->info.st.st_dev)
+  else if (lm.get_devno (fs) != a->info.st.st_dev)
     {
       snprintf (a->how, sizeof a->how,
                 "its device does not match the mount %s its path leads to", target);
@@ -606,12 +653,12 @@ on_ro_mount (struct assets_run *run, struct asset *a)
     }
   /* Superblock first: a read-only file system is read-only through every
      mount of it, and mountinfo then shows "ro" per mount as well. */
-  if (has_ro (mnt_fs_get_fs_options (fs)))
+  if (has_ro (lm.get_fs_options (fs)))
     {
       snprintf (a->how, sizeof a->how, "on the read-only mount %s (superblock ro)", target);
       return true;
     }
-  if (has_ro (mnt_fs_get_vfs_options (fs)))
+  if (has_ro (lm.get_vfs_options (fs)))
     {
       snprintf (a->how, sizeof a->how, "on the read-only mount %s (per-mount ro)", target);
       return true;
@@ -942,6 +989,6 @@ check_assets (struct preflight *pf)
         free (run.kept[i]);
       }
   if (run.mounts != NULL)
-    mnt_unref_table (run.mounts);
+    lm.unref_table (run.mounts);
   cache_release (&run.cache);
 }

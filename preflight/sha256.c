@@ -2,17 +2,18 @@
 /*
  * SHA-256 of a file through libcrypto's EVP interface (which uses the
  * CPU's SHA extensions where there are any), with libcrypto loaded on
- * first use instead of linked: see sha256.h.
+ * first use instead of linked (lazylib.h): only starts with SHA-256 pins
+ * need it.
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "lazylib.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -21,8 +22,6 @@
 /* The six functions used, typed from libcrypto's own header. */
 static struct
 {
-  int state;  /* 0 not tried, 1 loaded, -1 failed */
-  char why[256];
   __typeof__ (&EVP_MD_CTX_new) ctx_new;
   __typeof__ (&EVP_MD_CTX_free) ctx_free;
   __typeof__ (&EVP_sha256) sha256;
@@ -31,47 +30,22 @@ static struct
   __typeof__ (&EVP_DigestFinal_ex) final;
 } lc;
 
-static void *
-sym (void *h, const char *name)
-{
-  void *p = dlsym (h, name);
-
-  if (p == NULL && lc.why[0] == '\0')
-    snprintf (lc.why, sizeof lc.why, "%s has no %s", KG_LIBCRYPTO_SONAME, name);
-  return p;
-}
+static struct lazylib libcrypto = { .soname = KG_CRYPTO_SONAME };
 
 int
 sha256_load (kg_error_t *err)
 {
-  void *h;
+  const struct lazysym syms[] = {
+    { "EVP_MD_CTX_new", (void **) &lc.ctx_new },
+    { "EVP_MD_CTX_free", (void **) &lc.ctx_free },
+    { "EVP_sha256", (void **) &lc.sha256 },
+    { "EVP_DigestInit_ex", (void **) &lc.init },
+    { "EVP_DigestUpdate", (void **) &lc.update },
+    { "EVP_DigestFinal_ex", (void **) &lc.final },
+  };
 
-  if (lc.state == 0)
-    {
-      lc.state = -1;
-      /* Never unloaded (OpenSSL registers exit handlers). */
-      h = dlopen (KG_LIBCRYPTO_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-      if (h == NULL)
-        {
-          const char *e = dlerror ();
-
-          snprintf (lc.why, sizeof lc.why, "cannot load %s: %s", KG_LIBCRYPTO_SONAME,
-                    e ? e : "unknown error");
-        }
-      else
-        {
-          lc.ctx_new = sym (h, "EVP_MD_CTX_new");
-          lc.ctx_free = sym (h, "EVP_MD_CTX_free");
-          lc.sha256 = sym (h, "EVP_sha256");
-          lc.init = sym (h, "EVP_DigestInit_ex");
-          lc.update = sym (h, "EVP_DigestUpdate");
-          lc.final = sym (h, "EVP_DigestFinal_ex");
-          if (lc.why[0] == '\0')
-            lc.state = 1;
-        }
-    }
-  if (lc.state < 0)
-    return kg_error (err, 0, "SHA-256 is not available: %s", lc.why);
+  if (lazylib_load (&libcrypto, syms, ARRAY_SIZE (syms), err) < 0)
+    return kg_error_prefix (err, "SHA-256 is not available");
   return 0;
 }
 

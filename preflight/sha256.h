@@ -9,12 +9,9 @@
 #define SHA256_LEN 32
 #define SHA256_HEX_LEN (2 * SHA256_LEN)
 
-/* Load libcrypto (KG_LIBCRYPTO_SONAME) if it is not loaded yet.  Only a
-   configuration with SHA-256 pins needs it, so the guard does not link it:
-   every other start is spared its relocations (the largest part of the
-   guard's dynamic linking).  The privileged parent calls this before the
-   confined checker forks; a failure is remembered and reported again by
-   every later call (and so by sha256_fd), never retried. */
+/* Load libcrypto (KG_CRYPTO_SONAME) if it is not loaded yet
+   (lazylib.h): the guard does not link it, because only a configuration
+   with SHA-256 pins needs it.  sha256_fd calls this itself. */
 int sha256_load (kg_error_t *err);
 
 /* The SHA-256 of the file behind FD, whose size is ST's, as lowercase hex

@@ -25,7 +25,6 @@
 #include "checker.h"
 #include "conf.h"
 #include "confine.h"
-#include "sha256.h"
 #include "util.h"
 
 /* ---- the message ------------------------------------------------------- */
@@ -781,15 +780,6 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
 
   /* Privileged, so gathered here: pid 1's namespaces. */
   engine_ns_gather (&ns);
-  /* libcrypto is loaded only for SHA-256 pins, and here: the confined
-     checker may not map new code.  A failure is the child's to report
-     (assets.sha256), from the same remembered error. */
-  if (pf->cfg != NULL && pf->cfg->assets.n_pins > 0)
-    {
-      kg_error_t ignored = NULL;
-
-      sha256_load (&ignored);
-    }
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
     return kg_error (err, errno, "cannot start the checker: socketpair");
   fflush (NULL);

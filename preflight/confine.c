@@ -8,7 +8,9 @@
  * What the allowlist holds was measured with `strace -f -c` on every check
  * path (kvm, kata with its drop-ins and regcomp, assets with libmount,
  * statx and OpenSSL's SHA-256, egress's socket/connect/poll/send/recv,
- * policy with json-c and libcap's name lookups).  Nothing on it creates,
+ * policy with json-c and libcap's name lookups), including the dlopen of
+ * libmount and libcrypto, which are loaded here when first needed
+ * (lazylib.h): reading and privately mapping a library.  Nothing on it creates,
  * truncates, removes, renames or writes a file: the checker still runs as
  * uid 0, and uid 0 owns most of the host's files whether or not it holds
  * capabilities, so the only descriptor it may write is the channel to its

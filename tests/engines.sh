@@ -14,6 +14,9 @@
 #                    the guard config $G for that tree (decisions to $LOG),
 #                    with extra tables appended
 # eng_start          busybox rootfs, containerd, dockerd, the kg-e2e image
+# eng_rootfs, eng_start_containerd
+#                    its first two parts, for a test that puts its own shim
+#                    in $E/bin
 # ctr_run NAME ID [ctr run options...]
 # dk_run NAME [docker run options...]
 #                    one container that runs /bin/echo ok through the guard;
@@ -106,15 +109,18 @@ eng_write_guard() {
   sed -i "s|^shim = .*|&\noci = \"$OPT/bin/runc\"|" "$G"
 }
 
-eng_start() {
-  # ---- the busybox rootfs and the shim on containerd's PATH ----
+# eng_rootfs: the busybox rootfs in $E/rootfs, and $E/bin (containerd's
+# PATH, for the shim).
+eng_rootfs() {
   mkdir -p "$E/bin" "$E/rootfs/bin" "$E/rootfs/proc" "$E/rootfs/dev" "$E/rootfs/sys" \
     "$E/rootfs/etc" "$E/rootfs/tmp" || return 1
-  ln -s "$BIN" "$E/bin/containerd-shim-kata-guard-v2"
   cp "$BUSYBOX" "$E/rootfs/bin/busybox" || return 1
   for a in sh echo sleep cat true; do ln -s busybox "$E/rootfs/bin/$a"; done
+}
 
-  # ---- containerd ----
+# eng_start_containerd: containerd with its state under $E, $E/bin first
+# on its PATH, the guard config $G; waits until it answers.
+eng_start_containerd() {
   cat >"$E/containerd.toml" <<EOF
 version = 2
 root = "$E/ctd-root"
@@ -125,7 +131,9 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.b
 [grpc]
   address = "$E/ctd.sock"
 EOF
-  KATA_GUARD_CONFIG="$G" PATH="$E/bin:$PATH" containerd --config "$E/containerd.toml" \
+  # From $E: containerd 1.6 looks for a shim binary in its working
+  # directory before PATH, and a build directory holds a shim link too.
+  (cd "$E" && KATA_GUARD_CONFIG="$G" PATH="$E/bin:$PATH" exec containerd --config "$E/containerd.toml") \
     >"$E/containerd.log" 2>&1 </dev/null &
   CTD_PID=$!
   i=0
@@ -133,6 +141,12 @@ EOF
     i=$((i + 1)); [ $i -lt 100 ] || { echo "# containerd did not start"; tail "$E/containerd.log"; return 1; }
     sleep 0.1
   done
+}
+
+eng_start() {
+  eng_rootfs || return 1
+  ln -s "$BIN" "$E/bin/containerd-shim-kata-guard-v2"
+  eng_start_containerd || return 1
 
   # ---- dockerd (20.10: a "path" runtime is OCI runtime mode) ----
   cat >"$E/daemon.json" <<EOF

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * bench/families CONFIG RUNS [BUNDLE]: what each check family costs, timed
- * in process around each family's function (the product's own code, run
- * unconfined as root, as the confined checker runs it), RUNS times.  With
- * BUNDLE, an OCI create of container "kgbench" (the policy family reads
- * BUNDLE/config.json); without, `kata-guard check`.  The digest cache the
- * assets family asks for is written after each run, as the guard's parent
- * writes it: with a SHA-256 pin on a file the cache has not seen, run 1
- * hashes it and the later runs find it cached.
+ * bench/families [-b BUNDLE] RUNS CONFIG...: what each check family costs,
+ * timed in process around each family's function (the product's own code,
+ * run unconfined as root, as the confined checker runs it), RUNS times per
+ * CONFIG.  With several configurations the runs alternate between them, so
+ * that a difference between two is measured side by side, not minutes
+ * apart.  With -b, an OCI create of container "kgbench" (the policy family
+ * reads BUNDLE/config.json); without, `kata-guard check`.  The digest cache
+ * the assets family asks for is written after each run, as the guard's
+ * parent writes it: with a SHA-256 pin on a file the cache has not seen,
+ * the first run hashes it and the later runs find it cached.
  *
- * Prints one line per family, "NAME FIRST-NS MEDIAN-NS" (run 1, and the
- * median of runs 2..RUNS), then "total FIRST-NS MEDIAN-NS".  Exits 1 when
- * a run's report holds a failure.
+ * Prints, per configuration (numbered from 1) and family, "N NAME FIRST-NS
+ * MEDIAN-NS" (the first run, and the median of the others), then "N total
+ * ...".  Exits 1 when a run's report holds a failure.
  */
 #include "config.h"
 
@@ -24,8 +26,6 @@
 #include "conf.h"
 #include "error.h"
 #include "result.h"
-
-#define MAX_FAMILIES 16
 
 static long long
 now_ns (void)
@@ -81,55 +81,72 @@ int
 main (int argc, char **argv)
 {
   struct request req = { .mode = KG_MODE_CHECK };
-  struct guard_config cfg;
+  struct guard_config *cfg;
   kg_error_t err = NULL;
-  long long *t[MAX_FAMILIES + 1], *row;
+  long long **t, *row;
+  const size_t nf = n_check_families + 1;  /* the families and the total */
+  size_t nc;
   long runs;
+  int a = 1;
 
-  if (argc < 3 || argc > 4 || (runs = strtol (argv[2], NULL, 10)) < 2 || runs > 100000
-      || n_check_families > MAX_FAMILIES)
-    {
-      fprintf (stderr, "usage: bench/families CONFIG RUNS [BUNDLE] (RUNS: 2..100000)\n");
-      return 2;
-    }
-  if (argc == 4)
+  if (argc > 2 && strcmp (argv[1], "-b") == 0)
     {
       req.mode = KG_MODE_OCI;
-      req.bundle = argv[3];
+      req.bundle = argv[2];
       req.container_id = "kgbench";
+      a = 3;
     }
-  if (guard_config_load (argv[1], &cfg, &err) < 0)
+  if (argc - a < 2 || (runs = strtol (argv[a], NULL, 10)) < 2 || runs > 100000)
     {
-      fprintf (stderr, "bench/families: %s\n", err->msg);
+      fprintf (stderr, "usage: bench/families [-b BUNDLE] RUNS CONFIG... (RUNS: 2..100000)\n");
       return 2;
     }
+  nc = (size_t) (argc - a - 1);
+  cfg = calloc (nc, sizeof *cfg);
+  t = calloc (nc * nf, sizeof *t);
   row = calloc (n_check_families, sizeof *row);
-  for (size_t f = 0; f <= n_check_families; f++)
-    if ((t[f] = calloc ((size_t) runs, sizeof **t)) == NULL)
-      return 2;
-  if (row == NULL)
+  if (cfg == NULL || t == NULL || row == NULL)
     return 2;
-  for (long i = 0; i < runs; i++)
+  for (size_t c = 0; c < nc; c++)
     {
-      if (one_run (&req, &cfg, row) < 0)
-        return 1;
-      t[n_check_families][i] = 0;
-      for (size_t f = 0; f < n_check_families; f++)
+      if (guard_config_load (argv[a + 1 + c], &cfg[c], &err) < 0)
         {
-          t[f][i] = row[f];
-          t[n_check_families][i] += row[f];
+          fprintf (stderr, "bench/families: %s\n", err->msg);
+          return 2;
         }
+      for (size_t f = 0; f < nf; f++)
+        if ((t[c * nf + f] = calloc ((size_t) runs, sizeof **t)) == NULL)
+          return 2;
     }
-  for (size_t f = 0; f <= n_check_families; f++)
-    {
-      long long first = t[f][0];
+  for (long i = 0; i < runs; i++)
+    for (size_t c = 0; c < nc; c++)
+      {
+        long long *total = &t[c * nf + n_check_families][i];
 
-      qsort (t[f] + 1, (size_t) runs - 1, sizeof **t, cmp_ll);
-      printf ("%s %lld %lld\n", f < n_check_families ? check_families[f].name : "total", first,
-              t[f][1 + (runs - 1) / 2]);
-      free (t[f]);
+        if (one_run (&req, &cfg[c], row) < 0)
+          return 1;
+        *total = 0;
+        for (size_t f = 0; f < n_check_families; f++)
+          {
+            t[c * nf + f][i] = row[f];
+            *total += row[f];
+          }
+      }
+  for (size_t c = 0; c < nc; c++)
+    {
+      for (size_t f = 0; f < nf; f++)
+        {
+          long long *v = t[c * nf + f], first = v[0];
+
+          qsort (v + 1, (size_t) runs - 1, sizeof *v, cmp_ll);
+          printf ("%zu %s %lld %lld\n", c + 1, f < n_check_families ? check_families[f].name : "total",
+                  first, v[1 + (runs - 1) / 2]);
+          free (v);
+        }
+      guard_config_release (&cfg[c]);
     }
+  free (t);
   free (row);
-  guard_config_release (&cfg);
+  free (cfg);
   return 0;
 }

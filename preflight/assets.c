@@ -37,7 +37,6 @@
 #include "trust.h"
 #include "util.h"
 
-
 /* Fixed on purpose: nothing may point the guard at another cache. */
 #define CACHE_DIR "/run/kata-guard"
 #define CACHE_PARENT "/run"
@@ -423,10 +422,10 @@ cache_release (struct digest_cache *c)
 
 /* ---- one file ---------------------------------------------------------- */
 
-/* What one run of the family shares: the mount table is read once. */
 /* At most this many checked files are kept for the pins (below). */
 #define ASSETS_KEPT_MAX 8
 
+/* What one run of the family shares: the mount table is read once. */
 struct assets_run
 {
   struct preflight *pf;

@@ -105,8 +105,7 @@ eng_cleanup() {
 # eng_write_guard [TOML LINES...]: the guard config for the tree, the proxy
 # and runc as the OCI runtime; the lines are appended (whole tables).
 eng_write_guard() {
-  kg_config_write "$G" "[log]" "syslog = false" "file = \"$LOG\"" "$@"
-  sed -i "s|^shim = .*|&\noci = \"$OPT/bin/runc\"|" "$G"
+  kg_config_write "$G" "[log]" "syslog = false" "file = \"$LOG\"" "$@" && kg_config_add_oci "$G"
 }
 
 # eng_rootfs: the busybox rootfs in $E/rootfs, and $E/bin (containerd's

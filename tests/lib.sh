@@ -5,6 +5,8 @@
 #                     trusted-path test rejects it), with immutable boot assets.
 # kg_proxy_start      start a real tinyproxy that denies everything (403)
 # kg_config_write F   a guard config for that tree and proxy
+# kg_config_add_oci F the tree's runc as [runtime] oci in F
+# kg_start_setup B G L a bundle and a guard config that pass a start
 # kg_cleanup          undo all of it (immutable flags, processes, files);
 #                     installed as an EXIT trap by kg_tree_create; it then
 #                     runs $KG_ON_EXIT (a test's own cleanup command).
@@ -145,4 +147,23 @@ kg_config_write() {
     echo "daemon_json = \"$KG_TREE/daemon.json\""
     for line in "$@"; do echo "$line"; done
   } >"$f"
+}
+
+# kg_config_add_oci FILE: the tree's runc as [runtime] oci, after shim.
+kg_config_add_oci() {
+  sed -i "s|^shim = .*|&\noci = \"$KG_TREE/opt/kata/bin/runc\"|" "$1"
+}
+
+# kg_start_setup BUNDLE GUARD LOG: what a start needs to pass on the tree:
+# Docker's --memory 512m --cpus 2 spec in BUNDLE (its network hook pointed
+# at the dockerd binary: the fixture's pid is long gone), and the guard
+# config GUARD with decisions to LOG and the tree's runc as the OCI
+# runtime.  The spec's ids are not the callers' container ids, so its
+# resolv.conf, hostname and hosts are allowed as plain writable binds.
+kg_start_setup() {
+  mkdir -p "$1" && sed 's|/proc/12695/exe|/usr/sbin/dockerd|' \
+    "${KG_FIXTURES:?}/oci/docker-20.10/limits.json" >"$1/config.json" || return 1
+  kg_config_write "$2" "[log]" "syslog = false" "file = \"$3\"" \
+    "[policy]" "engine_roots = []" "writable_mounts = [\"/var/lib/docker/containers\"]" \
+    "max_vm_memory_mib = 16384" && kg_config_add_oci "$2"
 }

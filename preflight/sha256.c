@@ -32,7 +32,7 @@ static struct
 
 static struct lazylib libcrypto = { .soname = KG_CRYPTO_SONAME };
 
-int
+static int
 sha256_load (kg_error_t *err)
 {
   const struct lazysym syms[] = {

@@ -9,14 +9,11 @@
 #define SHA256_LEN 32
 #define SHA256_HEX_LEN (2 * SHA256_LEN)
 
-/* Load libcrypto (KG_CRYPTO_SONAME) if it is not loaded yet
-   (lazylib.h): the guard does not link it, because only a configuration
-   with SHA-256 pins needs it.  sha256_fd calls this itself. */
-int sha256_load (kg_error_t *err);
-
 /* The SHA-256 of the file behind FD, whose size is ST's, as lowercase hex
    in HEX: read in bounded chunks, never more or less than that size.
-   NAME is the path for messages. */
+   NAME is the path for messages.  The first call loads libcrypto
+   (KG_CRYPTO_SONAME, lazylib.h): the guard does not link it, because only
+   a configuration with SHA-256 pins needs it. */
 int sha256_fd (int fd, const struct stat *st, const char *name, char hex[SHA256_HEX_LEN + 1],
                kg_error_t *err);
 

@@ -9,12 +9,16 @@
 #ifndef KG_CONFINE_H
 #define KG_CONFINE_H
 
+#include <stdint.h>
+
 #include "error.h"
 
 /* Confine the calling process, for good.  REPORT_FD is the one descriptor
    it may write(2) and sendmsg(2) to (the channel to the parent); no other
-   file can be written.  On failure the process is in an unknown state and
-   must exit without doing anything else. */
-int confine_enter (int report_fd, kg_error_t *err);
+   file can be written.  A refused system call kills the process with
+   SIGSYS; first, when REFUSED is not NULL (memory shared with the parent),
+   *REFUSED gets the call's number plus one.  On failure the process is in
+   an unknown state and must exit without doing anything else. */
+int confine_enter (int report_fd, volatile uint32_t *refused, kg_error_t *err);
 
 #endif

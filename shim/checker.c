@@ -15,12 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <seccomp.h>
 
 #include "checker.h"
 #include "conf.h"
@@ -473,8 +475,9 @@ reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
 }
 
 int
-checker_collect (pid_t pid, int sock, int64_t deadline_ms, struct report *rep, int *fd_out,
-                 char **cache, size_t *cache_len, kg_error_t *err)
+checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
+                 struct report *rep, int *fd_out, char **cache, size_t *cache_len,
+                 kg_error_t *err)
 {
   const int64_t deadline = now_ms () + deadline_ms;
   cleanup_free unsigned char *buf = NULL;
@@ -592,8 +595,20 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, struct report *rep, i
   if (read_error != NULL)
     return kg_error (err, 0, "cannot read the checker's report: %s", read_error);
   if (WIFSIGNALED (status) && WTERMSIG (status) == SIGSYS)
-    return kg_error (err, 0, "the checker violated its sandbox: killed by signal %s",
-                     signame (SIGSYS, sig, sizeof sig));
+    {
+      uint32_t nr = refused != NULL ? *refused : 0;
+      cleanup_free char *name = nr != 0 ? seccomp_syscall_resolve_num_arch (
+                                    SCMP_ARCH_NATIVE, (int) (nr - 1))
+                                        : NULL;
+
+      if (nr != 0)
+        return kg_error (err, 0,
+                         "the checker violated its sandbox: the filter refused system call "
+                         "%s (%u); killed by signal %s",
+                         name != NULL ? name : "?", nr - 1, signame (SIGSYS, sig, sizeof sig));
+      return kg_error (err, 0, "the checker violated its sandbox: killed by signal %s",
+                       signame (SIGSYS, sig, sizeof sig));
+    }
   if (WIFSIGNALED (status))
     return kg_error (err, 0, "the checker died: killed by signal %s",
                      signame (WTERMSIG (status), sig, sizeof sig));
@@ -736,7 +751,7 @@ child_descriptors (int sock)
 
 static _Noreturn void
 child_main (const struct preflight *parent, const struct engine_ns *ns, const char *config_path,
-            int sock)
+            int sock, volatile uint32_t *refused)
 {
   struct request req = *parent->req;
   struct guard_config cfg;
@@ -744,7 +759,7 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
   struct preflight pf;
   kg_error_t err = NULL;
 
-  if (child_descriptors (sock) < 0 || confine_enter (CHILD_SOCK, &err) < 0)
+  if (child_descriptors (sock) < 0 || confine_enter (CHILD_SOCK, refused, &err) < 0)
     _exit (CHECKER_EXIT_CONFINE);
 
   /* From here on, input.  The guard config too: the parent read it for
@@ -773,6 +788,7 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
   struct engine_ns ns;
   int sv[2];
   pid_t pid;
+  volatile uint32_t *refused;
   cleanup_free char *cache = NULL;
   size_t cache_len = 0;
   int fd = -1;
@@ -780,8 +796,18 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
 
   /* Privileged, so gathered here: pid 1's namespaces. */
   engine_ns_gather (&ns);
+  /* One word the child's SIGSYS handler writes: which call was refused. */
+  refused = mmap (NULL, sizeof *refused, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                  -1, 0);
+  if (refused == MAP_FAILED)
+    return kg_error (err, errno, "cannot start the checker: mmap");
+  *refused = 0;
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-    return kg_error (err, errno, "cannot start the checker: socketpair");
+    {
+      r = errno;
+      munmap ((void *) refused, sizeof *refused);
+      return kg_error (err, r, "cannot start the checker: socketpair");
+    }
   fflush (NULL);
   pid = fork ();
   if (pid < 0)
@@ -789,16 +815,18 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
       r = errno;
       close (sv[0]);
       close (sv[1]);
+      munmap ((void *) refused, sizeof *refused);
       return kg_error (err, r, "cannot start the checker: fork");
     }
   if (pid == 0)
     {
       close (sv[0]);
-      child_main (pf, &ns, config_path, sv[1]);
+      child_main (pf, &ns, config_path, sv[1], refused);
     }
   close (sv[1]);
-  r = checker_collect (pid, sv[0], deadline_ms, pf->rep, &fd, &cache, &cache_len, err);
+  r = checker_collect (pid, sv[0], deadline_ms, refused, pf->rep, &fd, &cache, &cache_len, err);
   close (sv[0]);
+  munmap ((void *) refused, sizeof *refused);
   if (r < 0)
     return -1;
   /* The digest cache only saves time: one that cannot be written costs

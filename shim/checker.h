@@ -52,9 +52,10 @@
 #define CHECKER_EXIT_SEND 4     /* could not encode or send its report */
 
 /* The remedy of a "checker" failure. */
-#define CHECKER_REMEDY                                                                     \
-  "run kata-guard check; on a slow host raise [runtime] deadline_ms; a sandbox violation " \
-  "is a bug in kata-guard or an attack on it: report it"
+#define CHECKER_REMEDY                                                                    \
+  "see it again with kata-guard check --bundle on the container's bundle; on a slow host "  \
+  "raise [runtime] deadline_ms; a sandbox violation is a bug in kata-guard (a C library it " \
+  "does not know yet: report the system call named here) or an attack on it"
 
 /* Run PF's checks in a confined child that loads CONFIG_PATH itself;
    append its results and files to PF->rep and put the runtime descriptor
@@ -77,8 +78,11 @@ int checker_decode (const unsigned char *buf, size_t len, struct report *rep, bo
                     char **cache, size_t *cache_len, kg_error_t *err);
 /* The parent's side: read the message from SOCK until EOF, reap PID, all
    within DEADLINE_MS (else SIGKILL and reap), then decode.  *FD_OUT gets
-   the passed descriptor or -1, *CACHE the digest cache or NULL. */
-int checker_collect (pid_t pid, int sock, int64_t deadline_ms, struct report *rep, int *fd_out,
-                     char **cache, size_t *cache_len, kg_error_t *err);
+   the passed descriptor or -1, *CACHE the digest cache or NULL.  REFUSED
+   (or NULL): the word the child's confine_enter was given, read once the
+   child is reaped, to name the call that a SIGSYS death refused. */
+int checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
+                     struct report *rep, int *fd_out, char **cache, size_t *cache_len,
+                     kg_error_t *err);
 
 #endif

@@ -1000,6 +1000,17 @@ contains_credentials (const char *p)
   return NULL;
 }
 
+/* Whether "rro" without "ro" is read-only.  An OCI runtime that lists it
+   in its features (the real one answers kata-guard's `features`) applies
+   it, and only then do Docker 25 and later write it alone.  Kata's shim
+   (3.30) ignores it, and shares such a source read-write: behind the shim
+   and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
+static bool
+rro_alone_counts (const struct ctx *c)
+{
+  return c->pf->req->mode == KG_MODE_OCI;
+}
+
 static const char *const virtual_fs[] = {
   "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2",
 };
@@ -1035,7 +1046,7 @@ check_mounts (struct ctx *c)
       cleanup_free char *lex = NULL;
       cleanup_free char *res = NULL;
       const char *t, *s, *why, *entry;
-      bool bind = false, ro = false, rw = false, known = false, under;
+      bool bind = false, ro = false, rw = false, rro = false, rrw = false, known = false, under;
       struct resolved_info ri;
 
       if (! json_object_is_type (m, json_type_object))
@@ -1059,20 +1070,29 @@ check_mounts (struct ctx *c)
               continue;
             }
           os = json_object_get_string (o);
-          /* Only the whole word: "rro", "ro=x" or "nosuid,ro" are not
-             "ro" to every runtime, so they do not count. */
+          /* Only the whole word: "ro=x" or "nosuid,ro" are not "ro" to
+             every runtime, so they do not count.  "rro" is the recursive
+             read-only of runc 1.1 and crun 1.4 (mount_setattr(2) with
+             AT_RECURSIVE, after the mount), what Docker 25 and later and
+             containerd 2's CRI write when the runtime lists it. */
           if (strcmp (os, "ro") == 0)
             ro = true;
           else if (strcmp (os, "rw") == 0)
             rw = true;
+          else if (strcmp (os, "rro") == 0)
+            rro = true;
+          else if (strcmp (os, "rrw") == 0)
+            rrw = true;
           else if (strcmp (os, "bind") == 0 || strcmp (os, "rbind") == 0)
             bind = true;
         }
       if (strcmp (t, "bind") == 0)
         bind = true;
       /* "ro" then "rw" is writable to runc (the last one wins): either
-         one next to "rw" is not read-only. */
-      ro = ro && ! rw;
+         one next to "rw" is not read-only.  The recursive change is made
+         after the mount, so "rro" wins over "rw" and "rrw" over "ro";
+         "rro" next to "rrw" is, like "ro" next to "rw", not read-only. */
+      ro = (ro && ! rw && ! rrw) || (rro && ! rrw && rro_alone_counts (c));
       if (! bind)
         {
           for (size_t j = 0; j < ARRAY_SIZE (virtual_fs); j++)
@@ -1150,8 +1170,9 @@ check_mounts (struct ctx *c)
       if (ro)
         n_ro++;
       else if (! under)
-        finding (&f, "%s%s%s: writable bind mount outside [policy] writable_mounts", s,
-                 strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "");
+        finding (&f, "%s%s%s: writable bind mount outside [policy] writable_mounts%s", s,
+                 strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
+                 rro && ! ro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
     }
   if (f.n > 0)
     report_fail (c->rep, "policy.mounts",

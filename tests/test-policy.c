@@ -116,6 +116,9 @@ load_kata (struct kata_config *k, const char *path, const char *text)
   k->hypervisor = toml_get_path (k->doc, "hypervisor", "firecracker", NULL);
 }
 
+/* The mode the rows run in: `kata-guard check` unless a row says. */
+static enum kg_mode run_mode = KG_MODE_CHECK;
+
 /* Run the policy family on SPEC (config.json text; NULL: leave the bundle
    as the caller made it in *BUNDLE) with [policy] POLICY lines added. */
 static void
@@ -127,7 +130,7 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   cleanup_free char *cfg_text = NULL;
   cleanup_free char *spec_path = NULL;
   struct guard_config cfg;
-  struct request req = { .mode = KG_MODE_CHECK, .container_id = id };
+  struct request req = { .mode = run_mode, .container_id = id };
   struct preflight pf;
   kg_error_t err = NULL;
 
@@ -492,7 +495,35 @@ test_mounts (void)
              "deny_mounts = [\"/srv/secret\"]\nwritable_mounts = [\"/srv\"]", "policy.mounts",
              "deny_mounts");
   mount_row ("read-only data", "/srv/data", "\"rbind\", \"ro\"", NULL, "", "1 read-only");
-  mount_row ("\"rro\" is not \"ro\"", "/srv/data", "\"rbind\", \"rro\"", NULL, "policy.mounts",
+  /* What Docker 25 and later write for -v X:Y:ro when the runtime's
+     features list "rro" (mount_setattr(2) with AT_RECURSIVE): read-only
+     to the OCI runtime that listed it; Kata's shim ignores it. */
+  run_mode = KG_MODE_OCI;
+  mount_row ("OCI mode: \"rro\" (Docker 26: -v X:Y:ro)", "/srv/data",
+             "\"rbind\", \"rro\", \"rprivate\"", NULL, "", "1 read-only");
+  mount_row ("OCI mode: \"rw\" then \"rro\" (the recursive change comes last)", "/srv/data",
+             "\"rbind\", \"rw\", \"rro\"", NULL, "", "1 read-only");
+  mount_row ("OCI mode: \"rro\" then \"rrw\"", "/srv/data", "\"rbind\", \"rro\", \"rrw\"",
+             NULL, "policy.mounts", "/srv/data: writable bind mount");
+  mount_row ("OCI mode: \"ro\" then \"rrw\" (rrw clears it recursively)", "/srv/data",
+             "\"rbind\", \"ro\", \"rrw\"", NULL, "policy.mounts",
+             "/srv/data: writable bind mount");
+  mount_row ("OCI mode: \"rrw\" then \"rro\"", "/srv/data", "\"rbind\", \"rrw\", \"rro\"",
+             NULL, "policy.mounts", "/srv/data: writable bind mount");
+  mount_row ("OCI mode: \"RRO\" is not \"rro\"", "/srv/data", "\"rbind\", \"RRO\"", NULL,
+             "policy.mounts", "/srv/data: writable bind mount");
+  run_mode = KG_MODE_SHIM;
+  mount_row ("shim mode: \"rro\" alone is writable to Kata", "/srv/data",
+             "\"rbind\", \"rro\", \"rprivate\"", NULL, "policy.mounts",
+             "\"rro\" without \"ro\": Kata's shim ignores rro");
+  mount_row ("shim mode: \"ro\" and \"rro\"", "/srv/data", "\"rbind\", \"ro\", \"rro\"",
+             NULL, "", "1 read-only");
+  mount_row ("shim mode: \"ro\" then \"rrw\"", "/srv/data", "\"rbind\", \"ro\", \"rrw\"",
+             NULL, "policy.mounts", "/srv/data: writable bind mount");
+  run_mode = KG_MODE_CHECK;
+  mount_row ("check: \"rro\" alone is writable (which runtime is unknown)", "/srv/data",
+             "\"rbind\", \"rro\"", NULL, "policy.mounts", "Kata's shim ignores rro");
+  mount_row ("\"RRO\" is not \"rro\"", "/srv/data", "\"rbind\", \"RRO\"", NULL, "policy.mounts",
              "/srv/data: writable bind mount");
   mount_row ("\"ro=x\" is not \"ro\"", "/srv/data", "\"rbind\", \"ro=x\"", NULL, "policy.mounts",
              "/srv/data: writable bind mount");

@@ -32,17 +32,15 @@
 
 #include "checks.h"
 #include "lazylib.h"
+#include "rundir.h"
 #include "sha256.h"
 #include "toml.h"
 #include "trust.h"
 #include "util.h"
 
-/* Fixed on purpose: nothing may point the guard at another cache. */
-#define CACHE_DIR "/run/kata-guard"
-#define CACHE_PARENT "/run"
-#define CACHE_DIR_NAME "kata-guard"
+/* In root's private directory (rundir.h). */
 #define CACHE_NAME "sha256.cache"
-#define CACHE_PATH CACHE_DIR "/" CACHE_NAME
+#define CACHE_PATH RUNDIR "/" CACHE_NAME
 #define CACHE_MAGIC "kata-guard sha256 cache 1\n"
 #define CACHE_MAX_ENTRIES 128
 /* The longest line: seven 20-digit numbers, a digest, 7 spaces, '\n'. */
@@ -188,34 +186,12 @@ cache_parse (const char *buf, size_t len, struct cache_entry **out, size_t *n_ou
   return 0;
 }
 
-/* The cache directory, as a descriptor, when it is root's alone.  Returns
-   -1 with *ERR set (errnum ENOENT when it does not exist). */
-static int
-cache_dir_open (struct stat *st, kg_error_t *err)
-{
-  struct trust_info info;
-  cleanup_close int fd = -1;
-
-  fd = trust_open (CACHE_DIR, TRUST_DIR, &info, err);
-  if (fd < 0)
-    return -1;
-  /* trust_open allows group/other read; the cache must not be readable
-     either, so that nobody learns which files are pinned. */
-  if ((info.st.st_mode & 077) != 0)
-    return kg_error (err, 0, "%s is accessible by group or others (mode %04o)", CACHE_DIR,
-                     (unsigned) (info.st.st_mode & 07777));
-  *st = info.st;
-  return steal_fd (&fd);
-}
-
 static void
 cache_load (struct digest_cache *c)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_close int dfd = -1;
-  cleanup_close int fd = -1;
   cleanup_free char *buf = NULL;
-  struct stat st;
   size_t len;
   unsigned bad;
 
@@ -223,7 +199,7 @@ cache_load (struct digest_cache *c)
   /* The cache is root's: anyone else neither reads nor writes it. */
   if (geteuid () != 0)
     return;
-  dfd = cache_dir_open (&st, &err);
+  dfd = rundir_open (NULL, false, &err);
   if (dfd < 0)
     {
       /* No directory yet: it is made when the first entry is written. */
@@ -233,28 +209,10 @@ cache_load (struct digest_cache *c)
       return;
     }
   c->usable = true;
-  fd = openat (dfd, CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0)
+  if (rundir_read (dfd, RUNDIR, CACHE_NAME, CACHE_MAX_SIZE, &buf, &len, &err) < 0)
     {
-      if (errno != ENOENT)
-        snprintf (c->ignored, sizeof c->ignored, "%s: %s", CACHE_PATH, strerror (errno));
-      return;
-    }
-  if (fstat (fd, &st) < 0)
-    {
-      snprintf (c->ignored, sizeof c->ignored, "%s: %s", CACHE_PATH, strerror (errno));
-      return;
-    }
-  if (! S_ISREG (st.st_mode) || st.st_uid != 0 || (st.st_mode & 077) != 0)
-    {
-      snprintf (c->ignored, sizeof c->ignored,
-                "%s is not a regular file owned by root and private to it (uid %u, mode %04o)",
-                CACHE_PATH, (unsigned) st.st_uid, (unsigned) (st.st_mode & 07777));
-      return;
-    }
-  if (kg_read_fd_bounded (fd, CACHE_PATH, CACHE_MAX_SIZE, &buf, &len, &err) < 0)
-    {
-      snprintf (c->ignored, sizeof c->ignored, "%s", err->msg);
+      if (err->errnum != ENOENT)
+        snprintf (c->ignored, sizeof c->ignored, "%s", err->msg);
       return;
     }
   bad = cache_parse (buf, len, &c->e, &c->n);
@@ -336,80 +294,16 @@ cache_encode (const struct digest_cache *c, char **out, size_t *out_len, kg_erro
 int
 assets_cache_write (const char *buf, size_t len, kg_error_t *err)
 {
-  cleanup_close int dfd = -1;
   cleanup_close int dir = -1;
-  cleanup_close int fd = -1;
   cleanup_free struct cache_entry *entries = NULL;
   size_t n_entries = 0;
-  char tmp[64];
-  struct stat st;
-  int r;
 
   if (len > CACHE_MAX_SIZE || cache_parse (buf, len, &entries, &n_entries) != 0)
     return kg_error (err, 0, "%s: the checker's cache is not a valid cache", CACHE_PATH);
-  dfd = cache_dir_open (&st, err);
-  if (dfd < 0 && (*err)->errnum == ENOENT)
-    {
-      struct trust_info info;
-      cleanup_close int run = trust_open (CACHE_PARENT, TRUST_DIR, &info, err);
-
-      if (run < 0)
-        return -1;
-      if (mkdirat (run, CACHE_DIR_NAME, 0700) < 0 && errno != EEXIST)
-        return kg_error (err, errno, "mkdir %s", CACHE_DIR);
-      kg_error_release (err);
-      dfd = cache_dir_open (&st, err);
-    }
-  if (dfd < 0)
-    return -1;
-  dir = trust_reopen (dfd, O_RDONLY | O_DIRECTORY, &st, err);
+  dir = rundir_open (NULL, true, err);
   if (dir < 0)
     return -1;
-
-  for (unsigned attempt = 0;; attempt++)
-    {
-      snprintf (tmp, sizeof tmp, ".%s.%ld.%u", CACHE_NAME, (long) getpid (), attempt);
-      fd = openat (dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd >= 0)
-        break;
-      if (errno != EEXIST || attempt == 16)
-        return kg_error (err, errno, "%s/%s", CACHE_DIR, tmp);
-    }
-  /* The umask can only take bits away; make the mode exact anyway. */
-  if (fchmod (fd, 0600) < 0)
-    r = -1;
-  else
-    {
-      size_t done = 0;
-
-      r = 0;
-      while (done < len && r == 0)
-        {
-          ssize_t w = write (fd, buf + done, len - done);
-
-          if (w > 0)
-            done += (size_t) w;
-          else if (w == 0 || errno != EINTR)
-            {
-              if (w == 0)
-                errno = EIO;
-              r = -1;
-            }
-        }
-    }
-  if (r == 0 && fsync (fd) < 0)
-    r = -1;
-  if (r == 0 && renameat (dir, tmp, dir, CACHE_NAME) < 0)
-    r = -1;
-  if (r < 0)
-    {
-      int e = errno;
-
-      unlinkat (dir, tmp, 0);
-      return kg_error (err, e, "%s", CACHE_PATH);
-    }
-  fsync (dir);
-  return 0;
+  return rundir_write (dir, RUNDIR, CACHE_NAME, buf, len, err);
 }
 
 static void

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "decision.h"
 #include "exec.h"
 #include "output.h"
+#include "record.h"
 #include "toml.h"
 #include "trust.h"
 #include "util.h"
@@ -250,6 +252,16 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
 
   decision_log (&d, &sink);
   argv[0] = req->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim;
+  /* OCI mode: every later call about the container goes through the
+     guard, and its delete removes the record.  (A shim's later calls go
+     to the shim it started, over containerd's socket.)  Best effort:
+     without the record, teardown falls back to the guard config. */
+  if (req->mode == KG_MODE_OCI)
+    {
+      cleanup_error kg_error_t rec_err = NULL;
+
+      record_write (req->mode, ch->scope, req->container_id, argv[0], &rec_err);
+    }
   exec_runtime (fd, argv, &err);
   msg = output_message ("cannot start container %s: exec: %s",
                         req->container_id ? req->container_id : "(no id)", err->msg);
@@ -271,6 +283,44 @@ wrapper_fallback_runtime (const char *config_path, enum kg_mode mode)
   return strdup (mode == KG_MODE_OCI ? "" : KG_DEFAULT_RUNTIME_SHIM);
 }
 
+/* The runtime as a child, for a delete: its status is ours, and the
+   record goes when it succeeded. */
+static int
+delete_then_forget (int fd, char **argv, const struct channel *ch, const char *container_id,
+                    kg_error_t *err)
+{
+  pid_t pid;
+  int status = 0;
+
+  fflush (NULL);
+  pid = fork ();
+  if (pid < 0)
+    return kg_error (err, errno, "fork");
+  if (pid == 0)
+    {
+      cleanup_error kg_error_t e = NULL;
+      cleanup_free char *msg = NULL;
+
+      exec_runtime (fd, argv, &e);
+      msg = output_message ("cannot pass 'delete' of container %s through to %s: %s",
+                            container_id, argv[0], e->msg);
+      wrapper_say (ch, msg ? msg : "kata-guard: cannot pass 'delete' through");
+      _exit (1);
+    }
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return kg_error (err, errno, "waitpid");
+  if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
+    {
+      cleanup_error kg_error_t rec_err = NULL;
+
+      record_remove (ch->mode, ch->scope, container_id, &rec_err);
+    }
+  if (WIFSIGNALED (status))
+    return 128 + WTERMSIG (status);
+  return WEXITSTATUS (status);
+}
+
 int
 wrapper_passthrough (const struct channel *ch, const char *what, const char *container_id,
                      char **argv)
@@ -278,6 +328,7 @@ wrapper_passthrough (const struct channel *ch, const char *what, const char *con
   const char *config_path = guard_config_default_path ();
   cleanup_error kg_error_t err = NULL;
   cleanup_error kg_error_t load_err = NULL;
+  cleanup_error kg_error_t rec_err = NULL;
   cleanup_free char *path = NULL;
   cleanup_free char *msg = NULL;
   cleanup_free char *why_owned = NULL;
@@ -285,10 +336,15 @@ wrapper_passthrough (const struct channel *ch, const char *what, const char *con
   struct guard_config cfg;
   struct trust_info info;
   const char *why = NULL;
+  bool recorded = false;
 
-  /* Teardown is never blocked by a broken guard config: its [runtime]
-     still counts when the file is at least TOML. */
-  if (guard_config_load (config_path, &cfg, &load_err) == 0)
+  /* Teardown is never blocked by a broken guard config: the runtime that
+     started the container, else [runtime] when the file is at least TOML. */
+  if (container_id != NULL && ch->mode == KG_MODE_OCI)
+    path = record_read (ch->mode, ch->scope, container_id, &rec_err);
+  if (path != NULL)
+    recorded = true;
+  else if (guard_config_load (config_path, &cfg, &load_err) == 0)
     {
       path = strdup (ch->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim);
       guard_config_release (&cfg);
@@ -314,12 +370,21 @@ wrapper_passthrough (const struct channel *ch, const char *what, const char *con
   if (why == NULL)
     {
       argv[0] = path;
-      exec_runtime (fd, argv, &err);
+      if (recorded && strcmp (what, "delete") == 0)
+        {
+          int status = delete_then_forget (fd, argv, ch, container_id, &err);
+
+          if (status >= 0)
+            return status;
+        }
+      else
+        exec_runtime (fd, argv, &err);
       why = err->msg;
     }
   msg = output_message ("cannot pass '%s'%s%s through to %s%s%s: %s", what,
                         container_id ? " of container " : "", container_id ? container_id : "",
-                        runtime_key (ch->mode), path && *path ? " " : "", path ? path : "", why);
+                        recorded ? "the runtime that started it," : runtime_key (ch->mode),
+                        path && *path ? " " : "", path ? path : "", why);
   wrapper_say (ch, msg ? msg : "kata-guard: cannot pass the call through to the real runtime");
   return 1;
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "record.h"
 #include "util.h"
 #include "wrapper.h"
 
@@ -260,19 +261,48 @@ oci_version (char **argv, const struct channel *ch)
   return wrapper_passthrough (ch, "--version", NULL, argv);
 }
 
+/* The container a call that passes through is about: the first argument
+   after the subcommand that names one the guard started in this --root
+   (its record).  runc's commands take the id among flags of their own;
+   a flag's value that happened to name another recorded container would
+   still reach a runtime that knows that name. */
+static const char *
+recorded_id (int argc, char **argv, const struct oci_args *a)
+{
+  int i = 1;
+
+  if (a->command == NULL)
+    return NULL;
+  while (i < argc && argv[i] != a->command)
+    i++;
+  for (i++; i < argc; i++)
+    {
+      cleanup_error kg_error_t err = NULL;
+      cleanup_free char *runtime = NULL;
+
+      if (argv[i][0] == '-')
+        continue;
+      runtime = record_read (KG_MODE_OCI, a->root, argv[i], &err);
+      if (runtime != NULL)
+        return argv[i];
+    }
+  return NULL;
+}
+
 int
 oci_main (int argc, char **argv)
 {
   struct oci_args a;
-  struct channel ch = { KG_MODE_OCI, NULL, false };
+  struct channel ch = { KG_MODE_OCI, NULL, false, NULL };
 
   oci_parse_args (argc, argv, &a);
+  ch.scope = a.root;
   ch.log = a.log;
   ch.log_json = a.log_format != NULL && strcmp (a.log_format, "json") == 0;
   if (a.guarded)
     return oci_start (argv, &a, &ch);
   if (a.version && a.bad == NULL)
     return oci_version (argv, &ch);
-  return wrapper_passthrough (&ch, a.command ? a.command : a.bad ? a.bad : "(no command)", NULL,
-                              argv);
+  return wrapper_passthrough (&ch, a.command ? a.command : a.bad ? a.bad : "(no command)",
+                              recorded_id (argc, argv, &a), argv);
 }

@@ -238,7 +238,7 @@ read_options (struct report *pre, struct runtime_options *opts)
 static int
 shim_start (int argc, char **argv, const struct shim_args *a)
 {
-  const struct channel ch = { KG_MODE_SHIM, NULL, false };
+  const struct channel ch = { KG_MODE_SHIM, NULL, false, a->ns };
   struct request req = { .mode = KG_MODE_SHIM, .container_id = a->id, .ns = a->ns };
   struct runtime_options opts = { OPTIONS_NONE, NULL, NULL, NULL, 0 };
   struct report pre = { 0 };
@@ -272,10 +272,11 @@ shim_start (int argc, char **argv, const struct shim_args *a)
 int
 shim_v2_main (int argc, char **argv)
 {
-  const struct channel ch = { KG_MODE_SHIM, NULL, false };
+  struct channel ch = { KG_MODE_SHIM, NULL, false, NULL };
   struct shim_args a;
 
   shim_parse_args (argc, argv, &a);
+  ch.scope = a.ns;
   if (a.start)
     return shim_start (argc, argv, &a);
   /* delete, -info, -v, the daemon form and anything else: cleanup and

@@ -93,8 +93,9 @@ int oci_main (int argc, char **argv);
 struct channel
 {
   enum kg_mode mode;
-  const char *log;  /* OCI: runc's --log file, or NULL */
-  bool log_json;    /* OCI: --log-format json */
+  const char *log;    /* OCI: runc's --log file, or NULL */
+  bool log_json;      /* OCI: --log-format json */
+  const char *scope;  /* the containers' scope (record.h): OCI --root, shim namespace */
 };
 
 /* Write MSG (one line, no newline) to stderr and, in OCI mode, append it
@@ -111,9 +112,12 @@ int wrapper_start (const struct request *req, struct report *pre, const struct c
                    const char *options_type, char **argv);
 
 /* Pass ARGV straight to the real runtime for CH->mode without any host
-   check (teardown, introspection).  The file executed still passes the
-   trusted-path walk.  WHAT names the action for messages.  Returns the
-   exit status on failure; does not return on success. */
+   check (teardown, introspection): the runtime that started CONTAINER_ID
+   (its record, record.h) when there is one, else the configured one.  The
+   file executed still passes the trusted-path walk.  WHAT names the
+   action for messages; a "delete" of a recorded container runs the
+   runtime as a child and forgets the record when it succeeds.  Returns
+   the exit status on failure; does not return on success. */
 int wrapper_passthrough (const struct channel *ch, const char *what, const char *container_id,
                          char **argv);
 

@@ -22,6 +22,15 @@ KG_IMMUTABLE=""
 
 kg_is_root() { [ "$(id -u)" -eq 0 ]; }
 
+# kg_records ID: the guard's records (/run/kata-guard/runtimes) of
+# container ID that name one of this tree's runtimes.
+kg_records() {
+  [ -d /run/kata-guard/runtimes ] || return 0
+  for f in /run/kata-guard/runtimes/*; do
+    [ -f "$f" ] && [ "$(sed -n 4p "$f")" = "$1" ] && grep -qF -- "$KG_TREE/" "$f" && echo "$f"
+  done
+}
+
 # Files that must not be left immutable, however the test ends.
 kg_chattr_i() {
   chattr +i "$1" || return 1
@@ -44,6 +53,10 @@ kg_cleanup() {
     rm -rf "$KG_TREE"
   fi
   [ -n "${KG_BIN_DIR:-}" ] && rm -rf "$KG_BIN_DIR"
+  # The guard's records of containers that ran this tree's runtimes.
+  if [ -n "${KG_TREE:-}" ] && [ -d /run/kata-guard/runtimes ]; then
+    grep -lF -- "$KG_TREE/" /run/kata-guard/runtimes/* 2>/dev/null | xargs -r rm -f
+  fi
   eval "${KG_ON_EXIT:-}"
 }
 

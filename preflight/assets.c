@@ -433,7 +433,7 @@ static struct
   __typeof__ (&mnt_optstr_get_option) optstr_get_option;
 } lm;
 
-static struct lazylib libmount = { .soname = KG_MOUNT_SONAME };
+static struct lazylib libmount = { .soname = KG_MOUNT_SONAME, .path = KG_MOUNT_PATH };
 
 static int
 libmount_load (kg_error_t *err)

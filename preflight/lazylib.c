@@ -11,15 +11,17 @@ lazylib_load (struct lazylib *lib, const struct lazysym *syms, size_t n, kg_erro
 {
   if (lib->state == 0)
     {
-      /* RTLD_NODELETE: never unloaded (libraries register exit handlers). */
-      void *h = dlopen (lib->soname, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+      /* By absolute path: a bare name is searched for along
+         LD_LIBRARY_PATH, whose empty entries mean the working directory.
+         RTLD_NODELETE: never unloaded (libraries register exit handlers). */
+      void *h = dlopen (lib->path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 
       lib->state = -1;
       if (h == NULL)
         {
           const char *e = dlerror ();
 
-          snprintf (lib->why, sizeof lib->why, "cannot load %s: %s", lib->soname,
+          snprintf (lib->why, sizeof lib->why, "cannot load %s: %s", lib->path,
                     e ? e : "unknown error");
         }
       else

@@ -30,7 +30,7 @@ static struct
   __typeof__ (&EVP_DigestFinal_ex) final;
 } lc;
 
-static struct lazylib libcrypto = { .soname = KG_CRYPTO_SONAME };
+static struct lazylib libcrypto = { .soname = KG_CRYPTO_SONAME, .path = KG_CRYPTO_PATH };
 
 static int
 sha256_load (kg_error_t *err)

@@ -258,21 +258,15 @@ decode_runtime_options (const unsigned char *p, size_t len, size_t off,
   return 0;
 }
 
-int
-options_decode (const void *buf, size_t len, struct runtime_options *out, kg_error_t *err)
+/* A google.protobuf.Any of runtime options from C (WHAT names it) into
+   *OUT: its type and, for Kata's runtimeoptions, what they say. */
+static int
+decode_any (struct cursor c, struct runtime_options *out, kg_error_t *err)
 {
-  struct cursor c = { buf, len, 0, "runtime options (google.protobuf.Any)" };
-  struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0 };
+  struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0, false };
   const unsigned char *value = NULL;
   size_t value_len = 0, value_off = 0;
   bool seen_value = false;
-
-  memset (out, 0, sizeof *out);
-  if (len > KG_OPTIONS_MAX)
-    return kg_error (err, 0, "runtime options: %zu bytes, more than the %d allowed", len,
-                     KG_OPTIONS_MAX);
-  if (len == 0)
-    return 0;
 
   while (c.len > 0)
     {
@@ -329,6 +323,189 @@ options_decode (const void *buf, size_t len, struct runtime_options *out, kg_err
 fail:
   options_release (&o);
   return -1;
+}
+
+/* containerd.runtime.bootstrap.v1.BootstrapParams (containerd 2.3 and
+   later write it instead of the bare Any): its field numbers, and what a
+   string among them may hold. */
+static const struct
+{
+  uint32_t num;
+  const char *name;
+  unsigned wire;
+  size_t max;
+} bootstrap_fields[] = {
+  { 1, "instance_id", WIRE_LEN, PATH_MAX },
+  { 2, "namespace", WIRE_LEN, PATH_MAX },
+  { 3, "log_level", WIRE_VARINT, 0 },
+  { 4, "containerd_version", WIRE_LEN, TYPE_URL_MAX },
+  { 5, "containerd_ttrpc_address", WIRE_LEN, PATH_MAX },
+  { 6, "containerd_grpc_address", WIRE_LEN, PATH_MAX },
+  { 7, "containerd_binary", WIRE_LEN, PATH_MAX },
+  { 8, "extensions", WIRE_LEN, KG_OPTIONS_MAX },
+  { 9, "socket_dir", WIRE_LEN, PATH_MAX },
+};
+#define BOOTSTRAP_EXTENSIONS 8
+
+/* Whether BUF is BootstrapParams for this very container: fields 1 and 2
+   (instance_id, namespace) are exactly ID and NS, as containerd's own
+   shim library tells the two apart (a bare Any's type URL and value sit
+   in the same two fields, so only the identity can decide). */
+static bool
+is_bootstrap (const unsigned char *buf, size_t len, const char *id, const char *ns)
+{
+  struct cursor c = { buf, len, 0, "" };
+  bool id_ok = false, ns_ok = false;
+  int seen_1 = 0, seen_2 = 0;
+  kg_error_t err = NULL;
+
+  if (id == NULL || ns == NULL)
+    return false;
+  while (c.len > 0)
+    {
+      struct field f;
+
+      if (read_field (&c, &f, &err) < 0)
+        {
+          kg_error_release (&err);
+          return false;
+        }
+      if ((f.num == 1 || f.num == 2) && f.wire == WIRE_LEN)
+        {
+          const char *want = f.num == 1 ? id : ns;
+          bool same = f.data_len == strlen (want) && memcmp (f.data, want, f.data_len) == 0;
+
+          if (f.num == 1)
+            seen_1++, id_ok = same;
+          else
+            seen_2++, ns_ok = same;
+        }
+    }
+  return seen_1 == 1 && seen_2 == 1 && id_ok && ns_ok;
+}
+
+static int
+decode_bootstrap (const unsigned char *buf, size_t len, struct runtime_options *out,
+                  kg_error_t *err)
+{
+  struct cursor c = { buf, len, 0, "runtime options (BootstrapParams)" };
+  struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0, true };
+  unsigned seen[ARRAY_SIZE (bootstrap_fields)] = { 0 };
+  size_t n_ext = 0;
+
+  while (c.len > 0)
+    {
+      struct field f;
+      size_t k;
+
+      if (read_field (&c, &f, err) < 0)
+        goto fail;
+      for (k = 0; k < ARRAY_SIZE (bootstrap_fields); k++)
+        if (bootstrap_fields[k].num == f.num)
+          break;
+      /* A field kata-guard does not know may say which configuration the
+         shim is to use: refused, never skipped. */
+      if (k == ARRAY_SIZE (bootstrap_fields))
+        {
+          kg_error (err, 0, "%s: field %u at byte %zu is unknown to kata-guard", c.what, f.num,
+                    f.at);
+          goto fail;
+        }
+      if (f.wire != bootstrap_fields[k].wire)
+        {
+          kg_error (err, 0, "%s: %s (field %u) at byte %zu has wire type %u", c.what,
+                    bootstrap_fields[k].name, f.num, f.at, f.wire);
+          goto fail;
+        }
+      if (f.num != BOOTSTRAP_EXTENSIONS && seen[k]++ > 0)
+        {
+          kg_error (err, 0, "%s: %s (field %u) at byte %zu is given twice", c.what,
+                    bootstrap_fields[k].name, f.num, f.at);
+          goto fail;
+        }
+      if (f.num == BOOTSTRAP_EXTENSIONS)
+        {
+          /* Extension { google.protobuf.Any value = 1; } */
+          struct cursor e = { f.data, f.data_len, f.data_off, "BootstrapParams extension" };
+          struct runtime_options any = { OPTIONS_NONE, NULL, NULL, NULL, 0, false };
+          struct field g;
+          bool have_any = false;
+
+          n_ext++;
+          while (e.len > 0)
+            {
+              if (read_field (&e, &g, err) < 0)
+                goto fail;
+              if (g.num != 1 || g.wire != WIRE_LEN || have_any)
+                {
+                  kg_error (err, 0, "%s: field %u at byte %zu is not its one value (field 1)",
+                            e.what, g.num, g.at);
+                  goto fail;
+                }
+              have_any = true;
+              if (decode_any ((struct cursor){ g.data, g.data_len, g.data_off,
+                                               "BootstrapParams extension (google.protobuf.Any)" },
+                              &any, err)
+                  < 0)
+                goto fail;
+            }
+          if (! have_any)
+            {
+              kg_error (err, 0, "%s at byte %zu holds no value", e.what, f.at);
+              goto fail;
+            }
+          /* The runtime options are the one runtimeoptions extension, or,
+             with none, the first other one (runc's, for a runc shim). */
+          if (any.kind == OPTIONS_RUNTIME && o.kind == OPTIONS_RUNTIME)
+            {
+              options_release (&any);
+              kg_error (err, 0, "%s: two runtime options extensions (the second at byte %zu)",
+                        c.what, f.at);
+              goto fail;
+            }
+          if (any.kind == OPTIONS_RUNTIME || o.kind == OPTIONS_NONE)
+            {
+              options_release (&o);
+              o = any;
+              o.bootstrap = true;
+            }
+          else
+            options_release (&any);
+          continue;
+        }
+      if (f.wire == WIRE_LEN)
+        {
+          char *tmp = NULL;
+
+          if (take_string (&c, &f, bootstrap_fields[k].name, bootstrap_fields[k].max, &tmp, err)
+              < 0)
+            goto fail;
+          free (tmp);
+        }
+    }
+  (void) n_ext;
+  *out = o;
+  return 0;
+
+fail:
+  options_release (&o);
+  return -1;
+}
+
+int
+options_decode (const void *buf, size_t len, const char *id, const char *ns,
+                struct runtime_options *out, kg_error_t *err)
+{
+  memset (out, 0, sizeof *out);
+  if (len > KG_OPTIONS_MAX)
+    return kg_error (err, 0, "runtime options: %zu bytes, more than the %d allowed", len,
+                     KG_OPTIONS_MAX);
+  if (len == 0)
+    return 0;
+  if (is_bootstrap (buf, len, id, ns))
+    return decode_bootstrap (buf, len, out, err);
+  return decode_any ((struct cursor){ buf, len, 0, "runtime options (google.protobuf.Any)" },
+                     out, err);
 }
 
 void

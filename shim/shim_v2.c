@@ -218,7 +218,7 @@ refeed_stdin (const char *buf, size_t len, kg_error_t *err)
 /* Read and decode the runtime options containerd wrote to stdin.  A
    terminal or a closed stdin holds none.  Failures go into PRE. */
 static void
-read_options (struct report *pre, struct runtime_options *opts)
+read_options (struct report *pre, const struct shim_args *a, struct runtime_options *opts)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *buf = NULL;
@@ -227,7 +227,7 @@ read_options (struct report *pre, struct runtime_options *opts)
   if (fcntl (STDIN_FILENO, F_GETFD) < 0 || isatty (STDIN_FILENO))
     return;
   if (kg_read_fd_bounded (STDIN_FILENO, "stdin", KG_OPTIONS_MAX, &buf, &len, &err) < 0
-      || options_decode (buf, len, opts, &err) < 0
+      || options_decode (buf, len, a->id, a->ns, opts, &err) < 0
       || (len > 0 && refeed_stdin (buf, len, &err) < 0))
     report_fail (pre, "options",
                  "check the runtime options configured for this runtime in containerd "
@@ -240,7 +240,7 @@ shim_start (int argc, char **argv, const struct shim_args *a)
 {
   const struct channel ch = { KG_MODE_SHIM, NULL, false, a->ns };
   struct request req = { .mode = KG_MODE_SHIM, .container_id = a->id, .ns = a->ns };
-  struct runtime_options opts = { OPTIONS_NONE, NULL, NULL, NULL, 0 };
+  struct runtime_options opts = { OPTIONS_NONE, NULL, NULL, NULL, 0, false };
   struct report pre = { 0 };
   char cwd[PATH_MAX];
   int status;
@@ -259,7 +259,7 @@ shim_start (int argc, char **argv, const struct shim_args *a)
   else if (req.bundle == NULL)
     report_fail (&pre, "args", "start the shim in the bundle directory",
                  "cannot read the working directory (the bundle): %s", strerror (errno));
-  read_options (&pre, &opts);
+  read_options (&pre, a, &opts);
   if (opts.kind == OPTIONS_RUNTIME)
     req.kata_config = opts.config_path;
 

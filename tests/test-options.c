@@ -81,6 +81,9 @@ pb_any (struct pb *out, const char *type_url, const struct pb *inner)
 
 static const char RT[] = "runtimeoptions.v1.Options";
 
+/* The start these options come with (-id, -namespace). */
+static const char *start_id, *start_ns;
+
 /* Decode; return the error message (static copy) or NULL. */
 static const char *
 decode (const void *buf, size_t len, struct runtime_options *o)
@@ -88,7 +91,7 @@ decode (const void *buf, size_t len, struct runtime_options *o)
   static char msg[512];
   kg_error_t err = NULL;
 
-  if (options_decode (buf, len, o, &err) == 0)
+  if (options_decode (buf, len, start_id, start_ns, o, &err) == 0)
     return NULL;
   snprintf (msg, sizeof msg, "%s", err ? err->msg : "(no message)");
   kg_error_release (&err);
@@ -808,10 +811,145 @@ test_exec (void)
   rmdir (dir);
 }
 
+/* containerd 2.3's BootstrapParams, from the field numbers of
+   api/runtime/bootstrap/v1/bootstrap.proto. */
+static void
+pb_bootstrap (struct pb *out, const char *id, const char *ns, const struct pb *const *exts,
+              size_t n_ext)
+{
+  static struct pb ext;
+
+  out->n = 0;
+  pb_str (out, 1, id);
+  pb_str (out, 2, ns);
+  pb_varint (out, (3 << 3) | 0);           /* log_level = DEBUG (-4): ten bytes */
+  pb_varint (out, (uint64_t) (int64_t) -4);
+  pb_str (out, 4, "v2.3.4");
+  pb_str (out, 5, "/run/containerd/containerd.sock.ttrpc");
+  pb_str (out, 6, "/run/containerd/containerd.sock");
+  pb_str (out, 7, "/usr/bin/containerd");
+  for (size_t i = 0; i < n_ext; i++)
+    {
+      ext.n = 0;
+      pb_bytes (&ext, 1, exts[i]->b, exts[i]->n);  /* Extension { Any value = 1; } */
+      pb_bytes (out, 8, ext.b, ext.n);
+    }
+  pb_str (out, 9, "/run/containerd/s");
+}
+
+static void
+test_bootstrap (void)
+{
+  static struct pb in, kata, runc, cri, boot;
+  const struct pb *one[] = { &kata }, *runc_first[] = { &runc, &kata }, *two[] = { &kata, &kata };
+  const struct pb *other[] = { &cri, &runc };
+  struct runtime_options o;
+  const char *e;
+
+  in.n = 0;
+  pb_str (&in, 2, "/opt/kata/share/defaults/kata-containers/configuration-fc.toml");
+  pb_any (&kata, RT, &in);
+  in.n = 0;
+  pb_str (&in, 2, "/usr/bin/runc");
+  pb_any (&runc, "containerd.runc.v1.Options", &in);
+  pb_any (&cri, "containerd.io/cri.v1.PodSandboxConfig", NULL);
+  start_id = "c1";
+  start_ns = "k8s.io";
+
+  pb_bootstrap (&boot, "c1", "k8s.io", one, 1);
+  e = decode (boot.b, boot.n, &o);
+  ok (e == NULL && o.bootstrap && o.kind == OPTIONS_RUNTIME,
+      "BootstrapParams with Kata's options as an extension decode (%s)", e ? e : "ok");
+  is_str (o.config_path, "/opt/kata/share/defaults/kata-containers/configuration-fc.toml",
+          "BootstrapParams: the extension's config_path");
+  is_str (o.type_url, RT, "BootstrapParams: the options' type URL");
+  options_release (&o);
+
+  pb_bootstrap (&boot, "c1", "k8s.io", runc_first, 2);
+  e = decode (boot.b, boot.n, &o);
+  ok (e == NULL && o.kind == OPTIONS_RUNTIME && o.config_path != NULL,
+      "BootstrapParams: the runtimeoptions extension wins over another (%s)", e ? e : "ok");
+  options_release (&o);
+
+  pb_bootstrap (&boot, "c1", "k8s.io", other, 2);
+  e = decode (boot.b, boot.n, &o);
+  ok (e == NULL && o.kind == OPTIONS_OTHER && o.config_path == NULL,
+      "BootstrapParams without runtimeoptions: passed through (%s)", e ? e : "ok");
+  is_str (o.type_url, "containerd.io/cri.v1.PodSandboxConfig", "... the first extension is named");
+  options_release (&o);
+
+  pb_bootstrap (&boot, "c1", "k8s.io", NULL, 0);
+  e = decode (boot.b, boot.n, &o);
+  ok (e == NULL && o.bootstrap && o.kind == OPTIONS_NONE && o.type_url == NULL,
+      "BootstrapParams without extensions: no options (%s)", e ? e : "ok");
+  options_release (&o);
+
+  pb_bootstrap (&boot, "c1", "k8s.io", two, 2);
+  has_str (decode (boot.b, boot.n, &o), "two runtime options extensions",
+           "BootstrapParams with two runtimeoptions extensions is refused");
+
+  /* Another container's, or another namespace's: not this start's
+     BootstrapParams, and not an Any either. */
+  pb_bootstrap (&boot, "c2", "k8s.io", one, 1);
+  has_str (decode (boot.b, boot.n, &o), "google.protobuf.Any",
+           "BootstrapParams of another id is refused (read as an Any, which it is not)");
+  pb_bootstrap (&boot, "c1", "default", one, 1);
+  ok (decode (boot.b, boot.n, &o) != NULL, "BootstrapParams of another namespace is refused");
+
+  /* Strict: a field unknown to kata-guard, a duplicate, a wrong wire type. */
+  pb_bootstrap (&boot, "c1", "k8s.io", one, 1);
+  pb_str (&boot, 10, "future");
+  has_str (decode (boot.b, boot.n, &o), "field 10 at byte",
+           "BootstrapParams with a field kata-guard does not know is refused");
+  pb_bootstrap (&boot, "c1", "k8s.io", one, 1);
+  pb_str (&boot, 4, "v2.3.5");
+  has_str (decode (boot.b, boot.n, &o), "containerd_version (field 4) at byte",
+           "a BootstrapParams field given twice is refused");
+  has_str (decode (boot.b, boot.n, &o), "given twice", "... and said so");
+  pb_bootstrap (&boot, "c1", "k8s.io", NULL, 0);
+  pb_varint (&boot, (7 << 3) | 0);
+  pb_varint (&boot, 1);
+  has_str (decode (boot.b, boot.n, &o), "containerd_binary (field 7)",
+           "a BootstrapParams string as a varint is refused");
+  pb_bootstrap (&boot, "c1", "k8s.io", NULL, 0);
+  in.n = 0;
+  pb_str (&in, 2, "x");
+  pb_bytes (&boot, 8, in.b, in.n);
+  has_str (decode (boot.b, boot.n, &o), "is not its one value",
+           "an extension that is not Extension {Any value = 1} is refused");
+  pb_bootstrap (&boot, "c1", "k8s.io", NULL, 0);
+  pb_bytes (&boot, 8, "", 0);
+  has_str (decode (boot.b, boot.n, &o), "holds no value", "an empty extension is refused");
+  in.n = 0;
+  pb_str (&in, 4, "not a path");
+  pb_any (&runc, RT, &in);
+  {
+    const struct pb *bad[] = { &runc };
+
+    pb_bootstrap (&boot, "c1", "k8s.io", bad, 1);
+    has_str (decode (boot.b, boot.n, &o), "unknown field 4",
+             "runtimeoptions in an extension are read as strictly as on their own");
+  }
+
+  /* The bare Any still decodes with -id and -namespace known, and a bare
+     Any whose type URL and value happen to be the id and namespace is what
+     containerd's own shim library would take for BootstrapParams too. */
+  pb_any (&boot, RT, &in);
+  in.n = 0;
+  pb_str (&in, 2, "/k.toml");
+  pb_any (&boot, RT, &in);
+  e = decode (boot.b, boot.n, &o);
+  ok (e == NULL && ! o.bootstrap && o.kind == OPTIONS_RUNTIME,
+      "a bare Any decodes as before with the start's id known (%s)", e ? e : "ok");
+  options_release (&o);
+  start_id = start_ns = NULL;
+}
+
 int
 main (void)
 {
   test_options ();
+  test_bootstrap ();
   test_shim_args ();
   test_oci_args ();
   test_output ();

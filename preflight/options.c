@@ -508,6 +508,47 @@ options_decode (const void *buf, size_t len, const char *id, const char *ns,
                      out, err);
 }
 
+int
+options_result_version (const void *buf, size_t len, int64_t *version)
+{
+  struct cursor c = { buf, len, 0, "BootstrapResult" };
+  bool have_address = false;
+  kg_error_t err = NULL;
+  int64_t v = 0;
+
+  while (c.len > 0)
+    {
+      struct cursor at = c;
+      struct field f;
+      uint64_t raw;
+
+      if (read_field (&c, &f, &err) < 0)
+        {
+          kg_error_release (&err);
+          return -1;
+        }
+      if (f.num == 1 && f.wire == WIRE_VARINT)
+        {
+          /* read_field skipped the value: read it again. */
+          if (read_varint (&at, &raw, &err) < 0 || read_varint (&at, &raw, &err) < 0)
+            {
+              kg_error_release (&err);
+              return -1;
+            }
+          v = (int64_t) (int32_t) raw;
+        }
+      else if (f.num == 2 && f.wire == WIRE_LEN)
+        have_address = f.data_len > 0;
+      else if (! ((f.num == 3 && f.wire == WIRE_LEN) || (f.num == 4 && f.wire == WIRE_VARINT)
+                  || (f.num == 4 && f.wire == WIRE_LEN) || (f.num == 5 && f.wire == WIRE_LEN)))
+        return -1;
+    }
+  if (! have_address)
+    return -1;
+  *version = v;
+  return 0;
+}
+
 void
 options_release (struct runtime_options *o)
 {

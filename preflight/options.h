@@ -24,6 +24,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -56,5 +57,11 @@ struct runtime_options
 int options_decode (const void *buf, size_t len, const char *id, const char *ns,
                     struct runtime_options *out, kg_error_t *err);
 void options_release (struct runtime_options *o);
+
+/* What a shim's `start` printed, read as containerd 2.3's protobuf
+   BootstrapResult {int32 version = 1, string address = 2, string
+   protocol = 3, repeated Capability capabilities = 4, map metadata = 5}:
+   0 and *VERSION when it is one (with an address), -1 when not. */
+int options_result_version (const void *buf, size_t len, int64_t *version);
 
 #endif

@@ -1543,7 +1543,11 @@ check_annotations (struct ctx *c)
         {
           bool ok = false;
 
-          (void) val;
+          /* A pod sandbox: the start must see what its shim answers. */
+          if (strcmp (key, "io.kubernetes.cri.container-type") == 0
+              && json_object_is_type (val, json_type_string)
+              && strcmp (json_object_get_string (val), "sandbox") == 0)
+            c->rep->pod_sandbox = true;
           /* Kata matches the prefix exactly; any case is refused here. */
           if (strncasecmp (key, "io.katacontainers.", 18) != 0)
             continue;

@@ -37,6 +37,11 @@ struct report
   char **files;    /* files the checks read (configs), in order */
   size_t n_files;
   bool oom;        /* an allocation failed: the report is incomplete */
+  /* What the start itself must know of the container: it is a pod
+     sandbox (CRI's io.kubernetes.cri.container-type = "sandbox"), which
+     other containers join without a start of their own (kata-guard(8),
+     SANDBOXES). */
+  bool pod_sandbox;
 };
 
 /* Append a result.  Never fails from the caller's point of view: if memory

@@ -10,6 +10,29 @@
 #include "util.h"
 
 int
+kg_write_all (int fd, const void *data, size_t n)
+{
+  const char *p = data;
+
+  while (n > 0)
+    {
+      ssize_t w = write (fd, p, n);
+
+      if (w < 0 && errno == EINTR)
+        continue;
+      if (w <= 0)
+        {
+          if (w == 0)
+            errno = EIO;
+          return -1;
+        }
+      p += w;
+      n -= (size_t) w;
+    }
+  return 0;
+}
+
+int
 kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
                     kg_error_t *err)
 {

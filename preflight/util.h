@@ -64,6 +64,9 @@ sb_release (struct strbuf *sb)
    The buffer is NUL-terminated; *LEN excludes the terminator. */
 int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
                         kg_error_t *err);
+/* Write all N bytes of DATA to FD (retrying short writes and EINTR):
+   0, or -1 with errno. */
+int kg_write_all (int fd, const void *data, size_t n);
 /* Open PATH read-only (O_CLOEXEC, plus EXTRA_FLAGS) and read it as above. */
 int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
                           size_t *len, kg_error_t *err);

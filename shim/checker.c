@@ -112,7 +112,8 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
   if (cache != NULL && cache_len > CHECKER_CACHE_MAX)
     cache = NULL;  /* only saves time: not worth a refusal */
   put_u8 (&b, (with_fd ? CHECKER_FLAG_FD : 0) | (rep->oom ? CHECKER_FLAG_OOM : 0)
-                  | (cache ? CHECKER_FLAG_CACHE : 0));
+                  | (cache ? CHECKER_FLAG_CACHE : 0)
+                  | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0));
   put_u16 (&b, 0);
   put_u32 (&b, (uint32_t) rep->n);
   put_u32 (&b, (uint32_t) rep->n_files);
@@ -266,7 +267,8 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
   take (&c, &body_len, 4);
   if (memcmp (m, magic, 4) != 0)
     return kg_error (err, 0, "the checker's report is garbage (bad magic)");
-  if (version != CHECKER_VERSION || reserved != 0 || (flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE)))
+  if (version != CHECKER_VERSION || reserved != 0 || (flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE
+                                                                   | CHECKER_FLAG_SANDBOX)))
     return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
                      version, flags);
   if (n_results > CHECKER_MAX_RESULTS || n_files > CHECKER_MAX_FILES)
@@ -344,6 +346,8 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
     }
   if (tmp.oom || (flags & CHECKER_FLAG_OOM))
     rep->oom = true;
+  if (flags & CHECKER_FLAG_SANDBOX)
+    rep->pod_sandbox = true;
   for (size_t i = 0; i < tmp.n; i++)
     report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
                 tmp.results[i].reason);

@@ -44,6 +44,7 @@
 #define CHECKER_FLAG_FD 0x01   /* the runtime descriptor comes with it */
 #define CHECKER_FLAG_OOM 0x02  /* the child's report was incomplete */
 #define CHECKER_FLAG_CACHE 0x04  /* a digest cache for the parent to write */
+#define CHECKER_FLAG_SANDBOX 0x08  /* the container is a pod sandbox (report.pod_sandbox) */
 #define CHECKER_CACHE_MAX (64 * 1024)
 #define CHECKER_MAX_REQUESTS 256
 

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -14,10 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "checker.h"
 #include "conf.h"
 #include "decision.h"
 #include "exec.h"
+#include "options.h"
 #include "output.h"
 #include "record.h"
 #include "toml.h"
@@ -186,6 +190,165 @@ runtime_key (enum kg_mode mode)
   return mode == KG_MODE_OCI ? "[runtime] oci" : "[runtime] shim";
 }
 
+/* ---- a pod sandbox's start -------------------------------------------- */
+
+#define ANSWER_MAX 65536
+
+/* The shim API version a shim's `start` answer stands for, as containerd
+   reads it: a protobuf BootstrapResult (2.3 and later), else JSON
+   {"version": N, ...} of at least 2, else a plain address (2).  The
+   highest of the readings it admits, so that no reading containerd might
+   choose is missed. */
+static int64_t
+answer_version (const char *buf, size_t len)
+{
+  int64_t v = 2, pv;
+  size_t a = 0, b = len;
+
+  if (options_result_version (buf, len, &pv) == 0 && pv > v)
+    v = pv;
+  while (a < b && (buf[a] == ' ' || buf[a] == '\n' || buf[a] == '\t' || buf[a] == '\r'))
+    a++;
+  while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\n' || buf[b - 1] == '\t' || buf[b - 1] == '\r'))
+    b--;
+  if (b > a && buf[a] == '{')
+    {
+      struct json_tokener *tok = json_tokener_new ();
+      struct json_object *doc = tok ? json_tokener_parse_ex (tok, buf + a, (int) (b - a)) : NULL;
+      struct json_object *ver;
+
+      if (doc != NULL && json_object_object_get_ex (doc, "version", &ver)
+          && json_object_is_type (ver, json_type_int) && json_object_get_int64 (ver) > v)
+        v = json_object_get_int64 (ver);
+      json_object_put (doc);
+      if (tok != NULL)
+        json_tokener_free (tok);
+    }
+  return v;
+}
+
+/* Run ARGV (the real shim, from FD) as a child with its stdout to *OUT
+   (NUL-terminated, at most ANSWER_MAX bytes, more is cut and the child
+   killed); returns its wait status or -1 with errno. */
+static int
+run_capture (int fd, char **argv, const struct channel *ch, char **out, size_t *out_len)
+{
+  cleanup_free char *buf = malloc (ANSWER_MAX + 1);
+  size_t len = 0;
+  int p[2], status = 0;
+  pid_t pid;
+
+  *out = NULL;
+  *out_len = 0;
+  if (buf == NULL || pipe2 (p, O_CLOEXEC) < 0)
+    return -1;
+  fflush (NULL);
+  pid = fork ();
+  if (pid < 0)
+    {
+      int e = errno;
+
+      close (p[0]);
+      close (p[1]);
+      errno = e;
+      return -1;
+    }
+  if (pid == 0)
+    {
+      cleanup_error kg_error_t e = NULL;
+      cleanup_free char *msg = NULL;
+
+      if (dup2 (p[1], STDOUT_FILENO) < 0)
+        _exit (127);
+      exec_runtime (fd, argv, &e);
+      msg = output_message ("cannot start container: exec: %s", e->msg);
+      wrapper_say (ch, msg ? msg : "kata-guard: cannot start the container: exec failed");
+      _exit (127);
+    }
+  close (p[1]);
+  for (;;)
+    {
+      ssize_t n = read (p[0], buf + len, ANSWER_MAX - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+      if (len == ANSWER_MAX)
+        {
+          kill (pid, SIGKILL);
+          break;
+        }
+    }
+  close (p[0]);
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  buf[len] = '\0';
+  *out = steal_pointer (&buf);
+  *out_len = len;
+  return status;
+}
+
+/* A pod sandbox is started with its shim's answer read first.  containerd
+   2 starts the other containers of a pod without running any shim's
+   `start` (so without kata-guard) when the sandbox's shim answered with
+   shim API version 3 or later; such an answer is refused, and the shim it
+   started is deleted again.  Kata's shim answers with a plain address
+   (version 2): every container of its pods is started through `start`,
+   and checked.  Anything else is handed on as it came. */
+static int
+sandbox_start (int fd, char **argv, const struct request *req, struct report *pre,
+               const struct channel *ch, struct decision *d, const struct decision_sink *sink)
+{
+  cleanup_free char *answer = NULL;
+  cleanup_free char *msg = NULL;
+  size_t len = 0;
+  int status = run_capture (fd, argv, ch, &answer, &len);
+  int64_t version;
+
+  if (status < 0)
+    {
+      report_fail (pre, "exec", "see the error", "cannot start the real shim: %s",
+                   strerror (errno));
+      goto refuse;
+    }
+  version = answer_version (answer, len);
+  if (! WIFEXITED (status) || WEXITSTATUS (status) != 0 || version < 3)
+    {
+      decision_log (d, sink);
+      if (kg_write_all (STDOUT_FILENO, answer, len) < 0)
+        return 1;
+      return WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status);
+    }
+  report_fail (pre, "sandbox",
+               "run pods on a shim that answers start with shim API version 2 (Kata's shim "
+               "does); see kata-guard(8), SANDBOXES",
+               "%s answered start with shim API version %lld for a pod sandbox: containerd 2 "
+               "would start the pod's other containers in it without a start of their own, "
+               "unchecked",
+               argv[0], (long long) version);
+  /* Undo the start: the same arguments, with delete for start. */
+  for (int i = 1; argv[i] != NULL; i++)
+    if (argv[i + 1] == NULL && strcmp (argv[i], "start") == 0)
+      {
+        cleanup_free char *gone = NULL;
+        size_t gone_len;
+
+        argv[i] = (char *) "delete";
+        run_capture (fd, argv, ch, &gone, &gone_len);
+        argv[i] = (char *) "start";
+      }
+refuse:
+  d->allow = false;
+  msg = output_refusal (pre, req->container_id);
+  d->message = msg ? msg : "kata-guard: refusing to start container: out of memory";
+  decision_log (d, sink);
+  wrapper_say (ch, d->message);
+  return 1;
+}
+
 int
 wrapper_start (const struct request *req, struct report *pre, const struct channel *ch,
                const char *options_type, char **argv)
@@ -250,8 +413,15 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
       return 1;
     }
 
-  decision_log (&d, &sink);
   argv[0] = req->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim;
+  if (req->mode == KG_MODE_SHIM && pre->pod_sandbox)
+    {
+      int status = sandbox_start (fd, argv, req, pre, ch, &d, &sink);
+
+      guard_config_release (&cfg);
+      return status;
+    }
+  decision_log (&d, &sink);
   /* OCI mode: every later call about the container goes through the
      guard, and its delete removes the record.  (A shim's later calls go
      to the shim it started, over containerd's socket.)  Best effort:

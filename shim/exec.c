@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -291,6 +293,68 @@ run_capture (int fd, char **argv, const struct channel *ch, char **out, size_t *
   return status;
 }
 
+/* Every process whose parent is the guard (the shim daemons a start left
+   behind, reparented here: the guard is their subreaper), killed and
+   reaped, for up to a second. */
+static void
+kill_children (void)
+{
+  char want[32];
+
+  snprintf (want, sizeof want, "PPid:\t%ld\n", (long) getpid ());
+  for (int round = 0; round < 100; round++)
+    {
+      DIR *d = opendir ("/proc");
+      struct dirent *e;
+      bool any = false;
+
+      if (d == NULL)
+        return;
+      while ((e = readdir (d)) != NULL)
+        {
+          char path[sizeof "/proc//status" + 256];
+          cleanup_free char *st = NULL;
+          cleanup_error kg_error_t err = NULL;
+          size_t len;
+
+          if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+          snprintf (path, sizeof path, "/proc/%s/status", e->d_name);
+          if (kg_read_file_bounded (path, 0, 16384, &st, &len, &err) == 0 && strstr (st, want))
+            {
+              kill ((pid_t) atol (e->d_name), SIGKILL);
+              any = true;
+            }
+        }
+      closedir (d);
+      while (waitpid (-1, NULL, WNOHANG) > 0)
+        ;
+      if (! any)
+        return;
+      usleep (10000);
+    }
+}
+
+/* The unix socket a start answer names, removed (its shim is gone). */
+static void
+remove_socket (const char *answer)
+{
+  const char *p = strstr (answer, "unix://");
+  char path[PATH_MAX];
+  struct stat st;
+  size_t n = 0;
+
+  if (p == NULL)
+    return;
+  p += 7;
+  while (p[n] != '\0' && p[n] != '"' && p[n] != '\n' && p[n] != ' ' && n < sizeof path - 1)
+    n++;
+  memcpy (path, p, n);
+  path[n] = '\0';
+  if (path[0] == '/' && lstat (path, &st) == 0 && S_ISSOCK (st.st_mode))
+    unlink (path);
+}
+
 /* A pod sandbox is started with its shim's answer read first.  containerd
    2 starts the other containers of a pod without running any shim's
    `start` (so without kata-guard) when the sandbox's shim answered with
@@ -305,8 +369,14 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
   cleanup_free char *answer = NULL;
   cleanup_free char *msg = NULL;
   size_t len = 0;
-  int status = run_capture (fd, argv, ch, &answer, &len);
+  int status;
   int64_t version;
+
+  /* The daemon a start leaves behind is reparented to the guard, so that
+     a refusal can end it; on an allowed start it goes on to the engine
+     (containerd is a subreaper too) when the guard exits. */
+  prctl (PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+  status = run_capture (fd, argv, ch, &answer, &len);
 
   if (status < 0)
     {
@@ -329,7 +399,11 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
                "would start the pod's other containers in it without a start of their own, "
                "unchecked",
                argv[0], (long long) version);
-  /* Undo the start: the same arguments, with delete for start. */
+  /* Undo the start: the shim it left running (reparented to the guard,
+     its subreaper) killed, its socket removed, then the same arguments
+     with delete for start. */
+  kill_children ();
+  remove_socket (answer);
   for (int i = 1; argv[i] != NULL; i++)
     if (argv[i + 1] == NULL && strcmp (argv[i], "start") == 0)
       {
@@ -340,6 +414,7 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
         run_capture (fd, argv, ch, &gone, &gone_len);
         argv[i] = (char *) "start";
       }
+  kill_children ();
 refuse:
   d->allow = false;
   msg = output_refusal (pre, req->container_id);

@@ -24,8 +24,12 @@
 # ctr_empty, gone PATTERN, no_shim ID, no_docker_shim
 #                    nothing left behind
 #
+# dk_major, dk_refusal FILE
+#                    the dockerd's major version; FILE holds a refusal
+#
 # Variables: E, BIN, OPT, G, LOG, CTR, DK, P (a container name prefix),
-# DOCKERD, RUNC, BUSYBOX, CTD_PID, DOCKERD_PID.
+# DOCKERD, RUNC, BUSYBOX, CTD_PID, DOCKERD_PID.  KG_DOCKER_REG=runtimeType
+# registers the guard with dockerd as a shim v2 runtime instead of a path.
 
 eng_require() {
   kg_is_root || skip_all "needs root"
@@ -147,10 +151,17 @@ eng_start() {
   ln -s "$BIN" "$E/bin/containerd-shim-kata-guard-v2"
   eng_start_containerd || return 1
 
-  # ---- dockerd (20.10: a "path" runtime is OCI runtime mode) ----
+  # ---- dockerd: kata-guard as a "path" runtime (OCI runtime mode), or,
+  # with KG_DOCKER_REG=runtimeType (Docker 24 and later), as a shim v2
+  # runtime by its absolute path, as `kata-guard install` writes it ----
+  if [ "${KG_DOCKER_REG:-path}" = runtimeType ]; then
+    dk_entry="\"runtimeType\": \"$E/bin/containerd-shim-kata-guard-v2\""
+  else
+    dk_entry="\"path\": \"$BIN\""
+  fi
   cat >"$E/daemon.json" <<EOF
 {
-  "runtimes": { "kata-guard": { "path": "$BIN" } },
+  "runtimes": { "kata-guard": { $dk_entry } },
   "deprecated-key-path": "$E/key.json"
 }
 EOF
@@ -187,6 +198,15 @@ dk_run() {
     >"$E/$name.out" 2>"$E/$name.err" </dev/null
   rc=$?
 }
+
+# dk_major: the test dockerd's major version (20 for 20.10).
+dk_major() { $DK version --format '{{.Server.Version}}' 2>/dev/null | cut -d. -f1; }
+
+# dk_refusal FILE: FILE holds the guard's refusal line as Docker shows it
+# (after "OCI runtime create failed: " for a path runtime, after
+# "failed to create shim task: " for a runtimeType one; the words around
+# it are the engine's and differ between versions).
+dk_refusal() { grep -qF "kata-guard: refusing to start container " "$1"; }
 
 ctr_empty() { [ -z "$($CTR c ls -q)" ] && [ -z "$($CTR t ls -q)" ]; }
 

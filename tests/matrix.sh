@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The engine matrix (sourced by tests/matrix-SUITE.test after tap.sh and
+# lib.sh; POSIX sh): the guard built, and the C unit tests and the engine
+# tests run, inside a Debian root of another suite (tests/debian-root),
+# so that another glibc, json-c, containerd, Docker and runc are proven on
+# this kernel.  The root gets a private mount namespace of its own (the
+# root bound onto itself so that runc can pivot_root, proc, /sys, /dev);
+# every daemon the tests start there is the tests' own and is stopped by
+# them, and anything still running in the root afterwards is killed.
+#
+# matrix_run SUITE REQUIRED
+#   REQUIRED=1: a root that cannot be made fails; 0: it is one SKIP line.
+#   Each inner result comes out as one TAP line "SUITE: <inner line>".
+#
+# KG_MATRIX_SUITES (default "trixie sid"): the suites to run; another
+# suite's test reports SKIP.  KG_MATRIX_TESTS: the inner tests (default
+# below).
+
+# The inner suite: every C unit test (they prove the C library and
+# json-c) and the tests that run real engines.  The package, Prometheus,
+# fuzz-replay and failure-injection tests are about the build host, not
+# the engines, and run once, outside.
+MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/test-kvm
+  tests/test-trust tests/test-kata tests/test-options tests/test-egress tests/test-assets
+  tests/test-policy tests/test-daemonjson tests/test-confine
+  tests/cli.test tests/shim.test tests/policy.test tests/assets.test tests/egress.test
+  tests/e2e.test tests/e2e-docker-shim.test tests/e2e-policy.test tests/e2e-install.test
+  tests/install.test tests/stress.test tests/kubernetes.test"
+
+# matrix_kill_root R: every process whose root is R (or under it).
+matrix_kill_root() {
+  for sig in TERM KILL; do
+    for p in /proc/[0-9]*; do
+      r=$(readlink "$p/root" 2>/dev/null) || continue
+      case $r in "$1" | "$1"/*) kill -s "$sig" "${p#/proc/}" 2>/dev/null ;; esac
+    done
+    [ "$sig" = TERM ] && sleep 1
+  done
+}
+
+matrix_run() {
+  m_suite=$1 m_required=$2
+  case " ${KG_MATRIX_SUITES-trixie sid} " in
+    *" $m_suite "*) ;;
+    *) skip_all "$m_suite is not in KG_MATRIX_SUITES" ;;
+  esac
+  kg_is_root || skip_all "needs root (debootstrap, mount namespaces, engines)"
+  [ -c /dev/kvm ] || skip_all "needs /dev/kvm"
+  command -v debootstrap >/dev/null 2>&1 || skip_all "needs debootstrap"
+  command -v unshare >/dev/null 2>&1 || skip_all "needs unshare (util-linux)"
+
+  m_err=$(mktemp) || exit 1
+  m_t0=$(date +%s)
+  m_root=$("$KG_SRCDIR/tests/debian-root" "$m_suite" 2>"$m_err")
+  m_rc=$?
+  if [ $m_rc -ne 0 ]; then
+    m_why=$(tr '\n' ' ' <"$m_err")
+    rm -f "$m_err"
+    if [ $m_rc -eq 77 ] && [ "$m_required" = 0 ]; then
+      skip_all "no $m_suite root: $m_why"
+    fi
+    ok 1 "$m_suite: a Debian root ($m_why)"
+    tap_done
+    exit 1
+  fi
+  sed 's/^/# /' "$m_err"
+  rm -f "$m_err"
+  m_t1=$(date +%s)
+
+  # The tree under test, as it is (uncommitted changes too), built from
+  # scratch inside: only the guard is rebuilt on each run.
+  m_src=$m_root/src/kata-guard
+  rm -rf "$m_src" && mkdir -p "$m_src" || exit 1
+  if [ -d "$KG_SRCDIR/.git" ] && command -v git >/dev/null 2>&1; then
+    (cd "$KG_SRCDIR" && git ls-files -co --exclude-standard -z | xargs -0 tar -cf - --no-recursion) \
+      | (cd "$m_src" && tar -xf -) || exit 1
+  else
+    (cd "$KG_SRCDIR" && tar --exclude='./build*' --exclude='*.o' -cf - .) | (cd "$m_src" && tar -xf -) || exit 1
+    (cd "$m_src" && make distclean >/dev/null 2>&1)
+  fi
+  m_tests=$(echo ${KG_MATRIX_TESTS:-$MATRIX_TESTS_DEFAULT})
+  m_out=$m_root/src/matrix.out
+  unshare -m --propagation private /bin/sh -c '
+    r=$1 t=$2
+    mount --bind "$r" "$r" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
+      mount --rbind /dev "$r/dev" && mount -t tmpfs -o mode=0755 tmpfs "$r/run" || exit 1
+    exec chroot "$r" /bin/sh -c "
+      cd /src/kata-guard && ./autogen.sh >/dev/null 2>&1 &&
+      ./configure --enable-werror --sysconfdir=/etc >/src/configure.log 2>&1 &&
+      make -j2 >/src/make.log 2>&1 && make -j1 check TESTS=\"\$0\" >/src/check.log 2>&1
+      rc=\$?; echo \"inner status \$rc\"; exit \$rc" "$t"
+  ' sh "$m_root" "$m_tests" >"$m_out" 2>&1
+  m_status=$?
+  matrix_kill_root "$m_root"
+  m_t2=$(date +%s)
+
+  # What the root runs, for the note and the log.
+  m_versions=$(chroot "$m_root" /bin/sh -c '
+    echo "glibc $(ldd --version | head -n 1 | sed "s/.* //")," \
+      "json-c $(dpkg-query -W -f "\${Version}" libjson-c5 2>/dev/null || dpkg-query -W -f "\${Version}" "libjson-c*" 2>/dev/null | head -c 20),"
+    echo "containerd $(containerd --version | cut -d" " -f3), runc $(runc --version | head -n 1 | cut -d" " -f3),"
+    echo "docker $(dockerd --version | sed "s/Docker version \([^,]*\),.*/\1/")"' 2>/dev/null | tr '\n' ' ')
+  echo "# $m_suite: $m_versions"
+  echo "# $m_suite: root $((m_t1 - m_t0)) s, build and tests $((m_t2 - m_t1)) s"
+
+  m_n=0
+  m_lines=$m_root/src/matrix.lines
+  for t in $m_tests; do
+    l=$m_src/$t.log
+    [ -f "$l" ] || l=$m_src/${t%.test}.log
+    if [ ! -f "$l" ]; then
+      continue
+    fi
+    # The driver's lines: "PASS: tests/x.test 3 - what".
+    # An inner "#" is text here, not a TAP directive.
+    grep -E '^(PASS|FAIL|ERROR|SKIP|XFAIL|XPASS): ' "$l" | sed 's/#/\\#/g' >"$m_lines"
+    while IFS= read -r line; do
+      case $line in
+        PASS:* | XFAIL:*) ok 0 "$m_suite: ${line#*: }" ;;
+        SKIP:*) skip "$m_suite: ${line#*: }" ;;
+        FAIL:* | ERROR:* | XPASS:*) ok 1 "$m_suite: ${line}" ;;
+        *) continue ;;
+      esac
+      m_n=$((m_n + 1))
+    done <"$m_lines"
+  done
+  if [ "$m_status" -ne 0 ] || [ "$m_n" -eq 0 ]; then
+    ok 1 "$m_suite: the build and the inner suite finished (status $m_status, $m_n results)"
+    for f in "$m_out" "$m_root/src/configure.log" "$m_root/src/make.log" "$m_root/src/check.log"; do
+      [ -f "$f" ] && { echo "# ---- $f"; tail -n 30 "$f" | sed 's/^/# /'; }
+    done
+    for t in $m_tests; do
+      l=$m_src/$t.log
+      [ -f "$l" ] || l=$m_src/${t%.test}.log
+      if [ -f "$l" ] && grep -qE '^(FAIL|ERROR|XPASS): ' "$l"; then
+        echo "# ---- $l"
+        grep -vE '^(PASS|SKIP): ' "$l" | tail -n 60 | sed 's/^/# /'
+      fi
+    done
+  else
+    ok 0 "$m_suite: the build and the inner suite finished ($m_n results)"
+  fi
+}

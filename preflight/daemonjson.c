@@ -606,7 +606,9 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
   tok = json_tokener_new_ex (DAEMONJSON_MAX_DEPTH + 2);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
-  json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  /* The scan above checked the UTF-8 itself: json-c 0.18's check refuses
+     every four-byte character. */
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
   root = json_tokener_parse_ex (tok, data, (int) len);
   jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);

@@ -123,47 +123,6 @@ read_field (struct cursor *c, struct field *f, kg_error_t *err)
     }
 }
 
-/* Strict UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
-static bool
-valid_utf8 (const unsigned char *s, size_t n)
-{
-  size_t i = 0;
-
-  while (i < n)
-    {
-      unsigned char b = s[i];
-      uint32_t cp;
-      size_t k;
-
-      if (b < 0x80)
-        {
-          i++;
-          continue;
-        }
-      if (b >= 0xc2 && b <= 0xdf)
-        k = 1, cp = b & 0x1f;
-      else if (b >= 0xe0 && b <= 0xef)
-        k = 2, cp = b & 0x0f;
-      else if (b >= 0xf0 && b <= 0xf4)
-        k = 3, cp = b & 0x07;
-      else
-        return false;
-      if (n - i - 1 < k)
-        return false;
-      for (size_t j = 1; j <= k; j++)
-        {
-          if ((s[i + j] & 0xc0) != 0x80)
-            return false;
-          cp = (cp << 6) | (s[i + j] & 0x3f);
-        }
-      if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) || cp > 0x10ffff
-          || (cp >= 0xd800 && cp <= 0xdfff))
-        return false;
-      i += k + 1;
-    }
-  return true;
-}
-
 /* A proto3 string field as a C string: UTF-8, no NUL, at most MAX bytes. */
 static int
 take_string (const struct cursor *c, const struct field *f, const char *name, size_t max,
@@ -182,7 +141,7 @@ take_string (const struct cursor *c, const struct field *f, const char *name, si
                      f->at, max);
   if (memchr (f->data, '\0', f->data_len) != NULL)
     return kg_error (err, 0, "%s: %s at byte %zu holds a NUL byte", c->what, name, f->at);
-  if (! valid_utf8 (f->data, f->data_len))
+  if (kg_utf8_valid_prefix (f->data, f->data_len) != f->data_len)
     return kg_error (err, 0, "%s: %s at byte %zu is not valid UTF-8", c->what, name, f->at);
   s = strndup ((const char *) f->data, f->data_len);
   if (s == NULL)

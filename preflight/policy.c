@@ -449,10 +449,15 @@ load_spec (const char *bundle, kg_error_t *err)
   if (kg_read_fd_bounded (fd, name, POLICY_MAX_SPEC, &buf, &len, err) < 0)
     return NULL;
 
+  /* JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
+     the whole text is checked here, with a validator that knows the four
+     byte forms (json-c 0.18's refuses them). */
+  if ((end = kg_utf8_valid_prefix (buf, len)) != len)
+    return kg_error (err, 0, "%s: invalid JSON at byte %zu: invalid UTF-8", name, end), NULL;
   tok = json_tokener_new_ex (POLICY_MAX_DEPTH);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
-  json_tokener_set_flags (tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
   obj = json_tokener_parse_ex (tok, buf, (int) len);
   jerr = json_tokener_get_error (tok);
   end = json_tokener_get_parse_end (tok);

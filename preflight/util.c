@@ -7,7 +7,50 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <stdint.h>
+
 #include "util.h"
+
+size_t
+kg_utf8_valid_prefix (const void *p, size_t n)
+{
+  const unsigned char *s = p;
+  size_t i = 0;
+
+  while (i < n)
+    {
+      unsigned char b = s[i];
+      uint32_t cp;
+      size_t k;
+
+      if (b < 0x80)
+        {
+          i++;
+          continue;
+        }
+      if (b >= 0xc2 && b <= 0xdf)
+        k = 1, cp = b & 0x1f;
+      else if (b >= 0xe0 && b <= 0xef)
+        k = 2, cp = b & 0x0f;
+      else if (b >= 0xf0 && b <= 0xf4)
+        k = 3, cp = b & 0x07;
+      else
+        return i;
+      if (n - i - 1 < k)
+        return i;
+      for (size_t j = 1; j <= k; j++)
+        {
+          if ((s[i + j] & 0xc0) != 0x80)
+            return i;
+          cp = (cp << 6) | (s[i + j] & 0x3f);
+        }
+      if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) || cp > 0x10ffff
+          || (cp >= 0xd800 && cp <= 0xdfff))
+        return i;
+      i += k + 1;
+    }
+  return n;
+}
 
 int
 kg_write_all (int fd, const void *data, size_t n)

@@ -64,6 +64,12 @@ sb_release (struct strbuf *sb)
    The buffer is NUL-terminated; *LEN excludes the terminator. */
 int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
                         kg_error_t *err);
+/* The length of the longest prefix of P[0..N) that is strict UTF-8 (no
+   overlong forms, no surrogates, nothing past U+10FFFF): N when all of it
+   is.  json-c 0.18's own check refuses every four-byte character, so the
+   guard does not use it. */
+size_t kg_utf8_valid_prefix (const void *p, size_t n);
+
 /* Write all N bytes of DATA to FD (retrying short writes and EINTR):
    0, or -1 with errno. */
 int kg_write_all (int fd, const void *data, size_t n);

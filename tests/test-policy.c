@@ -1019,6 +1019,21 @@ test_spec (void)
   spec_row ("single quotes (strict)", "{'ociVersion': '1.0.2'}", "invalid JSON at byte");
   spec_row ("a comment (strict)", "{/* c */ \"ociVersion\": \"1.0.2\"}", "invalid JSON");
   spec_row ("invalid UTF-8", "{\"ociVersion\": \"1.0.2\", \"x\": \"\xff\"}", "invalid JSON");
+  /* Four-byte characters (json-c 0.18's own UTF-8 check refuses them). */
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL,
+                                       "\"annotations\": {\"note\": \"\xc3\xa9\xf0\x9f\x98\x80 "
+                                       "\\ud83d\\ude00\"}");
+    struct report rep;
+
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "a four-byte UTF-8 character, raw and escaped", "", "policy.spec", "OCI 1.0.2");
+    report_release (&rep);
+  }
+  spec_row ("an overlong UTF-8 form", "{\"ociVersion\": \"1.0.2\", \"x\": \"\xc0\xaf\"}",
+            "invalid UTF-8");
+  spec_row ("a UTF-8 surrogate", "{\"ociVersion\": \"1.0.2\", \"x\": \"\xed\xa0\x80\"}",
+            "invalid UTF-8");
   spec_row ("two documents", "{\"ociVersion\": \"1.0.2\"} {}", "invalid JSON at byte 24");
   spec_row ("an array", "[1]", "the document is an array, not an object");
   spec_row ("no ociVersion", "{}", "ociVersion is missing");

@@ -84,7 +84,9 @@ matrix_run() {
     r=$1 t=$2
     mount --bind "$r" "$r" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
       mount --rbind /dev "$r/dev" && mount -t tmpfs -o mode=0755 tmpfs "$r/run" || exit 1
-    exec chroot "$r" /bin/sh -c "
+    # A clean environment: an outer make passes its own TESTS and flags
+    # down through MAKEFLAGS.
+    exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 chroot "$r" /bin/sh -c "
       cd /src/kata-guard && ./autogen.sh >/dev/null 2>&1 &&
       ./configure --enable-werror --sysconfdir=/etc >/src/configure.log 2>&1 &&
       make -j2 >/src/make.log 2>&1 && make -j1 check TESTS=\"\$0\" >/src/check.log 2>&1

@@ -566,6 +566,8 @@ struct json_object *
 daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *err)
 {
   struct scan j = { name, (const unsigned char *) data, len, 0, err };
+  cleanup_free char *ascii = NULL;
+  size_t ascii_len = 0;
   struct json_tokener *tok;
   struct json_object *root;
   enum json_tokener_error jerr;
@@ -606,10 +608,17 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
   tok = json_tokener_new_ex (DAEMONJSON_MAX_DEPTH + 2);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
-  /* The scan above checked the UTF-8 itself: json-c 0.18's check refuses
-     every four-byte character. */
+  /* The scan above checked the UTF-8 itself (json-c 0.18's check refuses
+     every four-byte character), and json-c 0.18's strict mode refuses any
+     byte past ASCII in a string value: it reads the same text escaped. */
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  root = json_tokener_parse_ex (tok, data, (int) len);
+  ascii = kg_json_ascii (data, len, &ascii_len);
+  if (ascii == NULL)
+    {
+      json_tokener_free (tok);
+      return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
+    }
+  root = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
   jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
   if (root == NULL || jerr != json_tokener_success || ! json_object_is_type (root, json_type_object))

@@ -414,12 +414,13 @@ load_spec (const char *bundle, kg_error_t *err)
   cleanup_close int fd = -1;
   cleanup_free char *buf = NULL;
   cleanup_free char *name = NULL;
+  cleanup_free char *ascii = NULL;
   struct json_tokener *tok;
   struct json_object *obj, *ver;
   enum json_tokener_error jerr;
   const char *v;
   struct stat st;
-  size_t len, end;
+  size_t len, end, ascii_len = 0;
 
   if (asprintf (&name, "%s/config.json", bundle) < 0)
     return kg_error (err, ENOMEM, "cannot allocate"), NULL;
@@ -454,13 +455,18 @@ load_spec (const char *bundle, kg_error_t *err)
      byte forms (json-c 0.18's refuses them). */
   if ((end = kg_utf8_valid_prefix (buf, len)) != len)
     return kg_error (err, 0, "%s: invalid JSON at byte %zu: invalid UTF-8", name, end), NULL;
+  /* json-c 0.18's strict mode refuses every byte past ASCII in a string
+     value: it reads the same characters as escapes. */
+  ascii = kg_json_ascii (buf, len, &ascii_len);
+  if (ascii == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
   tok = json_tokener_new_ex (POLICY_MAX_DEPTH);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  obj = json_tokener_parse_ex (tok, buf, (int) len);
+  obj = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
   jerr = json_tokener_get_error (tok);
-  end = json_tokener_get_parse_end (tok);
+  end = kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
   json_tokener_free (tok);
   if (obj == NULL || jerr != json_tokener_success)
     {

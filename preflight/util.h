@@ -70,6 +70,15 @@ int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t
    guard does not use it. */
 size_t kg_utf8_valid_prefix (const void *p, size_t n);
 
+/* JSON text P[0..N) (strict UTF-8, kg_utf8_valid_prefix) with every
+   character past ASCII written as a \uXXXX escape (a surrogate pair past
+   U+FFFF), which decodes to the same bytes: json-c 0.18's strict mode
+   refuses any byte past ASCII in a string value.  Returns a NUL-terminated
+   copy (*OUT_LEN bytes) or NULL when memory runs out. */
+char *kg_json_ascii (const char *p, size_t n, size_t *out_len);
+/* The offset in P of the byte at offset AT of kg_json_ascii's copy. */
+size_t kg_json_ascii_offset (const char *p, size_t n, size_t at);
+
 /* Write all N bytes of DATA to FD (retrying short writes and EINTR):
    0, or -1 with errno. */
 int kg_write_all (int fd, const void *data, size_t n);

@@ -80,8 +80,6 @@ rundir_write (int dir, const char *shown, const char *name, const void *buf, siz
               kg_error_t *err)
 {
   cleanup_close int fd = -1;
-  const char *p = buf;
-  size_t done = 0;
   char tmp[NAME_MAX + 1];
   int r = 0;
 
@@ -97,21 +95,8 @@ rundir_write (int dir, const char *shown, const char *name, const void *buf, siz
         return kg_error (err, errno, "%s/%s", shown, tmp);
     }
   /* The umask can only take bits away; make the mode exact anyway. */
-  if (fchmod (fd, 0600) < 0)
+  if (fchmod (fd, 0600) < 0 || kg_write_all (fd, buf, len) < 0)
     r = -1;
-  while (r == 0 && done < len)
-    {
-      ssize_t w = write (fd, p + done, len - done);
-
-      if (w > 0)
-        done += (size_t) w;
-      else if (w == 0 || errno != EINTR)
-        {
-          if (w == 0)
-            errno = EIO;
-          r = -1;
-        }
-    }
   if (r == 0 && fsync (fd) < 0)
     r = -1;
   if (r == 0 && renameat (dir, tmp, dir, name) < 0)

@@ -12,6 +12,8 @@
 #include <sys/types.h>
 
 #include "conf.h"
+#include <sys/stat.h>
+
 #include "error.h"
 #include "result.h"
 
@@ -44,6 +46,9 @@ struct engine_ns
   struct ns_id init[KG_NS_COUNT];
 };
 void engine_ns_gather (struct engine_ns *e);  /* policy.c */
+/* The /proc/PID/ns name of namespace K (0 .. KG_NS_COUNT-1: net, pid,
+   ipc), or NULL. */
+const char *engine_ns_proc_name (int k);  /* policy.c */
 
 /* What the entry point learned from argv, the environment and stdin. */
 struct request
@@ -61,6 +66,11 @@ struct request
      process's exe takes privilege, so the confined checker asks its
      parent; NULL: readlink in place. */
   ssize_t (*proc_exe) (unsigned long pid, char *buf, size_t size);
+  /* stat(2) of /proc/PID/ns/<engine_ns_proc_name (K)> into *ST; 0, or -1
+     with errno.  A process's namespaces can be opened only by one whose
+     capabilities cover its own (ptrace access mode): the confined
+     checker asks its parent; NULL: stat in place. */
+  int (*ns_stat) (unsigned long pid, int k, struct stat *st);
 };
 
 /* The Kata configuration as Kata itself would load it (kata.c), shared

@@ -368,6 +368,12 @@ static const char *const ns_proc[NS_COUNT] = { "net", "pid", "ipc" };
 
 _Static_assert (NS_COUNT == KG_NS_COUNT, "checks.h KG_NS_COUNT is policy.c's NS_COUNT");
 
+const char *
+engine_ns_proc_name (int k)
+{
+  return k >= 0 && k < NS_COUNT ? ns_proc[k] : NULL;
+}
+
 /* The engine's namespaces (struct engine_ns, checks.h): the guard runs in
    the namespaces of the engine that started it (containerd, or dockerd
    through containerd), and pid 1's are the host's where they can be read.
@@ -403,6 +409,9 @@ struct ctx
   struct json_object *spec;
   struct engine_ns ns;
   bool privileged;  /* the spec is --privileged (see check_privileged) */
+  /* The process whose network / pid / ipc namespace the container joins
+     (a /proc/PID/ns path that passed policy.namespaces), or 0. */
+  unsigned long joined_pid[NS_COUNT];
 };
 
 /* ---- policy.spec ---------------------------------------------------- */
@@ -627,13 +636,50 @@ check_privileged (struct ctx *c)
 
 /* ---- policy.namespaces ---------------------------------------------- */
 
+/* stat(2) of the namespace PATH names for namespace K: /proc/PID/ns/NAME
+   through req->ns_stat (privilege the checker has given up; *PID is then
+   set), any other path in place.  A /proc path that names another kind of
+   namespace, or not by a process id, is refused (EINVAL). */
+static int
+ns_path_stat (const struct request *req, int k, const char *path, struct stat *st,
+              unsigned long *pid)
+{
+  const char *q = path + 6;
+  size_t digits;
+  char *end;
+
+  if (strncmp (path, "/proc/", 6) != 0)
+    return stat (path, st);
+  digits = strspn (q, "0123456789");
+  if (digits == 0 || strncmp (q + digits, "/ns/", 4) != 0 || strcmp (q + digits + 4, ns_proc[k]) != 0)
+    {
+      /* /proc/self, /proc/thread-self: whichever process opens it (the
+         runtime), so the engine's own; anything else is not this kind. */
+      if (digits == 0 && (strncmp (q, "self/", 5) == 0 || strncmp (q, "thread-self/", 12) == 0))
+        return stat (path, st);
+      errno = EINVAL;
+      return -1;
+    }
+  errno = 0;
+  *pid = strtoul (q, &end, 10);
+  if (errno != 0 || end != q + digits || *pid == 0 || *pid > INT32_MAX)
+    {
+      *pid = 0;
+      errno = EINVAL;
+      return -1;
+    }
+  if (req->ns_stat != NULL)
+    return req->ns_stat (*pid, k, st);
+  return stat (path, st);
+}
+
 static void
 check_namespaces (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_strbuf struct strbuf ok = { 0 };
   struct json_object *linux_, *list;
-  size_t n_host = 0;
+  size_t n_host = 0, n_unreadable = 0;
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
   list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
@@ -690,11 +736,14 @@ check_namespaces (struct ctx *c)
         const char *p = json_object_get_string (path);
         const struct ns_id *self = &c->ns.self[k], *init = &c->ns.init[k];
         struct stat st;
+        unsigned long pid = 0;
 
-        if (stat (p, &st) < 0)
+        if (ns_path_stat (c->pf->req, k, p, &st, &pid) < 0)
           {
-            finding (&f, "%s namespace %s cannot be checked: %s", ns_types[k], p,
-                     strerror (errno));
+            finding (&f, "%s namespace %s cannot be checked: %s%s", ns_types[k], p,
+                     strerror (errno),
+                     pid ? " (the process it names is gone, or not a container's)" : "");
+            n_unreadable++;
             continue;
           }
         if (! self->ok)
@@ -715,9 +764,15 @@ check_namespaces (struct ctx *c)
             continue;
           }
         sb_printf (&ok, "%s%s namespace %s", ok.len ? ", " : "", ns_types[k], p);
+        c->joined_pid[k] = pid;
       }
     }
-  if (f.n > 0)
+  if (f.n > 0 && f.n == n_unreadable)
+    report_fail (c->rep, "policy.namespaces",
+                 "join the namespace of a running container (docker run --network "
+                 "container:NAME with NAME running), or give the container its own",
+                 "%s", sb_str (&f.text));
+  else if (f.n > 0)
     report_fail (c->rep, "policy.namespaces",
                  "give the container its own network, pid and ipc namespaces (no --network "
                  "host, --pid host, --ipc host), or set [policy] host_namespaces = true",
@@ -931,6 +986,74 @@ own_engine_file (const char *p, const struct dirs *roots, const char *id)
   return false;
 }
 
+/* Whether Docker's container CID (its state, <root>/containers/CID/
+   config.v2.json) is running with PID as its init process. */
+static bool
+docker_container_pid (const char *root, const char *cid, unsigned long pid)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_free char *buf = NULL;
+  cleanup_free char *ascii = NULL;
+  struct json_object *doc, *state, *v;
+  size_t len, alen;
+  bool yes = false;
+
+  if (asprintf (&path, "%s/containers/%s/config.v2.json", root, cid) < 0)
+    return path = NULL, false;
+  if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0
+      || kg_utf8_valid_prefix (buf, len) != len || (ascii = kg_json_ascii (buf, len, &alen)) == NULL)
+    return false;
+  doc = json_tokener_parse (ascii);
+  if (doc != NULL && json_object_object_get_ex (doc, "State", &state)
+      && json_object_object_get_ex (state, "Running", &v) && json_object_get_boolean (v)
+      && json_object_object_get_ex (state, "Pid", &v) && json_object_is_type (v, json_type_int)
+      && json_object_get_int64 (v) > 0 && (unsigned long) json_object_get_int64 (v) == pid)
+    yes = true;
+  json_object_put (doc);
+  return yes;
+}
+
+/* Docker's per-container files of the container whose namespace this one
+   joins (--network container:X binds X's resolv.conf, hostname and hosts;
+   --ipc container:X its mounts/shm): <root>/containers/CID/FILE, where
+   CID's recorded init process is the one whose namespace the spec names. */
+static bool
+joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots)
+{
+  static const struct
+  {
+    int ns;
+    const char *file;
+  } files[] = {
+    { NS_NET, "resolv.conf" }, { NS_NET, "hostname" }, { NS_NET, "hosts" }, { NS_IPC, "mounts/shm" },
+  };
+
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
+      size_t rl = strlen (r);
+      const char *q = p + rl, *slash;
+      char cid[NAME_MAX + 1];
+
+      if (strncmp (p, r, rl) != 0 || strncmp (q, "/containers/", 12) != 0)
+        continue;
+      q += 12;
+      slash = strchr (q, '/');
+      if (slash == NULL || slash == q || (size_t) (slash - q) > NAME_MAX)
+        continue;
+      memcpy (cid, q, (size_t) (slash - q));
+      cid[slash - q] = '\0';
+      if (! valid_id (cid))
+        continue;
+      for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+        if (strcmp (slash + 1, files[j].file) == 0 && c->joined_pid[files[j].ns] != 0
+            && docker_container_pid (roots->paths[i], cid, c->joined_pid[files[j].ns]))
+          return true;
+    }
+  return false;
+}
+
 /* A named volume's data, <root>/volumes/<name>/_data[/...]: the
    container's data, not the engine's state (but writable only under
    writable_mounts, like any other bind). */
@@ -1133,7 +1256,8 @@ check_mounts (struct ctx *c)
           kg_error_release (&err);
           continue;
         }
-      if (own_engine_file (res, &roots, c->pf->req->container_id))
+      if (own_engine_file (res, &roots, c->pf->req->container_id)
+          || joined_engine_file (c, res, &roots))
         {
           n_engine++;
           continue;

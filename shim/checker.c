@@ -32,7 +32,8 @@
 /* ---- the message ------------------------------------------------------- */
 
 static const unsigned char magic[4] = { 'K', 'G', 'C', 'R' };
-static const unsigned char request_magic[4] = { 'K', 'G', 'R', 'Q' };
+static const unsigned char request_magic[4] = { 'K', 'G', 'R', 'Q' };  /* readlink /proc/PID/exe */
+static const unsigned char ns_magic[4] = { 'K', 'G', 'N', 'S' };       /* stat /proc/PID/ns/NAME */
 
 struct buf
 {
@@ -389,7 +390,37 @@ write_full (int fd, const void *data, size_t n)
   return 0;
 }
 
-/* Answer one request: the parent builds the path itself from a number. */
+/* A namespace request: ARG is the pid in its low 24 bits and the
+   namespace's index above them.  The answer: errno (int32), st_dev and
+   st_ino (uint64 each). */
+static int
+answer_ns (int sock, uint32_t arg)
+{
+  uint32_t pid = arg & 0xffffff;
+  const char *name = engine_ns_proc_name ((int) (arg >> 24));
+  unsigned char out[20];
+  char path[64];
+  struct stat st;
+  int32_t e = 0;
+  uint64_t dev = 0, ino = 0;
+
+  if (pid == 0 || name == NULL)
+    e = EINVAL;
+  else
+    {
+      snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) pid, name);
+      if (stat (path, &st) < 0)
+        e = errno;
+      else
+        dev = st.st_dev, ino = st.st_ino;
+    }
+  memcpy (out, &e, 4);
+  memcpy (out + 4, &dev, 8);
+  memcpy (out + 12, &ino, 8);
+  return write_full (sock, out, sizeof out);
+}
+
+/* Answer one request: the parent builds the path itself from numbers. */
 static int
 answer (int sock, const unsigned char *rq)
 {
@@ -400,6 +431,8 @@ answer (int sock, const unsigned char *rq)
   ssize_t r = -1;
 
   memcpy (&pid, rq + 4, 4);
+  if (memcmp (rq, ns_magic, 4) == 0)
+    return answer_ns (sock, pid);
   if (pid == 0 || pid > INT32_MAX)
     e = EINVAL;
   else
@@ -565,7 +598,7 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
       /* Requests come before the report, whole, and a bounded number. */
       while (! report_started && ! eof && len >= 4 && read_error == NULL)
         {
-          if (memcmp (buf, request_magic, 4) != 0)
+          if (memcmp (buf, request_magic, 4) != 0 && memcmp (buf, ns_magic, 4) != 0)
             report_started = true;
           else if (len < 8)
             break;
@@ -732,6 +765,41 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
   return (ssize_t) n;
 }
 
+/* req->ns_stat in the child: ask the parent. */
+static int
+child_ns_stat (unsigned long pid, int k, struct stat *st)
+{
+  unsigned char rq[8], reply[20];
+  uint32_t arg = (uint32_t) pid | ((uint32_t) k << 24);
+  int32_t e;
+  uint64_t dev, ino;
+
+  if (pid == 0 || pid > 0xffffff || k < 0 || k > 0xff)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  memcpy (rq, ns_magic, 4);
+  memcpy (rq + 4, &arg, 4);
+  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, reply, sizeof reply) < 0)
+    {
+      errno = EIO;
+      return -1;
+    }
+  memcpy (&e, reply, 4);
+  memcpy (&dev, reply + 4, 8);
+  memcpy (&ino, reply + 12, 8);
+  if (e != 0)
+    {
+      errno = e > 0 ? e : EIO;
+      return -1;
+    }
+  memset (st, 0, sizeof *st);
+  st->st_dev = (dev_t) dev;
+  st->st_ino = (ino_t) ino;
+  return 0;
+}
+
 /* Leave the child only stdio on /dev/null and the channel as CHILD_SOCK:
    nothing the engine handed over reaches code that parses input. */
 static int
@@ -770,6 +838,7 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
      what it needs itself ([runtime], [log]); the checks run on this copy. */
   req.engine_ns = ns;
   req.proc_exe = child_proc_exe;
+  req.ns_stat = child_ns_stat;
   memset (&cfg, 0, sizeof cfg);
   preflight_init (&pf, &req, &cfg, &rep);
   if (guard_config_load (config_path, &cfg, &err) < 0)

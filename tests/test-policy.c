@@ -739,6 +739,14 @@ test_namespaces (void)
       "policy.namespaces", "network namespace path is an integer" },
     { "host namespaces allowed", "{\"type\": \"ipc\"}, ", "", "host_namespaces = true", "",
       "host ipc namespace allowed" },
+    /* A /proc path of another kind of namespace: setns would fail in the
+       runtime, and it is not what the entry says. */
+    { "an ipc namespace for the network entry", "{\"type\": \"network\"}",
+      "{\"type\": \"network\", \"path\": \"/proc/1/ns/ipc\"}", NULL, "policy.namespaces",
+      "network namespace /proc/1/ns/ipc cannot be checked: Invalid argument" },
+    { "a process that is gone", "{\"type\": \"network\"}",
+      "{\"type\": \"network\", \"path\": \"/proc/4194304/ns/net\"}", NULL, "policy.namespaces",
+      "cannot be checked: No such file or directory (the process it names is gone" },
   };
 
   for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
@@ -752,6 +760,25 @@ test_namespaces (void)
       report_release (&rep);
       free (spec);
     }
+
+  /* The engine's own, named by a process id (the test's own here). */
+  {
+    char *spec = spec_of (NULL, NULL, NULL, NULL, NULL), *to, *want;
+    struct report rep;
+
+    if (asprintf (&to, "{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}", (int) getpid ()) < 0
+        || asprintf (&want, "network namespace /proc/%d/ns/net is the engine's own", (int) getpid ())
+               < 0)
+      abort ();
+    spec = replace (spec, "{\"type\": \"network\"}", to);
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "the engine's network namespace by process id", "policy.namespaces",
+            "policy.namespaces", want);
+    report_release (&rep);
+    free (spec);
+    free (to);
+    free (want);
+  }
 
   /* Another network namespace (a pod's, --network container:X) passes. */
   if (geteuid () == 0)

@@ -91,6 +91,8 @@ static const struct key_spec keys[] = {
     FIELD (policy.n_writable_mounts), STR_ABS_PATH, 0, 0 },
   { "policy", "engine_roots", KEY_STRING_ARRAY, FIELD (policy.engine_roots),
     FIELD (policy.n_engine_roots), STR_ABS_PATH, 0, 0 },
+  { "policy", "podman_roots", KEY_STRING_ARRAY, FIELD (policy.podman_roots),
+    FIELD (policy.n_podman_roots), STR_ABS_PATH, 0, 0 },
   { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks),
     STR_ABS_PATH, 0, 0 },
   { "policy", "annotations", KEY_STRING_ARRAY, FIELD (policy.annotations),
@@ -114,6 +116,9 @@ static const char *const default_capabilities[] = {
   "CAP_KILL",       "CAP_AUDIT_WRITE",
 };
 static const char *const default_engine_roots[] = { "/var/lib/docker" };
+/* podman's (containers/storage's) graph root and run root. */
+static const char *const default_podman_roots[] = { "/var/lib/containers/storage",
+                                                    "/run/containers/storage" };
 /* Docker's libnetwork prestart hook runs dockerd itself. */
 static const char *const default_hooks[] = { "/usr/bin/dockerd", "/usr/sbin/dockerd" };
 
@@ -188,6 +193,8 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
       || ! set_list (&cfg->policy.writable_mounts, &cfg->policy.n_writable_mounts, NULL, 0)
       || ! set_list (&cfg->policy.engine_roots, &cfg->policy.n_engine_roots,
                      default_engine_roots, ARRAY_SIZE (default_engine_roots))
+      || ! set_list (&cfg->policy.podman_roots, &cfg->policy.n_podman_roots,
+                     default_podman_roots, ARRAY_SIZE (default_podman_roots))
       || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
                      ARRAY_SIZE (default_hooks))
       || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0))
@@ -780,6 +787,7 @@ guard_config_release (struct guard_config *cfg)
   free_list (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts);
   free_list (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts);
   free_list (cfg->policy.engine_roots, cfg->policy.n_engine_roots);
+  free_list (cfg->policy.podman_roots, cfg->policy.n_podman_roots);
   free_list (cfg->policy.hooks, cfg->policy.n_hooks);
   free_list (cfg->policy.annotations, cfg->policy.n_annotations);
   free_annotation_res (cfg);

@@ -83,6 +83,8 @@ struct guard_config
     size_t n_writable_mounts;
     char **engine_roots;  /* where the engine keeps per-container files */
     size_t n_engine_roots;
+    char **podman_roots;  /* podman's storage roots (graph root, run root) */
+    size_t n_podman_roots;
     char **hooks;         /* programs an OCI hook may run */
     size_t n_hooks;
     char **annotations;   /* regexes (as written) of allowed io.katacontainers.* names */

@@ -412,6 +412,7 @@ struct ctx
   /* The process whose network / pid / ipc namespace the container joins
      (a /proc/PID/ns path that passed policy.namespaces), or 0. */
   unsigned long joined_pid[NS_COUNT];
+  const struct dirs *podman;  /* [policy] podman_roots, resolved (check_mounts) */
 };
 
 /* ---- policy.spec ---------------------------------------------------- */
@@ -986,6 +987,42 @@ own_engine_file (const char *p, const struct dirs *roots, const char *id)
   return false;
 }
 
+/* podman's own per-container files for this container, which it binds
+   writable: <root>/<driver>-containers/<id>/userdata/{hosts,hostname,
+   resolv.conf,.containerenv,shm}, under its graph root or run root. */
+static bool
+own_podman_file (const char *p, const struct dirs *roots, const char *id)
+{
+  static const char *const files[] = { "hosts", "hostname", "resolv.conf", ".containerenv",
+                                       "shm" };
+  size_t il;
+
+  if (! valid_id (id))
+    return false;
+  il = strlen (id);
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
+      size_t rl = strlen (r), dl;
+      const char *q = p + rl;
+
+      if (strncmp (p, r, rl) != 0 || q[0] != '/')
+        continue;
+      q++;
+      dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
+      if (dl == 0 || strncmp (q + dl, "-containers/", 12) != 0)
+        continue;
+      q += dl + 12;
+      if (strncmp (q, id, il) != 0 || strncmp (q + il, "/userdata/", 10) != 0)
+        continue;
+      q += il + 10;
+      for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+        if (strcmp (q, files[j]) == 0)
+          return true;
+    }
+  return false;
+}
+
 /* Whether Docker's container CID (its state, <root>/containers/CID/
    config.v2.json) is running with PID as its init process. */
 static bool
@@ -1095,6 +1132,12 @@ denied (struct ctx *c, const char *p, const struct dirs *roots, const struct dir
         *entry = deny_builtin[i].pattern;
         return m == 1 ? deny_builtin[i].why : "contains";
       }
+  for (size_t i = 0; c->podman != NULL && i < c->podman->n; i++)
+    if ((m = match_entry (c->podman->paths[i], p, true)) != 0)
+      {
+        *entry = c->podman->paths[i];
+        return m == 2 ? "contains" : "podman's storage ([policy] podman_roots; not this container's files)";
+      }
   for (size_t i = 0; i < roots->n; i++)
     if ((m = match_entry (roots->paths[i], p, true)) != 0)
       {
@@ -1111,7 +1154,6 @@ denied (struct ctx *c, const char *p, const struct dirs *roots, const struct dir
         *entry = extra->paths[i];
         return m == 1 ? "listed in [policy] deny_mounts" : "contains";
       }
-  (void) c;
   return NULL;
 }
 
@@ -1154,6 +1196,7 @@ check_mounts (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_dirs struct dirs roots = { 0 };
+  cleanup_dirs struct dirs podman = { 0 };
   cleanup_dirs struct dirs extra = { 0 };
   cleanup_dirs struct dirs writable = { 0 };
   cleanup_error kg_error_t err = NULL;
@@ -1163,6 +1206,7 @@ check_mounts (struct ctx *c)
   const struct guard_config *cfg = c->cfg;
 
   if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &roots, &err) < 0
+      || dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &podman, &err) < 0
       || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &extra, &err) < 0
       || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &writable,
                        &err)
@@ -1172,6 +1216,7 @@ check_mounts (struct ctx *c)
                    "cannot resolve a [policy] path: %s", err->msg);
       return;
     }
+  c->podman = &podman;
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
     {
@@ -1257,7 +1302,8 @@ check_mounts (struct ctx *c)
           continue;
         }
       if (own_engine_file (res, &roots, c->pf->req->container_id)
-          || joined_engine_file (c, res, &roots))
+          || joined_engine_file (c, res, &roots)
+          || own_podman_file (res, &podman, c->pf->req->container_id))
         {
           n_engine++;
           continue;
@@ -1321,6 +1367,7 @@ check_mounts (struct ctx *c)
                  "under [policy] writable_mounts",
                  n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
                  n_bind - n_ro - n_engine);
+  c->podman = NULL;
 }
 
 /* ---- policy.capabilities -------------------------------------------- */

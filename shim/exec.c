@@ -166,6 +166,31 @@ exec_runtime (int fd, char *const argv[], kg_error_t *err)
 
 /* ---- the wrapper's two endings: a guarded start, a pass-through ------- */
 
+/* MSG as OCI mode writes it to stderr.  An engine that passes no --log
+   (podman's conmon) shows stderr after the runtime's own name, so the
+   "kata-guard: " prefix is left to it; and podman takes any message that
+   says "No such file or directory" for a runtime that could not be found
+   (exit 127), so strerror(ENOENT) reads "does not exist" there.  The --log
+   line keeps the message as it is.  NULL when memory runs out. */
+static char *
+oci_stderr_text (const char *msg, bool no_log)
+{
+  static const char enoent[] = "No such file or directory";
+  static const char instead[] = "does not exist";
+  cleanup_strbuf struct strbuf sb = { 0 };
+  const char *p = msg, *hit;
+
+  if (no_log && strncmp (p, "kata-guard: ", 12) == 0)
+    p += 12;
+  while ((hit = strstr (p, enoent)) != NULL)
+    {
+      sb_printf (&sb, "%.*s%s", (int) (hit - p), p, instead);
+      p = hit + sizeof enoent - 1;
+    }
+  sb_printf (&sb, "%s", p);
+  return sb.s != NULL ? strdup (sb.s) : NULL;
+}
+
 void
 wrapper_say (const struct channel *ch, const char *msg)
 {
@@ -175,7 +200,14 @@ wrapper_say (const struct channel *ch, const char *msg)
   /* One write each.  containerd embeds a shim's output in its error as it
      is ("start failed: <output>: exit status 1"), so in shim mode the
      message carries no newline of its own. */
-  dprintf (STDERR_FILENO, ch->mode == KG_MODE_SHIM ? "%s" : "%s\n", msg);
+  if (ch->mode == KG_MODE_SHIM)
+    dprintf (STDERR_FILENO, "%s", msg);
+  else
+    {
+      cleanup_free char *shown = oci_stderr_text (msg, ch->log == NULL || ch->log[0] == '\0');
+
+      dprintf (STDERR_FILENO, "%s\n", shown ? shown : msg);
+    }
   if (ch->mode != KG_MODE_OCI || ch->log == NULL || ch->log[0] == '\0')
     return;
   clock_gettime (CLOCK_REALTIME, &now);

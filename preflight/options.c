@@ -394,9 +394,13 @@ decode_bootstrap (const unsigned char *buf, size_t len, struct runtime_options *
           while (e.len > 0)
             {
               if (read_field (&e, &g, err) < 0)
-                goto fail;
+                {
+                  options_release (&any);
+                  goto fail;
+                }
               if (g.num != 1 || g.wire != WIRE_LEN || have_any)
                 {
+                  options_release (&any);
                   kg_error (err, 0, "%s: field %u at byte %zu is not its one value (field 1)",
                             e.what, g.num, g.at);
                   goto fail;

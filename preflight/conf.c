@@ -93,6 +93,10 @@ static const struct key_spec keys[] = {
     FIELD (policy.n_engine_roots), STR_ABS_PATH, 0, 0 },
   { "policy", "podman_roots", KEY_STRING_ARRAY, FIELD (policy.podman_roots),
     FIELD (policy.n_podman_roots), STR_ABS_PATH, 0, 0 },
+  { "policy", "containerd_roots", KEY_STRING_ARRAY, FIELD (policy.containerd_roots),
+    FIELD (policy.n_containerd_roots), STR_ABS_PATH, 0, 0 },
+  { "policy", "kubelet_roots", KEY_STRING_ARRAY, FIELD (policy.kubelet_roots),
+    FIELD (policy.n_kubelet_roots), STR_ABS_PATH, 0, 0 },
   { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks),
     STR_ABS_PATH, 0, 0 },
   { "policy", "annotations", KEY_STRING_ARRAY, FIELD (policy.annotations),
@@ -119,6 +123,9 @@ static const char *const default_engine_roots[] = { "/var/lib/docker" };
 /* podman's (containers/storage's) graph root and run root. */
 static const char *const default_podman_roots[] = { "/var/lib/containers/storage",
                                                     "/run/containers/storage" };
+/* containerd's root and state (CRI keeps each pod's files in both). */
+static const char *const default_containerd_roots[] = { "/var/lib/containerd", "/run/containerd" };
+static const char *const default_kubelet_roots[] = { "/var/lib/kubelet" };
 /* Docker's libnetwork prestart hook runs dockerd itself. */
 static const char *const default_hooks[] = { "/usr/bin/dockerd", "/usr/sbin/dockerd" };
 
@@ -195,6 +202,10 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
                      default_engine_roots, ARRAY_SIZE (default_engine_roots))
       || ! set_list (&cfg->policy.podman_roots, &cfg->policy.n_podman_roots,
                      default_podman_roots, ARRAY_SIZE (default_podman_roots))
+      || ! set_list (&cfg->policy.containerd_roots, &cfg->policy.n_containerd_roots,
+                     default_containerd_roots, ARRAY_SIZE (default_containerd_roots))
+      || ! set_list (&cfg->policy.kubelet_roots, &cfg->policy.n_kubelet_roots,
+                     default_kubelet_roots, ARRAY_SIZE (default_kubelet_roots))
       || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
                      ARRAY_SIZE (default_hooks))
       || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0))
@@ -788,6 +799,8 @@ guard_config_release (struct guard_config *cfg)
   free_list (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts);
   free_list (cfg->policy.engine_roots, cfg->policy.n_engine_roots);
   free_list (cfg->policy.podman_roots, cfg->policy.n_podman_roots);
+  free_list (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots);
+  free_list (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots);
   free_list (cfg->policy.hooks, cfg->policy.n_hooks);
   free_list (cfg->policy.annotations, cfg->policy.n_annotations);
   free_annotation_res (cfg);

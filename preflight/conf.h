@@ -85,6 +85,10 @@ struct guard_config
     size_t n_engine_roots;
     char **podman_roots;  /* podman's storage roots (graph root, run root) */
     size_t n_podman_roots;
+    char **containerd_roots;  /* containerd's root and state (CRI's pod files) */
+    size_t n_containerd_roots;
+    char **kubelet_roots;  /* the kubelet's root directory (its pod files) */
+    size_t n_kubelet_roots;
     char **hooks;         /* programs an OCI hook may run */
     size_t n_hooks;
     char **annotations;   /* regexes (as written) of allowed io.katacontainers.* names */

@@ -413,7 +413,30 @@ struct ctx
      (a /proc/PID/ns path that passed policy.namespaces), or 0. */
   unsigned long joined_pid[NS_COUNT];
   const struct dirs *podman;  /* [policy] podman_roots, resolved (check_mounts) */
+  const struct dirs *containerd, *kubelet;  /* [policy] containerd_roots, kubelet_roots */
 };
+
+/* The spec's annotation NAME when it is a string, else NULL. */
+static const char *
+annotation (const struct ctx *c, const char *name)
+{
+  struct json_object *ann, *v;
+
+  if (c->spec == NULL || ! json_object_object_get_ex (c->spec, "annotations", &ann)
+      || ! json_object_is_type (ann, json_type_object) || ! json_object_object_get_ex (ann, name, &v)
+      || ! json_object_is_type (v, json_type_string))
+    return NULL;
+  return json_object_get_string (v);
+}
+
+/* containerd's CRI marks the pause container so. */
+static bool
+is_pod_sandbox (const struct ctx *c)
+{
+  const char *t = annotation (c, "io.kubernetes.cri.container-type");
+
+  return t != NULL && strcmp (t, "sandbox") == 0;
+}
 
 /* ---- policy.spec ---------------------------------------------------- */
 
@@ -1023,25 +1046,159 @@ own_podman_file (const char *p, const struct dirs *roots, const char *id)
   return false;
 }
 
+/* An engine's own JSON file (its state, not the container's input): the
+   document, or NULL when it cannot be read as JSON. */
+static struct json_object *
+engine_json (const char *path)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *buf = NULL;
+  cleanup_free char *ascii = NULL;
+  size_t len, alen;
+
+  if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0
+      || kg_utf8_valid_prefix (buf, len) != len || (ascii = kg_json_ascii (buf, len, &alen)) == NULL)
+    return NULL;
+  return json_tokener_parse (ascii);
+}
+
+/* This container's pod, as containerd's CRI describes it: the sandbox
+   id and the pod uid of its annotations, when they hold together: the
+   sandbox's bundle (beside this one, in containerd's state) is a pod
+   sandbox of the same pod uid.  Returns false when the container is no
+   CRI pod's. */
+static bool
+cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
+{
+  const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
+  const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
+  cleanup_free char *path = NULL;
+  cleanup_free char *dir = NULL;
+  struct json_object *doc, *ann, *v, *t;
+  bool yes = false;
+  char *slash;
+
+  if (! valid_id (sid) || ! valid_id (uid) || c->bundle == NULL)
+    return false;
+  if (strcmp (sid, c->pf->req->container_id ? c->pf->req->container_id : "") == 0)
+    {
+      /* The sandbox itself. */
+      *sandbox_id = sid;
+      *pod_uid = uid;
+      return is_pod_sandbox (c);
+    }
+  dir = strdup (c->bundle);
+  if (dir == NULL || (slash = strrchr (dir, '/')) == NULL)
+    return false;
+  *slash = '\0';
+  if (asprintf (&path, "%s/%s/config.json", dir, sid) < 0)
+    return path = NULL, false;
+  doc = engine_json (path);
+  if (doc != NULL && json_object_object_get_ex (doc, "annotations", &ann)
+      && json_object_object_get_ex (ann, "io.kubernetes.cri.container-type", &t)
+      && json_object_is_type (t, json_type_string) && strcmp (json_object_get_string (t), "sandbox") == 0
+      && json_object_object_get_ex (ann, "io.kubernetes.cri.sandbox-uid", &v)
+      && json_object_is_type (v, json_type_string) && strcmp (json_object_get_string (v), uid) == 0)
+    yes = true;
+  json_object_put (doc);
+  if (yes)
+    {
+      *sandbox_id = sid;
+      *pod_uid = uid;
+    }
+  return yes;
+}
+
+/* The path under one of ROOTS, or NULL. */
+static const char *
+under_root (const char *p, const struct dirs *roots)
+{
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
+      size_t rl = strlen (r);
+
+      if (strncmp (p, r, rl) == 0 && p[rl] == '/')
+        return p + rl;
+    }
+  return NULL;
+}
+
+enum own
+{
+  OWN_NOT,       /* not this container's or pod's */
+  OWN_ANY,       /* the engine's file of this container: bound as the engine binds it */
+  OWN_READONLY,  /* the same, which the engine binds read-only */
+};
+
+/* CRI's per-pod files of this container's pod, in containerd's root and
+   state: <root>/io.containerd.grpc.v1.cri/sandboxes/<sandbox-id>/{hosts,
+   hostname,resolv.conf,shm}. */
+static enum own
+own_cri_file (const struct ctx *c, const char *p, const struct dirs *roots)
+{
+  static const char *const files[] = { "hosts", "hostname", "resolv.conf", "shm" };
+  const char *q = under_root (p, roots), *sid, *uid;
+  size_t sl;
+
+  if (q == NULL || strncmp (q, "/io.containerd.grpc.v1.cri/sandboxes/", 37) != 0
+      || ! cri_pod (c, &sid, &uid))
+    return OWN_NOT;
+  q += 37;
+  sl = strlen (sid);
+  if (strncmp (q, sid, sl) != 0 || q[sl] != '/')
+    return OWN_NOT;
+  for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+    if (strcmp (q + sl + 1, files[j]) == 0)
+      return OWN_ANY;
+  return OWN_NOT;
+}
+
+/* The kubelet's files of this container's pod, <root>/pods/<pod uid>/:
+   etc-hosts, containers/<name>/<file> (termination logs), and volumes
+   (volumes/kubernetes.io~<type>/...), configMap, secret, projected and
+   downward-API ones read-only as the kubelet binds them. */
+static enum own
+kubelet_file (const struct ctx *c, const char *p, const struct dirs *roots)
+{
+  static const char *const readonly[] = { "configmap", "secret", "projected", "downward-api" };
+  const char *q = under_root (p, roots), *sid, *uid, *type;
+  size_t ul;
+
+  if (q == NULL || strncmp (q, "/pods/", 6) != 0 || ! cri_pod (c, &sid, &uid))
+    return OWN_NOT;
+  q += 6;
+  ul = strlen (uid);
+  if (strncmp (q, uid, ul) != 0 || q[ul] != '/')
+    return OWN_NOT;
+  q += ul + 1;
+  if (strcmp (q, "etc-hosts") == 0)
+    return OWN_ANY;
+  if (strncmp (q, "containers/", 11) == 0 && strchr (q + 11, '/') != NULL && q[11] != '/')
+    return OWN_ANY;
+  if (strncmp (q, "volumes/kubernetes.io~", 22) != 0)
+    return OWN_NOT;
+  type = q + 22;
+  if (strchr (type, '/') == NULL || type[0] == '/')
+    return OWN_NOT;
+  for (size_t j = 0; j < ARRAY_SIZE (readonly); j++)
+    if (strncmp (type, readonly[j], strlen (readonly[j])) == 0 && type[strlen (readonly[j])] == '/')
+      return OWN_READONLY;
+  return OWN_ANY;
+}
+
 /* Whether Docker's container CID (its state, <root>/containers/CID/
    config.v2.json) is running with PID as its init process. */
 static bool
 docker_container_pid (const char *root, const char *cid, unsigned long pid)
 {
-  cleanup_error kg_error_t err = NULL;
   cleanup_free char *path = NULL;
-  cleanup_free char *buf = NULL;
-  cleanup_free char *ascii = NULL;
   struct json_object *doc, *state, *v;
-  size_t len, alen;
   bool yes = false;
 
   if (asprintf (&path, "%s/containers/%s/config.v2.json", root, cid) < 0)
     return path = NULL, false;
-  if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0
-      || kg_utf8_valid_prefix (buf, len) != len || (ascii = kg_json_ascii (buf, len, &alen)) == NULL)
-    return false;
-  doc = json_tokener_parse (ascii);
+  doc = engine_json (path);
   if (doc != NULL && json_object_object_get_ex (doc, "State", &state)
       && json_object_object_get_ex (state, "Running", &v) && json_object_get_boolean (v)
       && json_object_object_get_ex (state, "Pid", &v) && json_object_is_type (v, json_type_int)
@@ -1132,6 +1289,18 @@ denied (struct ctx *c, const char *p, const struct dirs *roots, const struct dir
         *entry = deny_builtin[i].pattern;
         return m == 1 ? deny_builtin[i].why : "contains";
       }
+  for (size_t i = 0; c->kubelet != NULL && i < c->kubelet->n; i++)
+    if ((m = match_entry (c->kubelet->paths[i], p, true)) != 0)
+      {
+        *entry = c->kubelet->paths[i];
+        return m == 2 ? "contains" : "the kubelet's state ([policy] kubelet_roots; not this pod's files)";
+      }
+  for (size_t i = 0; c->containerd != NULL && i < c->containerd->n; i++)
+    if ((m = match_entry (c->containerd->paths[i], p, true)) != 0)
+      {
+        *entry = c->containerd->paths[i];
+        return m == 2 ? "contains" : "containerd's state ([policy] containerd_roots; not this pod's files)";
+      }
   for (size_t i = 0; c->podman != NULL && i < c->podman->n; i++)
     if ((m = match_entry (c->podman->paths[i], p, true)) != 0)
       {
@@ -1197,6 +1366,8 @@ check_mounts (struct ctx *c)
   cleanup_findings struct findings f = { 0 };
   cleanup_dirs struct dirs roots = { 0 };
   cleanup_dirs struct dirs podman = { 0 };
+  cleanup_dirs struct dirs ctd = { 0 };
+  cleanup_dirs struct dirs kubelet = { 0 };
   cleanup_dirs struct dirs extra = { 0 };
   cleanup_dirs struct dirs writable = { 0 };
   cleanup_error kg_error_t err = NULL;
@@ -1207,6 +1378,8 @@ check_mounts (struct ctx *c)
 
   if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &roots, &err) < 0
       || dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &podman, &err) < 0
+      || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &ctd, &err) < 0
+      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &kubelet, &err) < 0
       || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &extra, &err) < 0
       || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &writable,
                        &err)
@@ -1217,6 +1390,8 @@ check_mounts (struct ctx *c)
       return;
     }
   c->podman = &podman;
+  c->containerd = &ctd;
+  c->kubelet = &kubelet;
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
     {
@@ -1226,6 +1401,7 @@ check_mounts (struct ctx *c)
       cleanup_free char *res = NULL;
       const char *t, *s, *why, *entry;
       bool bind = false, ro = false, rw = false, rro = false, rrw = false, known = false, under;
+      enum own own;
       struct resolved_info ri;
 
       if (! json_object_is_type (m, json_type_object))
@@ -1301,7 +1477,15 @@ check_mounts (struct ctx *c)
           kg_error_release (&err);
           continue;
         }
-      if (own_engine_file (res, &roots, c->pf->req->container_id)
+      own = own_cri_file (c, res, &ctd);
+      if (own == OWN_NOT)
+        own = kubelet_file (c, res, &kubelet);
+      if (own == OWN_READONLY && ! ro)
+        {
+          finding (&f, "%s: writable, but the kubelet binds it read-only", s);
+          continue;
+        }
+      if (own != OWN_NOT || own_engine_file (res, &roots, c->pf->req->container_id)
           || joined_engine_file (c, res, &roots)
           || own_podman_file (res, &podman, c->pf->req->container_id))
         {
@@ -1367,7 +1551,7 @@ check_mounts (struct ctx *c)
                  "under [policy] writable_mounts",
                  n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
                  n_bind - n_ro - n_engine);
-  c->podman = NULL;
+  c->podman = c->containerd = c->kubelet = NULL;
 }
 
 /* ---- policy.capabilities -------------------------------------------- */
@@ -1872,6 +2056,37 @@ positive_int (struct json_object *v, const char *what, int64_t *out, struct find
   return true;
 }
 
+/* CRI's sandbox sizing annotations as JSON integers (NULL when absent or
+   0, which bounds nothing); one that is not a decimal integer is a
+   finding. */
+static struct json_object *
+sizing_number (const struct ctx *c, const char *name, struct findings *f)
+{
+  const char *v = annotation (c, name);
+  char *end;
+  long long n;
+
+  if (v == NULL)
+    return NULL;
+  errno = 0;
+  n = strtoll (v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '+' || v[0] == ' ')
+    {
+      finding (f, "%s is \"%.40s\", not a number", name, v);
+      return NULL;
+    }
+  return n == 0 ? NULL : json_object_new_int64 (n);
+}
+
+static void
+sandbox_sizing (const struct ctx *c, struct json_object **limit, struct json_object **quota,
+                struct json_object **period, struct findings *f)
+{
+  *limit = sizing_number (c, "io.kubernetes.cri.sandbox-memory", f);
+  *quota = sizing_number (c, "io.kubernetes.cri.sandbox-cpu-quota", f);
+  *period = *quota ? sizing_number (c, "io.kubernetes.cri.sandbox-cpu-period", f) : NULL;
+}
+
 /* MemTotal of /proc/meminfo, in MiB. */
 static int
 mem_total_mib (int64_t *out, kg_error_t *err)
@@ -1928,7 +2143,8 @@ check_resources (struct ctx *c)
   int64_t def_mem = 0, def_vcpus = 0, lim = 0, q = 0, per = 0, max_mem, max_vcpus;
   int64_t vm_mem, vm_vcpus, lim_mib = 0, cpus = 0;
   const char *max_mem_from = "[policy] max_vm_memory_mib", *max_vcpus_from = "[policy] max_vcpus";
-  bool have_lim = false, have_q = false, sizes = true;
+  bool have_lim = false, have_q = false, sizes = true, sandbox = false;
+  struct json_object *sandbox_limit = NULL, *sandbox_quota = NULL, *sandbox_period = NULL;
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
   res = jget_type (linux_, "linux", "resources", json_type_object, &f);
@@ -1938,14 +2154,30 @@ check_resources (struct ctx *c)
   quota = jget (cpu, "cpu", "quota", &f);
   period = jget (cpu, "cpu", "period", &f);
 
+  /* A pod sandbox (the pause container) has no limit of its own: Kata
+     sizes the pod's VM from CRI's sandbox annotations, the sums of the
+     pod's container limits (static_sandbox_resource_mgmt). */
+  if (limit == NULL && quota == NULL && is_pod_sandbox (c))
+    {
+      sandbox_sizing (c, &sandbox_limit, &sandbox_quota, &sandbox_period, &f);
+      limit = sandbox_limit;
+      quota = sandbox_quota;
+      period = sandbox_period;
+      sandbox = true;
+    }
   if (limit != NULL)
     {
-      have_lim = positive_int (limit, "memory limit", &lim, &f);
+      have_lim = positive_int (limit, sandbox ? "the pod's memory limit (io.kubernetes.cri.sandbox-memory)"
+                                              : "memory limit",
+                               &lim, &f);
       sizes = sizes && have_lim;
       lim_mib = lim / (1024 * 1024) + (lim % (1024 * 1024) != 0);
     }
   else if (c->cfg->policy.require_memory_limit)
-    finding (&f, "no memory limit (linux.resources.memory.limit)");
+    finding (&f, sandbox ? "a pod sandbox that nothing bounds: no memory limit, and CRI's "
+                           "io.kubernetes.cri.sandbox-memory is absent or 0 (give the pod's "
+                           "containers memory limits)"
+                         : "no memory limit (linux.resources.memory.limit)");
   if (quota != NULL)
     {
       have_q = positive_int (quota, "CPU quota", &q, &f);
@@ -2003,6 +2235,9 @@ check_resources (struct ctx *c)
     finding (&f, "the VM would have %" PRId64 " vCPUs (default_vcpus %" PRId64 " + %" PRId64
                  " from quota %" PRId64 " / period %" PRId64 "), more than %s (%" PRId64 ")",
              vm_vcpus, def_vcpus, cpus, q, per, max_vcpus_from, max_vcpus);
+  json_object_put (sandbox_limit);
+  json_object_put (sandbox_quota);
+  json_object_put (sandbox_period);
   if (f.n > 0)
     report_fail (c->rep, "policy.resources",
                  "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "

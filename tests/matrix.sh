@@ -14,13 +14,17 @@
 #
 # KG_MATRIX_SUITES (default "trixie sid"): the suites to run; another
 # suite's test reports SKIP.  KG_MATRIX_TESTS: the inner tests (default
-# below).
+# below).  KG_MATRIX_KEEP=1: keep the inner tree and logs.
 
 # The inner suite: every C unit test and the fuzz corpora replayed (they
 # prove the C library and json-c: json-c 0.18 refuses four-byte UTF-8,
 # which only the corpora showed), and the tests that run real engines.
 # The package, Prometheus and failure-injection tests are about the build
-# host, not the engines, and run once, outside.
+# host, not the engines, and run once, outside.  tests/cri.test is left out
+# for now: inside a Debian 13 root, containerd 1.7's CRI starts the pod but
+# an exec in its app container does not see the kubelet's binds, with
+# containerd's own runc handler as much as behind the guard (not yet
+# understood; KG_MATRIX_TESTS=tests/cri.test shows it).
 MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/test-kvm
   tests/test-trust tests/test-kata tests/test-options tests/test-egress tests/test-assets
   tests/test-policy tests/test-daemonjson tests/test-confine
@@ -150,5 +154,7 @@ matrix_run() {
   else
     ok 0 "$m_suite: the build and the inner suite finished ($m_n results)"
   fi
+  # KG_MATRIX_KEEP=1 keeps the inner tree and its logs, for a look.
+  [ -n "${KG_MATRIX_KEEP:-}" ] && echo "# kept $m_src" && return 0
   rm -rf "$m_src" "$m_src.out" "$m_src.lines" "$m_src.mntns"
 }

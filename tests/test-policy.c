@@ -1198,6 +1198,118 @@ test_resolve (void)
   }
 }
 
+/* ---- Kubernetes pods (containerd's CRI) ------------------------------ */
+
+#define SANDBOX_ID "5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b"
+#define POD_UID "0d7e3c5a-1111-4222-8333-944455556666"
+
+static void
+pod_row (const char *name, const char *id, const char *ann, const char *res, const char *mounts,
+         const char *policy, const char *fails, const char *item, const char *needle)
+{
+  cleanup_free char *spec = NULL;
+  cleanup_free char *top = NULL;
+  cleanup_free char *sb = NULL;
+  cleanup_free char *sbspec = NULL;
+  struct report rep;
+
+  /* The pod's sandbox, beside the container's bundle as in containerd's
+     state directory. */
+  if (asprintf (&sb, "%s/" SANDBOX_ID, tmpdir) < 0 || (mkdir (sb, 0755) < 0 && errno != EEXIST)
+      || asprintf (&sbspec, "%s/config.json", sb) < 0)
+    abort ();
+  write_text (sbspec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
+                      "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+                      "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
+  if (asprintf (&top, "\"annotations\": {%s}", ann) < 0)
+    abort ();
+  spec = spec_of (NULL, mounts, res, NULL, top);
+  run_policy (spec, id, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, item, needle);
+  report_release (&rep);
+}
+
+static void
+test_pods (void)
+{
+  static const char sandbox_ann[]
+      = "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
+  static const char app_ann[]
+      = "\"io.kubernetes.cri.container-type\": \"container\", "
+        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
+  static const char no_limit[] = "\"cpu\": {\"shares\": 2}";
+  cleanup_free char *ann = NULL;
+  cleanup_free char *roots = NULL;
+  cleanup_free char *m = NULL;
+
+  /* The pause container: no limit of its own, the pod's from CRI. */
+  pod_row ("a pod sandbox that nothing bounds", SANDBOX_ID, sandbox_ann, no_limit, NULL, NULL,
+           "policy.resources", "policy.resources", "a pod sandbox that nothing bounds");
+  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"100000\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
+                sandbox_ann) < 0)
+    abort ();
+  pod_row ("a pod sandbox sized by CRI's annotations", SANDBOX_ID, ann, no_limit, NULL, NULL, "",
+           "policy.resources", "2304 MiB");
+  free (ann);
+  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"0\"", sandbox_ann) < 0)
+    abort ();
+  pod_row ("a pod sandbox whose sandbox-memory is 0", SANDBOX_ID, ann, no_limit, NULL, NULL,
+           "policy.resources", "policy.resources", "nothing bounds");
+  free (ann);
+  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"lots\"", sandbox_ann) < 0)
+    abort ();
+  pod_row ("a sandbox-memory that is not a number", SANDBOX_ID, ann, no_limit, NULL, NULL,
+           "policy.resources", "policy.resources", "not a number");
+  free (ann);
+  ann = NULL;
+  pod_row ("an app container without a limit is not a sandbox", ID_A, app_ann, no_limit, NULL,
+           NULL, "policy.resources", "policy.resources", "no memory limit");
+
+  /* The pod's own files, and only the pod's. */
+  if (asprintf (&roots, "containerd_roots = [\"/srv/ctd\"]\nkubelet_roots = [\"/srv/kubelet\"]") < 0)
+    abort ();
+  m = bind_of ("/srv/ctd/io.containerd.grpc.v1.cri/sandboxes/" SANDBOX_ID "/hosts", "\"rbind\"");
+  pod_row ("CRI's hosts of the pod, writable", ID_A, app_ann, NULL, m, roots, "", "policy.mounts",
+           "1 this container's engine file");
+  free (m);
+  m = bind_of ("/srv/ctd/io.containerd.grpc.v1.cri/sandboxes/"
+               "6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c6c/hosts",
+               "\"rbind\"");
+  pod_row ("CRI's hosts of another pod", ID_A, app_ann, NULL, m, roots, "policy.mounts",
+           "policy.mounts", "containerd's state ([policy] containerd_roots");
+  free (m);
+  m = bind_of ("/srv/kubelet/pods/" POD_UID "/volumes/kubernetes.io~empty-dir/data", "\"rbind\"");
+  pod_row ("the pod's emptyDir, writable", ID_A, app_ann, NULL, m, roots, "", "policy.mounts",
+           "1 this container's engine file");
+  free (m);
+  m = bind_of ("/srv/kubelet/pods/" POD_UID "/volumes/kubernetes.io~projected/kube-api-access-x",
+               "\"rbind\"");
+  pod_row ("the pod's projected token, writable", ID_A, app_ann, NULL, m, roots, "policy.mounts",
+           "policy.mounts", "the kubelet binds it read-only");
+  free (m);
+  m = bind_of ("/srv/kubelet/pki", "\"rbind\", \"ro\"");
+  pod_row ("the kubelet's pki", ID_A, app_ann, NULL, m, roots, "policy.mounts", "policy.mounts",
+           "the kubelet's state ([policy] kubelet_roots");
+  free (m);
+  m = bind_of ("/srv/kubelet/pods/" POD_UID "/etc-hosts", "\"rbind\"");
+  /* Annotations that name a pod whose sandbox says another uid. */
+  if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"container\", "
+                      "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                      "\"io.kubernetes.cri.sandbox-uid\": \"ffffffff-0000-4000-8000-000000000000\"")
+      < 0)
+    abort ();
+  pod_row ("annotations whose uid is not the sandbox's", ID_A, ann, NULL, m, roots,
+           "policy.mounts", "policy.mounts", "kubelet_roots");
+  free (m);
+  m = NULL;
+}
+
 int
 main (void)
 {
@@ -1221,6 +1333,7 @@ main (void)
   test_mounts ();
   test_capabilities ();
   test_resources ();
+  test_pods ();
   test_namespaces ();
   test_devices ();
   test_hooks ();

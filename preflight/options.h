@@ -28,8 +28,10 @@
 
 #include "error.h"
 
-/* More than this on stdin refuses the start. */
+/* More than this on stdin refuses the start, and so does a stdin that is
+   not closed within KG_OPTIONS_DEADLINE_MS. */
 #define KG_OPTIONS_MAX (64 * 1024)
+#define KG_OPTIONS_DEADLINE_MS 10000
 
 enum options_kind
 {

@@ -7,7 +7,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <poll.h>
 #include <stdint.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -157,12 +159,41 @@ int
 kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
                     kg_error_t *err)
 {
+  return kg_read_fd_deadline (fd, name, max, -1, out, len, err);
+}
+
+int
+kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out,
+                     size_t *len, kg_error_t *err)
+{
   cleanup_free char *buf = NULL;
   size_t used = 0, cap = 0;
+  struct timespec t0;
 
+  clock_gettime (CLOCK_MONOTONIC, &t0);
   for (;;)
     {
       ssize_t r;
+
+      if (timeout_ms >= 0)
+        {
+          struct pollfd p = { fd, POLLIN, 0 };
+          struct timespec now;
+          int64_t left;
+          int n;
+
+          clock_gettime (CLOCK_MONOTONIC, &now);
+          left = timeout_ms - ((int64_t) (now.tv_sec - t0.tv_sec) * 1000
+                               + (now.tv_nsec - t0.tv_nsec) / 1000000);
+          n = left > 0 ? poll (&p, 1, (int) left) : 0;
+          if (n < 0 && errno == EINTR)
+            continue;
+          if (n < 0)
+            return kg_error (err, errno, "%s: poll", name);
+          if (n == 0)
+            return kg_error (err, ETIMEDOUT, "%s: not closed within %d ms (%zu bytes read)", name,
+                             timeout_ms, used);
+        }
 
       if (used == cap)
         {

@@ -64,6 +64,10 @@ sb_release (struct strbuf *sb)
    The buffer is NUL-terminated; *LEN excludes the terminator. */
 int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
                         kg_error_t *err);
+/* The same, failing (ETIMEDOUT) when FD has not reached its end within
+   TIMEOUT_MS (-1: never). */
+int kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out,
+                         size_t *len, kg_error_t *err);
 /* The length of the longest prefix of P[0..N) that is strict UTF-8 (no
    overlong forms, no surrogates, nothing past U+10FFFF): N when all of it
    is.  json-c 0.18's own check refuses every four-byte character, so the

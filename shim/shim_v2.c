@@ -226,7 +226,11 @@ read_options (struct report *pre, const struct shim_args *a, struct runtime_opti
 
   if (fcntl (STDIN_FILENO, F_GETFD) < 0 || isatty (STDIN_FILENO))
     return;
-  if (kg_read_fd_bounded (STDIN_FILENO, "stdin", KG_OPTIONS_MAX, &buf, &len, &err) < 0
+  /* containerd writes the options and closes: a stdin that stays open
+     must not hold the start (and the engine) for ever. */
+  if (kg_read_fd_deadline (STDIN_FILENO, "stdin", KG_OPTIONS_MAX, KG_OPTIONS_DEADLINE_MS, &buf,
+                           &len, &err)
+          < 0
       || options_decode (buf, len, a->id, a->ns, opts, &err) < 0
       || (len > 0 && refeed_stdin (buf, len, &err) < 0))
     report_fail (pre, "options",

@@ -821,6 +821,10 @@ static const struct
   { "/var/lib/containerd", "containerd's state" },
   { "/run/docker", "Docker's state" },
   { "/var/run/docker", "Docker's state" },
+  /* The same engines under other packagings: snap's Docker, k3s. */
+  { "/var/snap/docker/common/var-lib-docker", "Docker's state (snap)" },
+  { "/var/snap/docker/*/run", "Docker's state and socket (snap)" },
+  { "/var/lib/rancher/k3s", "k3s's state, keys and tokens" },
   { "/root", "root's home (credentials)" },
   { "/home/*/.ssh", "credentials" },
   { "/home/*/.aws", "credentials" },

@@ -490,6 +490,12 @@ test_mounts (void)
   mount_row ("a named volume under writable_mounts", "/var/lib/docker/volumes/v1/_data",
              "\"rbind\"", "writable_mounts = [\"/var/lib/docker/volumes\"]", "",
              "1 under [policy] writable_mounts");
+  mount_row ("k3s's server state, read-only", "/var/lib/rancher/k3s/server", "\"rbind\", \"ro\"",
+             NULL, "policy.mounts", "k3s's state, keys and tokens");
+  mount_row ("snap Docker's data root, read-only", "/var/snap/docker/common/var-lib-docker",
+             "\"rbind\", \"ro\"", NULL, "policy.mounts", "Docker's state (snap)");
+  mount_row ("the kubelet's pki, read-only", "/var/lib/kubelet/pki", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "the kubelet's state ([policy] kubelet_roots");
   mount_row ("deny_mounts", "/srv/secret/x", "\"rbind\", \"ro\"",
              "deny_mounts = [\"/srv/secret\"]", "policy.mounts",
              "/srv/secret/x: listed in [policy] deny_mounts");

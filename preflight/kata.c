@@ -190,6 +190,57 @@ closedir_p (DIR **d)
 
 /* Every entry of the directory behind DFD (verified as DINFO), sorted by
    byte order as Go's os.ReadDir and Rust's sort by file name do. */
+/* The first key of table T, at any depth, that is not written as Kata
+   writes its keys (lower-case ASCII letters, digits, '_' and '-'), or
+   NULL.  Kata's TOML decoder (BurntSushi/toml) matches a key to a setting
+   exactly or, failing that, case-insensitively under Unicode's simple
+   folding: "Debug_Console_Enabled", or "jailer_pat\u017f"... with U+017F
+   for s, set the very settings the guard reads under their own names, and
+   beside them Kata picks either one by map order. */
+static const struct toml_entry *
+folded_key (const struct toml_value *t)
+{
+  if (t->kind == TOML_ARRAY)
+    {
+      for (size_t i = 0; i < t->u.array.n; i++)
+        {
+          const struct toml_entry *e = folded_key (t->u.array.items[i]);
+
+          if (e != NULL)
+            return e;
+        }
+      return NULL;
+    }
+  if (t->kind != TOML_TABLE)
+    return NULL;
+  for (size_t i = 0; i < t->u.table.n; i++)
+    {
+      const struct toml_entry *e = &t->u.table.items[i];
+
+      if (e->key[0] == '\0' || strspn (e->key, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen (e->key))
+        return e;
+      if ((e = folded_key (e->value)) != NULL)
+        return e;
+    }
+  return NULL;
+}
+
+static bool
+folded_key_refused (struct report *rep, const char *path, const struct toml_value *doc)
+{
+  const struct toml_entry *e = folded_key (doc);
+
+  if (e == NULL)
+    return false;
+  report_fail (rep, "kata.config",
+               "write every key of the Kata configuration in lower case, as Kata's own files do",
+               "%s:%u: key \"%.80s\" is not lower case: Kata's TOML decoder matches keys to its "
+               "settings case-insensitively (Unicode folding), so it may set one the guard reads "
+               "under another name",
+               path, e->line, e->key);
+  return true;
+}
+
 static int
 list_dropins (int dfd, const struct trust_info *dinfo, struct names *out, kg_error_t *err)
 {
@@ -324,6 +375,8 @@ load_config (struct preflight *pf)
                    "%s (from %s) does not parse: %s", path, source, err->msg);
       return NULL;
     }
+  if (folded_key_refused (rep, info.path, doc))
+    return NULL;
   sb_printf (&used, "%s", info.path);
   if (strcmp (path, info.path) != 0)
     sb_printf (&used, " (as %s)", path);
@@ -389,6 +442,8 @@ load_config (struct preflight *pf)
                        "drop-in %s does not parse: %s", fpath, err->msg);
           return NULL;
         }
+      if (folded_key_refused (rep, finfo.path, sub))
+        return NULL;
       if (toml_merge (doc, sub, &err) < 0)
         {
           report_fail (rep, "kata.config", "remove or fix the drop-in",

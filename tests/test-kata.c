@@ -592,6 +592,29 @@ dropin_cases (void)
   is_str (hv_string (&r, "kernel"), "/nine", "drop-ins merge in byte order of their names");
   done (&r);
 
+  /* Keys Kata's decoder folds onto the settings the guard reads. */
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-fold.toml", "[agent.kata]\nDebug_Console_Enabled = true\n", 0644);
+  run (&r, "a drop-in key in another case");
+  expect (&r, "kata.config", VERDICT_FAIL,
+          "30-fold.toml:2: key \"Debug_Console_Enabled\" is not lower case");
+  done (&r);
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-fold.toml", "[hypervisor.firecracker]\n\"jailer_pat\xc5\xbf\" = \"/elsewhere\"\n", 0644);
+  run (&r, "a quoted drop-in key with U+017F for s");
+  expect (&r, "kata.config", VERDICT_FAIL, "is not lower case: Kata's TOML decoder");
+  done (&r);
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-fold.toml", "[hypervisor.firecracker]\n\"jailer_pat\\u017f\" = \"/elsewhere\"\n", 0644);
+  run (&r, "a drop-in key with U+017F written as an escape");
+  expect (&r, "kata.config", VERDICT_FAIL, "is not lower case");
+  done (&r);
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-fold.toml", "[runtime]\nDISABLE_GUEST_SECCOMP = true\n", 0644);
+  run (&r, "[runtime] in capitals");
+  expect (&r, "kata.config", VERDICT_FAIL, "key \"DISABLE_GUEST_SECCOMP\"");
+  done (&r);
+
   /* Kata reads every entry of config.d, whatever its name. */
   tree_new ("configuration-fc.toml", NULL);
   dropin ("99-no-extension", "[agent.kata]\ndebug_console_enabled = true\n", 0644);

@@ -562,6 +562,21 @@ json_kind (struct json_object *o)
   return "a value";
 }
 
+int
+json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err)
+{
+  struct scan j = { name, (const unsigned char *) data, len, 0, err };
+  char b[16];
+
+  skip_ws (&j);
+  if (scan_value (&j, 0) < 0)
+    return -1;
+  skip_ws (&j);
+  if (j.pos != len)
+    return scan_error (&j, j.pos, "data after the JSON document: %s", describe (&j, b));
+  return 0;
+}
+
 struct json_object *
 daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *err)
 {

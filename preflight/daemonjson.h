@@ -34,6 +34,13 @@ struct json_object;
 #define DAEMONJSON_DEFAULT "/etc/docker/daemon.json"
 #define DAEMONJSON_MAX_SIZE (1024 * 1024)
 #define DAEMONJSON_MAX_DEPTH 64
+
+/* The strict grammar check of any JSON text the guard reads (daemon.json
+   and config.json): RFC 8259 exactly, strict UTF-8, at most
+   DAEMONJSON_MAX_DEPTH levels, and no key twice in one object (json-c
+   keeps the last of two, Go's decoders merge both into one struct).
+   Errors name NAME, the line and the column. */
+int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
 /* Docker's own default runtime. */
 #define DAEMONJSON_STOCK_RUNTIME "runc"
 /* Beside the file: the file as it was before kata-guard first changed it. */

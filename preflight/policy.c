@@ -28,6 +28,7 @@
 #include <sys/sysmacros.h>
 
 #include "checks.h"
+#include "daemonjson.h"
 #include "policy.h"
 #include "toml.h"
 #include "util.h"
@@ -440,6 +441,121 @@ is_pod_sandbox (const struct ctx *c)
 
 /* ---- policy.spec ---------------------------------------------------- */
 
+/* Every JSON field name of runtime-spec's Go types (specs-go 1.0 as Debian
+   packages it, and the fields 1.1 and 1.2 added): Go's encoding/json
+   (runc, containerd, Kata) matches a key to a field exactly or, failing
+   that, case-insensitively under Unicode's simple folding. */
+static const char *const spec_fields[] = {
+  "DNSSearchList", "access", "action", "additionalGids", "allow", "allowUnqualifiedDNSQuery",
+  "allowedAddress", "ambient", "anet", "annotations", "apparmorProfile", "architectures",
+  "args", "blockIO", "bounding", "bps", "bundle", "burst",
+  "capabilities", "cappedCPU", "cappedMemory", "cgroupsPath", "checkBeforeUpdate", "class",
+  "classID", "closID", "commandLine", "configureAllowedAddress", "consoleSize", "containerID",
+  "count", "cpu", "cpus", "createContainer", "createRuntime", "credentialSpec",
+  "cwd", "deadline", "defaultAction", "defaultErrnoRet", "defrouter", "destination",
+  "devices", "disableOOMKiller", "domain", "domainname", "effective", "enableCMT",
+  "enableMBM", "enableMonitoring", "endpointList", "env", "errnoRet", "execCPUAffinity",
+  "fds", "fileMode", "final", "flags", "format", "gid",
+  "gidMappings", "hard", "hcaHandles", "hcaObjects", "height", "hooks",
+  "hostID", "hostname", "hugepageLimits", "hyperv", "hypervisor", "id",
+  "idType", "idle", "ignoreFlushesDuringBoot", "image", "index", "inheritable",
+  "initial", "initrd", "intelRdt", "ioPriority", "iops", "kernel",
+  "kernelTCP", "l3CacheSchema", "layerFolders", "leafWeight", "limit", "limitpriv",
+  "linkProtection", "linkname", "linux", "listenerMetadata", "listenerPath", "lowerLink",
+  "macAddress", "major", "maskedPaths", "maxShmMemory", "maximum", "memBwSchema",
+  "memory", "memoryPolicy", "mems", "metadata", "milestone", "minor",
+  "mountLabel", "mounts", "name", "names", "namespaces", "ncpus",
+  "netDevices", "network", "networkNamespace", "networkSharedContainerName", "nice", "noNewPrivileges",
+  "nodes", "ociVersion", "oomScoreAdj", "op", "options", "pageSize",
+  "parameters", "path", "period", "permitted", "personality", "physical",
+  "pid", "pids", "policy", "poststart", "poststop", "prestart",
+  "priorities", "priority", "process", "quota", "rate", "rdma",
+  "readonly", "readonlyPaths", "realtimePeriod", "realtimeRuntime", "reservation", "resources",
+  "rlimits", "root", "rootfsPropagation", "runtime", "sandboxSize", "scheduler",
+  "schemata", "seccomp", "selinuxLabel", "servicing", "shares", "size",
+  "soft", "solaris", "source", "startContainer", "state", "status",
+  "storage", "swap", "swappiness", "syscalls", "sysctl", "terminal",
+  "throttleReadBpsDevice", "throttleReadIOPSDevice", "throttleWriteBpsDevice", "throttleWriteIOPSDevice", "timeOffsets", "timeout",
+  "type", "uid", "uidMappings", "umask", "unified", "useHierarchy",
+  "user", "username", "utilityVMPath", "value", "valueTwo", "vm",
+  "weight", "weightDevice", "width", "windows", "zos",
+};
+
+/* The fields whose value is a map: their keys are data, compared exactly. */
+static const char *const spec_maps[] = { "annotations", "sysctl", "unified", "rdma",
+                                         "netDevices", "timeOffsets" };
+
+/* KEY folded as Go's EqualFold folds it onto ASCII: letters to lower case,
+   U+017F (long s) to s, U+212A (Kelvin sign) to k.  False when KEY holds
+   anything else past ASCII (it can then match no field) or is too long. */
+static bool
+fold_key (const char *key, char *out, size_t size)
+{
+  const unsigned char *p = (const unsigned char *) key;
+  size_t o = 0;
+
+  while (*p != '\0')
+    {
+      char c;
+
+      if (*p < 0x80)
+        c = (char) (*p >= 'A' && *p <= 'Z' ? *p + 32 : *p), p++;
+      else if (p[0] == 0xc5 && p[1] == 0xbf)
+        c = 's', p += 2;
+      else if (p[0] == 0xe2 && p[1] == 0x84 && p[2] == 0xaa)
+        c = 'k', p += 3;
+      else
+        return false;
+      if (o + 1 >= size)
+        return false;
+      out[o++] = c;
+    }
+  out[o] = '\0';
+  return true;
+}
+
+/* The first key of O, at any depth (but inside the map fields), that is
+   not a field's exact name but folds onto one, and that field. */
+static const char *
+folded_spec_key (struct json_object *o, const char **field)
+{
+  if (json_object_is_type (o, json_type_array))
+    {
+      for (size_t i = 0; i < json_object_array_length (o); i++)
+        {
+          const char *k = folded_spec_key (json_object_array_get_idx (o, i), field);
+
+          if (k != NULL)
+            return k;
+        }
+      return NULL;
+    }
+  if (! json_object_is_type (o, json_type_object))
+    return NULL;
+  json_object_object_foreach (o, key, val)
+    {
+      char folded[64], f[64];
+      bool exact = false, map = false;
+      const char *k;
+
+      for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
+        exact = strcmp (key, spec_fields[i]) == 0;
+      if (! exact && fold_key (key, folded, sizeof folded))
+        for (size_t i = 0; i < ARRAY_SIZE (spec_fields); i++)
+          if (fold_key (spec_fields[i], f, sizeof f) && strcmp (folded, f) == 0)
+            {
+              *field = spec_fields[i];
+              return key;
+            }
+      for (size_t i = 0; i < ARRAY_SIZE (spec_maps) && exact; i++)
+        map = map || strcmp (key, spec_maps[i]) == 0;
+      if (! map && (k = folded_spec_key (val, field)) != NULL)
+        return k;
+    }
+  return NULL;
+}
+
+
 static struct json_object *
 load_spec (const char *bundle, kg_error_t *err)
 {
@@ -514,6 +630,25 @@ load_spec (const char *bundle, kg_error_t *err)
                        json_tokener_error_desc (jerr)),
              NULL;
     }
+  /* Go reads more than json-c keeps: both of two equal keys (merged into
+     one struct), and keys that fold onto a field's name. */
+  if (json_strict_scan (name, buf, len, err) < 0)
+    {
+      json_object_put (obj);
+      return NULL;
+    }
+  {
+    const char *field = NULL, *key = folded_spec_key (obj, &field);
+
+    if (key != NULL)
+      {
+        kg_error (err, 0, "%s: key \"%.64s\" is not \"%s\" but Go's decoders (runc, containerd, "
+                          "Kata) read it as that field",
+                  name, key, field);
+        json_object_put (obj);
+        return NULL;
+      }
+  }
   /* Whatever follows the document (whitespace aside) is an error: a
      second document could be what another reader takes. */
   while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\t'

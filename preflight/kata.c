@@ -443,7 +443,10 @@ load_config (struct preflight *pf)
           return NULL;
         }
       if (folded_key_refused (rep, finfo.path, sub))
-        return NULL;
+        {
+          toml_free (sub);
+          return NULL;
+        }
       if (toml_merge (doc, sub, &err) < 0)
         {
           report_fail (rep, "kata.config", "remove or fix the drop-in",

@@ -415,6 +415,10 @@ struct ctx
   unsigned long joined_pid[NS_COUNT];
   const struct dirs *podman;  /* [policy] podman_roots, resolved (check_mounts) */
   const struct dirs *containerd, *kubelet;  /* [policy] containerd_roots, kubelet_roots */
+  /* cri_pod's answer: 0 not looked up yet, 1 a CRI pod's (its sandbox
+     id and pod uid), -1 none. */
+  int pod;
+  const char *pod_sid, *pod_uid;
 };
 
 /* The spec's annotation NAME when it is a string, else NULL. */
@@ -1207,7 +1211,7 @@ engine_json (const char *path)
    sandbox of the same pod uid.  Returns false when the container is no
    CRI pod's. */
 static bool
-cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
+cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
 {
   const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
   const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
@@ -1248,6 +1252,18 @@ cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
   return yes;
 }
 
+/* The same, looked up (the sandbox's config.json read) once per spec,
+   however many of its binds ask. */
+static bool
+cri_pod (struct ctx *c, const char **sandbox_id, const char **pod_uid)
+{
+  if (c->pod == 0)
+    c->pod = cri_pod_lookup (c, &c->pod_sid, &c->pod_uid) ? 1 : -1;
+  *sandbox_id = c->pod_sid;
+  *pod_uid = c->pod_uid;
+  return c->pod > 0;
+}
+
 /* The path under one of ROOTS, or NULL. */
 static const char *
 under_root (const char *p, const struct dirs *roots)
@@ -1274,7 +1290,7 @@ enum own
    state: <root>/io.containerd.grpc.v1.cri/sandboxes/<sandbox-id>/{hosts,
    hostname,resolv.conf,shm}. */
 static enum own
-own_cri_file (const struct ctx *c, const char *p, const struct dirs *roots)
+own_cri_file (struct ctx *c, const char *p, const struct dirs *roots)
 {
   static const char *const files[] = { "hosts", "hostname", "resolv.conf", "shm" };
   const char *q = under_root (p, roots), *sid, *uid;
@@ -1298,7 +1314,7 @@ own_cri_file (const struct ctx *c, const char *p, const struct dirs *roots)
    (volumes/kubernetes.io~<type>/...), configMap, secret, projected and
    downward-API ones read-only as the kubelet binds them. */
 static enum own
-kubelet_file (const struct ctx *c, const char *p, const struct dirs *roots)
+kubelet_file (struct ctx *c, const char *p, const struct dirs *roots)
 {
   static const char *const readonly[] = { "configmap", "secret", "projected", "downward-api" };
   const char *q = under_root (p, roots), *sid, *uid, *type;
@@ -2048,11 +2064,7 @@ check_annotations (struct ctx *c)
         {
           bool ok = false;
 
-          /* A pod sandbox: the start must see what its shim answers. */
-          if (strcmp (key, "io.kubernetes.cri.container-type") == 0
-              && json_object_is_type (val, json_type_string)
-              && strcmp (json_object_get_string (val), "sandbox") == 0)
-            c->rep->pod_sandbox = true;
+          (void) val;
           /* Kata matches the prefix exactly; any case is refused here. */
           if (strncasecmp (key, "io.katacontainers.", 18) != 0)
             continue;
@@ -2064,6 +2076,9 @@ check_annotations (struct ctx *c)
             finding (&f, "%.128s", key);
         }
     }
+  /* A pod sandbox: the start must see what its shim answers. */
+  if (is_pod_sandbox (c))
+    c->rep->pod_sandbox = true;
   if (f.n > 0)
     report_fail (c->rep, "policy.annotations",
                  "remove the annotation (a Kata annotation changes how the VM is built), or "

@@ -600,34 +600,32 @@ delete_then_forget (int fd, char **argv, const struct channel *ch, const char *c
 
 int
 wrapper_passthrough (const struct channel *ch, const char *what, const char *container_id,
-                     char **argv)
+                     char *recorded_runtime, char **argv)
 {
   const char *config_path = guard_config_default_path ();
   cleanup_error kg_error_t err = NULL;
   cleanup_error kg_error_t load_err = NULL;
-  cleanup_error kg_error_t rec_err = NULL;
-  cleanup_free char *path = NULL;
+  cleanup_free char *path = recorded_runtime;
   cleanup_free char *msg = NULL;
   cleanup_free char *why_owned = NULL;
   cleanup_close int fd = -1;
   struct guard_config cfg;
   struct trust_info info;
   const char *why = NULL;
-  bool recorded = false;
+  bool recorded = path != NULL;
 
   /* Teardown is never blocked by a broken guard config: the runtime that
      started the container, else [runtime] when the file is at least TOML. */
-  if (container_id != NULL && ch->mode == KG_MODE_OCI)
-    path = record_read (ch->mode, ch->scope, container_id, &rec_err);
-  if (path != NULL)
-    recorded = true;
-  else if (guard_config_load (config_path, &cfg, &load_err) == 0)
+  if (! recorded)
     {
-      path = strdup (ch->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim);
-      guard_config_release (&cfg);
+      if (guard_config_load (config_path, &cfg, &load_err) == 0)
+        {
+          path = strdup (ch->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim);
+          guard_config_release (&cfg);
+        }
+      else
+        path = wrapper_fallback_runtime (config_path, ch->mode);
     }
-  else
-    path = wrapper_fallback_runtime (config_path, ch->mode);
   if (path == NULL)
     why = "out of memory";
   else if (path[0] == '\0')

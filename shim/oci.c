@@ -258,19 +258,21 @@ oci_version (char **argv, const struct channel *ch)
   guard_config_release (&cfg);
   if (! have_runtime)
     return 0;
-  return wrapper_passthrough (ch, "--version", NULL, argv);
+  return wrapper_passthrough (ch, "--version", NULL, NULL, argv);
 }
 
 /* The container a call that passes through is about: the first argument
    after the subcommand that names one the guard started in this --root
    (its record).  runc's commands take the id among flags of their own;
    a flag's value that happened to name another recorded container would
-   still reach a runtime that knows that name. */
+   still reach a runtime that knows that name.  *RUNTIME: the runtime the
+   record names (malloc'd), or NULL with the id. */
 static const char *
-recorded_id (int argc, char **argv, const struct oci_args *a)
+recorded_id (int argc, char **argv, const struct oci_args *a, char **runtime)
 {
   int i = 1;
 
+  *runtime = NULL;
   if (a->command == NULL)
     return NULL;
   while (i < argc && argv[i] != a->command)
@@ -278,12 +280,11 @@ recorded_id (int argc, char **argv, const struct oci_args *a)
   for (i++; i < argc; i++)
     {
       cleanup_error kg_error_t err = NULL;
-      cleanup_free char *runtime = NULL;
 
       if (argv[i][0] == '-')
         continue;
-      runtime = record_read (KG_MODE_OCI, a->root, argv[i], &err);
-      if (runtime != NULL)
+      *runtime = record_read (KG_MODE_OCI, a->root, argv[i], &err);
+      if (*runtime != NULL)
         return argv[i];
     }
   return NULL;
@@ -294,6 +295,8 @@ oci_main (int argc, char **argv)
 {
   struct oci_args a;
   struct channel ch = { KG_MODE_OCI, NULL, false, NULL };
+  const char *id;
+  char *runtime;
 
   oci_parse_args (argc, argv, &a);
   ch.scope = a.root;
@@ -303,6 +306,7 @@ oci_main (int argc, char **argv)
     return oci_start (argv, &a, &ch);
   if (a.version && a.bad == NULL)
     return oci_version (argv, &ch);
-  return wrapper_passthrough (&ch, a.command ? a.command : a.bad ? a.bad : "(no command)",
-                              recorded_id (argc, argv, &a), argv);
+  id = recorded_id (argc, argv, &a, &runtime);
+  return wrapper_passthrough (&ch, a.command ? a.command : a.bad ? a.bad : "(no command)", id,
+                              runtime, argv);
 }

@@ -291,5 +291,5 @@ shim_v2_main (int argc, char **argv)
                               : a.version ? "-v"
                               : a.info    ? "-info"
                                           : "(serve)",
-                              a.id, argv);
+                              a.id, NULL, argv);
 }

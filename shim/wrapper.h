@@ -112,14 +112,15 @@ int wrapper_start (const struct request *req, struct report *pre, const struct c
                    const char *options_type, char **argv);
 
 /* Pass ARGV straight to the real runtime for CH->mode without any host
-   check (teardown, introspection): the runtime that started CONTAINER_ID
-   (its record, record.h) when there is one, else the configured one.  The
-   file executed still passes the trusted-path walk.  WHAT names the
-   action for messages; a "delete" of a recorded container runs the
-   runtime as a child and forgets the record when it succeeds.  Returns
-   the exit status on failure; does not return on success. */
+   check (teardown, introspection): RECORDED (malloc'd, taken over), the
+   runtime that started CONTAINER_ID as its record says (record.h), when
+   the caller found one, else the configured one.  The file executed
+   still passes the trusted-path walk.  WHAT and CONTAINER_ID name the
+   call in messages; a "delete" of a recorded container runs the runtime
+   as a child and forgets the record when it succeeds.  Returns the exit
+   status on failure; does not return on success. */
 int wrapper_passthrough (const struct channel *ch, const char *what, const char *container_id,
-                         char **argv);
+                         char *recorded, char **argv);
 
 /* The runtime path for a pass-through when the guard config did not load:
    [runtime] KEY of the file if it at least parses as TOML, else the

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 
 #include "checks.h"
+#include "kata.h"
 #include "toml.h"
 #include "trust.h"
 #include "util.h"
@@ -197,14 +198,14 @@ closedir_p (DIR **d)
    folding: "Debug_Console_Enabled", or "jailer_pat\u017f"... with U+017F
    for s, set the very settings the guard reads under their own names, and
    beside them Kata picks either one by map order. */
-static const struct toml_entry *
-folded_key (const struct toml_value *t)
+const struct toml_entry *
+kata_folded_key (const struct toml_value *t)
 {
   if (t->kind == TOML_ARRAY)
     {
       for (size_t i = 0; i < t->u.array.n; i++)
         {
-          const struct toml_entry *e = folded_key (t->u.array.items[i]);
+          const struct toml_entry *e = kata_folded_key (t->u.array.items[i]);
 
           if (e != NULL)
             return e;
@@ -219,7 +220,7 @@ folded_key (const struct toml_value *t)
 
       if (e->key[0] == '\0' || strspn (e->key, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen (e->key))
         return e;
-      if ((e = folded_key (e->value)) != NULL)
+      if ((e = kata_folded_key (e->value)) != NULL)
         return e;
     }
   return NULL;
@@ -228,7 +229,7 @@ folded_key (const struct toml_value *t)
 static bool
 folded_key_refused (struct report *rep, const char *path, const struct toml_value *doc)
 {
-  const struct toml_entry *e = folded_key (doc);
+  const struct toml_entry *e = kata_folded_key (doc);
 
   if (e == NULL)
     return false;

@@ -567,13 +567,8 @@ load_spec (const char *bundle, kg_error_t *err)
   cleanup_close int fd = -1;
   cleanup_free char *buf = NULL;
   cleanup_free char *name = NULL;
-  cleanup_free char *ascii = NULL;
-  struct json_tokener *tok;
-  struct json_object *obj, *ver;
-  enum json_tokener_error jerr;
-  const char *v;
   struct stat st;
-  size_t len, end, ascii_len = 0;
+  size_t len;
 
   if (asprintf (&name, "%s/config.json", bundle) < 0)
     return kg_error (err, ENOMEM, "cannot allocate"), NULL;
@@ -602,6 +597,18 @@ load_spec (const char *bundle, kg_error_t *err)
            NULL;
   if (kg_read_fd_bounded (fd, name, POLICY_MAX_SPEC, &buf, &len, err) < 0)
     return NULL;
+  return policy_spec_parse (name, buf, len, err);
+}
+
+struct json_object *
+policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *err)
+{
+  cleanup_free char *ascii = NULL;
+  struct json_tokener *tok;
+  struct json_object *obj, *ver;
+  enum json_tokener_error jerr;
+  const char *v;
+  size_t end, ascii_len = 0;
 
   /* JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
      the whole text is checked here, with a validator that knows the four

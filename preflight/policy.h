@@ -29,4 +29,13 @@
 int policy_path_resolve (const char *base, const char *path, bool follow, char **out,
                          kg_error_t *err);
 
+/* config.json's text BUF (LEN bytes, named NAME in errors) as the policy
+   reads it: strict UTF-8 and JSON, no key twice, no key that Go's decoder
+   folds onto a field of another name, nothing after the document, an
+   object of ociVersion 1.x.  The oracle test compares what this returns
+   with what runtime-spec's Go types decode. */
+struct json_object;
+struct json_object *policy_spec_parse (const char *name, const char *buf, size_t len,
+                                       kg_error_t *err);
+
 #endif

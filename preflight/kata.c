@@ -656,7 +656,8 @@ struct debug_scan
   struct strbuf console;  /* where the debug console is switched on */
   struct strbuf debug;    /* sections with enable_debug = true */
   struct strbuf bad;      /* the first value that is not a boolean */
-  size_t n_console, n_debug;
+  struct strbuf open;     /* settings that open the sandbox some other way */
+  size_t n_console, n_debug, n_open;
 };
 
 static void
@@ -675,12 +676,30 @@ scan_flag (const char *section, const struct toml_entry *e, struct strbuf *hits,
 }
 
 /* debug_console_enabled = true only adds agent.debug_console to the guest
-   kernel's command line: the same word in kernel_params does the same. */
-static void
-scan_kernel_params (const char *section, const struct toml_entry *e, struct debug_scan *s)
+   kernel's command line: the same word in kernel_params does the same.
+   The words are read as the guest reads them: Kata's Go shim splits
+   kernel_params with strings.Fields (every Unicode space), the guest
+   kernel with its isspace (which takes byte 0xa0, the tail of U+00A0, for
+   one) and honours double quotes, the agent splits /proc/cmdline on ASCII
+   white space ignoring quotes.  So only printable ASCII, space and tab are
+   judged, on which all three agree; anything else refuses.  init= and
+   rdinit= make the guest run another program than Kata's agent (and its
+   policy) as PID 1. */
+int
+kata_kernel_params_judge (const char *params, char *why, size_t size)
 {
-  const char *p = e->value->u.string;
+  const char *p = params;
 
+  for (const unsigned char *b = (const unsigned char *) p; *b; b++)
+    if ((*b < 0x20 && *b != '\t') || *b >= 0x7f || *b == '"')
+      {
+        snprintf (why, size, "%s at byte %zu (the guest kernel, the agent and Kata split such a "
+                             "command line differently)",
+                  *b == '"' ? "a double quote" : *b >= 0x80 ? "a byte past ASCII"
+                                                            : "a control character",
+                  (size_t) ((const char *) b - p));
+        return KATA_PARAMS_UNCLEAR;
+      }
   while (*p)
     {
       size_t len;
@@ -689,12 +708,56 @@ scan_kernel_params (const char *section, const struct toml_entry *e, struct debu
       len = strcspn (p, " \t");
       if (len >= 19 && strncmp (p, "agent.debug_console", 19) == 0)
         {
-          sb_printf (&s->console, "%s%.*s in [%s] kernel_params", s->n_console++ ? ", " : "",
-                     (int) len, p, section);
-          return;
+          snprintf (why, size, "%.*s", (int) len, p);
+          return KATA_PARAMS_CONSOLE;
+        }
+      if ((len > 5 && strncmp (p, "init=", 5) == 0) || (len > 7 && strncmp (p, "rdinit=", 7) == 0))
+        {
+          snprintf (why, size, "%.*s (the guest would run that as its init, not Kata's agent)",
+                    (int) len, p);
+          return KATA_PARAMS_INIT;
         }
       p += len;
     }
+  return KATA_PARAMS_OK;
+}
+
+static void
+scan_kernel_params (const char *section, const struct toml_entry *e, struct debug_scan *s)
+{
+  char why[256];
+
+  switch (kata_kernel_params_judge (e->value->u.string, why, sizeof why))
+    {
+    case KATA_PARAMS_OK:
+      break;
+    case KATA_PARAMS_CONSOLE:
+      sb_printf (&s->console, "%s%s in [%s] kernel_params", s->n_console++ ? ", " : "", why,
+                 section);
+      break;
+    default:
+      sb_printf (&s->open, "%s[%s] kernel_params holds %s", s->n_open++ ? "; " : "", section,
+                 why);
+      break;
+    }
+}
+
+/* guest_hook_path makes the agent run OCI hooks found in the guest;
+   disable_new_netns = true puts the VM's tap device in the host's network
+   namespace (no network isolation from the host, no egress control). */
+static void
+scan_open (const char *section, const struct toml_entry *e, struct debug_scan *s)
+{
+  if (strncmp (section, "hypervisor.", 11) == 0 && strcmp (e->key, "guest_hook_path") == 0
+      && (e->value->kind != TOML_STRING || e->value->u.string[0] != '\0'))
+    sb_printf (&s->open, "%sguest_hook_path in [%s] (the agent would run hooks from the guest "
+                         "image as root)",
+               s->n_open++ ? "; " : "", section);
+  else if (strcmp (section, "runtime") == 0 && strcmp (e->key, "disable_new_netns") == 0
+           && (e->value->kind != TOML_BOOLEAN || e->value->u.boolean))
+    sb_printf (&s->open, "%sdisable_new_netns in [runtime] (the VM's network device would be "
+                         "in the host's network namespace)",
+               s->n_open++ ? "; " : "");
 }
 
 /* Every table of the document, named as its header would be. */
@@ -715,6 +778,8 @@ scan_debug (const struct toml_value *t, const char *name, struct debug_scan *s, 
         scan_flag (section, e, &s->debug, &s->n_debug, &s->bad);
       else if (strcmp (e->key, "kernel_params") == 0 && e->value->kind == TOML_STRING)
         scan_kernel_params (section, e, s);
+      else
+        scan_open (section, e, s);
       snprintf (sub, sizeof sub, "%s%s%s", name, *name ? "." : "", e->key);
       if (e->value->kind == TOML_TABLE)
         scan_debug (e->value, sub, s, depth + 1);
@@ -737,6 +802,11 @@ check_debug (struct preflight *pf, const struct toml_value *doc)
   if (s.bad.len > 0)
     report_fail (pf->rep, "kata.debug", "set it to true or false",
                  "%s: Kata would refuse this configuration", sb_str (&s.bad));
+  else if (s.n_open > 0)
+    report_fail (pf->rep, "kata.debug",
+                 "remove these settings from the Kata configuration (kernel_params in plain "
+                 "ASCII words)",
+                 "%s", sb_str (&s.open));
   else if (s.n_console > 0)
     report_fail (pf->rep, "kata.debug",
                  "set debug_console_enabled = false and remove agent.debug_console from "
@@ -752,6 +822,7 @@ check_debug (struct preflight *pf, const struct toml_value *doc)
   sb_release (&s.console);
   sb_release (&s.debug);
   sb_release (&s.bad);
+  sb_release (&s.open);
 }
 
 /* Whether PATTERN means the same under POSIX regcomp as under the RE2
@@ -908,7 +979,7 @@ check_annotations (struct preflight *pf)
     {
       report_fail (rep, "kata.annotations",
                    "remove these patterns from enable_annotations; list only harmless "
-                   "annotation names (e.g. \"enable_iommu\", \"kernel_params\")",
+                   "annotation names (e.g. \"enable_iommu\")",
                    "[hypervisor.%s] enable_annotations lets a workload choose what the host "
                    "runs or boots: %s",
                    k->hypervisor_name, sb_str (&bad));

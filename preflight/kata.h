@@ -15,4 +15,21 @@
    match the key to a setting of another spelling. */
 const struct toml_entry *kata_folded_key (const struct toml_value *t);
 
+/* Whether the guest kernel command line PARAMS (kernel_params, in the
+   configuration or in the annotation) opens the guest: the debug console
+   (agent.debug_console...), another init (init=, rdinit=), or bytes past
+   printable ASCII, space and tab, which Kata's Go shim (strings.Fields:
+   every Unicode space), the guest kernel (isspace, which takes byte 0xa0;
+   double quotes group words) and the agent (ASCII white space, quotes
+   kept) would split differently.  Returns one of KATA_PARAMS_*, with the
+   word or the byte described in WHY. */
+enum
+{
+  KATA_PARAMS_OK,
+  KATA_PARAMS_CONSOLE,
+  KATA_PARAMS_INIT,
+  KATA_PARAMS_UNCLEAR,
+};
+int kata_kernel_params_judge (const char *params, char *why, size_t size);
+
 #endif

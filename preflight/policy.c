@@ -29,6 +29,7 @@
 
 #include "checks.h"
 #include "daemonjson.h"
+#include "kata.h"
 #include "policy.h"
 #include "toml.h"
 #include "util.h"
@@ -1989,6 +1990,54 @@ hook_program (const struct request *req, const char *path, char **out, kg_error_
   return policy_path_resolve ("/", path, true, out, err);
 }
 
+static bool
+hex_string (const char *s, size_t min, size_t max)
+{
+  size_t n = strspn (s, "0123456789abcdef");
+
+  return s[n] == '\0' && n >= min && n <= max;
+}
+
+/* Docker's one hook: dockerd re-executed as libnetwork-setkey
+   (daemon/oci_linux.go: args "libnetwork-setkey", "-exec-root=DIR", the
+   container id, the network controller's id; before Docker 18.09 without
+   -exec-root).  dockerd picks what it runs by argv[0] (pkg/reexec): any
+   other args start a daemon, as root, listening where they say.  NULL
+   when ARGS are that form for container ID, else why not. */
+static const char *
+dockerd_hook_args (struct json_object *args, const char *id)
+{
+  size_t n, i = 1;
+  const char *a[4];
+
+  if (args == NULL || ! json_object_is_type (args, json_type_array))
+    return "dockerd runs as a daemon without the args libnetwork-setkey";
+  n = json_object_array_length (args);
+  if (n < 3 || n > 4)
+    return "args are not dockerd's libnetwork-setkey form";
+  for (size_t k = 0; k < n; k++)
+    {
+      struct json_object *v = json_object_array_get_idx (args, k);
+
+      if (! json_object_is_type (v, json_type_string))
+        return "args are not all strings";
+      a[k] = json_object_get_string (v);
+    }
+  if (strcmp (a[0], "libnetwork-setkey") != 0)
+    return "args[0] is not libnetwork-setkey: dockerd would start a daemon";
+  if (n == 4)
+    {
+      if (strncmp (a[1], "-exec-root=/", 12) != 0)
+        return "args[1] is not -exec-root=/...";
+      i = 2;
+    }
+  if (id == NULL || strcmp (a[i], id) != 0)
+    return "libnetwork-setkey names another container";
+  if (! hex_string (a[i + 1], 12, 64))
+    return "libnetwork-setkey's controller id is not hexadecimal";
+  return NULL;
+}
+
 static void
 check_hooks (struct ctx *c)
 {
@@ -2021,7 +2070,8 @@ check_hooks (struct ctx *c)
               struct json_object *h = json_object_array_get_idx (list, i);
               struct json_object *path = jget_type (h, "hook", "path", json_type_string, &f);
               cleanup_free char *prog = NULL;
-              const char *p;
+              struct json_object *env;
+              const char *p, *slash, *why;
               bool ok = false;
 
               n_hooks++;
@@ -2041,15 +2091,34 @@ check_hooks (struct ctx *c)
                 if (strcmp (prog, allowed.paths[j]) == 0)
                   ok = true;
               if (! ok)
-                finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
-                         strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
+                {
+                  finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
+                           strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
+                  continue;
+                }
+              /* The program runs as root in the host's namespaces: an
+                 environment (LD_PRELOAD, LD_LIBRARY_PATH...) is code of
+                 the spec author's choosing in it. */
+              env = jget (h, "hook", "env", &f);
+              if (env != NULL
+                  && (! json_object_is_type (env, json_type_array)
+                      || json_object_array_length (env) > 0))
+                finding (&f, "%s hook %s sets an environment (it runs as root on the host)", kind,
+                         p);
+              slash = strrchr (prog, '/');
+              if (strcmp (slash != NULL ? slash + 1 : prog, "dockerd") == 0
+                  && (why = dockerd_hook_args (jget (h, "hook", "args", &f),
+                                               c->pf->req->container_id))
+                         != NULL)
+                finding (&f, "%s hook %s: %s", kind, p, why);
             }
         }
     }
   if (f.n > 0)
     report_fail (c->rep, "policy.hooks",
                  "OCI hooks run on the host as root: remove the hook, or add its program to "
-                 "[policy] hooks",
+                 "[policy] hooks (a hook may set no environment, and dockerd may run only as "
+                 "Docker's own libnetwork-setkey hook)",
                  "%s", sb_str (&f.text));
   else
     report_pass (c->rep, "policy.hooks", "%zu hook%s, all in [policy] hooks", n_hooks,
@@ -2057,6 +2126,26 @@ check_hooks (struct ctx *c)
 }
 
 /* ---- policy.annotations --------------------------------------------- */
+
+/* Kata annotations that Kata's Go shim applies whatever enable_annotations
+   says (addRuntimeConfigOverrides and addAgentConfigOverrides in
+   src/runtime/pkg/oci/utils.go check no list), each of which weakens the
+   sandbox: refused even when [policy] annotations matches them. */
+static const struct
+{
+  const char *name, *why;
+} ungated_annotations[] = {
+  { "io.katacontainers.config.runtime.disable_guest_seccomp", "no seccomp filter in the guest" },
+  { "io.katacontainers.config.runtime.sandbox_cgroup_only", "moves the VM's host cgroup" },
+  { "io.katacontainers.config.runtime.disable_new_netns",
+    "the VM's network device in the host's network namespace" },
+  { "io.katacontainers.config.runtime.internetworking_model", "changes how the VM is networked" },
+  { "io.katacontainers.config.runtime.vfio_mode", "changes how host devices reach the VM" },
+  { "io.katacontainers.config.runtime.experimental", "turns on experimental features" },
+  { "io.katacontainers.config.agent.kernel_modules", "loads kernel modules in the guest" },
+  { "io.katacontainers.config.agent.policy", "replaces the agent's policy" },
+  { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing" },
+};
 
 static void
 check_annotations (struct ctx *c)
@@ -2071,16 +2160,36 @@ check_annotations (struct ctx *c)
         {
           bool ok = false;
 
-          (void) val;
           /* Kata matches the prefix exactly; any case is refused here. */
           if (strncasecmp (key, "io.katacontainers.", 18) != 0)
             continue;
           n_kata++;
+          for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations) && ! ok; i++)
+            if (strcmp (key, ungated_annotations[i].name) == 0)
+              {
+                finding (&f, "%s (%s; Kata applies it without enable_annotations)", key,
+                         ungated_annotations[i].why);
+                ok = true;
+              }
+          if (ok)
+            continue;
           for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
             if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
               ok = true;
           if (! ok)
             finding (&f, "%.128s", key);
+          /* Kata appends it to the guest's command line unchecked
+             (Kata's shipped configurations enable it). */
+          else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
+            {
+              char why[256];
+
+              if (! json_object_is_type (val, json_type_string))
+                finding (&f, "%s is %s, not a string", key, json_kind (val));
+              else if (kata_kernel_params_judge (json_object_get_string (val), why, sizeof why)
+                       != KATA_PARAMS_OK)
+                finding (&f, "%s: %s", key, why);
+            }
         }
     }
   /* A pod sandbox: the start must see what its shim answers. */
@@ -2090,7 +2199,7 @@ check_annotations (struct ctx *c)
     report_fail (c->rep, "policy.annotations",
                  "remove the annotation (a Kata annotation changes how the VM is built), or "
                  "allow its name with a regex in [policy] annotations",
-                 "Kata annotations not allowed by [policy] annotations: %s", sb_str (&f.text));
+                 "Kata annotations not allowed: %s", sb_str (&f.text));
   else
     report_pass (c->rep, "policy.annotations", "%zu Kata annotation%s, all allowed", n_kata,
                  n_kata == 1 ? "" : "s");

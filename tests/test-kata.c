@@ -773,6 +773,55 @@ debug_cases (void)
           "agent.debug_console in [hypervisor.firecracker] kernel_params");
   done (&r);
 
+  /* The guest kernel splits on byte 0xa0 (U+00A0's tail), Go's
+     strings.Fields on U+00A0, the agent on "\n": none of it is judged. */
+  {
+    static const struct
+    {
+      const char *label, *params, *want;
+    } rows[] = {
+      { "kernel_params with U+00A0 before the console", "quiet\u00a0agent.debug_console",
+        "[hypervisor.firecracker] kernel_params holds a byte past ASCII at byte 5" },
+      { "kernel_params with a newline", "quiet\\nagent.debug_console",
+        "kernel_params holds a control character at byte 5" },
+      { "kernel_params with a vertical tab", "quiet\\u000bagent.debug_console",
+        "kernel_params holds a control character" },
+      { "kernel_params with quotes", "\\\"x agent.debug_console \\\"",
+        "kernel_params holds a double quote at byte 0" },
+      { "init= in kernel_params", "quiet init=/bin/sh",
+        "[hypervisor.firecracker] kernel_params holds init=/bin/sh (the guest would run that" },
+      { "rdinit= in kernel_params", "rdinit=/x",
+        "[hypervisor.firecracker] kernel_params holds rdinit=/x" },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+      {
+        char buf[256];
+
+        tree_new ("configuration-fc.toml", NULL);
+        snprintf (buf, sizeof buf, "[hypervisor.firecracker]\nkernel_params = \"%s\"\n",
+                  rows[i].params);
+        dropin ("50-params.toml", buf, 0644);
+        run (&r, rows[i].label);
+        expect (&r, "kata.debug", VERDICT_FAIL, rows[i].want);
+        done (&r);
+      }
+  }
+
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("50-hooks.toml", "[hypervisor.firecracker]\nguest_hook_path = \"/usr/share/oci/hooks\"\n",
+          0644);
+  run (&r, "guest_hook_path");
+  expect (&r, "kata.debug", VERDICT_FAIL,
+          "guest_hook_path in [hypervisor.firecracker] (the agent would run hooks");
+  done (&r);
+
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("50-netns.toml", "[runtime]\ndisable_new_netns = true\n", 0644);
+  run (&r, "disable_new_netns");
+  expect (&r, "kata.debug", VERDICT_FAIL, "disable_new_netns in [runtime] (the VM's network device");
+  done (&r);
+
   tree_new ("configuration-fc.toml", NULL);
   dropin ("50-console.toml", "[agent.kata]\ndebug_console_enabled = \"true\"\n", 0644);
   run (&r, "debug console as a string");
@@ -819,6 +868,8 @@ annotation_cases (void)
                    "inside [...]");
   annotation_case ("not an array", "\"kernel\"", VERDICT_FAIL, "not an array");
   annotation_case ("not strings", "[1]", VERDICT_FAIL, "not a string");
+  /* kernel_params is enabled by Kata's shipped files; the policy judges
+     the annotation's words (test-policy). */
   annotation_case ("harmless names", "[\"enable_iommu\", \"kernel_params\", \"default_vcpus\"]",
                    VERDICT_PASS, "3 patterns");
   annotation_case ("a harmless class", "[\"enable_[a-z]+\", \"^default_\"]", VERDICT_PASS, NULL);

@@ -919,9 +919,37 @@ test_hooks (void)
       || asprintf (&self_policy, "hooks = [\"%s\"]", exe) < 0
       || asprintf (&want, "/proc/%d/exe -> %s is not in [policy] hooks", (int) getpid (), exe) < 0)
     abort ();
-  hooks_row ("dockerd", "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
-             "[\"libnetwork-setkey\"]}]}",
+  hooks_row ("dockerd as Docker's libnetwork-setkey hook",
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+             "[\"libnetwork-setkey\", \"-exec-root=/var/run/docker\", \"" ID_A "\", "
+             "\"a34fcd8d16bd\"]}]}",
              NULL, "", "1 hook");
+  hooks_row ("dockerd's setkey hook without -exec-root (Docker before 18.09)",
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/bin/dockerd\", \"args\": "
+             "[\"libnetwork-setkey\", \"" ID_A "\", \"a34fcd8d16bd\"]}]}",
+             NULL, "", "1 hook");
+  hooks_row ("dockerd started as a daemon by a hook",
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+             "[\"dockerd\", \"-H\", \"unix:///tmp/evil.sock\", \"--data-root\", \"/tmp/d\"]}]}",
+             NULL, "policy.hooks", "prestart hook /usr/sbin/dockerd: args are not dockerd's "
+             "libnetwork-setkey form");
+  hooks_row ("dockerd with daemon flags in setkey's shape",
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+             "[\"dockerd\", \"-H\", \"unix:///tmp/evil.sock\", \"--debug\"]}]}",
+             NULL, "policy.hooks", "args[0] is not libnetwork-setkey");
+  hooks_row ("dockerd without args",
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\"}]}",
+             NULL, "policy.hooks", "dockerd runs as a daemon without the args");
+  hooks_row ("dockerd's setkey for another container",
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+             "[\"libnetwork-setkey\", \"-exec-root=/var/run/docker\", \"" ID_B "\", "
+             "\"a34fcd8d16bd\"]}]}",
+             NULL, "policy.hooks", "libnetwork-setkey names another container");
+  hooks_row ("an allowed hook with LD_PRELOAD",
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+             "[\"libnetwork-setkey\", \"" ID_A "\", \"a34fcd8d16bd\"], "
+             "\"env\": [\"LD_PRELOAD=/tmp/x.so\"]}]}",
+             NULL, "policy.hooks", "prestart hook /usr/sbin/dockerd sets an environment");
   hooks_row ("/proc/self/exe", "\"hooks\": {\"prestart\": [{\"path\": \"/proc/self/exe\"}]}",
              NULL, "policy.hooks", "prestart hook /proc/self/exe: names whichever program");
   hooks_row ("/proc/PID/exe of another program", self_hook, NULL, "policy.hooks", want);
@@ -929,7 +957,8 @@ test_hooks (void)
   hooks_row ("a shell", "\"hooks\": {\"poststop\": [{\"path\": \"/bin/sh\"}]}", NULL,
              "policy.hooks", "poststop hook /bin/sh");
   hooks_row ("createRuntime too",
-             "\"hooks\": {\"createRuntime\": [{\"path\": \"/usr/bin/dockerd\"}, {\"path\": "
+             "\"hooks\": {\"createRuntime\": [{\"path\": \"/usr/bin/dockerd\", \"args\": "
+             "[\"libnetwork-setkey\", \"" ID_A "\", \"a34fcd8d16bd\"]}, {\"path\": "
              "\"/usr/local/bin/x\"}]}",
              NULL, "policy.hooks", "createRuntime hook /usr/local/bin/x is not in");
   hooks_row ("a hook without a path", "\"hooks\": {\"prestart\": [{\"args\": [\"x\"]}]}", NULL,
@@ -946,7 +975,34 @@ test_annotations (void)
     const char *name, *ann, *policy, *fails, *needle;
   } rows[] = {
     { "config_path", "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", NULL,
-      "policy.annotations", "not allowed by [policy] annotations: io.katacontainers.config_path" },
+      "policy.annotations", "Kata annotations not allowed: io.katacontainers.config_path" },
+    { "disable_guest_seccomp, though every Kata annotation is allowed",
+      "\"io.katacontainers.config.runtime.disable_guest_seccomp\": \"true\"",
+      "annotations = [\"io\\\\.katacontainers\\\\..*\"]", "policy.annotations",
+      "io.katacontainers.config.runtime.disable_guest_seccomp (no seccomp filter in the guest; "
+      "Kata applies it without enable_annotations)" },
+    { "the agent's policy, though allowed",
+      "\"io.katacontainers.config.agent.policy\": \"cGFja2FnZSBhZ2VudF9wb2xpY3k=\"",
+      "annotations = [\"io\\\\.katacontainers\\\\..*\"]", "policy.annotations",
+      "io.katacontainers.config.agent.policy (replaces the agent's policy" },
+    { "the kernel_params annotation with the debug console",
+      "\"io.katacontainers.config.hypervisor.kernel_params\": \"quiet agent.debug_console\"",
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.kernel_params\"]",
+      "policy.annotations",
+      "io.katacontainers.config.hypervisor.kernel_params: agent.debug_console" },
+    { "the kernel_params annotation with U+00A0",
+      "\"io.katacontainers.config.hypervisor.kernel_params\": \"quiet\\u00a0init=/bin/sh\"",
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.kernel_params\"]",
+      "policy.annotations", "a byte past ASCII at byte 5" },
+    { "the kernel_params annotation, plain words",
+      "\"io.katacontainers.config.hypervisor.kernel_params\": \"quiet panic=1\"",
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.kernel_params\"]",
+      "", "1 Kata annotation" },
+    { "kernel modules and disable_new_netns, though allowed",
+      "\"io.katacontainers.config.agent.kernel_modules\": \"e1000\", "
+      "\"io.katacontainers.config.runtime.disable_new_netns\": \"true\"",
+      "annotations = [\"io\\\\.katacontainers\\\\..*\"]", "policy.annotations",
+      "loads kernel modules in the guest" },
     { "upper case prefix", "\"IO.KATACONTAINERS.config_path\": \"/x\"", NULL,
       "policy.annotations", "IO.KATACONTAINERS.config_path" },
     { "other annotations", "\"com.example.x\": \"1\", \"org.opencontainers.image.os\": \"linux\"",

@@ -602,13 +602,12 @@ load_spec (const char *bundle, kg_error_t *err)
 }
 
 struct json_object *
-policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *err)
+policy_json_parse (const char *name, const char *buf, size_t len, kg_error_t *err)
 {
   cleanup_free char *ascii = NULL;
   struct json_tokener *tok;
-  struct json_object *obj, *ver;
+  struct json_object *obj;
   enum json_tokener_error jerr;
-  const char *v;
   size_t end, ascii_len = 0;
 
   /* JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
@@ -678,7 +677,17 @@ policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *er
       json_object_put (obj);
       return NULL;
     }
-  ver = NULL;
+  return obj;
+}
+
+struct json_object *
+policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *err)
+{
+  struct json_object *obj = policy_json_parse (name, buf, len, err), *ver = NULL;
+  const char *v;
+
+  if (obj == NULL)
+    return NULL;
   json_object_object_get_ex (obj, "ociVersion", &ver);
   if (ver == NULL || ! json_object_is_type (ver, json_type_string))
     {
@@ -1730,6 +1739,31 @@ cap_upper (cap_value_t v, char *out, size_t size)
   cap_free (name);
 }
 
+/* The capabilities [policy] capabilities allows, as a mask. */
+static uint64_t
+allowed_caps (const struct guard_config *cfg)
+{
+  uint64_t allowed = 0;
+
+  for (size_t i = 0; i < cfg->policy.n_capabilities; i++)
+    {
+      cap_value_t v;
+
+      /* Validated when the configuration loaded. */
+      if (cap_from_name (cfg->policy.capabilities[i], &v) == 0 && v >= 0 && v < 64)
+        allowed |= UINT64_C (1) << v;
+    }
+  return allowed;
+}
+
+/* NAME as a capability number: what libcap accepts, case-insensitively,
+   with the CAP_ prefix (no bare numbers). */
+static bool
+cap_parse (const char *name, cap_value_t *v)
+{
+  return strncasecmp (name, "CAP_", 4) == 0 && cap_from_name (name, v) == 0 && *v >= 0 && *v < 64;
+}
+
 static void
 check_capabilities (struct ctx *c)
 {
@@ -1737,16 +1771,8 @@ check_capabilities (struct ctx *c)
                                       "ambient" };
   cleanup_findings struct findings f = { 0 };
   struct json_object *process, *caps;
-  uint64_t allowed = 0, reported = 0, used = 0;
+  uint64_t allowed = allowed_caps (c->cfg), reported = 0, used = 0;
 
-  for (size_t i = 0; i < c->cfg->policy.n_capabilities; i++)
-    {
-      cap_value_t v;
-
-      /* Validated when the configuration loaded. */
-      if (cap_from_name (c->cfg->policy.capabilities[i], &v) == 0 && v >= 0 && v < 64)
-        allowed |= UINT64_C (1) << v;
-    }
   process = jget_type (c->spec, "spec", "process", json_type_object, &f);
   caps = jget_type (process, "process", "capabilities", json_type_object, &f);
   for (size_t s = 0; s < ARRAY_SIZE (sets); s++)
@@ -1766,9 +1792,7 @@ check_capabilities (struct ctx *c)
               continue;
             }
           name = json_object_get_string (n);
-          /* What libcap accepts, case-insensitively; no bare numbers. */
-          if (strncasecmp (name, "CAP_", 4) != 0 || cap_from_name (name, &v) != 0 || v < 0
-              || v >= 64)
+          if (! cap_parse (name, &v))
             {
               finding (&f, "unknown capability \"%.64s\" in %s", name, sets[s]);
               continue;
@@ -2581,4 +2605,113 @@ check_policy (struct preflight *pf)
 not_run:
   for (size_t i = 0; i < ARRAY_SIZE (rule_ids); i++)
     report_skip (pf->rep, rule_ids[i], "not run: policy.spec failed");
+}
+
+/* ---- runc exec and update (OCI mode) ---------------------------------- */
+
+int
+policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
+                   char *const *caps, size_t n_caps, kg_error_t *err)
+{
+  static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
+                                      "ambient" };
+  cleanup_findings struct findings f = { 0 };
+  uint64_t allowed = allowed_caps (cfg), reported = 0;
+  struct json_object *set_lists[ARRAY_SIZE (sets)] = { NULL };
+  struct json_object *pcaps;
+
+  if (cfg->policy.privileged)
+    return 0;
+  pcaps = jget_type (process, "process", "capabilities", json_type_object, &f);
+  for (size_t s = 0; s < ARRAY_SIZE (sets); s++)
+    set_lists[s] = jget_type (pcaps, "capabilities", sets[s], json_type_array, &f);
+  /* The --cap names first, then every set of the process. */
+  for (size_t s = 0; s <= ARRAY_SIZE (sets); s++)
+    {
+      size_t n = s == 0 ? n_caps : set_lists[s - 1] ? json_object_array_length (set_lists[s - 1]) : 0;
+
+      for (size_t i = 0; i < n; i++)
+        {
+          struct json_object *o = s == 0 ? NULL : json_object_array_get_idx (set_lists[s - 1], i);
+          const char *name;
+          char up[64];
+          cap_value_t v;
+
+          if (s > 0 && ! json_object_is_type (o, json_type_string))
+            {
+              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s - 1], i, json_kind (o));
+              continue;
+            }
+          name = s == 0 ? caps[i] : json_object_get_string (o);
+          if (! cap_parse (name, &v))
+            {
+              finding (&f, "unknown capability \"%.64s\"", name);
+              continue;
+            }
+          if ((allowed | reported) & (UINT64_C (1) << v))
+            continue;
+          reported |= UINT64_C (1) << v;
+          cap_upper (v, up, sizeof up);
+          finding (&f, "%s", up);
+        }
+    }
+  if (f.n > 0)
+    return kg_error (err, 0, "the process would have capabilities beyond [policy] "
+                             "capabilities: %s", sb_str (&f.text));
+  return 0;
+}
+
+int
+policy_update_judge (const struct guard_config *cfg, struct json_object *resources,
+                     kg_error_t *err)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_error kg_error_t merr = NULL;
+  struct json_object *mem, *cpu, *limit, *quota, *period;
+  int64_t max_mem = cfg->policy.max_vm_memory_mib;
+
+  mem = jget_type (resources, "resources", "memory", json_type_object, &f);
+  cpu = jget_type (resources, "resources", "cpu", json_type_object, &f);
+  limit = jget (mem, "memory", "limit", &f);
+  quota = jget (cpu, "cpu", "quota", &f);
+  period = jget (cpu, "cpu", "period", &f);
+  if (max_mem == 0 && mem_total_mib (&max_mem, &merr) < 0)
+    finding (&f, "cannot read the host's memory size: %s", merr->msg);
+  if (limit != NULL && ! json_object_is_type (limit, json_type_int))
+    finding (&f, "the memory limit is %s, not an integer", json_kind (limit));
+  else if (limit != NULL)
+    {
+      /* 0 leaves the limit as it is; a negative one lifts it. */
+      int64_t l = json_object_get_int64 (limit);
+      int64_t mib = l / (1024 * 1024) + (l % (1024 * 1024) != 0);
+
+      if (l < 0 && cfg->policy.require_memory_limit)
+        finding (&f, "the memory limit would be lifted (%" PRId64 ")", l);
+      else if (max_mem > 0 && mib > max_mem)
+        finding (&f, "a memory limit of %" PRId64 " MiB is more than [policy] max_vm_memory_mib "
+                     "(%" PRId64 " MiB)",
+                 mib, max_mem);
+    }
+  if (quota != NULL && ! json_object_is_type (quota, json_type_int))
+    finding (&f, "the CPU quota is %s, not an integer", json_kind (quota));
+  else if (period != NULL && ! json_object_is_type (period, json_type_int))
+    finding (&f, "the CPU period is %s, not an integer", json_kind (period));
+  else if (quota != NULL && json_object_get_int64 (quota) > 0)
+    {
+      /* Without a period the kernel's default is the one in force for a
+         container the guard started (none of the engines sets another). */
+      int64_t q = json_object_get_int64 (quota);
+      int64_t p = period != NULL && json_object_get_int64 (period) > 0
+                      ? json_object_get_int64 (period)
+                      : 100000;
+      int64_t cpus = q / p + (q % p != 0);
+
+      if (cpus > cfg->policy.max_vcpus)
+        finding (&f, "a CPU quota of %" PRId64 " / period %" PRId64 " is %" PRId64 " vCPUs, more "
+                     "than [policy] max_vcpus (%" PRId64 ")",
+                 q, p, cpus, cfg->policy.max_vcpus);
+    }
+  if (f.n > 0)
+    return kg_error (err, 0, "%s", sb_str (&f.text));
+  return 0;
 }

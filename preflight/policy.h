@@ -8,6 +8,7 @@
 #define KG_POLICY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "error.h"
 
@@ -33,9 +34,26 @@ int policy_path_resolve (const char *base, const char *path, bool follow, char *
    reads it: strict UTF-8 and JSON, no key twice, no key that Go's decoder
    folds onto a field of another name, nothing after the document, an
    object of ociVersion 1.x.  The oracle test compares what this returns
-   with what runtime-spec's Go types decode. */
+   with what runtime-spec's Go types decode.  policy_json_parse is the
+   same without the ociVersion rule: for the process.json of a runc exec
+   and the resources of a runc update, which use the spec's field names. */
 struct json_object;
+struct json_object *policy_json_parse (const char *name, const char *buf, size_t len,
+                                       kg_error_t *err);
 struct json_object *policy_spec_parse (const char *name, const char *buf, size_t len,
                                        kg_error_t *err);
+
+/* runc exec (OCI mode): the process of PROCESS (a process.json, or NULL)
+   and each --cap of CAPS may hold no capability beyond [policy]
+   capabilities, unless [policy] privileged = true.  0, or -1 with why. */
+struct guard_config;
+int policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
+                       char *const *caps, size_t n_caps, kg_error_t *err);
+/* runc update (OCI mode): RESOURCES, in the spec's linux.resources shape
+   (the flags already folded in), may not lift the memory limit (with
+   require_memory_limit), nor set one above [policy] max_vm_memory_mib or a
+   CPU quota above [policy] max_vcpus.  0, or -1 with why. */
+int policy_update_judge (const struct guard_config *cfg, struct json_object *resources,
+                         kg_error_t *err);
 
 #endif

@@ -9,17 +9,27 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "conf.h"
+#include "options.h"
+#include "output.h"
+#include "policy.h"
 #include "record.h"
 #include "util.h"
 #include "wrapper.h"
+
+/* A process.json or a resources document is far smaller than this. */
+#define OCI_ARG_MAX (1024 * 1024)
 
 enum
 {
@@ -92,6 +102,98 @@ static const struct goflag create_flags[] = {
   { "no-subreaper", GOFLAG_BOOL, C_NO_SUBREAPER },
 };
 #define N_CREATE_ONLY_FLAGS 9
+
+/* runc exec's flags (runc 1.1/1.2 exec.go).  It sets SkipArgReorder:
+   the first argument that is not a flag is the container id, and
+   everything after it is the command. */
+enum
+{
+  X_CONSOLE_SOCKET,
+  X_PID_FILE,
+  X_PROCESS,
+  X_CWD,
+  X_ENV,
+  X_USER,
+  X_GIDS,
+  X_LABEL,
+  X_APPARMOR,
+  X_CAP,
+  X_PRESERVE_FDS,
+  X_CGROUP,
+  X_NSTR,
+};
+enum
+{
+  XB_TTY,
+  XB_NO_NEW_PRIVS,
+  XB_DETACH,
+  XB_IGNORE_PAUSED,
+  XB_HELP,
+  XB_NBOOL,
+};
+static const struct goflag exec_flags[] = {
+  { "console-socket", GOFLAG_STRING, X_CONSOLE_SOCKET },
+  { "pid-file", GOFLAG_STRING, X_PID_FILE },
+  { "process", GOFLAG_STRING, X_PROCESS },
+  { "p", GOFLAG_STRING, X_PROCESS },
+  { "cwd", GOFLAG_STRING, X_CWD },
+  { "env", GOFLAG_STRING, X_ENV },
+  { "e", GOFLAG_STRING, X_ENV },
+  { "user", GOFLAG_STRING, X_USER },
+  { "u", GOFLAG_STRING, X_USER },
+  { "additional-gids", GOFLAG_STRING, X_GIDS },
+  { "g", GOFLAG_STRING, X_GIDS },
+  { "process-label", GOFLAG_STRING, X_LABEL },
+  { "apparmor", GOFLAG_STRING, X_APPARMOR },
+  { "cap", GOFLAG_STRING, X_CAP },
+  { "c", GOFLAG_STRING, X_CAP },
+  { "preserve-fds", GOFLAG_STRING, X_PRESERVE_FDS },
+  { "cgroup", GOFLAG_STRING, X_CGROUP },
+  { "tty", GOFLAG_BOOL, XB_TTY },
+  { "t", GOFLAG_BOOL, XB_TTY },
+  { "no-new-privs", GOFLAG_BOOL, XB_NO_NEW_PRIVS },
+  { "detach", GOFLAG_BOOL, XB_DETACH },
+  { "d", GOFLAG_BOOL, XB_DETACH },
+  { "ignore-paused", GOFLAG_BOOL, XB_IGNORE_PAUSED },
+  { "help", GOFLAG_BOOL, XB_HELP },
+  { "h", GOFLAG_BOOL, XB_HELP },
+};
+
+/* runc update's flags (update.go); all take a value but --help.  Flags
+   may follow the id (argument reordering). */
+enum
+{
+  U_RESOURCES,
+  U_MEMORY,
+  U_MEMORY_SWAP,
+  U_CPU_QUOTA,
+  U_CPU_PERIOD,
+  U_OTHER,
+  U_NSTR,
+};
+static const struct goflag update_flags[] = {
+  { "resources", GOFLAG_STRING, U_RESOURCES },
+  { "r", GOFLAG_STRING, U_RESOURCES },
+  { "memory", GOFLAG_STRING, U_MEMORY },
+  { "memory-swap", GOFLAG_STRING, U_MEMORY_SWAP },
+  { "cpu-quota", GOFLAG_STRING, U_CPU_QUOTA },
+  { "cpu-period", GOFLAG_STRING, U_CPU_PERIOD },
+  { "blkio-weight", GOFLAG_STRING, U_OTHER },
+  { "cpu-share", GOFLAG_STRING, U_OTHER },
+  { "cpu-rt-period", GOFLAG_STRING, U_OTHER },
+  { "cpu-rt-runtime", GOFLAG_STRING, U_OTHER },
+  { "cpu-idle", GOFLAG_STRING, U_OTHER },
+  { "cpuset-cpus", GOFLAG_STRING, U_OTHER },
+  { "cpuset-mems", GOFLAG_STRING, U_OTHER },
+  { "kernel-memory", GOFLAG_STRING, U_OTHER },
+  { "kernel-memory-tcp", GOFLAG_STRING, U_OTHER },
+  { "memory-reservation", GOFLAG_STRING, U_OTHER },
+  { "pids-limit", GOFLAG_STRING, U_OTHER },
+  { "l3-cache-schema", GOFLAG_STRING, U_OTHER },
+  { "mem-bw-schema", GOFLAG_STRING, U_OTHER },
+  { "help", GOFLAG_BOOL, 0 },
+  { "h", GOFLAG_BOOL, 0 },
+};
 
 static bool
 is_guarded (const char *cmd)
@@ -261,6 +363,231 @@ oci_version (char **argv, const struct channel *ch)
   return wrapper_passthrough (ch, "--version", NULL, NULL, argv);
 }
 
+/* The bytes BUF[0..LEN) as the runtime's stdin: a sealed memfd on fd 0,
+   so that the runtime reads exactly what was judged. */
+static int
+stdin_from (const char *buf, size_t len, kg_error_t *err)
+{
+  cleanup_close int fd = memfd_create ("kata-guard-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+  if (fd < 0)
+    return kg_error (err, errno, "memfd_create");
+  if (kg_write_all (fd, buf, len) < 0)
+    return kg_error (err, errno, "memfd write");
+  if (fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0
+      || lseek (fd, 0, SEEK_SET) != 0 || dup2 (fd, STDIN_FILENO) < 0)
+    return kg_error (err, errno, "memfd as stdin");
+  return 0;
+}
+
+/* A JSON object read from PATH (with STDIN_OK, "-" is stdin, read with
+   the options' deadline), parsed as strictly as config.json; its text in
+   *TEXT. */
+static struct json_object *
+read_json_arg (const char *path, bool stdin_ok, char **text, size_t *len, kg_error_t *err)
+{
+  cleanup_close int fd = -1;
+
+  if (stdin_ok && strcmp (path, "-") == 0)
+    {
+      if (kg_read_fd_deadline (STDIN_FILENO, "stdin", OCI_ARG_MAX, KG_OPTIONS_DEADLINE_MS, text,
+                               len, err)
+          < 0)
+        return NULL;
+    }
+  else
+    {
+      fd = open (path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+      if (fd < 0)
+        return kg_error (err, errno, "%s", path), NULL;
+      if (kg_read_fd_bounded (fd, path, OCI_ARG_MAX, text, len, err) < 0)
+        return NULL;
+    }
+  return policy_json_parse (fd < 0 ? "stdin" : path, *text, *len, err);
+}
+
+/* runc's units.RAMInBytes, with -1 for "no limit" (update.go). */
+static int
+ram_in_bytes (const char *s, int64_t *out)
+{
+  static const char units[] = "kmgtp";
+  char *end;
+  double v;
+  const char *u;
+  int shift = 0;
+
+  if (strcmp (s, "-1") == 0)
+    return *out = -1, 0;
+  if (! isdigit ((unsigned char) s[0]))
+    return -1;
+  errno = 0;
+  v = strtod (s, &end);
+  if (errno != 0)
+    return -1;
+  if (*end == ' ')
+    end++;
+  if (*end != '\0' && (u = strchr (units, tolower ((unsigned char) *end))) != NULL)
+    shift = 10 * (int) (u - units + 1), end++;
+  if (*end == 'i' || *end == 'I')
+    end++;
+  if (*end == 'b' || *end == 'B')
+    end++;
+  if (*end != '\0' || v * (double) (UINT64_C (1) << shift) >= 9.2e18)
+    return -1;
+  *out = (int64_t) (v * (double) (UINT64_C (1) << shift));
+  return 0;
+}
+
+static int
+oci_refuse (const struct channel *ch, const char *verb, const char *id, const char *check,
+            const char *why, const char *remedy)
+{
+  cleanup_free char *msg = output_message ("refusing %s in container %s: %s: %s (remedy: %s)",
+                                           verb, id ? id : "(none)", check, why, remedy);
+
+  wrapper_say (ch, msg ? msg : "kata-guard: refusing the call");
+  return 1;
+}
+
+/* runc exec and update can widen a container the guard started past the
+   policy (docker exec --privileged sends every capability in the
+   process.json; update --memory -1 lifts the limit).  Returns -1 when the
+   call may pass through, else the exit status of the refusal. */
+static int
+oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct channel *ch)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *text = NULL;
+  cleanup_free char **caps = NULL;
+  struct json_object *obj = NULL;
+  struct guard_config cfg;
+  const char *strs[(int) X_NSTR > (int) U_NSTR ? (int) X_NSTR : (int) U_NSTR] = { NULL };
+  bool bools[XB_NBOOL] = { false };
+  bool exec = strcmp (a->command, "exec") == 0;
+  const struct goflag *table = exec ? exec_flags : update_flags;
+  size_t n_table = exec ? ARRAY_SIZE (exec_flags) : ARRAY_SIZE (update_flags), n_caps = 0;
+  const char *id = NULL, *check = exec ? "policy.capabilities" : "policy.resources";
+  const char *why = NULL, *res_path = NULL;
+  int res_at = -1, status = -1;
+  size_t len = 0;
+
+  caps = calloc ((size_t) argc, sizeof *caps);
+  if (caps == NULL)
+    return oci_refuse (ch, a->command, NULL, "args", "out of memory", "retry");
+  for (i++; i < argc && why == NULL;)
+    {
+      int at = i;
+      enum goflag_status st = goflag_one (table, n_table, argc, argv, &i, strs, bools, &why);
+
+      if (st == GOFLAG_OK)
+        {
+          if (exec && strs[X_CAP] != NULL)
+            caps[n_caps++] = (char *) strs[X_CAP], strs[X_CAP] = NULL;
+          if (! exec && strs[U_RESOURCES] != NULL)
+            res_path = strs[U_RESOURCES], res_at = at, strs[U_RESOURCES] = NULL;
+          why = NULL;
+          continue;
+        }
+      if (st == GOFLAG_UNKNOWN || st == GOFLAG_BAD)
+        {
+          if (asprintf (&text, "%s: %s: an %s kata-guard cannot read is refused", argv[at], why,
+                        a->command) < 0)
+            text = NULL;
+          return oci_refuse (ch, a->command, NULL, "args", text ? text : why,
+                             "use the flags runc documents");
+        }
+      if (st == GOFLAG_END)
+        continue;
+      if (id == NULL)
+        id = argv[i];
+      i++;
+      if (exec)
+        break;
+      why = NULL;
+    }
+  /* Nothing that could widen the container: no config needed (a broken
+     one does not block a plain exec). */
+  if (exec ? n_caps == 0 && strs[X_PROCESS] == NULL
+           : res_path == NULL && strs[U_MEMORY] == NULL && strs[U_MEMORY_SWAP] == NULL
+                 && strs[U_CPU_QUOTA] == NULL && strs[U_CPU_PERIOD] == NULL)
+    return -1;
+  /* Nothing that could widen the container: no config needed (a broken
+     one does not block a plain exec). */
+  if (exec ? n_caps == 0 && strs[X_PROCESS] == NULL
+           : res_path == NULL && strs[U_MEMORY] == NULL && strs[U_MEMORY_SWAP] == NULL
+                 && strs[U_CPU_QUOTA] == NULL && strs[U_CPU_PERIOD] == NULL)
+    return -1;
+  if (guard_config_load (guard_config_default_path (), &cfg, &err) < 0)
+    return oci_refuse (ch, a->command, id, "config", err->msg,
+                       "fix the guard config (exec and update are judged by its [policy])");
+  if (exec)
+    {
+      if (strs[X_PROCESS] != NULL
+          && (obj = read_json_arg (strs[X_PROCESS], false, &text, &len, &err)) == NULL)
+        status = oci_refuse (ch, "exec", id, check, err->msg, "pass a process.json runc can read");
+      else if (policy_exec_judge (&cfg, obj, caps, n_caps, &err) < 0)
+        status = oci_refuse (ch, "exec", id, check, err->msg,
+                             "exec without added capabilities (no --privileged, no --cap-add), "
+                             "or add them to [policy] capabilities");
+    }
+  else
+    {
+      static const char *const cg_keys[][2] = { { "memory", "limit" }, { "memory", "swap" },
+                                                { "cpu", "quota" }, { "cpu", "period" } };
+      static const int cg_flags[] = { U_MEMORY, U_MEMORY_SWAP, U_CPU_QUOTA, U_CPU_PERIOD };
+
+      if (res_path != NULL)
+        obj = read_json_arg (res_path, true, &text, &len, &err);
+      else
+        obj = json_object_new_object ();
+      if (obj == NULL)
+        status = oci_refuse (ch, "update", id, check, err ? err->msg : "out of memory",
+                             "pass resources runc can read");
+      /* The flags win over --resources, as in runc. */
+      for (size_t k = 0; status < 0 && k < ARRAY_SIZE (cg_flags); k++)
+        {
+          const char *v = strs[cg_flags[k]];
+          struct json_object *sub = NULL;
+          int64_t n;
+          char *end;
+
+          if (v == NULL)
+            continue;
+          errno = 0;
+          if (k < 2 ? ram_in_bytes (v, &n) < 0 : (n = strtoll (v, &end, 10), errno || *end || end == v))
+            {
+              status = oci_refuse (ch, "update", id, "args", "a value runc would refuse",
+                                   "use the values runc documents");
+              break;
+            }
+          if (! json_object_object_get_ex (obj, cg_keys[k][0], &sub)
+              || ! json_object_is_type (sub, json_type_object))
+            {
+              sub = json_object_new_object ();
+              json_object_object_add (obj, cg_keys[k][0], sub);
+            }
+          json_object_object_add (sub, cg_keys[k][1], json_object_new_int64 (n));
+        }
+      if (status < 0 && policy_update_judge (&cfg, obj, &err) < 0)
+        status = oci_refuse (ch, "update", id, check, err->msg,
+                             "keep the limits within [policy] max_vm_memory_mib and max_vcpus");
+      /* What was judged is what the runtime reads: the text of
+         --resources (stdin or a file) becomes its stdin. */
+      if (status < 0 && res_at >= 0)
+        {
+          if (stdin_from (text, len, &err) < 0)
+            status = oci_refuse (ch, "update", id, "args", err->msg, "retry");
+          else if (strchr (argv[res_at], '=') != NULL)
+            argv[res_at] = (char *) (argv[res_at][1] == '-' ? "--resources=-" : "-r=-");
+          else
+            argv[res_at + 1] = (char *) "-";
+        }
+    }
+  json_object_put (obj);
+  guard_config_release (&cfg);
+  return status;
+}
+
 /* The container a call that passes through is about: the first argument
    after the subcommand that names one the guard started in this --root
    (its record).  runc's commands take the id among flags of their own;
@@ -306,6 +633,23 @@ oci_main (int argc, char **argv)
     return oci_start (argv, &a, &ch);
   if (a.version && a.bad == NULL)
     return oci_version (argv, &ch);
+  /* restore creates and starts a container from --bundle, around create;
+     Kata has no checkpoint/restore. */
+  if (a.command != NULL && a.bad == NULL && strcmp (a.command, "restore") == 0)
+    return oci_refuse (&ch, "restore", NULL, "args",
+                       "restore starts a container from a checkpoint without the checks of "
+                       "create, and Kata has no checkpoint/restore",
+                       "create and start the container instead");
+  if (a.command != NULL && a.bad == NULL
+      && (strcmp (a.command, "exec") == 0 || strcmp (a.command, "update") == 0))
+    {
+      int k = 1, status;
+
+      while (k < argc && argv[k] != a.command)
+        k++;
+      if ((status = oci_judge (argc, argv, k, &a, &ch)) >= 0)
+        return status;
+    }
   id = recorded_id (argc, argv, &a, &runtime);
   return wrapper_passthrough (&ch, a.command ? a.command : a.bad ? a.bad : "(no command)", id,
                               runtime, argv);

@@ -60,6 +60,7 @@ struct key_spec
 static const struct key_spec keys[] = {
   { "runtime", "shim", KEY_STRING, FIELD (runtime.shim), 0, STR_ABS_PATH, 0, 0 },
   { "runtime", "oci", KEY_STRING, FIELD (runtime.oci), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
+  { "runtime", "oci_vm", KEY_BOOL, FIELD (runtime.oci_vm), 0, STR_ANY, 0, 0 },
   { "runtime", "deadline_ms", KEY_INT, FIELD (runtime.deadline_ms), 0, STR_ANY, 100, 60000 },
   { "kvm", "device", KEY_STRING, FIELD (kvm.device), 0, STR_ABS_PATH, 0, 0 },
   { "kvm", "create_vm", KEY_BOOL, FIELD (kvm.create_vm), 0, STR_ANY, 0, 0 },

@@ -35,6 +35,7 @@ struct guard_config
   {
     char *shim;  /* the real shim v2 runtime */
     char *oci;   /* the real runc-style runtime; "" = OCI mode refuses */
+    bool oci_vm; /* the operator says oci runs every container in a VM */
     int64_t deadline_ms;  /* the confined checker's whole run, then refuse */
   } runtime;
   struct

@@ -117,6 +117,20 @@ check_runtime (struct preflight *pf)
                    "%s is not set: OCI runtime mode has no runtime to execute", key);
       return;
     }
+  /* Nothing in a runc-style binary says whether it boots a VM (runc and
+     crun run the container on the host kernel, and every other check here
+     would then certify isolation that is not there): the operator says. */
+  if (pf->req->mode == KG_MODE_OCI && ! pf->cfg->runtime.oci_vm)
+    {
+      report_fail (pf->rep, "kata.runtime",
+                   "set [runtime] oci_vm = true when [runtime] oci is Kata's kata-runtime (or "
+                   "another runtime that runs every container in a VM); register kata-guard as "
+                   "a shim v2 runtime otherwise",
+                   "%s %s is not declared to run containers in a VM ([runtime] oci_vm is "
+                   "false): kata-guard cannot tell, and behind runc or crun nothing isolates",
+                   key, path);
+      return;
+    }
   fd = trust_open (path, TRUST_EXEC, &info, &err);
   if (fd < 0)
     {

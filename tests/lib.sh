@@ -5,7 +5,7 @@
 #                     trusted-path test rejects it), with immutable boot assets.
 # kg_proxy_start      start a real tinyproxy that denies everything (403)
 # kg_config_write F   a guard config for that tree and proxy
-# kg_config_add_oci F the tree's runc as [runtime] oci in F
+# kg_config_add_oci F the tree's runc as [runtime] oci in F (oci_vm = true)
 # kg_start_setup B G L a bundle and a guard config that pass a start
 # kg_cleanup          undo all of it (immutable flags, processes, files);
 #                     installed as an EXIT trap by kg_tree_create; it then
@@ -164,7 +164,8 @@ kg_config_write() {
 
 # kg_config_add_oci FILE: the tree's runc as [runtime] oci, after shim.
 kg_config_add_oci() {
-  sed -i "s|^shim = .*|&\noci = \"$KG_TREE/opt/kata/bin/runc\"|" "$1"
+  # (The stand-in runc is declared a VM runtime: it stands in for Kata's.)
+  sed -i "s|^shim = .*|&\noci = \"$KG_TREE/opt/kata/bin/runc\"\noci_vm = true|" "$1"
 }
 
 # kg_start_setup BUNDLE GUARD LOG: what a start needs to pass on the tree:

@@ -58,6 +58,7 @@ test_round_trip (void)
   char *msg = load_error ("[runtime]\n"
                           "shim = \"/usr/local/bin/containerd-shim-kata-v2\"\n"
                           "oci = \"/usr/bin/kata-runtime\"\n"
+                          "oci_vm = true\n"
                           "[kvm]\n"
                           "device = \"/dev/kvm2\"\n"
                           "create_vm = false\n"
@@ -90,6 +91,7 @@ test_round_trip (void)
     }
   is_str (cfg.runtime.shim, "/usr/local/bin/containerd-shim-kata-v2", "runtime.shim");
   is_str (cfg.runtime.oci, "/usr/bin/kata-runtime", "runtime.oci");
+  ok (cfg.runtime.oci_vm, "runtime.oci_vm");
   is_str (cfg.kvm.device, "/dev/kvm2", "kvm.device");
   ok (cfg.kvm.create_vm == false, "kvm.create_vm");
   is_str (cfg.kata.config, "/etc/kata-containers/configuration-fc.toml", "kata.config");
@@ -137,6 +139,7 @@ test_defaults (void)
     }
   is_str (cfg.runtime.shim, "/opt/kata/bin/containerd-shim-kata-v2", "default runtime.shim");
   is_str (cfg.runtime.oci, "", "default runtime.oci is empty");
+  ok (! cfg.runtime.oci_vm, "default runtime.oci_vm is false");
   is_str (cfg.kvm.device, "/dev/kvm", "default kvm.device");
   ok (cfg.kvm.create_vm, "default kvm.create_vm is true");
   is_str (cfg.kata.config, "", "default kata.config is empty");

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The guard's side of the differential oracle (tests/oracle.test): what
+ * kata-guard's own decoders make of each file, one JSON line per file, for
+ * tests/oracle/oracle.go to hold against what the real Go decoders
+ * (runtime-spec's types, BurntSushi/toml into Kata's) make of the same
+ * bytes.
+ *
+ *   guard-view spec FILE...   config.json files: policy_spec_parse's tree,
+ *                             and whether check_policy allows the start
+ *   guard-view kata FILE...   Kata configurations: toml_parse's tree, and
+ *                             whether the guard accepts the file
+ *
+ * Each line is {"file":F,"allowed":B,"refused":R,"tree":T}; T is null when
+ * the guard's parser refused the file, R is "" when it is allowed.  One
+ * process handles thousands of files: the oracle starts one per batch.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "conf.h"
+#include "error.h"
+#include "fuzz-files.h"
+#include "kata.h"
+#include "policy.h"
+#include "result.h"
+#include "toml.h"
+
+/* Larger than anything either parser accepts, so that a file is never
+   judged on a prefix. */
+#define VIEW_MAX_FILE (POLICY_MAX_SPEC + 1)
+
+/* The guard configuration of tests/fuzz/fuzz-policy.c, loosened so that
+   the real Docker and containerd specs of the fixtures are allowed as
+   they are: no memory limit required, and their per-container files
+   (bound writable from the engine's root, which the guard allows only
+   for the container's own id, unknown here) allowed.  A spec the guard
+   refuses is one the oracle cannot compare, and the decoding under test
+   is the same under any policy. */
+static const char guard_toml[] = "[kata]\nhypervisors = [\"firecracker\"]\n"
+                                 "[policy]\nannotations = [\"io\\\\.katacontainers\\\\..*\"]\n"
+                                 "require_memory_limit = false\n"
+                                 "engine_roots = []\n"
+                                 "writable_mounts = [\"/var/lib/docker\", \"/run/containerd\", \"/srv\"]\n";
+
+/* The [hypervisor.firecracker] values that policy.resources reads (as in
+   fuzz-policy.c). */
+static const char kata_toml[] = "[hypervisor.firecracker]\n"
+                                "default_vcpus = 1\n"
+                                "default_memory = 2048\n"
+                                "[runtime]\n"
+                                "disable_guest_seccomp = true\n";
+
+/* FILE's bytes in *BUF (malloc'd, NUL-terminated for the error paths) and
+   *LEN, or -1 with errno set. */
+static int
+read_file (const char *path, char **buf, size_t *len)
+{
+  FILE *f = fopen (path, "rb");
+  char *b;
+  size_t n;
+  int e;
+
+  if (f == NULL)
+    return -1;
+  b = malloc (VIEW_MAX_FILE + 1);
+  if (b == NULL)
+    {
+      fclose (f);
+      errno = ENOMEM;
+      return -1;
+    }
+  n = fread (b, 1, VIEW_MAX_FILE, f);
+  e = ferror (f) ? EIO : 0;
+  fclose (f);
+  if (e != 0)
+    {
+      free (b);
+      errno = e;
+      return -1;
+    }
+  b[n] = '\0';
+  *buf = b;
+  *len = n;
+  return 0;
+}
+
+/* Print one line and release LINE (which owns everything in it). */
+static int
+emit (struct json_object *line)
+{
+  const char *s = json_object_to_json_string_ext (line, JSON_C_TO_STRING_PLAIN);
+  int rc = s != NULL && puts (s) >= 0 ? 0 : -1;
+
+  json_object_put (line);
+  return rc;
+}
+
+static struct json_object *
+new_line (const char *file)
+{
+  struct json_object *line = json_object_new_object ();
+
+  if (line == NULL)
+    return NULL;
+  json_object_object_add (line, "file", json_object_new_string (file));
+  return line;
+}
+
+/* ---- spec --------------------------------------------------------------- */
+
+static struct guard_config cfg;
+
+/* The start's own rule (shim/exec.c): it goes ahead unless a result is a
+   fail.  The first policy.* fail, as "ID: reason", or NULL. */
+static const struct check_result *
+first_policy_fail (const struct report *rep)
+{
+  for (size_t i = 0; i < rep->n; i++)
+    if (rep->results[i].verdict == VERDICT_FAIL && strncmp (rep->results[i].id, "policy.", 7) == 0)
+      return &rep->results[i];
+  return NULL;
+}
+
+static int
+view_spec (const char *file)
+{
+  kg_error_t err = NULL;
+  struct json_object *line, *tree;
+  struct request req;
+  struct report rep;
+  struct preflight pf;
+  const struct check_result *fail;
+  char *buf, *refused = NULL;
+  size_t len;
+  int rc;
+
+  if (read_file (file, &buf, &len) < 0)
+    {
+      fprintf (stderr, "guard-view: %s: %s\n", file, strerror (errno));
+      return -1;
+    }
+  line = new_line (file);
+  if (line == NULL)
+    {
+      free (buf);
+      return -1;
+    }
+  tree = policy_spec_parse (file, buf, len, &err);
+
+  /* The verdict the start would get, through the same trusted-path read
+     of the bundle's config.json as in production. */
+  if (! fuzz_write ("config.json", (const uint8_t *) buf, len))
+    {
+      fprintf (stderr, "guard-view: cannot write %s/config.json\n", fuzz_dir ());
+      json_object_put (tree);
+      json_object_put (line);
+      kg_error_release (&err);
+      free (buf);
+      return -1;
+    }
+  memset (&req, 0, sizeof req);
+  memset (&rep, 0, sizeof rep);
+  req.mode = KG_MODE_SHIM;
+  req.container_id = "oracle";
+  req.bundle = fuzz_dir ();
+  preflight_init (&pf, &req, &cfg, &rep);
+  pf.kata = calloc (1, sizeof *pf.kata);
+  if (pf.kata != NULL)
+    {
+      kg_error_t kerr = NULL;
+
+      pf.kata->doc = toml_parse ("kata.toml", kata_toml, sizeof kata_toml - 1, &kerr);
+      kg_error_release (&kerr);
+      pf.kata->hypervisor_name = "firecracker";
+      pf.kata->hypervisor = toml_get_path (pf.kata->doc, "hypervisor", "firecracker", NULL);
+    }
+  if (pf.kata == NULL || pf.kata->doc == NULL)
+    {
+      fprintf (stderr, "guard-view: cannot set up the Kata document\n");
+      abort ();
+    }
+  check_policy (&pf);
+  fail = first_policy_fail (&rep);
+  if (fail != NULL && asprintf (&refused, "%s: %s", fail->id, fail->reason) < 0)
+    refused = NULL;
+  /* A report that ran out of memory is incomplete: never "allowed". */
+  json_object_object_add (line, "allowed", json_object_new_boolean (fail == NULL && ! rep.oom));
+  json_object_object_add (line, "refused",
+                          json_object_new_string (refused ? refused
+                                                  : rep.oom ? "out of memory" : ""));
+  /* Not the tree check_policy judged, but the same parser on the same
+     bytes: the one the oracle decodes. */
+  json_object_object_add (line, "tree", tree);
+  if (tree == NULL)
+    json_object_object_add (line, "parse_error", json_object_new_string (err ? err->msg : "?"));
+  preflight_release (&pf);
+  report_release (&rep);
+  kg_error_release (&err);
+  free (refused);
+  free (buf);
+  rc = emit (line);
+  return rc;
+}
+
+/* ---- kata --------------------------------------------------------------- */
+
+/* The guard's TOML value as JSON.  A float is {"$float":TEXT} with TEXT
+   the exact double (%.17g) or nan / inf / -inf: JSON has no non-finite
+   numbers, and json-c's own float output would round.  toml_parse refuses
+   date-times and inline tables, so the tree never holds them. */
+static struct json_object *
+toml_to_json (const struct toml_value *v)
+{
+  struct json_object *o;
+  char num[40];
+
+  switch (v->kind)
+    {
+    case TOML_STRING:
+      return json_object_new_string (v->u.string);
+    case TOML_INTEGER:
+      return json_object_new_int64 (v->u.integer);
+    case TOML_BOOLEAN:
+      return json_object_new_boolean (v->u.boolean);
+    case TOML_FLOAT:
+      if (isnan (v->u.floating))
+        snprintf (num, sizeof num, "nan");
+      else if (isinf (v->u.floating))
+        snprintf (num, sizeof num, "%sinf", v->u.floating < 0 ? "-" : "");
+      else
+        snprintf (num, sizeof num, "%.17g", v->u.floating);
+      o = json_object_new_object ();
+      if (o != NULL)
+        json_object_object_add (o, "$float", json_object_new_string (num));
+      return o;
+    case TOML_ARRAY:
+      o = json_object_new_array ();
+      for (size_t i = 0; o != NULL && i < v->u.array.n; i++)
+        json_object_array_add (o, toml_to_json (v->u.array.items[i]));
+      return o;
+    case TOML_TABLE:
+      o = json_object_new_object ();
+      for (size_t i = 0; o != NULL && i < v->u.table.n; i++)
+        json_object_object_add (o, v->u.table.items[i].key, toml_to_json (v->u.table.items[i].value));
+      return o;
+    }
+  return NULL;
+}
+
+static int
+view_kata (const char *file)
+{
+  kg_error_t err = NULL;
+  struct json_object *line;
+  struct toml_value *doc;
+  const struct toml_entry *folded = NULL;
+  char *buf, *refused = NULL;
+  size_t len;
+
+  if (read_file (file, &buf, &len) < 0)
+    {
+      fprintf (stderr, "guard-view: %s: %s\n", file, strerror (errno));
+      return -1;
+    }
+  line = new_line (file);
+  if (line == NULL)
+    {
+      free (buf);
+      return -1;
+    }
+  doc = toml_parse (file, buf, len, &err);
+  if (doc != NULL)
+    folded = kata_folded_key (doc);
+  if (doc == NULL)
+    refused = strdup (err ? err->msg : "?");
+  else if (folded != NULL
+           && asprintf (&refused, "%s:%u: key \"%.80s\" is not lower case", file, folded->line,
+                        folded->key) < 0)
+    refused = NULL;
+  json_object_object_add (line, "allowed", json_object_new_boolean (doc != NULL && folded == NULL));
+  json_object_object_add (line, "refused", json_object_new_string (refused ? refused : ""));
+  json_object_object_add (line, "tree", doc ? toml_to_json (doc) : NULL);
+  toml_free (doc);
+  kg_error_release (&err);
+  free (refused);
+  free (buf);
+  return emit (line);
+}
+
+int
+main (int argc, char **argv)
+{
+  int (*view) (const char *);
+  kg_error_t err = NULL;
+  char path[128];
+  int status = 0;
+
+  if (argc < 2 || (strcmp (argv[1], "spec") != 0 && strcmp (argv[1], "kata") != 0))
+    {
+      fprintf (stderr, "usage: guard-view spec|kata FILE...\n");
+      return 2;
+    }
+  if (strcmp (argv[1], "spec") == 0)
+    {
+      /* The trusted bundle directory under /var/lib/kata-guard-test:
+         root only, as for tests/fuzz/replay-policy. */
+      if (fuzz_dir () == NULL)
+        {
+          fprintf (stderr, "guard-view: cannot create a directory under /var/lib/kata-guard-test: %s\n",
+                   strerror (errno));
+          return 1;
+        }
+      /* Loaded as a file, as in production: guard_config_load applies
+         the defaults (the shipped capability list, the engine's hooks)
+         that fuzz_guard_config's bare table would leave empty. */
+      if (! fuzz_write ("guard.toml", (const uint8_t *) guard_toml, sizeof guard_toml - 1)
+          || snprintf (path, sizeof path, "%s/guard.toml", fuzz_dir ()) >= (int) sizeof path
+          || guard_config_load (path, &cfg, &err) < 0)
+        {
+          fprintf (stderr, "guard-view: the guard configuration: %s\n", err ? err->msg : "cannot write it");
+          kg_error_release (&err);
+          return 1;
+        }
+      view = view_spec;
+    }
+  else
+    view = view_kata;
+  for (int i = 2; i < argc; i++)
+    if (view (argv[i]) < 0)
+      status = 1;
+  if (fflush (stdout) != 0)
+    status = 1;
+  if (view == view_spec)
+    guard_config_release (&cfg);
+  return status;
+}

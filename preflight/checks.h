@@ -35,11 +35,11 @@ struct ns_id
   ino_t ino;
 };
 
-/* The namespaces [policy] host_namespaces governs (network, pid, ipc, in
+/* The namespaces [policy] host_namespaces governs (network, pid, ipc, uts, in
    that order), as the engine has them (/proc/self/ns) and as the host has
    them (/proc/1/ns).  Reading pid 1's takes privilege the confined checker
    has given up, so the parent gathers them before the fork. */
-#define KG_NS_COUNT 3
+#define KG_NS_COUNT 4
 struct engine_ns
 {
   struct ns_id self[KG_NS_COUNT];
@@ -47,7 +47,7 @@ struct engine_ns
 };
 void engine_ns_gather (struct engine_ns *e);  /* policy.c */
 /* The /proc/PID/ns name of namespace K (0 .. KG_NS_COUNT-1: net, pid,
-   ipc), or NULL. */
+   ipc, uts), or NULL. */
 const char *engine_ns_proc_name (int k);  /* policy.c */
 
 /* What the entry point learned from argv, the environment and stdin. */

@@ -745,6 +745,23 @@ guard_config_from_toml (const char *name, const struct toml_value *doc,
 }
 
 int
+guard_config_defaults (struct guard_config *cfg, kg_error_t *err)
+{
+  memset (cfg, 0, sizeof *cfg);
+  if (set_defaults (cfg, err) < 0)
+    {
+      guard_config_release (cfg);
+      return -1;
+    }
+  if ((cfg->path = strdup ("(built-in defaults)")) == NULL)
+    {
+      guard_config_release (cfg);
+      return kg_error (err, ENOMEM, "cannot allocate the configuration");
+    }
+  return 0;
+}
+
+int
 guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err)
 {
   cleanup_toml struct toml_value *doc = NULL;

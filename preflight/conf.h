@@ -114,6 +114,8 @@ const char *guard_config_default_path (void);
 
 /* Read and validate PATH.  Errors read "PATH:LINE: [table] key: what". */
 int guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err);
+/* CFG with every key at its default, as an empty file would give. */
+int guard_config_defaults (struct guard_config *cfg, kg_error_t *err);
 /* Validate and apply an already parsed document (NAME for messages). */
 struct toml_value;
 int guard_config_from_toml (const char *name, const struct toml_value *doc,

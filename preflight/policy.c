@@ -363,10 +363,11 @@ enum ns_kind
   NS_NET,
   NS_PID,
   NS_IPC,
+  NS_UTS,
   NS_COUNT,
 };
-static const char *const ns_types[NS_COUNT] = { "network", "pid", "ipc" };
-static const char *const ns_proc[NS_COUNT] = { "net", "pid", "ipc" };
+static const char *const ns_types[NS_COUNT] = { "network", "pid", "ipc", "uts" };
+static const char *const ns_proc[NS_COUNT] = { "net", "pid", "ipc", "uts" };
 
 _Static_assert (NS_COUNT == KG_NS_COUNT, "checks.h KG_NS_COUNT is policy.c's NS_COUNT");
 
@@ -954,8 +955,9 @@ check_namespaces (struct ctx *c)
                  "%s", sb_str (&f.text));
   else if (f.n > 0)
     report_fail (c->rep, "policy.namespaces",
-                 "give the container its own network, pid and ipc namespaces (no --network "
-                 "host, --pid host, --ipc host), or set [policy] host_namespaces = true",
+                 "give the container its own network, pid, ipc and uts namespaces (no --network "
+                 "host, --pid host, --ipc host, --uts host), or set [policy] host_namespaces = "
+                 "true",
                  "%s", sb_str (&f.text));
   else
     report_pass (c->rep, "policy.namespaces", "%s%s", sb_str (&ok),
@@ -2549,8 +2551,179 @@ check_resources (struct ctx *c)
 static const char *const rule_ids[] = {
   "policy.privileged", "policy.namespaces", "policy.mounts",      "policy.capabilities",
   "policy.devices",    "policy.hooks",      "policy.annotations", "policy.seccomp",
-  "policy.resources",
+  "policy.resources",  "policy.confinement",
 };
+
+/* ---- policy.confinement --------------------------------------------- */
+
+/* What Docker, containerd (ctr and CRI) and podman all mask and make
+   read-only by default: Kubernetes' "baseline" Pod Security Standard
+   (procMount Default) refuses less. */
+static const char *const required_masked[] = {
+  "/proc/acpi",      "/proc/kcore",       "/proc/keys",        "/proc/latency_stats",
+  "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
+  "/sys/firmware",
+};
+static const char *const required_readonly[] = {
+  "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+static bool
+listed (struct json_object *list, const char *path)
+{
+  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+    {
+      struct json_object *v = json_object_array_get_idx (list, i);
+
+      if (json_object_is_type (v, json_type_string) && strcmp (json_object_get_string (v), path) == 0)
+        return true;
+    }
+  return false;
+}
+
+/* The sysctls a container's own namespaces hold (runc's validateSysctl:
+   IPC and network namespaced ones); the rest are the kernel's, for
+   everybody. */
+static bool
+sysctl_namespaced (const char *key)
+{
+  static const char *const ipc[] = { "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",
+                                     "kernel.sem",    "kernel.shmall", "kernel.shmmax",
+                                     "kernel.shmmni", "kernel.shm_rmid_forced" };
+  char k[128];
+  size_t n = strlen (key);
+
+  if (n >= sizeof k)
+    return false;
+  for (size_t i = 0; i <= n; i++)
+    k[i] = key[i] == '/' ? '.' : key[i];
+  for (size_t i = 0; i < ARRAY_SIZE (ipc); i++)
+    if (strcmp (k, ipc[i]) == 0)
+      return true;
+  return strncmp (k, "fs.mqueue.", 10) == 0 || strncmp (k, "net.", 4) == 0;
+}
+
+static bool
+option_set (struct json_object *opts, const char *name)
+{
+  return listed (opts, name);
+}
+
+/* policy.confinement: the container's own confinement, as the engines
+   set it by default, not switched off.  The VM is the isolation, but the
+   agent applies these in the guest too; without them the workload reaches
+   the guest's own files (the agent's), and behind a runtime that is not a
+   VM, the host's.  docker run --privileged switches them all off: allowed
+   with [policy] privileged = true. */
+static void
+check_confinement (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *linux_, *list, *masked, *ro, *process, *v, *mounts, *sysctl;
+  bool mount_ns = false;
+
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  process = jget_type (c->spec, "spec", "process", json_type_object, &f);
+  list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
+  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+    {
+      struct json_object *e = json_object_array_get_idx (list, i), *t, *path;
+      const char *type;
+
+      t = jget (e, "namespace", "type", &f);
+      if (t == NULL || ! json_object_is_type (t, json_type_string))
+        continue;  /* policy.namespaces says so */
+      type = json_object_get_string (t);
+      path = jget (e, "namespace", "path", &f);
+      if (strcmp (type, "mount") == 0)
+        {
+          mount_ns = true;
+          if (path != NULL)
+            finding (&f, "the mount namespace is joined (%s), not new",
+                     json_object_is_type (path, json_type_string) ? json_object_get_string (path)
+                                                                   : json_kind (path));
+        }
+      else if (strcmp (type, "user") == 0 && path != NULL)
+        finding (&f, "the user namespace is joined (%s), not new",
+                 json_object_is_type (path, json_type_string) ? json_object_get_string (path)
+                                                               : json_kind (path));
+    }
+  if (! mount_ns)
+    finding (&f, "no mount namespace: the container would share the runtime's mounts");
+  masked = jget_type (linux_, "linux", "maskedPaths", json_type_array, &f);
+  ro = jget_type (linux_, "linux", "readonlyPaths", json_type_array, &f);
+  for (size_t i = 0; i < ARRAY_SIZE (required_masked); i++)
+    if (! listed (masked, required_masked[i]))
+      {
+        finding (&f, "%s is not masked (linux.maskedPaths)", required_masked[i]);
+        break;
+      }
+  for (size_t i = 0; i < ARRAY_SIZE (required_readonly); i++)
+    if (! listed (ro, required_readonly[i]) && ! listed (masked, required_readonly[i]))
+      {
+        finding (&f, "%s is not read-only (linux.readonlyPaths)", required_readonly[i]);
+        break;
+      }
+  v = jget (process, "process", "apparmorProfile", &f);
+  if (v != NULL && json_object_is_type (v, json_type_string)
+      && strcmp (json_object_get_string (v), "unconfined") == 0)
+    finding (&f, "AppArmor profile \"unconfined\"");
+  v = jget (process, "process", "selinuxLabel", &f);
+  if (v != NULL && json_object_is_type (v, json_type_string)
+      && (strstr (json_object_get_string (v), ":spc_t") != NULL
+          || strstr (json_object_get_string (v), ":unconfined_t") != NULL))
+    finding (&f, "SELinux label %.64s (an unconfined type)", json_object_get_string (v));
+  v = jget (linux_, "linux", "rootfsPropagation", &f);
+  if (v != NULL && json_object_is_type (v, json_type_string)
+      && (strcmp (json_object_get_string (v), "shared") == 0
+          || strcmp (json_object_get_string (v), "rshared") == 0))
+    finding (&f, "rootfsPropagation \"%s\" (mounts made inside would appear outside)",
+             json_object_get_string (v));
+  sysctl = jget_type (linux_, "linux", "sysctl", json_type_object, &f);
+  if (sysctl != NULL)
+    {
+      json_object_object_foreach (sysctl, key, val)
+        {
+          (void) val;
+          if (! sysctl_namespaced (key))
+            finding (&f, "sysctl %.64s is the kernel's, not the container's namespace's", key);
+        }
+    }
+  mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
+  for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
+    {
+      struct json_object *m = json_object_array_get_idx (mounts, i), *type, *dest, *opts;
+      const char *t, *d;
+
+      type = jget (m, "mount", "type", &f);
+      dest = jget (m, "mount", "destination", &f);
+      opts = jget (m, "mount", "options", &f);
+      t = type != NULL && json_object_is_type (type, json_type_string) ? json_object_get_string (type) : "";
+      d = dest != NULL && json_object_is_type (dest, json_type_string) ? json_object_get_string (dest) : "?";
+      if (option_set (opts, "shared") || option_set (opts, "rshared"))
+        finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
+      if (jget (m, "mount", "uidMappings", &f) != NULL || jget (m, "mount", "gidMappings", &f) != NULL
+          || option_set (opts, "idmap") || option_set (opts, "ridmap"))
+        finding (&f, "mount %.128s is id-mapped (the files would be another owner's)", d);
+      if (strcmp (t, "proc") == 0 && strcmp (d, "/proc") != 0)
+        finding (&f, "a second procfs at %.128s (the masks apply at /proc only)", d);
+      if ((strcmp (t, "sysfs") == 0 || strcmp (t, "cgroup") == 0 || strcmp (t, "cgroup2") == 0)
+          && (! option_set (opts, "ro") || option_set (opts, "rw")))
+        finding (&f, "%s at %.128s is writable", t, d);
+    }
+  if (f.n > 0 && c->privileged && c->cfg->policy.privileged)
+    report_pass (c->rep, "policy.confinement",
+                 "privileged container allowed by [policy] privileged = true");
+  else if (f.n > 0)
+    report_fail (c->rep, "policy.confinement",
+                 "keep the engine's default confinement (no --security-opt apparmor=unconfined, "
+                 "no procMount Unmasked, no shared propagation, only namespaced sysctls)",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.confinement",
+                 "own mount namespace, /proc masked and read-only as the engines default, no "
+                 "unconfined profile, no shared propagation, only namespaced sysctls");
+}
 
 void
 check_policy (struct preflight *pf)
@@ -2599,6 +2772,7 @@ check_policy (struct preflight *pf)
   check_annotations (&c);
   check_seccomp (&c);
   check_resources (&c);
+  check_confinement (&c);
   json_object_put (c.spec);
   return;
 

@@ -449,6 +449,23 @@ oci_refuse (const struct channel *ch, const char *verb, const char *id, const ch
   return 1;
 }
 
+/* WHY, and that the built-in [policy] judged, when LOAD_ERR says the
+   configuration did not load (*BUF holds the text). */
+static const char *
+with_defaults (const char *why, const struct kg_error *load_err, char **buf)
+{
+  if (load_err == NULL)
+    return why;
+  if (asprintf (buf, "%s (judged by the built-in [policy]: the guard config does not load: %s)",
+                why, load_err->msg)
+      < 0)
+    {
+      *buf = NULL;
+      return why;
+    }
+  return *buf;
+}
+
 /* runc exec and update can widen a container the guard started past the
    policy (docker exec --privileged sends every capability in the
    process.json; update --memory -1 lifts the limit).  Returns -1 when the
@@ -457,7 +474,9 @@ static int
 oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct channel *ch)
 {
   cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t load_err = NULL;
   cleanup_free char *text = NULL;
+  cleanup_free char *judged = NULL;
   cleanup_free char **caps = NULL;
   struct json_object *obj = NULL;
   struct guard_config cfg;
@@ -517,16 +536,23 @@ oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct 
            : res_path == NULL && strs[U_MEMORY] == NULL && strs[U_MEMORY_SWAP] == NULL
                  && strs[U_CPU_QUOTA] == NULL && strs[U_CPU_PERIOD] == NULL)
     return -1;
+  /* A broken configuration must not block a docker exec that asks for no
+     more than the engine's defaults (every docker exec sends its
+     capabilities): the call is then judged by the built-in [policy]. */
   if (guard_config_load (guard_config_default_path (), &cfg, &err) < 0)
-    return oci_refuse (ch, a->command, id, "config", err->msg,
-                       "fix the guard config (exec and update are judged by its [policy])");
+    {
+      if (guard_config_defaults (&cfg, &load_err) < 0)
+        return oci_refuse (ch, a->command, id, "config", err->msg,
+                           "fix the guard config (exec and update are judged by its [policy])");
+      load_err = steal_pointer (&err);
+    }
   if (exec)
     {
       if (strs[X_PROCESS] != NULL
           && (obj = read_json_arg (strs[X_PROCESS], false, &text, &len, &err)) == NULL)
         status = oci_refuse (ch, "exec", id, check, err->msg, "pass a process.json runc can read");
       else if (policy_exec_judge (&cfg, obj, caps, n_caps, &err) < 0)
-        status = oci_refuse (ch, "exec", id, check, err->msg,
+        status = oci_refuse (ch, "exec", id, check, with_defaults (err->msg, load_err, &judged),
                              "exec without added capabilities (no --privileged, no --cap-add), "
                              "or add them to [policy] capabilities");
     }
@@ -569,7 +595,7 @@ oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct 
           json_object_object_add (sub, cg_keys[k][1], json_object_new_int64 (n));
         }
       if (status < 0 && policy_update_judge (&cfg, obj, &err) < 0)
-        status = oci_refuse (ch, "update", id, check, err->msg,
+        status = oci_refuse (ch, "update", id, check, with_defaults (err->msg, load_err, &judged),
                              "keep the limits within [policy] max_vm_memory_mib and max_vcpus");
       /* What was judged is what the runtime reads: the text of
          --resources (stdin or a file) becomes its stdin. */

@@ -33,7 +33,7 @@ static int bundle_seq;
 static const char *const all_ids[] = {
   "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.mounts",
   "policy.capabilities", "policy.devices", "policy.hooks", "policy.annotations",
-  "policy.seccomp", "policy.resources",
+  "policy.seccomp", "policy.resources", "policy.confinement",
 };
 
 static char *
@@ -263,7 +263,8 @@ static const struct
   { "docker-20.10/seccomp-unconfined.json", HOOK_DOCKERD, "require_seccomp = true",
     "policy.seccomp policy.resources", "policy.seccomp", "no seccomp profile (linux.seccomp)" },
   { "docker-20.10/privileged.json", HOOK_DOCKERD, NULL,
-    "policy.privileged policy.capabilities policy.devices policy.resources", "policy.privileged",
+    "policy.privileged policy.capabilities policy.devices policy.resources policy.confinement",
+    "policy.privileged",
     "privileged container: the device cgroup allows every host device (a *:* rwm); it has "
     "every capability" },
   { "docker-20.10/privileged.json", HOOK_DOCKERD, "privileged = true", "policy.resources",
@@ -301,11 +302,11 @@ static const struct
     "policy.mounts", "/srv/data: writable bind mount" },
   { "containerd-1.6/ctr-privileged-hostnet.json", HOOK_DOCKERD, NULL,
     "policy.privileged policy.namespaces policy.mounts policy.capabilities policy.devices "
-    "policy.resources",
+    "policy.resources policy.confinement",
     "policy.namespaces", "no network namespace" },
   { "containerd-1.6/ctr-privileged-hostnet.json", HOOK_DOCKERD, NULL,
     "policy.privileged policy.namespaces policy.mounts policy.capabilities policy.devices "
-    "policy.resources",
+    "policy.resources policy.confinement",
     "policy.mounts", "/etc/hosts: the host's configuration" },
 };
 
@@ -354,6 +355,15 @@ test_fixtures (void)
 
 /* A small spec that passes every rule; each %s is one part a row changes:
    capabilities, mounts, resources, more of linux, more of the top level. */
+/* The engines' default masks (policy.confinement). */
+#define MASKED                                                                                  \
+  "\"maskedPaths\": [\"/proc/acpi\", \"/proc/kcore\", \"/proc/keys\", \"/proc/latency_stats\", "   \
+  "\"/proc/timer_list\", \"/proc/timer_stats\", \"/proc/sched_debug\", \"/proc/scsi\", "           \
+  "\"/sys/firmware\"]"
+#define READONLY                                                                                \
+  "\"readonlyPaths\": [\"/proc/bus\", \"/proc/fs\", \"/proc/irq\", \"/proc/sys\", "                \
+  "\"/proc/sysrq-trigger\"]"
+
 static char *
 spec_of (const char *caps, const char *mounts, const char *res, const char *linux_more,
          const char *top_more)
@@ -368,7 +378,9 @@ spec_of (const char *caps, const char *mounts, const char *res, const char *linu
                 " \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": "
                 "\"proc\"}%s%s],\n"
                 " \"linux\": {\"namespaces\": [{\"type\": \"network\"}, {\"type\": \"pid\"}, "
-                "{\"type\": \"ipc\"}, {\"type\": \"mount\"}],\n"
+                "{\"type\": \"ipc\"}, {\"type\": \"uts\"}, {\"type\": \"mount\"}],\n"
+                "   " MASKED ",\n"
+                "   " READONLY ",\n"
                 "   \"resources\": {%s}%s%s}%s%s}\n",
                 caps ? caps : "\"CAP_CHOWN\"", caps ? caps : "\"CAP_CHOWN\"", mounts ? ", " : "",
                 mounts ? mounts : "",
@@ -967,6 +979,89 @@ test_hooks (void)
              "policy.hooks", "dockerd: not an absolute path");
 }
 
+/* policy.confinement: a spec_of () spec with FROM replaced by TO (or,
+   with FROM NULL, LINUX_MORE and MOUNTS added). */
+static void
+confine_row (const char *name, const char *from, const char *to, const char *mounts,
+             const char *linux_more, const char *fails, const char *item, const char *needle)
+{
+  char *spec = spec_of (NULL, mounts, NULL, linux_more, NULL);
+  struct report rep;
+
+  if (from != NULL)
+    spec = replace (spec, from, to);
+  run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, item, needle);
+  report_release (&rep);
+  free (spec);
+}
+
+static void
+test_confinement (void)
+{
+  confine_row ("the default confinement", NULL, NULL, NULL, NULL, "", "policy.confinement",
+               "own mount namespace, /proc masked");
+  confine_row ("no mount namespace", "{\"type\": \"mount\"}", "{\"type\": \"cgroup\"}", NULL,
+               NULL, "policy.confinement", "policy.confinement", "no mount namespace");
+  confine_row ("the host's mount namespace joined", "{\"type\": \"mount\"}",
+               "{\"type\": \"mount\", \"path\": \"/proc/1/ns/mnt\"}", NULL, NULL,
+               "policy.confinement", "policy.confinement",
+               "the mount namespace is joined (/proc/1/ns/mnt)");
+  confine_row ("a user namespace joined", "{\"type\": \"mount\"}",
+               "{\"type\": \"mount\"}, {\"type\": \"user\", \"path\": \"/proc/1/ns/user\"}",
+               NULL, NULL, "policy.confinement", "policy.confinement",
+               "the user namespace is joined (/proc/1/ns/user)");
+  confine_row ("no uts namespace (--uts host)", "{\"type\": \"uts\"}, ", "", NULL, NULL,
+               "policy.namespaces", "policy.namespaces", "no uts namespace");
+  confine_row ("procMount Unmasked (empty maskedPaths)", MASKED, "\"maskedPaths\": []", NULL,
+               NULL, "policy.confinement", "policy.confinement",
+               "/proc/acpi is not masked (linux.maskedPaths)");
+  confine_row ("no readonlyPaths", READONLY ",", "", NULL, NULL, "policy.confinement",
+               "policy.confinement", "/proc/bus is not read-only");
+  confine_row ("/proc/sys writable", "\"/proc/sys\", ", "", NULL, NULL, "policy.confinement",
+               "policy.confinement", "/proc/sys is not read-only");
+  confine_row ("AppArmor unconfined", "\"process\": {", "\"process\": {\"apparmorProfile\": "
+               "\"unconfined\", ", NULL, NULL, "policy.confinement", "policy.confinement",
+               "AppArmor profile \"unconfined\"");
+  confine_row ("an AppArmor profile", "\"process\": {", "\"process\": {\"apparmorProfile\": "
+               "\"docker-default\", ", NULL, NULL, "", "policy.confinement", "own mount namespace");
+  confine_row ("SELinux spc_t", "\"process\": {", "\"process\": {\"selinuxLabel\": "
+               "\"system_u:system_r:spc_t:s0\", ", NULL, NULL, "policy.confinement",
+               "policy.confinement", "SELinux label system_u:system_r:spc_t:s0");
+  confine_row ("rshared root propagation", NULL, NULL, NULL, "\"rootfsPropagation\": \"rshared\"",
+               "policy.confinement", "policy.confinement", "rootfsPropagation \"rshared\"");
+  confine_row ("a kernel sysctl", NULL, NULL, NULL,
+               "\"sysctl\": {\"net.ipv4.ip_forward\": \"1\", \"kernel.core_pattern\": \"|/tmp/x\"}",
+               "policy.confinement", "policy.confinement",
+               "sysctl kernel.core_pattern is the kernel's, not the container's namespace's");
+  confine_row ("namespaced sysctls", NULL, NULL, NULL,
+               "\"sysctl\": {\"net.ipv4.ip_unprivileged_port_start\": \"0\", "
+               "\"kernel/shmmax\": \"1\", \"fs.mqueue.msg_max\": \"10\"}",
+               "", "policy.confinement", "only namespaced sysctls");
+  confine_row ("a shared bind", NULL, NULL,
+               "{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/srv\", "
+               "\"options\": [\"rbind\", \"ro\", \"rshared\"]}",
+               NULL, "policy.confinement", "policy.confinement",
+               "mount /x is shared (mounts made inside would appear outside)");
+  confine_row ("an id-mapped bind", NULL, NULL,
+               "{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"/srv\", "
+               "\"options\": [\"rbind\", \"ro\"], \"uidMappings\": [{\"containerID\": 0, "
+               "\"hostID\": 0, \"size\": 1}]}",
+               NULL, "policy.confinement", "policy.confinement", "mount /x is id-mapped");
+  confine_row ("a second procfs", NULL, NULL,
+               "{\"destination\": \"/hostproc\", \"type\": \"proc\", \"source\": \"proc\"}",
+               NULL, "policy.confinement", "policy.confinement",
+               "a second procfs at /hostproc (the masks apply at /proc only)");
+  confine_row ("a writable sysfs", NULL, NULL,
+               "{\"destination\": \"/sys\", \"type\": \"sysfs\", \"source\": \"sysfs\", "
+               "\"options\": [\"nosuid\", \"noexec\", \"nodev\"]}",
+               NULL, "policy.confinement", "policy.confinement", "sysfs at /sys is writable");
+  confine_row ("a read-only sysfs", NULL, NULL,
+               "{\"destination\": \"/sys\", \"type\": \"sysfs\", \"source\": \"sysfs\", "
+               "\"options\": [\"nosuid\", \"noexec\", \"nodev\", \"ro\"]}",
+               NULL, "", "policy.confinement", "own mount namespace");
+}
+
 static void
 test_annotations (void)
 {
@@ -1099,7 +1194,7 @@ spec_row (const char *name, const char *spec, const char *needle)
   run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
   ok (once_each (&rep), "%s: every policy id reported once", name);
   is_int (report_count (&rep, VERDICT_FAIL), 1, "%s: only policy.spec fails", name);
-  is_int (report_count (&rep, VERDICT_SKIP), 9, "%s: the rules are not run", name);
+  is_int (report_count (&rep, VERDICT_SKIP), 10, "%s: the rules are not run", name);
   has_str (reason (&rep, "policy.spec"), needle, "%s: %s", name, needle);
   report_release (&rep);
 }
@@ -1431,6 +1526,7 @@ main (void)
   test_namespaces ();
   test_devices ();
   test_hooks ();
+  test_confinement ();
   test_annotations ();
   test_seccomp ();
   test_spec ();

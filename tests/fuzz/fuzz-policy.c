@@ -21,7 +21,7 @@
 static const char *const policy_ids[] = {
   "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.mounts",
   "policy.capabilities", "policy.devices", "policy.hooks",   "policy.annotations",
-  "policy.seccomp", "policy.resources",
+  "policy.seccomp", "policy.resources", "policy.confinement",
 };
 
 /* The [hypervisor.firecracker] values that policy.resources reads. */

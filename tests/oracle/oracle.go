@@ -134,18 +134,30 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 // carry it, so the pruned tree holds 0 there and the comparison uses this.
 type specials map[string]float64
 
+type pruner struct {
+	sp specials
+	// BurntSushi's rules where they differ from encoding/json's in what
+	// reaches a field at all: a value that is not a table, for a field of
+	// map type, is dropped without an error (unifyMap: "if tmap == nil
+	// { return nil }", in 1.2.0 as in 1.6.0).  Kata then reads nothing
+	// there, and so does an exact-name reader of the guard's tree; the
+	// guard itself only ever reads more (its scans descend into arrays of
+	// tables), never less.
+	toml bool
+}
+
 // V (the guard's tree, decoded with UseNumber) cut down to what a reader
 // matching names exactly would take into type T: of an object read as a
 // struct only the members named exactly as a field.  Everything else is
 // kept as it is, so that a value of the wrong kind still fails to decode.
-func prune(v interface{}, t reflect.Type, path string, sp specials) interface{} {
+func (pr *pruner) prune(v interface{}, t reflect.Type, path string) interface{} {
 	for t.Kind() == reflect.Ptr {
 		t = t.Elem()
 	}
 	// The guard-view float marker (kata mode): {"$float": "TEXT"}.
 	if m, ok := v.(map[string]interface{}); ok && len(m) == 1 {
 		if s, ok := m["$float"].(string); ok {
-			return pruneFloat(s, t, path, sp, v)
+			return pruneFloat(s, t, path, pr.sp, v)
 		}
 	}
 	switch t.Kind() {
@@ -158,18 +170,21 @@ func prune(v interface{}, t reflect.Type, path string, sp specials) interface{} 
 		out := map[string]interface{}{}
 		for k, val := range m {
 			if ft, ok := fields[k]; ok {
-				out[k] = prune(val, ft, path+"."+k, sp)
+				out[k] = pr.prune(val, ft, path+"."+k)
 			}
 		}
 		return out
 	case reflect.Map:
 		m, ok := v.(map[string]interface{})
+		if !ok && pr.toml {
+			return nil
+		}
 		if !ok {
 			return v
 		}
 		out := map[string]interface{}{}
 		for k, val := range m {
-			out[k] = prune(val, t.Elem(), path+"["+strconv.Quote(k)+"]", sp)
+			out[k] = pr.prune(val, t.Elem(), path+"["+strconv.Quote(k)+"]")
 		}
 		return out
 	case reflect.Slice, reflect.Array:
@@ -179,7 +194,7 @@ func prune(v interface{}, t reflect.Type, path string, sp specials) interface{} 
 		}
 		out := make([]interface{}, len(a))
 		for i, val := range a {
-			out[i] = prune(val, t.Elem(), path+"["+strconv.Itoa(i)+"]", sp)
+			out[i] = pr.prune(val, t.Elem(), path+"["+strconv.Itoa(i)+"]")
 		}
 		return out
 	}
@@ -350,7 +365,8 @@ func compareLine(m mode, line []byte) (counts, *disagreement, error) {
 		return c, nil, fmt.Errorf("%s: the guard's tree: %v", g.File, err)
 	}
 	sp := specials{}
-	pruned, err := json.Marshal(prune(tree, m.typ, "", sp))
+	pr := &pruner{sp, m.name == "kata"}
+	pruned, err := json.Marshal(pr.prune(tree, m.typ, ""))
 	if err != nil {
 		return c, nil, fmt.Errorf("%s: the pruned tree: %v", g.File, err)
 	}

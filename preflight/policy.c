@@ -997,6 +997,9 @@ static const struct
   { "/boot", "the host's boot files" },
   { "/run", "the host's runtime state and sockets" },
   { "/var/run", "the host's runtime state and sockets" },
+  /* Everybody's: ssh-agent, tmux, X and D-Bus sockets live below it. */
+  { "/tmp", "the host's shared temporary files (ssh-agent, tmux and X sockets)" },
+  { "/var/tmp", "the host's shared temporary files" },
 };
 
 /* Names refused wherever they appear in a path: credential directories,

@@ -1428,8 +1428,9 @@ joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots
 /* A named volume's data, <root>/volumes/<name>/_data[/...]: the
    container's data, not the engine's state (but writable only under
    writable_mounts, like any other bind). */
+/* The volume directory (ROOT/volumes/NAME/_data) of P, in OUT. */
 static bool
-engine_volume (const char *p, const struct dirs *roots)
+volume_dir (const char *p, const struct dirs *roots, char *out, size_t size)
 {
   for (size_t i = 0; i < roots->n; i++)
     {
@@ -1444,9 +1445,75 @@ engine_volume (const char *p, const struct dirs *roots)
       if (slash == NULL || slash == q || strncmp (slash, "/_data", 6) != 0
           || (slash[6] != '\0' && slash[6] != '/'))
         continue;
-      return true;
+      return snprintf (out, size, "%.*s", (int) (slash + 6 - p), p) < (int) size;
     }
   return false;
+}
+
+/* A mount point at DIR or below it, other than a tmpfs (a fresh file
+   system holds no host file), in /proc/self/mountinfo: the local volume
+   driver's volume-opt o=bind,device=/ mounts the host's / on the volume
+   directory, which is otherwise a plain directory.  1 with the mount point
+   and its type in WHAT, 0 none, -1 when mountinfo cannot be read. */
+static int
+mount_within (const char *dir, char *what, size_t size)
+{
+  cleanup_free char *line = NULL;
+  size_t cap = 0, dl = strlen (dir);
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  int found = 0;
+
+  if (f == NULL)
+    return -1;
+  while (found == 0 && getline (&line, &cap, f) > 0)
+    {
+      char mp[PATH_MAX], *sep, *tok, *save = NULL;
+      size_t o = 0;
+      int field = 0;
+
+      sep = strstr (line, " - ");
+      if (sep == NULL)
+        continue;
+      *sep = '\0';
+      for (tok = strtok_r (line, " ", &save); tok != NULL && field < 4;
+           tok = strtok_r (NULL, " ", &save))
+        field++;
+      if (tok == NULL)
+        continue;
+      /* The mount point, with mountinfo's octal escapes (\040) undone. */
+      for (const char *q = tok; *q && o + 1 < sizeof mp; q++)
+        if (q[0] == '\\' && q[1] >= '0' && q[1] <= '3' && q[2] >= '0' && q[2] <= '7'
+            && q[3] >= '0' && q[3] <= '7')
+          {
+            mp[o++] = (char) ((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
+            q += 3;
+          }
+        else
+          mp[o++] = *q;
+      mp[o] = '\0';
+      if (strncmp (mp, dir, dl) != 0 || (mp[dl] != '\0' && mp[dl] != '/'))
+        continue;
+      {
+        char *fstype = strtok_r (sep + 3, " ", &save);
+
+        if (fstype != NULL && strcmp (fstype, "tmpfs") == 0)
+          continue;
+        snprintf (what, size, "%s is a %s mount", mp, fstype ? fstype : "?");
+      }
+      found = 1;
+    }
+  if (found == 0 && ferror (f))
+    found = -1;
+  fclose (f);
+  return found;
+}
+
+static bool
+engine_volume (const char *p, const struct dirs *roots)
+{
+  char dir[PATH_MAX];
+
+  return volume_dir (p, roots, dir, sizeof dir);
 }
 
 /* Why P may not be bound at all, or NULL. */
@@ -1670,7 +1737,21 @@ check_mounts (struct ctx *c)
           continue;
         }
       why = NULL;
-      if (! engine_volume (res, &roots) || ! engine_volume (lex, &roots))
+      if (engine_volume (res, &roots) && engine_volume (lex, &roots))
+        {
+          char vdir[PATH_MAX], what[PATH_MAX + 64];
+          int mounted = volume_dir (res, &roots, vdir, sizeof vdir)
+                            ? mount_within (vdir, what, sizeof what)
+                            : -1;
+
+          if (mounted != 0)
+            {
+              finding (&f, "%s: a volume that is a mount of something else (%s)", s,
+                       mounted < 0 ? "/proc/self/mountinfo cannot be read" : what);
+              continue;
+            }
+        }
+      else
         {
           why = denied (c, lex, &roots, &extra, &entry);
           if (why == NULL && strcmp (lex, res) != 0)

@@ -31,6 +31,7 @@
 #include "daemonjson.h"
 #include "kata.h"
 #include "policy.h"
+#include "trust.h"
 #include "toml.h"
 #include "util.h"
 
@@ -1594,6 +1595,45 @@ contains_credentials (const char *p)
    it, and only then do Docker 25 and later write it alone.  Kata's shim
    (3.30) ignores it, and shares such a source read-write: behind the shim
    and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
+/* Whether someone other than root could put another object under the
+   bind source PATH (absolute, as the runtime will follow it) between this
+   check and the mount: every directory on the way, and every symlink,
+   must be root's and not writable by group or others (trust.h; the sticky
+   bit does not count, a file's owner may still rename it).  A path that
+   does not exist yet (the engine creates it) is judged by its deepest
+   existing directory.  NULL, or why in WHY. */
+static const char *
+redirectable (const char *path, char *why, size_t size)
+{
+  char p[PATH_MAX];
+  enum trust_final final = TRUST_ANY;
+
+  if (snprintf (p, sizeof p, "%s", path) >= (int) sizeof p)
+    return snprintf (why, size, "path too long"), why;
+  for (;;)
+    {
+      cleanup_error kg_error_t err = NULL;
+      struct trust_info info;
+      int fd = trust_open (p, final, &info, &err);
+      char *slash;
+
+      if (fd >= 0)
+        {
+          close (fd);
+          return NULL;
+        }
+      if (err->errnum != ENOENT || (slash = strrchr (p, '/')) == NULL || slash == p)
+        {
+          snprintf (why, size, "others could swap it for another path before the runtime "
+                               "mounts it (%s)",
+                    err->msg);
+          return why;
+        }
+      *slash = '\0';
+      final = TRUST_DIR;
+    }
+}
+
 static bool
 rro_alone_counts (const struct ctx *c)
 {
@@ -1779,6 +1819,15 @@ check_mounts (struct ctx *c)
           finding (&f, "%s: contains %s", s, why);
           continue;
         }
+      {
+        char rwhy[PATH_MAX + 128];
+
+        if (redirectable (lex, rwhy, sizeof rwhy) != NULL)
+          {
+            finding (&f, "%s: %s", s, rwhy);
+            continue;
+          }
+      }
       under = false;
       for (size_t j = 0; j < writable.n; j++)
         if (path_under (res, writable.paths[j]))

@@ -28,6 +28,8 @@ enum trust_final
   TRUST_FILE,     /* regular file, root-owned, not group/other-writable */
   TRUST_REGULAR,  /* regular file, any owner and mode (the path above it still trusted) */
   TRUST_DIR,      /* directory, root-owned, not group/other-writable */
+  TRUST_ANY,      /* anything, any owner and mode (only the path to it trusted): nobody
+                     but root can put another object under that name */
 };
 
 struct trust_info

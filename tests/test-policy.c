@@ -1074,6 +1074,51 @@ test_confinement (void)
                NULL, "", "policy.confinement", "own mount namespace");
 }
 
+/* Bind sources someone other than root could swap before the runtime
+   mounts them. */
+static void
+test_redirect (void)
+{
+  cleanup_free char *open_dir = NULL, *sticky = NULL, *data = NULL, *sdata = NULL, *missing = NULL;
+  cleanup_free char *link = NULL, *want = NULL, *ok_missing = NULL;
+
+  if (asprintf (&open_dir, "%s/open", tmpdir) < 0 || asprintf (&data, "%s/data", open_dir) < 0
+      || asprintf (&sticky, "%s/sticky", tmpdir) < 0 || asprintf (&sdata, "%s/data", sticky) < 0
+      || asprintf (&missing, "%s/not/yet", open_dir) < 0
+      || asprintf (&ok_missing, "%s/not-yet/made", tmpdir) < 0
+      || asprintf (&link, "%s/userlink", tmpdir) < 0
+      || asprintf (&want, "others could swap it for another path before the runtime mounts it "
+                          "(directory %s is writable by others",
+                   open_dir) < 0)
+    abort ();
+  if (mkdir (open_dir, 0755) < 0 || chmod (open_dir, 0777) < 0 || mkdir (data, 0755) < 0
+      || mkdir (sticky, 0755) < 0 || chmod (sticky, 01777) < 0 || mkdir (sdata, 0755) < 0
+      || symlink (tmpdir, link) < 0)
+    abort ();
+  mount_row ("a source in a directory others can write", data, "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", want);
+  mount_row ("a source in a sticky directory others can write", sdata, "\"rbind\", \"ro\"",
+             NULL, "policy.mounts", "others could swap it");
+  mount_row ("a missing source below a directory others can write", missing,
+             "\"rbind\", \"ro\"", NULL, "policy.mounts", "others could swap it");
+  mount_row ("a missing source below root's directories", ok_missing, "\"rbind\", \"ro\"", NULL,
+             "", "1 read-only");
+  if (geteuid () == 0 && lchown (link, 65534, 65534) == 0)
+    {
+      cleanup_free char *via = NULL;
+
+      if (asprintf (&via, "%s/open/data", link) < 0)
+        abort ();
+      chmod (open_dir, 0755);
+      mount_row ("a source through a symlink of another user's", via, "\"rbind\", \"ro\"", NULL,
+                 "policy.mounts", "is owned by uid 65534, not root");
+    }
+  else
+    ok (true, "# SKIP lchown needs root");
+  chmod (open_dir, 0755);
+  chmod (sticky, 0755);
+}
+
 /* A named volume whose _data is a bind of the host's /etc (what Docker's
    local driver does for volume-opt o=bind,device=/etc): in a private
    mount namespace of a child, which reports through its exit status. */
@@ -1632,6 +1677,7 @@ main (void)
   test_hooks ();
   test_confinement ();
   test_volume_bind ();
+  test_redirect ();
   test_annotations ();
   test_seccomp ();
   test_spec ();

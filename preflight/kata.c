@@ -205,21 +205,34 @@ closedir_p (DIR **d)
 
 /* Every entry of the directory behind DFD (verified as DINFO), sorted by
    byte order as Go's os.ReadDir and Rust's sort by file name do. */
-/* The first key of table T, at any depth, that is not written as Kata
-   writes its keys (lower-case ASCII letters, digits, '_' and '-'), or
-   NULL.  Kata's TOML decoder (BurntSushi/toml) matches a key to a setting
-   exactly or, failing that, case-insensitively under Unicode's simple
-   folding: "Debug_Console_Enabled", or "jailer_pat\u017f"... with U+017F
-   for s, set the very settings the guard reads under their own names, and
-   beside them Kata picks either one by map order. */
+/* Kata's settings that its Go shim decodes into a uint64
+   (src/runtime/pkg/katautils/config.go): BurntSushi/toml range-checks the
+   narrower unsigned types but stores a negative number in a uint64 as a
+   huge one, where the guard would read the negative. */
+static const char *const kata_u64_keys[] = {
+  "snp_guest_policy", "rx_rate_limiter_max_rate", "tx_rate_limiter_max_rate", "memory_offset",
+  "default_maxmemory", "create_container_timeout",
+};
+
+/* The first entry of table T, at any depth, that Kata's TOML decoder
+   (BurntSushi/toml) may read otherwise than the guard, and why:
+   - a key not written as Kata writes its keys (lower-case ASCII letters,
+     digits, '_' and '-'): the decoder matches a key to a setting exactly
+     or, failing that, case-insensitively under Unicode's simple folding,
+     so "Debug_Console_Enabled", or "jailer_pat\u017f" with U+017F for s,
+     set the very settings the guard reads under their own names, and
+     beside them Kata picks either one by map order;
+   - a """ string with a line-ending backslash (before 1.3 the decoder
+     drops every later newline of the string);
+   - a negative number for a uint64 setting. */
 const struct toml_entry *
-kata_folded_key (const struct toml_value *t)
+kata_unreadable_entry (const struct toml_value *t, const char **why)
 {
   if (t->kind == TOML_ARRAY)
     {
       for (size_t i = 0; i < t->u.array.n; i++)
         {
-          const struct toml_entry *e = kata_folded_key (t->u.array.items[i]);
+          const struct toml_entry *e = kata_unreadable_entry (t->u.array.items[i], why);
 
           if (e != NULL)
             return e;
@@ -231,28 +244,45 @@ kata_folded_key (const struct toml_value *t)
   for (size_t i = 0; i < t->u.table.n; i++)
     {
       const struct toml_entry *e = &t->u.table.items[i];
+      const struct toml_value *v = e->value;
 
       if (e->key[0] == '\0' || strspn (e->key, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen (e->key))
-        return e;
-      if ((e = kata_folded_key (e->value)) != NULL)
+        {
+          *why = "is not lower case: Kata's TOML decoder matches keys to its settings "
+                 "case-insensitively (Unicode folding), so it may set one the guard reads under "
+                 "another name";
+          return e;
+        }
+      if (v->kind == TOML_STRING && (v->flags & TOML_F_LINE_ESCAPE))
+        {
+          *why = "has a line-ending backslash in a \"\"\" string, which Kata's TOML decoder "
+                 "(BurntSushi/toml before 1.3) reads otherwise";
+          return e;
+        }
+      for (size_t k = 0; v->kind == TOML_INTEGER && v->u.integer < 0 && k < ARRAY_SIZE (kata_u64_keys); k++)
+        if (strcmp (e->key, kata_u64_keys[k]) == 0)
+          {
+            *why = "is negative, and Kata decodes it as an unsigned 64-bit number (a huge one)";
+            return e;
+          }
+      if ((e = kata_unreadable_entry (v, why)) != NULL)
         return e;
     }
   return NULL;
 }
 
 static bool
-folded_key_refused (struct report *rep, const char *path, const struct toml_value *doc)
+unreadable_refused (struct report *rep, const char *path, const struct toml_value *doc)
 {
-  const struct toml_entry *e = kata_folded_key (doc);
+  const char *why = NULL;
+  const struct toml_entry *e = kata_unreadable_entry (doc, &why);
 
   if (e == NULL)
     return false;
   report_fail (rep, "kata.config",
-               "write every key of the Kata configuration in lower case, as Kata's own files do",
-               "%s:%u: key \"%.80s\" is not lower case: Kata's TOML decoder matches keys to its "
-               "settings case-insensitively (Unicode folding), so it may set one the guard reads "
-               "under another name",
-               path, e->line, e->key);
+               "write the Kata configuration as Kata's own files are written (lower-case keys, "
+               "plain strings, no negative sizes)",
+               "%s:%u: key \"%.80s\" %s", path, e->line, e->key, why);
   return true;
 }
 
@@ -390,7 +420,7 @@ load_config (struct preflight *pf)
                    "%s (from %s) does not parse: %s", path, source, err->msg);
       return NULL;
     }
-  if (folded_key_refused (rep, info.path, doc))
+  if (unreadable_refused (rep, info.path, doc))
     return NULL;
   sb_printf (&used, "%s", info.path);
   if (strcmp (path, info.path) != 0)
@@ -457,7 +487,7 @@ load_config (struct preflight *pf)
                        "drop-in %s does not parse: %s", fpath, err->msg);
           return NULL;
         }
-      if (folded_key_refused (rep, finfo.path, sub))
+      if (unreadable_refused (rep, finfo.path, sub))
         {
           toml_free (sub);
           return NULL;

@@ -9,11 +9,11 @@
 
 #include "toml.h"
 
-/* The first key of table T, at any depth, that is not written as Kata
-   writes its keys (lower-case ASCII letters, digits, '_' and '-'), or
-   NULL: the guard refuses such a file, because Kata's TOML decoder would
-   match the key to a setting of another spelling. */
-const struct toml_entry *kata_folded_key (const struct toml_value *t);
+/* The first entry of table T, at any depth, that Kata's TOML decoder may
+   read otherwise than the guard (a key not in lower case, a """ string
+   with a line-ending backslash, a negative uint64 setting), with why; or
+   NULL.  The guard refuses such a file. */
+const struct toml_entry *kata_unreadable_entry (const struct toml_value *t, const char **why);
 
 /* Whether the guest kernel command line PARAMS (kernel_params, in the
    configuration or in the annotation) opens the guest: the debug console

@@ -2704,7 +2704,9 @@ static const char *const required_readonly[] = {
 static bool
 listed (struct json_object *list, const char *path)
 {
-  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+  if (list == NULL || ! json_object_is_type (list, json_type_array))
+    return false;
+  for (size_t i = 0; i < json_object_array_length (list); i++)
     {
       struct json_object *v = json_object_array_get_idx (list, i);
 

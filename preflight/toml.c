@@ -59,6 +59,7 @@ struct parser
   struct key_slot *slots;     /* open addressing, power-of-two size */
   size_t nslots, used;
   locale_t c_locale;          /* for strtod_l, created on the first float */
+  bool line_escape;           /* the string just read had a line-ending backslash */
 };
 
 /* A dotted key as written: a."b.c".d is three parts. */
@@ -675,6 +676,7 @@ parse_escape (struct parser *ps, struct buf *b, bool multiline)
       do
         skip_ws (ps);
       while (eat_newline (ps));
+      ps->line_escape = true;
       return 0;
     }
   if (c > ' ' && c < 0x7f)
@@ -1065,9 +1067,12 @@ parse_value (struct parser *ps, unsigned depth, struct toml_value **out)
     return perr (ps, at, "inline tables are not supported");
   if (c != '"' && c != '\'')
     return parse_scalar (ps, out);
+  ps->line_escape = false;
   if (parse_string (ps, &s) < 0 || (*out = new_value (ps, TOML_STRING, at)) == NULL)
     return -1;
   (*out)->u.string = steal_pointer (&s);
+  if (ps->line_escape)
+    (*out)->flags |= TOML_F_LINE_ESCAPE;
   return 0;
 }
 

@@ -46,7 +46,7 @@ struct toml_value
   enum toml_kind kind;
   unsigned line;    /* where the value, or the table's header, starts */
   unsigned column;
-  unsigned flags;   /* TOML_TABLE: internal TOML_F_* bookkeeping */
+  unsigned flags;   /* TOML_F_* bookkeeping (tables), TOML_F_LINE_ESCAPE (strings) */
   union
   {
     char *string;   /* NUL-terminated, valid UTF-8, no NUL inside */
@@ -78,6 +78,10 @@ struct toml_entry
 #define TOML_F_EXPLICIT 1u   /* defined by a [header] */
 #define TOML_F_DOTTED 2u     /* defined by a dotted key */
 #define TOML_F_AOT 4u        /* an array created by [[header]] */
+/* TOML_STRING: a """ string with a line-ending backslash, which
+   BurntSushi/toml before 1.3 (Kata 3.0 to 3.4) reads differently: it drops
+   every later newline of the string as well. */
+#define TOML_F_LINE_ESCAPE 8u
 #define TOML_F_IMPLICIT 8u   /* created as the parent of a header */
 
 /* Parse DATA[0..LEN).  NAME is used in error messages (a file name).

@@ -20,7 +20,8 @@
 
 # The inner suite: every C unit test and the fuzz corpora replayed (they
 # prove the C library and json-c: json-c 0.18 refuses four-byte UTF-8,
-# which only the corpora showed), and the tests that run real engines.
+# which only the corpora showed), the decoder oracle (that json-c against
+# the Go decoders of that suite), and the tests that run real engines.
 # The package, Prometheus and failure-injection tests are about the build
 # host, not the engines, and run once, outside.
 MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/test-kvm
@@ -31,7 +32,7 @@ MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/
   tests/install.test tests/stress.test tests/kubernetes.test tests/loader.test tests/cri.test
   tests/fuzz/replay-toml tests/fuzz/replay-config tests/fuzz/replay-kata tests/fuzz/replay-policy
   tests/fuzz/replay-daemonjson tests/fuzz/replay-options tests/fuzz/replay-argv
-  tests/fuzz/replay-status"
+  tests/fuzz/replay-status tests/oracle.test"
 
 # matrix_kill_ns NS: every process still in the mount namespace NS (as
 # readlink /proc/PID/ns/mnt shows it): what the inner tests left running.

@@ -592,6 +592,28 @@ dropin_cases (void)
   is_str (hv_string (&r, "kernel"), "/nine", "drop-ins merge in byte order of their names");
   done (&r);
 
+  /* Values Kata's decoder reads otherwise (the decoder oracle found
+     them): BurntSushi/toml before 1.3 drops every newline after a
+     line-ending backslash; a negative uint64 becomes a huge one. */
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-ml.toml", "[hypervisor.firecracker]\npath = \"\"\"/opt/kata/bin/\\\nfirecracker\n\"\"\"\n",
+          0644);
+  run (&r, "a line-ending backslash in a \"\"\" string");
+  expect (&r, "kata.config", VERDICT_FAIL,
+          "30-ml.toml:2: key \"path\" has a line-ending backslash in a \"\"\" string");
+  done (&r);
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-neg.toml", "[hypervisor.firecracker]\ndefault_maxmemory = -1\n", 0644);
+  run (&r, "a negative default_maxmemory");
+  expect (&r, "kata.config", VERDICT_FAIL,
+          "key \"default_maxmemory\" is negative, and Kata decodes it as an unsigned 64-bit");
+  done (&r);
+  tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-neg.toml", "[hypervisor.firecracker]\ndefault_vcpus = -1\n", 0644);
+  run (&r, "a negative default_vcpus (Kata: every host CPU) is not refused for that");
+  is_int (report_verdict (&r.rep, "kata.config"), VERDICT_PASS, "default_vcpus = -1: kata.config passes");
+  done (&r);
+
   /* Keys Kata's decoder folds onto the settings the guard reads. */
   tree_new ("configuration-fc.toml", NULL);
   dropin ("30-fold.toml", "[agent.kata]\nDebug_Console_Enabled = true\n", 0644);

@@ -1068,6 +1068,12 @@ test_confinement (void)
                "{\"destination\": \"/sys\", \"type\": \"sysfs\", \"source\": \"sysfs\", "
                "\"options\": [\"nosuid\", \"noexec\", \"nodev\"]}",
                NULL, "policy.confinement", "policy.confinement", "sysfs at /sys is writable");
+  /* The decoder oracle's crash: options that are not an array. */
+  confine_row ("mount options that are an object", NULL, NULL,
+               "{\"destination\": \"/sys\", \"type\": \"sysfs\", \"source\": \"sysfs\", "
+               "\"options\": {}}",
+               NULL, "policy.mounts policy.confinement", "policy.confinement",
+               "sysfs at /sys is writable");
   confine_row ("a read-only sysfs", NULL, NULL,
                "{\"destination\": \"/sys\", \"type\": \"sysfs\", \"source\": \"sysfs\", "
                "\"options\": [\"nosuid\", \"noexec\", \"nodev\", \"ro\"]}",

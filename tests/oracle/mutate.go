@@ -696,15 +696,17 @@ func seedFiles(dirs []string) ([][]byte, []string, error) {
 // The indexes of the seeds the guard allows: a mutant of a refused seed
 // is refused too, most of the time, and then compares nothing.
 func allowedSeeds(o fuzzOpts, paths []string) ([]int, error) {
-	out, err := exec.Command(o.guard, append([]string{o.mode.name}, paths...)...).Output()
+	out, _, err := guardView(o, paths)
 	if err != nil {
-		return nil, fmt.Errorf("%s on the seeds: %v", o.guard, err)
+		return nil, fmt.Errorf("on the seeds: %v", err)
 	}
 	var ok []int
-	for i, l := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
+	for _, l := range bytes.Split(bytes.TrimSpace(out), []byte("\n")) {
 		var g guardLine
-		if json.Unmarshal(l, &g) == nil && g.Allowed && i < len(paths) && g.File == paths[i] {
-			ok = append(ok, i)
+		if json.Unmarshal(l, &g) == nil && g.Allowed {
+			if j := sort.SearchStrings(paths, g.File); j < len(paths) && paths[j] == g.File {
+				ok = append(ok, j)
+			}
 		}
 	}
 	return ok, nil
@@ -716,20 +718,48 @@ type batchResult struct {
 	err   error
 }
 
-// Judge the files of one batch directory: guard-view, then the oracle.
-// Mutants the two read differently are kept in WORK/fail.
-func runBatch(o fuzzOpts, dir string, files []string) batchResult {
-	var res batchResult
+// guard-view's lines for FILES.  When it dies on one of them (a crash of
+// the guard's own code is a finding too), each file is run alone, the
+// lines of the others kept and the files it dies on returned.
+func guardView(o fuzzOpts, files []string) ([]byte, []string, error) {
 	cmd := exec.Command(o.guard, append([]string{o.mode.name}, files...)...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		res.err = fmt.Errorf("%s: %v: %.2000s", o.guard, err, errb.String())
+	err := cmd.Run()
+	if err == nil {
+		return out.Bytes(), nil, nil
+	}
+	if _, died := err.(*exec.ExitError); !died || len(files) == 1 {
+		return nil, files, fmt.Errorf("%s: %v: %.2000s", o.guard, err, errb.String())
+	}
+	var all []byte
+	var crashed []string
+	for _, f := range files {
+		b, c, _ := guardView(o, []string{f})
+		all = append(all, b...)
+		crashed = append(crashed, c...)
+	}
+	return all, crashed, nil
+}
+
+// Judge the files of one batch directory: guard-view, then the oracle.
+// Mutants the two read differently, or guard-view dies on, are kept in
+// WORK/fail.
+func runBatch(o fuzzOpts, dir string, files []string) batchResult {
+	var res batchResult
+	out, crashed, err := guardView(o, files)
+	if err != nil && len(files) > 1 {
+		res.err = err
 		return res
 	}
 	var report bytes.Buffer
-	c, ds, err := compareStream(o.mode, &out, &report)
+	c, ds, err := compareStream(o.mode, bytes.NewReader(out), &report)
 	res.c, res.err = c, err
+	for _, f := range crashed {
+		res.c.Inputs++
+		res.c.Disagreements++
+		ds = append(ds, disagreement{f, "(guard-view)", "dies on this input (see its stderr)", "-"})
+	}
 	for _, d := range ds {
 		keep := filepath.Join(o.work, "fail", filepath.Base(d.File))
 		if b, err := os.ReadFile(d.File); err == nil && os.WriteFile(keep, b, 0644) == nil {

@@ -334,50 +334,68 @@ list_dropins (int dfd, const struct trust_info *dinfo, struct names *out, kg_err
 /* Which configuration Kata will load, in Kata's own precedence: what the
    engine told the real shim (the config_path runtime option), then
    KATA_CONF_FILE (shim mode: the real shim inherits this environment),
-   then the guard's [kata] config (the operator saying where it is), then
-   Kata's search order, first file that exists.  Returns the path, or NULL
-   after reporting the failure. */
+   then Kata's search order, first file that exists.  [kata] config does
+   not choose: it asserts which file that must be, and a mismatch fails
+   (checking another file than the one Kata loads would be checking
+   nothing).  Only when Kata would find no file at all (and then refuses
+   to start) is [kata] config's file the one checked.  Returns the path,
+   or NULL after reporting the failure. */
 static const char *
 config_choose (struct preflight *pf, const char **source)
 {
-  const char *env;
+  const char *env, *chosen = NULL, *want = pf->cfg->kata.config;
+  struct stat st, wst;
 
   if (pf->req->kata_config != NULL && *pf->req->kata_config != '\0')
     {
       *source = "the engine's config_path option";
-      return pf->req->kata_config;
+      chosen = pf->req->kata_config;
     }
   env = pf->req->mode == KG_MODE_SHIM ? getenv (KATA_CONF_ENV) : NULL;
-  if (env != NULL && *env != '\0')
+  if (chosen == NULL && env != NULL && *env != '\0')
     {
       *source = KATA_CONF_ENV;
-      return env;
+      chosen = env;
     }
-  if (pf->cfg->kata.config != NULL && *pf->cfg->kata.config != '\0')
+  for (size_t i = 0; chosen == NULL && i < ARRAY_SIZE (kata_search_path); i++)
     {
-      *source = "[kata] config";
-      return pf->cfg->kata.config;
-    }
-  *source = "Kata's search order";
-  for (size_t i = 0; i < ARRAY_SIZE (kata_search_path); i++)
-    {
-      struct stat st;
-
       if (stat (kata_search_path[i], &st) == 0)
-        return kata_search_path[i];
+        {
+          *source = "Kata's search order";
+          chosen = kata_search_path[i];
+        }
       /* Kata moves on from any candidate it cannot resolve; only "not
          there" is that clear here, anything else is an error. */
-      if (errno != ENOENT && errno != ENOTDIR)
+      else if (errno != ENOENT && errno != ENOTDIR)
         {
           report_fail (pf->rep, "kata.config", remedy_trust, "cannot resolve %s: %s",
                        kata_search_path[i], strerror (errno));
           return NULL;
         }
     }
+  if (want == NULL || *want == '\0')
+    {
+      if (chosen == NULL)
+        report_fail (pf->rep, "kata.config",
+                     "install Kata Containers, or point the engine's ConfigPath at its "
+                     "configuration.toml",
+                     "no Kata configuration found: none of %s, %s, %s exists",
+                     kata_search_path[0], kata_search_path[1], kata_search_path[2]);
+      return chosen;
+    }
+  if (chosen == NULL)
+    {
+      *source = "[kata] config; Kata itself would find none and refuse to start";
+      return want;
+    }
+  /* The same file, whatever the spelling: by inode after symlinks. */
+  if (stat (chosen, &st) == 0 && stat (want, &wst) == 0 && st.st_dev == wst.st_dev
+      && st.st_ino == wst.st_ino)
+    return chosen;
   report_fail (pf->rep, "kata.config",
-               "install Kata Containers, or set [kata] config to its configuration.toml",
-               "no Kata configuration found: none of %s, %s, %s exists", kata_search_path[0],
-               kata_search_path[1], kata_search_path[2]);
+               "set [kata] config to the file Kata loads, or make Kata load that one (the "
+               "engine's ConfigPath, or remove the file that comes first in Kata's search order)",
+               "Kata will load %s (from %s), not [kata] config %s", chosen, *source, want);
   return NULL;
 }
 

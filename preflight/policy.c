@@ -1622,14 +1622,14 @@ redirectable (const char *path, char *why, size_t size)
           close (fd);
           return NULL;
         }
-      if (err->errnum != ENOENT || (slash = strrchr (p, '/')) == NULL || slash == p)
+      if (err->errnum != ENOENT || strcmp (p, "/") == 0 || (slash = strrchr (p, '/')) == NULL)
         {
           snprintf (why, size, "others could swap it for another path before the runtime "
                                "mounts it (%s)",
                     err->msg);
           return why;
         }
-      *slash = '\0';
+      slash[slash == p] = '\0';  /* "/x" -> "/" */
       final = TRUST_DIR;
     }
 }

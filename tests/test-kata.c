@@ -505,10 +505,14 @@ resolution_cases (void)
   else
     ok (true, "# SKIP this host has a Kata configuration in the search order");
 
-  /* The engine's config_path is what the real shim loads: it wins over
-     [kata] config either way. */
-  run (&r, "engine config_path over a missing [kata] config",
+  /* The engine's config_path is what the real shim loads: [kata] config
+     only asserts which file that must be. */
+  run (&r, "engine config_path, [kata] config another file",
        .kata_config = tp ("nowhere.toml"), .req_config = kconf ());
+  expect (&r, "kata.config", VERDICT_FAIL, "(from the engine's config_path option), not [kata] config");
+  done (&r);
+  run (&r, "engine config_path, [kata] config the same file", .kata_config = kconf (),
+       .req_config = kconf ());
   expect (&r, "kata.config", VERDICT_PASS, "from the engine's config_path option");
   done (&r);
   run (&r, "missing engine config_path over a good [kata] config", .req_config = tp ("gone.toml"));
@@ -517,7 +521,11 @@ resolution_cases (void)
 
   /* KATA_CONF_FILE: read by the real shim, so used in shim mode only. */
   setenv ("KATA_CONF_FILE", kconf (), 1);
-  run (&r, "KATA_CONF_FILE in shim mode", .mode = KG_MODE_SHIM, .kata_config = tp ("nowhere.toml"));
+  run (&r, "KATA_CONF_FILE in shim mode, [kata] config another file", .mode = KG_MODE_SHIM,
+       .kata_config = tp ("nowhere.toml"));
+  expect (&r, "kata.config", VERDICT_FAIL, "(from KATA_CONF_FILE), not [kata] config");
+  done (&r);
+  run (&r, "KATA_CONF_FILE in shim mode", .mode = KG_MODE_SHIM, .kata_config = kconf ());
   expect (&r, "kata.config", VERDICT_PASS, "from KATA_CONF_FILE");
   done (&r);
   run (&r, "KATA_CONF_FILE in check mode", .kata_config = tp ("nowhere.toml"));
@@ -922,6 +930,18 @@ search_order_case (void)
   expect_all_pass (&r, true);
   expect (&r, "kata.config", VERDICT_PASS,
           "/opt/kata/share/defaults/kata-containers/configuration.toml (from Kata's search order)");
+  done (&r);
+  /* The guard must check what Kata loads: a [kata] config naming another
+     file while Kata's search order finds this one is a mismatch. */
+  run (&r, "[kata] config another file than Kata's search order finds",
+       .kata_config = "/opt/elsewhere/configuration.toml");
+  expect (&r, "kata.config", VERDICT_FAIL,
+          "Kata will load /opt/kata/share/defaults/kata-containers/configuration.toml (from Kata's "
+          "search order), not [kata] config /opt/elsewhere/configuration.toml");
+  done (&r);
+  run (&r, "[kata] config the file Kata's search order finds",
+       .kata_config = "/opt/kata/share/defaults/kata-containers/configuration.toml");
+  expect (&r, "kata.config", VERDICT_PASS, "(from Kata's search order)");
   done (&r);
   umount2 ("/opt", MNT_DETACH);
 }

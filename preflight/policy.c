@@ -604,7 +604,8 @@ load_spec (const char *bundle, kg_error_t *err)
 }
 
 struct json_object *
-policy_json_parse (const char *name, const char *buf, size_t len, kg_error_t *err)
+policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys,
+                   kg_error_t *err)
 {
   cleanup_free char *ascii = NULL;
   struct json_tokener *tok;
@@ -650,6 +651,7 @@ policy_json_parse (const char *name, const char *buf, size_t len, kg_error_t *er
       json_object_put (obj);
       return NULL;
     }
+  if (spec_keys)
   {
     const char *field = NULL, *key = folded_spec_key (obj, &field);
 
@@ -685,7 +687,7 @@ policy_json_parse (const char *name, const char *buf, size_t len, kg_error_t *er
 struct json_object *
 policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *err)
 {
-  struct json_object *obj = policy_json_parse (name, buf, len, err), *ver = NULL;
+  struct json_object *obj = policy_json_parse (name, buf, len, true, err), *ver = NULL;
   const char *v;
 
   if (obj == NULL)
@@ -1219,13 +1221,13 @@ engine_json (const char *path)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *buf = NULL;
-  cleanup_free char *ascii = NULL;
-  size_t len, alen;
+  size_t len;
 
-  if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0
-      || kg_utf8_valid_prefix (buf, len) != len || (ascii = kg_json_ascii (buf, len, &alen)) == NULL)
+  if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0)
     return NULL;
-  return json_tokener_parse (ascii);
+  /* The engine's own format (Docker's config.v2.json has "State"), so
+     not judged by the spec's field names; strict all the same. */
+  return policy_json_parse (path, buf, len, false, &err);
 }
 
 /* This container's pod, as containerd's CRI describes it: the sandbox

@@ -36,10 +36,11 @@ int policy_path_resolve (const char *base, const char *path, bool follow, char *
    object of ociVersion 1.x.  The oracle test compares what this returns
    with what runtime-spec's Go types decode.  policy_json_parse is the
    same without the ociVersion rule: for the process.json of a runc exec
-   and the resources of a runc update, which use the spec's field names. */
+   and the resources of a runc update (SPEC_KEYS: the folded-key rule over
+   the spec's field names), and for the engines' own JSON files. */
 struct json_object;
 struct json_object *policy_json_parse (const char *name, const char *buf, size_t len,
-                                       kg_error_t *err);
+                                       bool spec_keys, kg_error_t *err);
 struct json_object *policy_spec_parse (const char *name, const char *buf, size_t len,
                                        kg_error_t *err);
 

@@ -403,7 +403,7 @@ read_json_arg (const char *path, bool stdin_ok, char **text, size_t *len, kg_err
       if (kg_read_fd_bounded (fd, path, OCI_ARG_MAX, text, len, err) < 0)
         return NULL;
     }
-  return policy_json_parse (fd < 0 ? "stdin" : path, *text, *len, err);
+  return policy_json_parse (fd < 0 ? "stdin" : path, *text, *len, true, err);
 }
 
 /* runc's units.RAMInBytes, with -1 for "no limit" (update.go). */

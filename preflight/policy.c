@@ -2740,12 +2740,6 @@ sysctl_namespaced (const char *key)
   return strncmp (k, "fs.mqueue.", 10) == 0 || strncmp (k, "net.", 4) == 0;
 }
 
-static bool
-option_set (struct json_object *opts, const char *name)
-{
-  return listed (opts, name);
-}
-
 /* policy.confinement: the container's own confinement, as the engines
    set it by default, not switched off.  The VM is the isolation, but the
    agent applies these in the guest too; without them the workload reaches
@@ -2837,15 +2831,15 @@ check_confinement (struct ctx *c)
       opts = jget (m, "mount", "options", &f);
       t = type != NULL && json_object_is_type (type, json_type_string) ? json_object_get_string (type) : "";
       d = dest != NULL && json_object_is_type (dest, json_type_string) ? json_object_get_string (dest) : "?";
-      if (option_set (opts, "shared") || option_set (opts, "rshared"))
+      if (listed (opts, "shared") || listed (opts, "rshared"))
         finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
       if (jget (m, "mount", "uidMappings", &f) != NULL || jget (m, "mount", "gidMappings", &f) != NULL
-          || option_set (opts, "idmap") || option_set (opts, "ridmap"))
+          || listed (opts, "idmap") || listed (opts, "ridmap"))
         finding (&f, "mount %.128s is id-mapped (the files would be another owner's)", d);
       if (strcmp (t, "proc") == 0 && strcmp (d, "/proc") != 0)
         finding (&f, "a second procfs at %.128s (the masks apply at /proc only)", d);
       if ((strcmp (t, "sysfs") == 0 || strcmp (t, "cgroup") == 0 || strcmp (t, "cgroup2") == 0)
-          && (! option_set (opts, "ro") || option_set (opts, "rw")))
+          && (! listed (opts, "ro") || listed (opts, "rw")))
         finding (&f, "%s at %.128s is writable", t, d);
     }
   if (f.n > 0 && c->privileged && c->cfg->policy.privileged)

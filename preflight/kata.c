@@ -388,9 +388,10 @@ config_choose (struct preflight *pf, const char **source)
       *source = "[kata] config; Kata itself would find none and refuse to start";
       return want;
     }
-  /* The same file, whatever the spelling: by inode after symlinks. */
-  if (stat (chosen, &st) == 0 && stat (want, &wst) == 0 && st.st_dev == wst.st_dev
-      && st.st_ino == wst.st_ino)
+  /* A file Kata cannot load fails as that (the walk names it); else the
+     same file, whatever the spelling: by inode after symlinks. */
+  if (stat (chosen, &st) < 0
+      || (stat (want, &wst) == 0 && st.st_dev == wst.st_dev && st.st_ino == wst.st_ino))
     return chosen;
   report_fail (pf->rep, "kata.config",
                "set [kata] config to the file Kata loads, or make Kata load that one (the "

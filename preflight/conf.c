@@ -27,6 +27,7 @@ enum key_type
   KEY_INT,
   KEY_STRING_ARRAY,
   KEY_PIN_TABLE,  /* a table of "/path" = "sha256 hex" */
+  KEY_INT_LIST,   /* an array of 1 .. CONF_MAX_STATUSES integers from min to max */
 };
 
 /* How a string value is validated beyond its type. */
@@ -36,6 +37,7 @@ enum str_rule
   STR_ABS_PATH,           /* absolute path, not empty */
   STR_ABS_PATH_OR_EMPTY,  /* absolute path, or "" for "not set" */
   STR_HOSTNAME,           /* a DNS name we will write into a request line */
+  STR_HOSTNAME_OR_EMPTY,
   STR_HYPERVISOR,         /* a [hypervisor.NAME] Kata knows */
   STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (not set) */
   STR_CAPABILITY,         /* "CAP_NAME" that libcap knows */
@@ -71,9 +73,11 @@ static const struct key_spec keys[] = {
   { "egress", "proxy", KEY_STRING, FIELD (egress.proxy), 0, STR_ENDPOINT_OR_EMPTY, 0, 0 },
   /* A probe that may take a minute would hold every container start. */
   { "egress", "timeout_ms", KEY_INT, FIELD (egress.timeout_ms), 0, STR_ANY, 1, 60000 },
-  { "egress", "probe_host", KEY_STRING, FIELD (egress.probe_host), 0, STR_HOSTNAME, 0, 0 },
+  { "egress", "probe_host", KEY_STRING, FIELD (egress.probe_host), 0, STR_HOSTNAME_OR_EMPTY, 0, 0 },
   /* 2xx would make an open proxy pass: only 3xx-5xx can mean "denied". */
   { "egress", "expect_status", KEY_INT, FIELD (egress.expect_status), 0, STR_ANY, 300, 599 },
+  { "egress", "deny_statuses", KEY_INT_LIST, FIELD (egress.deny_statuses),
+    FIELD (egress.n_deny_statuses), STR_ANY, 300, 599 },
   { "assets", "extra", KEY_STRING_ARRAY, FIELD (assets.extra), FIELD (assets.n_extra),
     STR_ABS_PATH, 0, 0 },
   { "assets", "sha256", KEY_PIN_TABLE, FIELD (assets.pins), FIELD (assets.n_pins), STR_ABS_PATH,
@@ -187,8 +191,13 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->egress.enabled = true;
   cfg->egress.proxy = strdup ("");
   cfg->egress.timeout_ms = 1000;
-  cfg->egress.probe_host = strdup ("kata-guard-probe.invalid");
-  cfg->egress.expect_status = 403;
+  cfg->egress.probe_host = strdup ("");
+  cfg->egress.expect_status = 0;
+  /* squid and tinyproxy deny with 403, smokescreen with 407 (and the
+     probe, like an agent, carries no proxy credentials). */
+  cfg->egress.deny_statuses[0] = 403;
+  cfg->egress.deny_statuses[1] = 407;
+  cfg->egress.n_deny_statuses = 2;
   cfg->log.syslog = true;
   cfg->log.file = strdup ("");
   cfg->docker.daemon_json = strdup ("/etc/docker/daemon.json");
@@ -439,6 +448,10 @@ check_string (enum str_rule rule, const char *s)
       return NULL;
     case STR_HOSTNAME:
       return valid_hostname (s) ? NULL : "must be a DNS host name (letters, digits, '-', '.')";
+    case STR_HOSTNAME_OR_EMPTY:
+      return *s == '\0' || valid_hostname (s)
+                 ? NULL
+                 : "must be a DNS host name (letters, digits, '-', '.') or empty";
     case STR_HYPERVISOR:
       return kata_hypervisor_known (s)
                  ? NULL
@@ -584,6 +597,35 @@ apply_key (const char *name, const struct key_spec *k, const struct toml_value *
         free (*slot);
         *slot = list;
         *count = n;
+        return 0;
+      }
+
+    case KEY_INT_LIST:
+      {
+        int64_t *slot = (int64_t *) (base + k->offset);
+        size_t *count = (size_t *) (base + k->count_offset);
+
+        if (v->kind != TOML_ARRAY || v->u.array.n == 0 || v->u.array.n > CONF_MAX_STATUSES)
+          {
+            snprintf (msg, sizeof msg, "expected an array of 1 to %d integers, found %s",
+                      CONF_MAX_STATUSES,
+                      v->kind == TOML_ARRAY ? "another number of items" : toml_kind_name (v->kind));
+            return key_error (err, name, k, v, msg);
+          }
+        for (size_t i = 0; i < v->u.array.n; i++)
+          {
+            const struct toml_value *item = v->u.array.items[i];
+
+            if (item->kind != TOML_INTEGER || item->u.integer < k->min || item->u.integer > k->max)
+              {
+                snprintf (msg, sizeof msg, "item %zu: expected an integer from %" PRId64 " to %" PRId64,
+                          i + 1, k->min, k->max);
+                return key_error (err, name, k, item, msg);
+              }
+          }
+        for (size_t i = 0; i < v->u.array.n; i++)
+          slot[i] = v->u.array.items[i]->u.integer;
+        *count = v->u.array.n;
         return 0;
       }
 

@@ -21,6 +21,9 @@
 
 struct sockaddr_storage;
 
+/* [egress] deny_statuses holds at most this many. */
+#define CONF_MAX_STATUSES 8
+
 /* [assets.sha256]: "/path" = "64 hex digits" */
 struct sha256_pin
 {
@@ -54,8 +57,10 @@ struct guard_config
     bool enabled;
     char *proxy;  /* "IP:port" or "[IPv6]:port"; "" = not set */
     int64_t timeout_ms;
-    char *probe_host;
-    int64_t expect_status;
+    char *probe_host;       /* "" = a fresh name under .invalid for every probe */
+    int64_t expect_status;  /* 0 = not set; else the one status that means denied */
+    int64_t deny_statuses[CONF_MAX_STATUSES];  /* the statuses that mean denied */
+    size_t n_deny_statuses;
   } egress;
   struct
   {

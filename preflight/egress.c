@@ -19,24 +19,18 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 
 #include "checks.h"
+#include "conf.h"
+#include "egress.h"
 #include "util.h"
 
 /* The longest status line we read (CRLF included).  Real ones are a few
    dozen bytes; anything longer is not a proxy we understand. */
 #define STATUS_LINE_MAX 1024
-
-/* Exported for tests/test-egress.c (declared there too; no header yet).
-   Parse the HTTP status line at the start of BUF (LEN bytes received so
-   far), strictly: "HTTP/1." DIGIT SP 3DIGIT [SP reason] CRLF.
-   Returns 1 when the line is complete and valid (*STATUS, and *LINE_LEN =
-   its length with the CRLF), 0 when the bytes so far are a valid prefix
-   (read more), -1 when they can never become a status line (*WHY says why). */
-int egress_parse_status_line (const char *buf, size_t len, int *status, size_t *line_len,
-                              const char **why);
 
 static const char remedy_config[]
     = "set [egress] proxy to the \"IP:port\" of the allowlist proxy that is the containers' only "
@@ -233,17 +227,68 @@ probe_settings_problem (const struct guard_config *cfg)
   const char *h = cfg->egress.probe_host;
   size_t n = h ? strlen (h) : 0;
 
-  if (n == 0 || n > 253)
+  if (h == NULL || n > 253)
     return "[egress] probe_host is not a DNS host name";
   for (size_t i = 0; i < n; i++)
     if (! ((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= 'A' && h[i] <= 'Z') || is_digit (h[i])
            || h[i] == '-' || h[i] == '.'))
       return "[egress] probe_host is not a DNS host name";
-  if (cfg->egress.expect_status < 300 || cfg->egress.expect_status > 599)
+  if (cfg->egress.expect_status != 0
+      && (cfg->egress.expect_status < 300 || cfg->egress.expect_status > 599))
     return "[egress] expect_status is not from 300 to 599";
+  if (cfg->egress.n_deny_statuses == 0 || cfg->egress.n_deny_statuses > CONF_MAX_STATUSES)
+    return "[egress] deny_statuses is empty";
+  for (size_t i = 0; i < cfg->egress.n_deny_statuses; i++)
+    if (cfg->egress.deny_statuses[i] < 300 || cfg->egress.deny_statuses[i] > 599)
+      return "[egress] deny_statuses holds a status not from 300 to 599";
   if (cfg->egress.timeout_ms < 1 || cfg->egress.timeout_ms > 60000)
     return "[egress] timeout_ms is not from 1 to 60000";
   return NULL;
+}
+
+bool
+egress_denied_status (const struct guard_config *cfg, int status)
+{
+  if (status >= 200 && status <= 299)
+    return false;
+  if (cfg->egress.expect_status != 0)
+    return status == cfg->egress.expect_status;
+  for (size_t i = 0; i < cfg->egress.n_deny_statuses; i++)
+    if (status == cfg->egress.deny_statuses[i])
+      return true;
+  return false;
+}
+
+/* "403 or 407", the statuses that mean denied, into BUF. */
+static const char *
+denied_statuses (const struct guard_config *cfg, char *buf, size_t size)
+{
+  size_t n = cfg->egress.expect_status != 0 ? 1 : cfg->egress.n_deny_statuses, o = 0;
+
+  buf[0] = '\0';
+  for (size_t i = 0; i < n && o < size; i++)
+    o += (size_t) snprintf (buf + o, size - o, "%s%" PRId64, i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                            cfg->egress.expect_status != 0 ? cfg->egress.expect_status
+                                                           : cfg->egress.deny_statuses[i]);
+  return buf;
+}
+
+int
+egress_probe_host (const struct guard_config *cfg, char *buf, size_t size)
+{
+  unsigned char r[8];
+
+  if (cfg->egress.probe_host != NULL && cfg->egress.probe_host[0] != '\0')
+    return snprintf (buf, size, "%s", cfg->egress.probe_host) < (int) size ? 0 : -1;
+  /* A fresh name for every probe: a proxy cannot allow everything but one
+     fixed name.  Under .invalid (RFC 6761), so it is nobody's. */
+  if (getrandom (r, sizeof r, 0) != (ssize_t) sizeof r)
+    return -1;
+  return snprintf (buf, size, "kg-%02x%02x%02x%02x%02x%02x%02x%02x.invalid", r[0], r[1], r[2],
+                   r[3], r[4], r[5], r[6], r[7])
+                 < (int) size
+             ? 0
+             : -1;
 }
 
 /* Returns true when the probe should run, with the proxy's address. */
@@ -280,11 +325,12 @@ check_config (struct preflight *pf, struct sockaddr_storage *ss, unsigned *len)
                  "%s", problem);
   else
     {
+      char st[64];
+
       report_pass (rep, "egress.config",
-                   "proxy %s, probe CONNECT %s:443 expecting %" PRId64 ", deadline %" PRId64
-                   " ms",
-                   proxy, cfg->egress.probe_host, cfg->egress.expect_status,
-                   cfg->egress.timeout_ms);
+                   "proxy %s, probe CONNECT %s:443 expecting %s, deadline %" PRId64 " ms", proxy,
+                   cfg->egress.probe_host[0] ? cfg->egress.probe_host : "a fresh .invalid name",
+                   denied_statuses (cfg, st, sizeof st), cfg->egress.timeout_ms);
       return true;
     }
   report_skip (rep, "egress.reachable", "not run: egress.config failed");
@@ -524,12 +570,19 @@ static void
 check_denies (struct preflight *pf, int fd, const struct deadline *d)
 {
   const struct guard_config *cfg = pf->cfg;
-  const char *proxy = cfg->egress.proxy, *host = cfg->egress.probe_host;
+  const char *proxy = cfg->egress.proxy;
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *req = NULL;
   enum probe_failure why = PROBE_ERROR;
-  char reason[80], phrase[84];
+  char reason[80], phrase[84], host[272], st[64];
   int status = 0, n;
+
+  if (egress_probe_host (cfg, host, sizeof host) < 0)
+    {
+      report_fail (pf->rep, "egress.denies", probe_remedy[PROBE_ERROR],
+                   "cannot make a probe host name: %s", strerror (errno));
+      return;
+    }
 
   /* The host was validated as a DNS name (conf.c and probe_settings_problem
      above): it cannot carry a space, CR or LF into the request. */
@@ -549,7 +602,7 @@ check_denies (struct preflight *pf, int fd, const struct deadline *d)
       return;
     }
   snprintf (phrase, sizeof phrase, "%s%s", reason[0] ? " " : "", reason);
-  if (status == cfg->egress.expect_status)
+  if (egress_denied_status (cfg, status))
     report_pass (pf->rep, "egress.denies",
                  "the proxy %s denied CONNECT %s:443 with %d%s, as expected", proxy, host, status,
                  phrase);
@@ -563,10 +616,10 @@ check_denies (struct preflight *pf, int fd, const struct deadline *d)
                  proxy, host, status, phrase);
   else
     report_fail (pf->rep, "egress.denies",
-                 "set [egress] expect_status to the status this proxy uses to deny a "
+                 "set [egress] deny_statuses to the statuses this proxy uses to deny a "
                  "destination, or fix the proxy",
-                 "the proxy %s answered CONNECT %s:443 with %d%s, expected %" PRId64, proxy,
-                 host, status, phrase, cfg->egress.expect_status);
+                 "the proxy %s answered CONNECT %s:443 with %d%s, expected %s", proxy, host,
+                 status, phrase, denied_statuses (cfg, st, sizeof st));
 }
 
 void

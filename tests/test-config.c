@@ -149,8 +149,11 @@ test_defaults (void)
   is_str (cfg.egress.proxy, "", "default egress.proxy is empty");
   is_int (cfg.egress.timeout_ms, 1000, "default egress.timeout_ms");
   is_int (cfg.runtime.deadline_ms, 5000, "default runtime.deadline_ms");
-  is_str (cfg.egress.probe_host, "kata-guard-probe.invalid", "default egress.probe_host");
-  is_int (cfg.egress.expect_status, 403, "default egress.expect_status");
+  is_str (cfg.egress.probe_host, "", "default egress.probe_host (a fresh name per probe)");
+  is_int (cfg.egress.expect_status, 0, "default egress.expect_status (not set)");
+  ok (cfg.egress.n_deny_statuses == 2 && cfg.egress.deny_statuses[0] == 403
+          && cfg.egress.deny_statuses[1] == 407,
+      "default egress.deny_statuses [403, 407]");
   is_str (cfg.docker.daemon_json, "/etc/docker/daemon.json", "default docker.daemon_json");
   guard_config_release (&cfg);
 }
@@ -281,7 +284,8 @@ static const struct
   { "[egress]\nexpect_status = 600\n", "[egress] expect_status: 600 is out of range" },
   { "[egress]\nprobe_host = \"a b\"\n", "[egress] probe_host: \"a b\" must be a DNS host name" },
   { "[egress]\nprobe_host = \"x\\r\\nHost: y\"\n", "[egress] probe_host: " },
-  { "[egress]\nprobe_host = \"\"\n", "[egress] probe_host: \"\" must be a DNS host name" },
+  { "[egress]\ndeny_statuses = [403, 200]\n", "[egress] deny_statuses: item 2: expected an integer from 300 to 599" },
+  { "[egress]\ndeny_statuses = []\n", "[egress] deny_statuses: expected an array of 1 to 8 integers" },
   { "[egress]\nenabled = 1\n", "[egress] enabled: expected a boolean, found integer" },
   { "[runtime]\nshim = \"containerd-shim-kata-v2\"\n", "[runtime] shim: \"containerd-shim-kata-v2\" must be an absolute path" },
   { "[runtime]\nshim = \"\"\n", "[runtime] shim: \"\" must not be empty" },

@@ -12,12 +12,10 @@
 
 #include "checks.h"
 #include "check-helpers.h"
+#include "egress.h"
 #include "tap.h"
 #include "util.h"
 
-/* In preflight/egress.c (no header of its own yet). */
-int egress_parse_status_line (const char *buf, size_t len, int *status, size_t *line_len,
-                              const char **why);
 
 /* S with CR, LF and other control bytes shown as escapes, for test names
    (a raw newline would break the TAP stream). */
@@ -107,7 +105,9 @@ default_config (struct guard_config *cfg, char *proxy)
   cfg->egress.proxy = proxy;
   cfg->egress.timeout_ms = 1000;
   cfg->egress.probe_host = (char *) "kata-guard-probe.invalid";
-  cfg->egress.expect_status = 403;
+  cfg->egress.deny_statuses[0] = 403;
+  cfg->egress.deny_statuses[1] = 407;
+  cfg->egress.n_deny_statuses = 2;
 }
 
 static void
@@ -199,11 +199,39 @@ main (void)
   cfg.egress.probe_host = (char *) "x\r\nHost: y";
   expect_config_fail ("probe host with CRLF", &cfg, "probe_host is not a DNS host name");
   default_config (&cfg, (char *) "127.0.0.1:1");
-  cfg.egress.probe_host = (char *) "";
-  expect_config_fail ("empty probe host", &cfg, "probe_host is not a DNS host name");
-  default_config (&cfg, (char *) "127.0.0.1:1");
   cfg.egress.expect_status = 200;
   expect_config_fail ("expect_status 200", &cfg, "expect_status is not from 300 to 599");
+  default_config (&cfg, (char *) "127.0.0.1:1");
+  cfg.egress.deny_statuses[1] = 204;
+  expect_config_fail ("deny_statuses with 204", &cfg, "deny_statuses holds a status not from 300");
+  default_config (&cfg, (char *) "127.0.0.1:1");
+  cfg.egress.n_deny_statuses = 0;
+  expect_config_fail ("deny_statuses empty", &cfg, "deny_statuses is empty");
+
+  /* No probe_host: a fresh name under .invalid for every probe. */
+  {
+    char a[272], b[272];
+
+    default_config (&cfg, (char *) "127.0.0.1:1");
+    cfg.egress.probe_host = (char *) "";
+    ok (egress_probe_host (&cfg, a, sizeof a) == 0 && egress_probe_host (&cfg, b, sizeof b) == 0,
+        "random probe hosts are made");
+    ok (strlen (a) == 27 && strncmp (a, "kg-", 3) == 0 && strspn (a + 3, "0123456789abcdef") == 16
+            && strcmp (a + 19, ".invalid") == 0,
+        "a random probe host is kg-<16 hex digits>.invalid (%s)", a);
+    ok (strcmp (a, b) != 0, "two probes, two names (%s, %s)", a, b);
+    cfg.egress.probe_host = (char *) "fixed.example";
+    ok (egress_probe_host (&cfg, a, sizeof a) == 0 && strcmp (a, "fixed.example") == 0,
+        "a configured probe_host is used as it is");
+    /* The statuses that mean denied: 2xx never, whatever is listed. */
+    default_config (&cfg, (char *) "127.0.0.1:1");
+    ok (egress_denied_status (&cfg, 403) && egress_denied_status (&cfg, 407)
+            && ! egress_denied_status (&cfg, 404) && ! egress_denied_status (&cfg, 200),
+        "deny_statuses [403, 407]: 403 and 407 deny, 404 and 200 do not");
+    cfg.egress.expect_status = 404;
+    ok (egress_denied_status (&cfg, 404) && ! egress_denied_status (&cfg, 403),
+        "expect_status, when set, is the one status");
+  }
   default_config (&cfg, (char *) "127.0.0.1:1");
   cfg.egress.timeout_ms = 0;
   expect_config_fail ("timeout 0", &cfg, "timeout_ms is not from 1 to 60000");

@@ -9,11 +9,8 @@
 
 #include <string.h>
 
+#include "egress.h"
 #include "fuzz.h"
-
-/* preflight/egress.c (no header: exported for the tests). */
-int egress_parse_status_line (const char *buf, size_t len, int *status, size_t *line_len,
-                              const char **why);
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -51,6 +51,9 @@ void engine_ns_gather (struct engine_ns *e);  /* policy.c */
 const char *engine_ns_proc_name (int k);  /* policy.c */
 
 /* What the entry point learned from argv, the environment and stdin. */
+struct netns_probe;
+struct netns_facts;
+
 struct request
 {
   enum kg_mode mode;
@@ -71,6 +74,12 @@ struct request
      capabilities cover its own (ptrace access mode): the confined
      checker asks its parent; NULL: stat in place. */
   int (*ns_stat) (unsigned long pid, int k, struct stat *st);
+  /* netns_gather (netns.h) of process PID's network namespace (PATH
+     NULL) or of PATH: entering it takes privilege, so the confined
+     checker asks its parent; NULL: netns_gather in place.  0, or -1 with
+     errno. */
+  int (*netns_facts) (unsigned long pid, const char *path, const struct netns_probe *probe,
+                      struct netns_facts *out);
 };
 
 /* The Kata configuration as Kata itself would load it (kata.c), shared

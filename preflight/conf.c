@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "netns.h"
 #include "toml.h"
 #include "util.h"
 
@@ -38,6 +39,7 @@ enum str_rule
   STR_ABS_PATH_OR_EMPTY,  /* absolute path, or "" for "not set" */
   STR_HOSTNAME,           /* a DNS name we will write into a request line */
   STR_HOSTNAME_OR_EMPTY,
+  STR_CIDR,               /* an IPv4 or IPv6 network, ADDR/PREFIX */
   STR_HYPERVISOR,         /* a [hypervisor.NAME] Kata knows */
   STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (not set) */
   STR_CAPABILITY,         /* "CAP_NAME" that libcap knows */
@@ -78,6 +80,8 @@ static const struct key_spec keys[] = {
   { "egress", "expect_status", KEY_INT, FIELD (egress.expect_status), 0, STR_ANY, 300, 599 },
   { "egress", "deny_statuses", KEY_INT_LIST, FIELD (egress.deny_statuses),
     FIELD (egress.n_deny_statuses), STR_ANY, 300, 599 },
+  { "egress", "networks", KEY_STRING_ARRAY, FIELD (egress.networks), FIELD (egress.n_networks),
+    STR_CIDR, 0, 0 },
   { "assets", "extra", KEY_STRING_ARRAY, FIELD (assets.extra), FIELD (assets.n_extra),
     STR_ABS_PATH, 0, 0 },
   { "assets", "sha256", KEY_PIN_TABLE, FIELD (assets.pins), FIELD (assets.n_pins), STR_ABS_PATH,
@@ -218,7 +222,8 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
                      default_kubelet_roots, ARRAY_SIZE (default_kubelet_roots))
       || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
                      ARRAY_SIZE (default_hooks))
-      || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0))
+      || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0)
+      || ! set_list (&cfg->egress.networks, &cfg->egress.n_networks, NULL, 0))
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   if (! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
       || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
@@ -448,6 +453,13 @@ check_string (enum str_rule rule, const char *s)
       return NULL;
     case STR_HOSTNAME:
       return valid_hostname (s) ? NULL : "must be a DNS host name (letters, digits, '-', '.')";
+    case STR_CIDR:
+      {
+        struct netns_net n;
+
+        return netns_parse_cidr (s, &n) == 0 ? NULL
+                                             : "must be an IPv4 or IPv6 network (ADDR/PREFIX)";
+      }
     case STR_HOSTNAME_OR_EMPTY:
       return *s == '\0' || valid_hostname (s)
                  ? NULL
@@ -863,6 +875,7 @@ guard_config_release (struct guard_config *cfg)
   free_list (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots);
   free_list (cfg->policy.hooks, cfg->policy.n_hooks);
   free_list (cfg->policy.annotations, cfg->policy.n_annotations);
+  free_list (cfg->egress.networks, cfg->egress.n_networks);
   free_annotation_res (cfg);
   memset (cfg, 0, sizeof *cfg);
 }

@@ -61,6 +61,8 @@ struct guard_config
     int64_t expect_status;  /* 0 = not set; else the one status that means denied */
     int64_t deny_statuses[CONF_MAX_STATUSES];  /* the statuses that mean denied */
     size_t n_deny_statuses;
+    char **networks;  /* the internal networks a container may be on; none: the proxy's */
+    size_t n_networks;
   } egress;
   struct
   {

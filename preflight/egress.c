@@ -622,6 +622,35 @@ check_denies (struct preflight *pf, int fd, const struct deadline *d)
                  status, phrase, denied_statuses (cfg, st, sizeof st));
 }
 
+int
+egress_probe (const struct sockaddr_storage *ss, unsigned len, const char *host,
+              int64_t timeout_ms, int *status, kg_error_t *err)
+{
+  cleanup_close int fd = -1;
+  cleanup_free char *req = NULL;
+  enum probe_failure why = PROBE_ERROR;
+  struct deadline d;
+  char reason[80];
+  int n;
+
+  *status = 0;
+  deadline_start (&d, timeout_ms);
+  fd = proxy_connect (ss, len, &d, err);
+  if (fd < 0)
+    return -1;
+  /* HOST is a DNS name (egress_probe_host): no space, CR or LF. */
+  n = asprintf (&req, "CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n", host, host);
+  if (n < 0)
+    {
+      req = NULL;
+      return kg_error (err, ENOMEM, "cannot build the CONNECT request");
+    }
+  if (send_all (fd, req, (size_t) n, &d, &why, err) < 0
+      || read_status (fd, &d, status, reason, sizeof reason, &why, err) < 0)
+    return -1;
+  return 0;
+}
+
 void
 check_egress (struct preflight *pf)
 {

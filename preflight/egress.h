@@ -9,6 +9,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
 
 struct guard_config;
 
@@ -27,5 +30,12 @@ bool egress_denied_status (const struct guard_config *cfg, int status);
 /* The host the probe asks for: [egress] probe_host, or a fresh random
    name under .invalid.  -1 (errno) when none can be made. */
 int egress_probe_host (const struct guard_config *cfg, char *buf, size_t size);
+
+/* Connect to the proxy SS (LEN bytes) and ask it to CONNECT HOST:443,
+   all within TIMEOUT_MS: 0 with the answer's *STATUS, or -1 with ERR
+   ((*err)->errnum: ECONNREFUSED, ETIMEDOUT...). */
+struct sockaddr_storage;
+int egress_probe (const struct sockaddr_storage *ss, unsigned len, const char *host,
+                  int64_t timeout_ms, int *status, kg_error_t *err);
 
 #endif

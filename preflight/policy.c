@@ -29,7 +29,9 @@
 
 #include "checks.h"
 #include "daemonjson.h"
+#include "egress.h"
 #include "kata.h"
+#include "netns.h"
 #include "policy.h"
 #include "trust.h"
 #include "toml.h"
@@ -2686,7 +2688,7 @@ check_resources (struct ctx *c)
 static const char *const rule_ids[] = {
   "policy.privileged", "policy.namespaces", "policy.mounts",      "policy.capabilities",
   "policy.devices",    "policy.hooks",      "policy.annotations", "policy.seccomp",
-  "policy.resources",  "policy.confinement",
+  "policy.resources",  "policy.confinement", "egress.netns",
 };
 
 /* ---- policy.confinement --------------------------------------------- */
@@ -2856,6 +2858,224 @@ check_confinement (struct ctx *c)
                  "unconfined profile, no shared propagation, only namespaced sysctls");
 }
 
+/* ---- egress.netns ------------------------------------------------------ */
+
+/* Docker's network hook among the prestart hooks (check_hooks judged its
+   form): Docker attaches the container's network through it. */
+static bool
+has_docker_setkey (struct ctx *c)
+{
+  struct json_object *hooks = NULL, *list = NULL;
+
+  if (! json_object_object_get_ex (c->spec, "hooks", &hooks)
+      || ! json_object_is_type (hooks, json_type_object)
+      || ! json_object_object_get_ex (hooks, "prestart", &list)
+      || ! json_object_is_type (list, json_type_array))
+    return false;
+  for (size_t i = 0; i < json_object_array_length (list); i++)
+    {
+      struct json_object *h = json_object_array_get_idx (list, i), *args = NULL, *a0;
+
+      if (json_object_is_type (h, json_type_object) && json_object_object_get_ex (h, "args", &args)
+          && json_object_is_type (args, json_type_array) && json_object_array_length (args) > 0
+          && (a0 = json_object_array_get_idx (args, 0)) != NULL
+          && json_object_is_type (a0, json_type_string)
+          && strcmp (json_object_get_string (a0), "libnetwork-setkey") == 0)
+        return true;
+    }
+  return false;
+}
+
+/* Docker's network mode for this container (its hostconfig.json under an
+   engine root), malloc'd, or NULL. */
+static char *
+docker_network_mode (struct ctx *c)
+{
+  cleanup_dirs struct dirs roots = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  const char *id = c->pf->req->container_id;
+
+  if (id == NULL || ! valid_id (id)
+      || dirs_resolve (c->cfg->policy.engine_roots, c->cfg->policy.n_engine_roots, &roots, &err) < 0)
+    return NULL;
+  for (size_t i = 0; i < roots.n; i++)
+    {
+      cleanup_free char *path = NULL;
+      struct json_object *doc, *mode;
+      char *out = NULL;
+
+      if (asprintf (&path, "%s/containers/%s/hostconfig.json", roots.paths[i], id) < 0)
+        return NULL;
+      if ((doc = engine_json (path)) == NULL)
+        continue;
+      if (json_object_object_get_ex (doc, "NetworkMode", &mode)
+          && json_object_is_type (mode, json_type_string))
+        out = strdup (json_object_get_string (mode));
+      json_object_put (doc);
+      return out;
+    }
+  return NULL;
+}
+
+/* egress.netns: the network the container will have, as the VM will get
+   it (Kata hands the VM the namespace's interfaces and routes; its
+   tcfilter redirect bypasses the namespace's own L3 rules, so addresses
+   and routes are what counts, not iptables). */
+static void
+check_network (struct ctx *c)
+{
+  const struct guard_config *cfg = c->cfg;
+  cleanup_strbuf struct strbuf why = { 0 };
+  cleanup_strbuf struct strbuf seen = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  struct json_object *linux_, *list, *entry = NULL, *path = NULL;
+  struct netns_facts *facts = NULL;
+  struct netns_net nets[16];
+  struct netns_probe probe;
+  size_t n_nets = 0;
+  unsigned long pid = 0;
+  const char *p = NULL, *proxy = cfg->egress.proxy;
+  int rc;
+
+  if (! cfg->egress.enabled)
+    {
+      report_skip (c->rep, "egress.netns", "not run: [egress] enabled = false");
+      return;
+    }
+  linux_ = json_object_object_get_ex (c->spec, "linux", &linux_) ? linux_ : NULL;
+  list = linux_ != NULL && json_object_object_get_ex (linux_, "namespaces", &list) ? list : NULL;
+  for (size_t i = 0; list != NULL && json_object_is_type (list, json_type_array)
+                     && i < json_object_array_length (list);
+       i++)
+    {
+      struct json_object *e = json_object_array_get_idx (list, i), *t;
+
+      if (json_object_is_type (e, json_type_object) && json_object_object_get_ex (e, "type", &t)
+          && json_object_is_type (t, json_type_string)
+          && strcmp (json_object_get_string (t), "network") == 0)
+        entry = e;
+    }
+  if (entry == NULL)
+    {
+      report_fail (c->rep, "egress.netns", "give the container its own network namespace",
+                   "no network namespace: the container would have the host's network");
+      return;
+    }
+  if (! json_object_object_get_ex (entry, "path", &path) || json_object_is_type (path, json_type_null))
+    {
+      cleanup_free char *mode = NULL;
+
+      /* A namespace the runtime creates holds loopback only, unless
+         Docker attaches its network through the libnetwork hook.  Kata
+         runs that hook before it boots a VM that cannot hot-plug
+         (Firecracker), then hands the VM what the hook put there, and
+         hot-plugs it after boot otherwise (QEMU, Cloud Hypervisor):
+         src/runtime/virtcontainers/sandbox.go startVM.  Either way the
+         VM gets Docker's network, which does not exist yet to be
+         looked at. */
+      if (! has_docker_setkey (c))
+        {
+          report_pass (c->rep, "egress.netns",
+                       "a new network namespace, loopback only (the runtime creates it)");
+          return;
+        }
+      mode = docker_network_mode (c);
+      if (mode != NULL && strcmp (mode, "none") == 0)
+        {
+          report_pass (c->rep, "egress.netns",
+                       "a new network namespace, loopback only (Docker --network none)");
+          return;
+        }
+      report_fail (c->rep, "egress.netns",
+                   "run the container with --network none, or in the network namespace of a "
+                   "companion on an internal network (--network container:NAME), which is "
+                   "inspected",
+                   "Docker attaches network \"%s\" through its libnetwork hook after the guard "
+                   "looked, and Kata hands it to the VM (before boot on Firecracker, hot-plugged "
+                   "on QEMU and Cloud Hypervisor): its routes cannot be checked",
+                   mode ? mode : "(unknown: hostconfig.json not found)");
+      return;
+    }
+  if (! json_object_is_type (path, json_type_string))
+    {
+      report_fail (c->rep, "egress.netns", NULL, "the network namespace path is %s",
+                   json_kind (path));
+      return;
+    }
+  p = json_object_get_string (path);
+  if (strncmp (p, "/proc/", 6) == 0)
+    {
+      const char *q = p + 6;
+      size_t digits = strspn (q, "0123456789");
+
+      if (digits > 0 && strcmp (q + digits, "/ns/net") == 0)
+        pid = strtoul (q, NULL, 10);
+    }
+  /* The probe from inside, as the VM's traffic will leave. */
+  memset (&probe, 0, sizeof probe);
+  if (proxy == NULL || *proxy == '\0'
+      || conf_parse_endpoint (proxy, &probe.proxy, &probe.proxy_len, &err) < 0
+      || (probe.proxy.ss_family != AF_INET && probe.proxy.ss_family != AF_INET6))
+    {
+      report_fail (c->rep, "egress.netns", "set [egress] proxy (see egress.config)",
+                   "network namespace %s: no proxy to probe it with", p);
+      return;
+    }
+  probe.timeout_ms = (uint32_t) cfg->egress.timeout_ms;
+  if (egress_probe_host (cfg, probe.host, sizeof probe.host) < 0)
+    {
+      report_fail (c->rep, "egress.netns", NULL, "cannot make a probe host name: %s",
+                   strerror (errno));
+      return;
+    }
+  for (size_t i = 0; i < cfg->egress.n_networks && n_nets < ARRAY_SIZE (nets); i++)
+    if (netns_parse_cidr (cfg->egress.networks[i], &nets[n_nets]) == 0)
+      n_nets++;
+  facts = calloc (1, sizeof *facts);
+  if (facts == NULL)
+    {
+      report_fail (c->rep, "egress.netns", NULL, "out of memory");
+      return;
+    }
+  if (c->pf->req->netns_facts != NULL)
+    rc = c->pf->req->netns_facts (pid, pid ? NULL : p, &probe, facts);
+  else if ((rc = netns_gather (pid, pid ? NULL : p, &probe, facts, &err)) < 0)
+    errno = err->errnum;
+  if (rc < 0)
+    {
+      report_fail (c->rep, "egress.netns", NULL, "network namespace %s cannot be read: %s", p,
+                   strerror (errno));
+      free (facts);
+      return;
+    }
+  if (netns_judge (facts, nets, n_nets, &probe.proxy, &why, &seen) < 0)
+    report_fail (c->rep, "egress.netns",
+                 "put the container on an internal network only (no default route, no route "
+                 "via a gateway, no other interface), with the proxy on it; see [egress] networks",
+                 "network namespace %s: %s", p, sb_str (&why));
+  else if (facts->probe_error == 0 && facts->probe_status == 0)
+    report_pass (c->rep, "egress.netns", "network namespace %s: %s", p, sb_str (&seen));
+  else if (facts->probe_error != 0)
+    report_fail (c->rep, "egress.netns",
+                 "put the proxy on the container's internal network, at [egress] proxy",
+                 "network namespace %s (%s): the proxy %s does not answer from inside it: %s", p,
+                 sb_str (&seen), proxy, strerror (facts->probe_error));
+  else if (! egress_denied_status (cfg, facts->probe_status))
+    report_fail (c->rep, "egress.netns",
+                 "make the proxy this namespace reaches deny every destination not on its "
+                 "allowlist",
+                 "network namespace %s (%s): the proxy %s, from inside it, answered CONNECT "
+                 "%s:443 with %d%s",
+                 p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status,
+                 facts->probe_status >= 200 && facts->probe_status <= 299 ? " (an open proxy)" : "");
+  else
+    report_pass (c->rep, "egress.netns",
+                 "network namespace %s: %s, no way out but the proxy %s, which denied CONNECT "
+                 "%s:443 with %d from inside",
+                 p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status);
+  free (facts);
+}
+
 void
 check_policy (struct preflight *pf)
 {
@@ -2904,6 +3124,7 @@ check_policy (struct preflight *pf)
   check_seccomp (&c);
   check_resources (&c);
   check_confinement (&c);
+  check_network (&c);
   json_object_put (c.spec);
   return;
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@
 #include "checker.h"
 #include "conf.h"
 #include "confine.h"
+#include "netns.h"
 #include "util.h"
 
 /* ---- the message ------------------------------------------------------- */
@@ -34,6 +36,7 @@
 static const unsigned char magic[4] = { 'K', 'G', 'C', 'R' };
 static const unsigned char request_magic[4] = { 'K', 'G', 'R', 'Q' };  /* readlink /proc/PID/exe */
 static const unsigned char ns_magic[4] = { 'K', 'G', 'N', 'S' };       /* stat /proc/PID/ns/NAME */
+static const unsigned char netns_magic[4] = { 'K', 'G', 'N', 'N' };    /* a network namespace's facts */
 
 struct buf
 {
@@ -420,6 +423,46 @@ answer_ns (int sock, uint32_t arg)
   return write_full (sock, out, sizeof out);
 }
 
+/* A network namespace request (netns.h): a process's namespace (pid), or
+   a path, with what to probe from inside. */
+struct netns_request
+{
+  uint32_t pid;
+  char path[NETNS_PATH_MAX];
+  struct netns_probe probe;
+};
+
+/* Validated here, whatever the child sent: a path that is a terminated
+   absolute one, a proxy that is an IPv4 or IPv6 socket address, a host
+   that is a DNS name (it goes into the request line), a bounded wait.
+   The answer: errno (int32), then the facts. */
+static int
+answer_netns (int sock, const unsigned char *payload)
+{
+  static struct netns_request rq;
+  static struct netns_facts facts;
+  cleanup_error kg_error_t gerr = NULL;
+  const struct netns_probe *p = &rq.probe;
+  size_t hl;
+  int32_t e = 0;
+
+  memcpy (&rq, payload, sizeof rq);
+  memset (&facts, 0, sizeof facts);
+  hl = strnlen (p->host, sizeof p->host);
+  if (strnlen (rq.path, sizeof rq.path) == sizeof rq.path || (rq.pid == 0 && rq.path[0] != '/')
+      || (rq.pid != 0 && (rq.path[0] != '\0' || rq.pid > INT32_MAX)) || hl == 0 || hl == sizeof p->host
+      || strspn (p->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != hl
+      || p->timeout_ms < 1 || p->timeout_ms > 60000
+      || ! ((p->proxy.ss_family == AF_INET && p->proxy_len == sizeof (struct sockaddr_in))
+            || (p->proxy.ss_family == AF_INET6 && p->proxy_len == sizeof (struct sockaddr_in6))))
+    e = EINVAL;
+  else if (netns_gather (rq.pid, rq.pid ? NULL : rq.path, p, &facts, &gerr) < 0)
+    e = gerr->errnum ? gerr->errnum : EIO;
+  if (write_full (sock, &e, sizeof e) < 0)
+    return -1;
+  return write_full (sock, &facts, sizeof facts);
+}
+
 /* Answer one request: the parent builds the path itself from numbers. */
 static int
 answer (int sock, const unsigned char *rq)
@@ -598,20 +641,38 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
       /* Requests come before the report, whole, and a bounded number. */
       while (! report_started && ! eof && len >= 4 && read_error == NULL)
         {
-          if (memcmp (buf, request_magic, 4) != 0 && memcmp (buf, ns_magic, 4) != 0)
-            report_started = true;
-          else if (len < 8)
+          size_t need = 8;
+          bool netns = memcmp (buf, netns_magic, 4) == 0;
+
+          if (memcmp (buf, request_magic, 4) != 0 && memcmp (buf, ns_magic, 4) != 0 && ! netns)
+            {
+              report_started = true;
+              break;
+            }
+          if (len < 8)
             break;
-          else if (++n_requests > CHECKER_MAX_REQUESTS || passed >= 0)
+          if (netns)
+            {
+              uint32_t plen;
+
+              memcpy (&plen, buf + 4, 4);
+              if (plen != sizeof (struct netns_request))
+                {
+                  read_error = "a malformed request";
+                  break;
+                }
+              need += plen;
+              if (len < need)
+                break;
+            }
+          if (++n_requests > CHECKER_MAX_REQUESTS || passed >= 0)
             read_error = "too many requests";
-          else if (answer (sock, buf) < 0)
+          else if ((netns ? answer_netns (sock, buf + 8) : answer (sock, buf)) < 0)
             read_error = "cannot answer a request";
           else
             {
-              /* A plain loop: small, and no overlap question. */
-              for (size_t k = 8; k < len; k++)
-                buf[k - 8] = buf[k];
-              len -= 8;
+              memmove (buf, buf + need, len - need);
+              len -= need;
             }
         }
     }
@@ -800,6 +861,42 @@ child_ns_stat (unsigned long pid, int k, struct stat *st)
   return 0;
 }
 
+/* req->netns_facts in the child: ask the parent. */
+static int
+child_netns_facts (unsigned long pid, const char *path, const struct netns_probe *probe,
+                   struct netns_facts *out)
+{
+  static struct netns_request rq;
+  unsigned char head[8];
+  uint32_t n = sizeof rq;
+  int32_t e;
+
+  memset (&rq, 0, sizeof rq);
+  if (pid > INT32_MAX || (path != NULL && strlen (path) >= sizeof rq.path))
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  rq.pid = (uint32_t) pid;
+  if (path != NULL)
+    memcpy (rq.path, path, strlen (path) + 1);
+  rq.probe = *probe;
+  memcpy (head, netns_magic, 4);
+  memcpy (head + 4, &n, 4);
+  if (write_full (CHILD_SOCK, head, sizeof head) < 0 || write_full (CHILD_SOCK, &rq, sizeof rq) < 0
+      || read_full (CHILD_SOCK, &e, sizeof e) < 0 || read_full (CHILD_SOCK, out, sizeof *out) < 0)
+    {
+      errno = EIO;
+      return -1;
+    }
+  if (e != 0)
+    {
+      errno = e > 0 ? e : EIO;
+      return -1;
+    }
+  return 0;
+}
+
 /* Leave the child only stdio on /dev/null and the channel as CHILD_SOCK:
    nothing the engine handed over reaches code that parses input. */
 static int
@@ -839,6 +936,7 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
   req.engine_ns = ns;
   req.proc_exe = child_proc_exe;
   req.ns_stat = child_ns_stat;
+  req.netns_facts = child_netns_facts;
   memset (&cfg, 0, sizeof cfg);
   preflight_init (&pf, &req, &cfg, &rep);
   if (guard_config_load (config_path, &cfg, &err) < 0)

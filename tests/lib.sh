@@ -113,7 +113,7 @@ kg_proxy_start() {
   KG_PROXY_PORT=$(kg_free_port) || return 1
   {
     echo "Port $KG_PROXY_PORT"
-    echo "Listen 127.0.0.1"
+    echo "Listen ${KG_PROXY_ADDR:-127.0.0.1}"
     echo "Timeout 5"
     echo "MaxClients 50"
     echo "LogLevel Error"
@@ -128,7 +128,7 @@ kg_proxy_start() {
   KG_PIDS="$KG_PIDS $KG_PROXY_PID"
   # Wait until it listens.
   i=0
-  while ! python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$KG_PROXY_PORT),0.2)" 2>/dev/null; do
+  while ! python3 -c "import socket,sys; socket.create_connection(('${KG_PROXY_ADDR:-127.0.0.1}',$KG_PROXY_PORT),0.2)" 2>/dev/null; do
     i=$((i + 1))
     [ $i -lt 50 ] || return 1
     sleep 0.1
@@ -154,7 +154,7 @@ kg_config_write() {
     echo "[kata]"
     echo "config = \"$KG_KATA_CONFIG\""
     echo "[egress]"
-    echo "proxy = \"127.0.0.1:${KG_PROXY_PORT:?}\""
+    echo "proxy = \"${KG_PROXY_ADDR:-127.0.0.1}:${KG_PROXY_PORT:?}\""
     # The docker.* audit reads no daemon.json of this host's.
     echo "[docker]"
     echo "daemon_json = \"$KG_TREE/daemon.json\""

@@ -154,6 +154,7 @@ test_defaults (void)
   ok (cfg.egress.n_deny_statuses == 2 && cfg.egress.deny_statuses[0] == 403
           && cfg.egress.deny_statuses[1] == 407,
       "default egress.deny_statuses [403, 407]");
+  is_int ((int) cfg.egress.n_networks, 0, "default egress.networks []");
   is_str (cfg.docker.daemon_json, "/etc/docker/daemon.json", "default docker.daemon_json");
   guard_config_release (&cfg);
 }
@@ -286,6 +287,8 @@ static const struct
   { "[egress]\nprobe_host = \"x\\r\\nHost: y\"\n", "[egress] probe_host: " },
   { "[egress]\ndeny_statuses = [403, 200]\n", "[egress] deny_statuses: item 2: expected an integer from 300 to 599" },
   { "[egress]\ndeny_statuses = []\n", "[egress] deny_statuses: expected an array of 1 to 8 integers" },
+  { "[egress]\nnetworks = [\"10.0.0.0\"]\n", "[egress] networks: \"10.0.0.0\" must be an IPv4 or IPv6 network" },
+  { "[egress]\nnetworks = [\"10.0.0.0/33\"]\n", "must be an IPv4 or IPv6 network (ADDR/PREFIX)" },
   { "[egress]\nenabled = 1\n", "[egress] enabled: expected a boolean, found integer" },
   { "[runtime]\nshim = \"containerd-shim-kata-v2\"\n", "[runtime] shim: \"containerd-shim-kata-v2\" must be an absolute path" },
   { "[runtime]\nshim = \"\"\n", "[runtime] shim: \"\" must not be empty" },

@@ -32,11 +32,12 @@ static const char *fixtures;
 static struct kata_config kata_fc;      /* the shipped Firecracker config */
 static struct kata_config kata_seccomp; /* disable_guest_seccomp = false */
 static int bundle_seq;
+static const char *run_egress;  /* [egress] lines of run_policy's config; NULL: disabled */
 
 static const char *const all_ids[] = {
   "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.mounts",
   "policy.capabilities", "policy.devices", "policy.hooks", "policy.annotations",
-  "policy.seccomp", "policy.resources", "policy.confinement",
+  "policy.seccomp", "policy.resources", "policy.confinement", "egress.netns",
 };
 
 static char *
@@ -150,7 +151,9 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
       write_text (spec_path, spec);
     }
   if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0
-      || asprintf (&cfg_text, "[policy]\n%s%s\n",
+      || asprintf (&cfg_text, "[egress]\n%s\n[policy]\n%s%s\n",
+                   /* egress.netns has rows of its own (test_network). */
+                   run_egress ? run_egress : "enabled = false",
                    /* A fixed maximum, so that no row depends on this host's memory. */
                    policy && strstr (policy, "max_vm_memory_mib") ? ""
                                                                   : "max_vm_memory_mib = 16384\n",
@@ -1125,6 +1128,74 @@ test_redirect (void)
   chmod (sticky, 0755);
 }
 
+/* egress.netns without namespaces of its own (tests/netns.test has the
+   real ones). */
+static void
+network_row (const char *name, const char *spec, const char *policy, const char *fails,
+             const char *needle)
+{
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "egress.netns", needle);
+  report_release (&rep);
+}
+
+static void
+test_network (void)
+{
+  static const char setkey[]
+      = "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+        "[\"libnetwork-setkey\", \"-exec-root=/var/run/docker\", \"" ID_A "\", "
+        "\"a34fcd8d16bd\"]}]}";
+  cleanup_free char *root = NULL, *dir = NULL, *hc = NULL, *policy = NULL, *file = NULL;
+  cleanup_free char *notns = NULL;
+  char *spec;
+
+  run_egress = "proxy = \"127.0.0.1:1\"\ntimeout_ms = 200";
+  spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+  network_row ("a new network namespace", spec, NULL, "", "a new network namespace, loopback only");
+  free (spec);
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ", "");
+  network_row ("no network namespace", spec, "host_namespaces = true", "egress.netns",
+               "no network namespace: the container would have the host's network");
+  free (spec);
+  /* Docker's network hook: what the container gets is in hostconfig.json. */
+  if (asprintf (&root, "%s/dockerroot", tmpdir) < 0
+      || asprintf (&dir, "%s/containers/%s", root, ID_A) < 0
+      || asprintf (&hc, "%s/hostconfig.json", dir) < 0
+      || asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0)
+    abort ();
+  {
+    cleanup_free char *cmd = NULL;
+
+    if (asprintf (&cmd, "mkdir -p '%s'", dir) < 0 || system (cmd) != 0)
+      abort ();
+  }
+  write_text (hc, "{\"NetworkMode\": \"none\", \"Privileged\": false}");
+  spec = spec_of (NULL, NULL, NULL, NULL, setkey);
+  network_row ("Docker --network none", spec, policy, "", "loopback only (Docker --network none)");
+  write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
+  network_row ("a Docker network attached after create", spec, policy, "egress.netns",
+               "Docker attaches network \"kgnet\" through its libnetwork hook after the guard "
+               "looked");
+  unlink (hc);
+  network_row ("Docker's hook, no hostconfig.json", spec, policy, "egress.netns",
+               "(unknown: hostconfig.json not found)");
+  free (spec);
+  /* A path that is no namespace is not opened for real. */
+  if (asprintf (&file, "%s/not-a-namespace", tmpdir) < 0)
+    abort ();
+  write_text (file, "x");
+  if (asprintf (&notns, "{\"type\": \"network\", \"path\": \"%s\"}, ", file) < 0)
+    abort ();
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ", notns);
+  network_row ("a network namespace path that is a plain file", spec, NULL, "egress.netns",
+               "cannot read the namespace: Wrong medium type");
+  free (spec);
+  run_egress = NULL;
+}
+
 /* A named volume whose _data is a bind of the host's /etc (what Docker's
    local driver does for volume-opt o=bind,device=/etc): in a private
    mount namespace of a child, which reports through its exit status. */
@@ -1345,7 +1416,7 @@ spec_row (const char *name, const char *spec, const char *needle)
   run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
   ok (once_each (&rep), "%s: every policy id reported once", name);
   is_int (report_count (&rep, VERDICT_FAIL), 1, "%s: only policy.spec fails", name);
-  is_int (report_count (&rep, VERDICT_SKIP), 10, "%s: the rules are not run", name);
+  is_int (report_count (&rep, VERDICT_SKIP), 11, "%s: the rules are not run", name);
   has_str (reason (&rep, "policy.spec"), needle, "%s: %s", name, needle);
   report_release (&rep);
 }
@@ -1684,6 +1755,7 @@ main (void)
   test_confinement ();
   test_volume_bind ();
   test_redirect ();
+  test_network ();
   test_annotations ();
   test_seccomp ();
   test_spec ();

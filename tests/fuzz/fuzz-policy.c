@@ -21,7 +21,7 @@
 static const char *const policy_ids[] = {
   "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.mounts",
   "policy.capabilities", "policy.devices", "policy.hooks",   "policy.annotations",
-  "policy.seccomp", "policy.resources", "policy.confinement",
+  "policy.seccomp", "policy.resources", "policy.confinement", "egress.netns",
 };
 
 /* The [hypervisor.firecracker] values that policy.resources reads. */

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * netns.*: a container's network namespace, read from inside (netns.h).
+ *
+ * The gatherer runs in a child that has entered the namespace with
+ * setns(2): the kernel answers its netlink dumps (links, addresses,
+ * routes) about that namespace only, and its TCP connection to the proxy
+ * leaves from there, as the VM's traffic will.  The child parses nothing
+ * but the kernel's netlink messages and the proxy's status line, and
+ * hands the parent one fixed-size record through a pipe.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "egress.h"
+#include "netns.h"
+#include "util.h"
+
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+/* ---- netlink, in the child ------------------------------------------- */
+
+static void
+add_link (const struct nlmsghdr *h, struct netns_facts *f)
+{
+  const struct ifinfomsg *ifi = NLMSG_DATA (h);
+  int len = (int) h->nlmsg_len - NLMSG_LENGTH (sizeof *ifi);
+  struct netns_link *l;
+
+  if (len < 0)
+    return;
+  if (f->n_links >= NETNS_MAX_LINKS)
+    {
+      f->truncated = true;
+      return;
+    }
+  l = &f->links[f->n_links++];
+  memset (l, 0, sizeof *l);
+  l->index = ifi->ifi_index;
+  l->flags = ifi->ifi_flags;
+  l->type = ifi->ifi_type;
+  for (const struct rtattr *a = IFLA_RTA (ifi); RTA_OK (a, len); a = RTA_NEXT (a, len))
+    if (a->rta_type == IFLA_IFNAME)
+      snprintf (l->name, sizeof l->name, "%.*s", (int) RTA_PAYLOAD (a), (const char *) RTA_DATA (a));
+}
+
+static void
+copy_addr (uint8_t out[16], const struct rtattr *a, uint8_t family)
+{
+  size_t n = family == AF_INET ? 4 : 16;
+
+  memset (out, 0, 16);
+  if (RTA_PAYLOAD (a) >= n)
+    memcpy (out, RTA_DATA (a), n);
+}
+
+static void
+add_addr (const struct nlmsghdr *h, struct netns_facts *f)
+{
+  const struct ifaddrmsg *ifa = NLMSG_DATA (h);
+  int len = (int) h->nlmsg_len - NLMSG_LENGTH (sizeof *ifa);
+  const struct rtattr *local = NULL, *address = NULL;
+  struct netns_addr *x;
+
+  if (len < 0 || (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+    return;
+  for (const struct rtattr *a = IFA_RTA (ifa); RTA_OK (a, len); a = RTA_NEXT (a, len))
+    if (a->rta_type == IFA_LOCAL)
+      local = a;
+    else if (a->rta_type == IFA_ADDRESS)
+      address = a;
+  if (local == NULL && address == NULL)
+    return;
+  if (f->n_addrs >= NETNS_MAX_ADDRS)
+    {
+      f->truncated = true;
+      return;
+    }
+  x = &f->addrs[f->n_addrs++];
+  x->index = (int32_t) ifa->ifa_index;
+  x->family = ifa->ifa_family;
+  x->prefix = ifa->ifa_prefixlen;
+  x->scope = ifa->ifa_scope;
+  /* IFA_LOCAL is the interface's own address (IFA_ADDRESS is the peer's
+     on a point-to-point link). */
+  copy_addr (x->addr, local ? local : address, ifa->ifa_family);
+}
+
+static void
+add_route (const struct nlmsghdr *h, struct netns_facts *f)
+{
+  const struct rtmsg *rt = NLMSG_DATA (h);
+  int len = (int) h->nlmsg_len - NLMSG_LENGTH (sizeof *rt);
+  struct netns_route *r;
+
+  if (len < 0 || (rt->rtm_family != AF_INET && rt->rtm_family != AF_INET6))
+    return;
+  if (f->n_routes >= NETNS_MAX_ROUTES)
+    {
+      f->truncated = true;
+      return;
+    }
+  r = &f->routes[f->n_routes++];
+  memset (r, 0, sizeof *r);
+  r->family = rt->rtm_family;
+  r->dst_len = rt->rtm_dst_len;
+  r->type = rt->rtm_type;
+  r->scope = rt->rtm_scope;
+  r->table = rt->rtm_table;
+  for (const struct rtattr *a = RTM_RTA (rt); RTA_OK (a, len); a = RTA_NEXT (a, len))
+    switch (a->rta_type)
+      {
+      case RTA_DST:
+        copy_addr (r->dst, a, rt->rtm_family);
+        break;
+      case RTA_GATEWAY:
+        copy_addr (r->gw, a, rt->rtm_family);
+        r->has_gw = true;
+        break;
+      case RTA_VIA:
+        r->has_gw = true;
+        break;
+      case RTA_MULTIPATH:
+        r->multipath = true;
+        r->has_gw = true;  /* judged as routed: next hops are elsewhere */
+        break;
+      case RTA_OIF:
+        if (RTA_PAYLOAD (a) >= sizeof (int32_t))
+          memcpy (&r->oif, RTA_DATA (a), sizeof (int32_t));
+        break;
+      case RTA_TABLE:
+        if (RTA_PAYLOAD (a) >= sizeof (uint32_t))
+          memcpy (&r->table, RTA_DATA (a), sizeof (uint32_t));
+        break;
+      default:
+        break;
+      }
+}
+
+/* One netlink dump of TYPE, each answer given to ADD. */
+static int
+dump (int fd, uint16_t type, void (*add) (const struct nlmsghdr *, struct netns_facts *),
+      struct netns_facts *f)
+{
+  struct
+  {
+    struct nlmsghdr h;
+    struct rtgenmsg g;
+    char pad[16];
+  } rq;
+  static char buf[32768];
+  struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+
+  memset (&rq, 0, sizeof rq);
+  /* The header each dump expects, all zero but the family (AF_UNSPEC). */
+  rq.h.nlmsg_len = NLMSG_LENGTH (type == RTM_GETLINK   ? sizeof (struct ifinfomsg)
+                                 : type == RTM_GETADDR ? sizeof (struct ifaddrmsg)
+                                                       : sizeof (struct rtmsg));
+  rq.h.nlmsg_type = type;
+  rq.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  rq.h.nlmsg_seq = type;
+  rq.g.rtgen_family = AF_UNSPEC;
+  if (sendto (fd, &rq, rq.h.nlmsg_len, 0, (struct sockaddr *) &kernel, sizeof kernel) < 0)
+    return -errno;
+  for (;;)
+    {
+      ssize_t n = recv (fd, buf, sizeof buf, 0);
+      int left;
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return n < 0 ? -errno : -EIO;
+      left = (int) n;
+      for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK (h, left);
+           h = NLMSG_NEXT (h, left))
+        {
+          if (h->nlmsg_seq != type)
+            continue;
+          if (h->nlmsg_type == NLMSG_DONE)
+            return 0;
+          if (h->nlmsg_type == NLMSG_ERROR)
+            {
+              const struct nlmsgerr *e = NLMSG_DATA (h);
+
+              return e->error < 0 ? e->error : -EIO;
+            }
+          add (h, f);
+        }
+    }
+}
+
+static void
+child_gather (int nsfd, const struct netns_probe *probe, struct netns_facts *f)
+{
+  int fd, e;
+
+  if (setns (nsfd, CLONE_NEWNET) < 0)
+    {
+      f->error = errno;
+      return;
+    }
+  fd = socket (AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0)
+    {
+      f->error = errno;
+      return;
+    }
+  if ((e = dump (fd, RTM_GETLINK, add_link, f)) < 0 || (e = dump (fd, RTM_GETADDR, add_addr, f)) < 0
+      || (e = dump (fd, RTM_GETROUTE, add_route, f)) < 0)
+    {
+      f->error = -e;
+      close (fd);
+      return;
+    }
+  close (fd);
+  /* Loopback alone is contained: there is nothing to probe through. */
+  if (probe == NULL)
+    return;
+  for (uint32_t i = 0; i < f->n_links; i++)
+    if (! (f->links[i].flags & IFF_LOOPBACK))
+      {
+        kg_error_t err = NULL;
+        int status = 0;
+
+        if (egress_probe (&probe->proxy, probe->proxy_len, probe->host, probe->timeout_ms,
+                          &status, &err)
+            < 0)
+          {
+            f->probe_error = err->errnum ? err->errnum : EPROTO;
+            kg_error_release (&err);
+          }
+        f->probe_status = status;
+        return;
+      }
+}
+
+/* ---- the parent's side ----------------------------------------------- */
+
+int
+netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
+              struct netns_facts *out, kg_error_t *err)
+{
+  cleanup_close int pfd = -1;
+  cleanup_close int nsfd = -1;
+  char p[NETNS_PATH_MAX + 64];
+  struct statfs sfs;
+  int pipefd[2], status;
+  size_t got = 0;
+  pid_t child;
+  int64_t wait_ms = (probe ? probe->timeout_ms : 0) + 2000;
+
+  memset (out, 0, sizeof *out);
+  if (path == NULL)
+    snprintf (p, sizeof p, "/proc/%lu/ns/net", pid);
+  else if (path[0] != '/' || strlen (path) >= NETNS_PATH_MAX)
+    {
+      out->error = EINVAL;
+      return 0;
+    }
+  else
+    snprintf (p, sizeof p, "%s", path);
+  /* Looked at as an O_PATH descriptor first: only a namespace file is
+     ever opened for real (a FIFO or a device named by a spec is not). */
+  pfd = open (p, O_PATH | O_CLOEXEC);
+  if (pfd < 0 || fstatfs (pfd, &sfs) < 0)
+    {
+      out->error = errno;
+      return 0;
+    }
+  if (sfs.f_type != NSFS_MAGIC)
+    {
+      out->error = EMEDIUMTYPE;
+      return 0;
+    }
+  snprintf (p, sizeof p, "/proc/self/fd/%d", pfd);
+  nsfd = open (p, O_RDONLY | O_CLOEXEC);
+  if (nsfd < 0)
+    {
+      out->error = errno;
+      return 0;
+    }
+  if (pipe2 (pipefd, O_CLOEXEC) < 0)
+    return kg_error (err, errno, "pipe");
+  child = fork ();
+  if (child < 0)
+    {
+      close (pipefd[0]);
+      close (pipefd[1]);
+      return kg_error (err, errno, "fork");
+    }
+  if (child == 0)
+    {
+      static struct netns_facts f;
+      const char *q = (const char *) &f;
+      size_t left = sizeof f;
+
+      close (pipefd[0]);
+      child_gather (nsfd, probe, &f);
+      while (left > 0)
+        {
+          ssize_t w = write (pipefd[1], q, left);
+
+          if (w < 0 && errno == EINTR)
+            continue;
+          if (w <= 0)
+            _exit (1);
+          q += w;
+          left -= (size_t) w;
+        }
+      _exit (0);
+    }
+  close (pipefd[1]);
+  while (got < sizeof *out)
+    {
+      struct pollfd pfd_wait = { .fd = pipefd[0], .events = POLLIN };
+      int r = poll (&pfd_wait, 1, (int) wait_ms);
+      ssize_t n;
+
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      n = read (pipefd[0], (char *) out + got, sizeof *out - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      got += (size_t) n;
+    }
+  close (pipefd[0]);
+  if (got < sizeof *out)
+    kill (child, SIGKILL);
+  while (waitpid (child, &status, 0) < 0 && errno == EINTR)
+    ;
+  if (got < sizeof *out)
+    {
+      memset (out, 0, sizeof *out);
+      return kg_error (err, ETIMEDOUT, "the namespace reader gave no answer");
+    }
+  return 0;
+}
+
+int
+netns_parse_cidr (const char *s, struct netns_net *out)
+{
+  char a[64];
+  const char *slash = strchr (s, '/');
+  char *end;
+  long n;
+
+  if (slash == NULL || (size_t) (slash - s) >= sizeof a)
+    return -1;
+  memcpy (a, s, (size_t) (slash - s));
+  a[slash - s] = '\0';
+  memset (out, 0, sizeof *out);
+  if (inet_pton (AF_INET, a, out->addr) == 1)
+    out->family = AF_INET;
+  else if (inet_pton (AF_INET6, a, out->addr) == 1)
+    out->family = AF_INET6;
+  else
+    return -1;
+  errno = 0;
+  n = strtol (slash + 1, &end, 10);
+  if (errno != 0 || end == slash + 1 || *end != '\0' || n < 0
+      || n > (out->family == AF_INET ? 32 : 128))
+    return -1;
+  out->prefix = (uint8_t) n;
+  return 0;
+}
+
+/* ---- the judge, in the checker ----------------------------------------- */
+
+static bool
+in_net (uint8_t family, const uint8_t *a, const struct netns_net *n)
+{
+  unsigned bits = n->prefix;
+
+  if (family != n->family)
+    return false;
+  for (unsigned i = 0; i < 16 && bits > 0; i++, bits = bits >= 8 ? bits - 8 : 0)
+    {
+      uint8_t mask = bits >= 8 ? 0xff : (uint8_t) (0xff << (8 - bits));
+
+      if ((a[i] & mask) != (n->addr[i] & mask))
+        return false;
+    }
+  return true;
+}
+
+static bool
+net_within (const struct netns_net *inner, const struct netns_net *outer)
+{
+  return inner->family == outer->family && inner->prefix >= outer->prefix
+         && in_net (inner->family, inner->addr, outer);
+}
+
+/* IPv6's own: link-local unicast (fe80::/10) and multicast (ff00::/8),
+   on every interface that has IPv6; they route nowhere. */
+static bool
+v6_local (uint8_t family, const uint8_t *a)
+{
+  return family == AF_INET6 && (a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80));
+}
+
+static const char *
+show_addr (uint8_t family, const uint8_t *a, char *buf, size_t size)
+{
+  if (inet_ntop (family, a, buf, (socklen_t) size) == NULL)
+    snprintf (buf, size, "?");
+  return buf;
+}
+
+static const char *
+link_name (const struct netns_facts *f, int32_t index)
+{
+  for (uint32_t i = 0; i < f->n_links && i < NETNS_MAX_LINKS; i++)
+    if (f->links[i].index == index)
+      return f->links[i].name[0] ? f->links[i].name : "?";
+  return "?";
+}
+
+/* Routes that carry traffic somewhere: not the local table's, not the
+   local, broadcast and multicast kinds, not the ones that drop it. */
+static bool
+route_counts (const struct netns_route *r)
+{
+  if (r->table == RT_TABLE_LOCAL)
+    return false;
+  switch (r->type)
+    {
+    case RTN_UNICAST:
+    case RTN_UNSPEC:
+    case RTN_NAT:
+    case RTN_XRESOLVE:
+      return ! (r->dst_len > 0 && v6_local (r->family, r->dst));
+    default:
+      return false;
+    }
+}
+
+int
+netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+             const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen)
+{
+  struct netns_net derived[8];
+  uint8_t pfam, paddr[16] = { 0 };
+  size_t n_derived = 0, n_why = 0;
+  bool only_lo = true;
+  char a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
+
+  if (f->error != 0)
+    {
+      sb_printf (why, "cannot read the namespace: %s", strerror (f->error));
+      return -1;
+    }
+  if (f->truncated || f->n_links > NETNS_MAX_LINKS || f->n_addrs > NETNS_MAX_ADDRS
+      || f->n_routes > NETNS_MAX_ROUTES)
+    {
+      sb_printf (why, "more than %d interfaces, %d addresses or %d routes: not judged",
+                 NETNS_MAX_LINKS, NETNS_MAX_ADDRS, NETNS_MAX_ROUTES);
+      return -1;
+    }
+  for (uint32_t i = 0; i < f->n_links; i++)
+    if (! (f->links[i].flags & IFF_LOOPBACK))
+      only_lo = false;
+  if (only_lo)
+    {
+      sb_printf (seen, "loopback only");
+      return 0;
+    }
+  pfam = (uint8_t) proxy->ss_family;
+  if (pfam == AF_INET)
+    memcpy (paddr, &((const struct sockaddr_in *) proxy)->sin_addr, 4);
+  else
+    memcpy (paddr, &((const struct sockaddr_in6 *) proxy)->sin6_addr, 16);
+  /* No [egress] networks: the proxy's own, the on-link routes that hold
+     its address. */
+  if (n_allowed == 0)
+    {
+      for (uint32_t i = 0; i < f->n_routes && n_derived < 8; i++)
+        {
+          const struct netns_route *r = &f->routes[i];
+          struct netns_net n = { r->family, r->dst_len, { 0 } };
+
+          memcpy (n.addr, r->dst, 16);
+          if (route_counts (r) && ! r->has_gw && r->dst_len > 0 && in_net (pfam, paddr, &n))
+            derived[n_derived++] = n;
+        }
+      allowed = derived;
+      n_allowed = n_derived;
+      if (n_allowed == 0)
+        sb_printf (why, "%sno on-link route reaches the proxy %s", n_why++ ? "; " : "",
+                   show_addr (pfam, paddr, a, sizeof a));
+    }
+  for (uint32_t i = 0; i < f->n_routes; i++)
+    {
+      const struct netns_route *r = &f->routes[i];
+      struct netns_net n = { r->family, r->dst_len, { 0 } };
+      bool ok = false;
+
+      if (! route_counts (r))
+        continue;
+      memcpy (n.addr, r->dst, 16);
+      if (r->dst_len == 0)
+        {
+          sb_printf (why, "%sdefault route", n_why++ ? "; " : "");
+          if (r->has_gw && ! r->multipath)
+            sb_printf (why, " via %s", show_addr (r->family, r->gw, g, sizeof g));
+          sb_printf (why, " on %s", link_name (f, r->oif));
+          continue;
+        }
+      if (r->has_gw)
+        {
+          sb_printf (why, "%sroute to %s/%u via %s on %s", n_why++ ? "; " : "",
+                     show_addr (r->family, r->dst, a, sizeof a), r->dst_len,
+                     r->multipath ? "several next hops" : show_addr (r->family, r->gw, g, sizeof g),
+                     link_name (f, r->oif));
+          continue;
+        }
+      for (size_t k = 0; k < n_allowed && ! ok; k++)
+        ok = net_within (&n, &allowed[k]);
+      if (! ok)
+        sb_printf (why, "%sroute to %s/%u on %s outside the allowed networks", n_why++ ? "; " : "",
+                   show_addr (r->family, r->dst, a, sizeof a), r->dst_len, link_name (f, r->oif));
+      else if (seen->len < 512)
+        sb_printf (seen, "%s%s/%u on %s", seen->len ? ", " : "",
+                   show_addr (r->family, r->dst, a, sizeof a), r->dst_len, link_name (f, r->oif));
+    }
+  for (uint32_t i = 0; i < f->n_links; i++)
+    {
+      const struct netns_link *l = &f->links[i];
+      bool on_allowed = false;
+
+      if (l->flags & IFF_LOOPBACK)
+        continue;
+      for (uint32_t j = 0; j < f->n_addrs; j++)
+        {
+          const struct netns_addr *x = &f->addrs[j];
+          bool ok = false;
+
+          if (x->index != l->index || v6_local (x->family, x->addr))
+            continue;
+          for (size_t k = 0; k < n_allowed && ! ok; k++)
+            ok = in_net (x->family, x->addr, &allowed[k]);
+          if (ok)
+            on_allowed = true;
+          else
+            sb_printf (why, "%sinterface %s has %s/%u outside the allowed networks",
+                       n_why++ ? "; " : "", l->name, show_addr (x->family, x->addr, a, sizeof a),
+                       x->prefix);
+        }
+      if (! on_allowed)
+        sb_printf (why, "%sinterface %s is on no allowed network", n_why++ ? "; " : "", l->name);
+    }
+  return n_why > 0 ? -1 : 0;
+}

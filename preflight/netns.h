@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * netns.*: the network namespace a container will use, as it is when the
+ * guard looks: its links, addresses and routes (netlink) and what the
+ * egress proxy answers from inside it.  Entering another process's network
+ * namespace takes privilege the confined checker has given up, so the
+ * facts are gathered by a short-lived child of the unconfined parent
+ * (netns_gather) and judged by the checker (netns_judge, egress.netns).
+ */
+#ifndef KG_NETNS_H
+#define KG_NETNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "error.h"
+
+#define NETNS_MAX_LINKS 16
+#define NETNS_MAX_ADDRS 32
+#define NETNS_MAX_ROUTES 64
+#define NETNS_HOST_MAX 272
+#define NETNS_PATH_MAX 256
+
+/* What the probe asks for, and where. */
+struct netns_probe
+{
+  struct sockaddr_storage proxy;
+  uint32_t proxy_len;
+  uint32_t timeout_ms;
+  char host[NETNS_HOST_MAX];  /* the CONNECT host */
+};
+
+struct netns_link
+{
+  char name[16];
+  int32_t index;
+  uint32_t flags;  /* IFF_* */
+  uint16_t type;   /* ARPHRD_* */
+};
+
+struct netns_addr
+{
+  int32_t index;
+  uint8_t family;  /* AF_INET, AF_INET6 */
+  uint8_t prefix;
+  uint8_t scope;
+  uint8_t addr[16];
+};
+
+struct netns_route
+{
+  uint8_t family, dst_len, type, scope;
+  uint32_t table;
+  int32_t oif;
+  bool has_gw, multipath;
+  uint8_t dst[16], gw[16];
+};
+
+/* Everything gathered, in one fixed-size record (it crosses the checker's
+   channel as bytes; the judge validates every count). */
+struct netns_facts
+{
+  int32_t error;        /* errno entering or reading the namespace, else 0 */
+  int32_t probe_error;  /* errno of the probe (connect, send, read), else 0 */
+  int32_t probe_status; /* the proxy's HTTP status, or 0 */
+  uint32_t n_links, n_addrs, n_routes;
+  bool truncated;       /* more than the arrays hold: judged as unknown */
+  struct netns_link links[NETNS_MAX_LINKS];
+  struct netns_addr addrs[NETNS_MAX_ADDRS];
+  struct netns_route routes[NETNS_MAX_ROUTES];
+};
+
+/* The network namespace of process PID (PATH NULL), or the one PATH names
+   (an nsfs file: /run/netns/NAME, /var/run/docker/netns/ID...), entered
+   by a forked child that reads its links, addresses and routes and, when
+   PROBE is not NULL and the namespace has any interface but loopback,
+   sends the probe to the proxy from inside.  0 with *OUT filled
+   (out->error says why the namespace could not be read), or -1 with ERR
+   when the child could not run at all.  Needs CAP_SYS_ADMIN (setns). */
+int netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
+                  struct netns_facts *out, kg_error_t *err);
+
+/* An allowed network. */
+struct netns_net
+{
+  uint8_t family, prefix;
+  uint8_t addr[16];
+};
+
+struct strbuf;
+/* Judge F: nothing but loopback, or no default route, every route on-link
+   to one of ALLOWED (N_ALLOWED of them; none: the on-link routes that hold
+   the PROXY's address), and no interface but loopback and ones on those
+   networks.  0 with what was seen in SEEN, or -1 with every reason in
+   WHY.  The probe's answer (f->probe_*) is the caller's to judge. */
+int netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+                 const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen);
+
+/* An IPv4 or IPv6 network "ADDR/PREFIX" into *OUT; -1 when it is not
+   one. */
+int netns_parse_cidr (const char *s, struct netns_net *out);
+
+#endif

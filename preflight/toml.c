@@ -722,8 +722,13 @@ parse_string (struct parser *ps, char **out)
         {
           if (! multiline)
             return perr (ps, here (ps), "unterminated string: newline before the closing quote");
-          eat_newline (ps);   /* CRLF is stored as LF */
-          if (buf_add (&b, "\n", 1) < 0)
+          /* Stored as written, CRLF too: TOML lets a reader normalise it,
+             but BurntSushi/toml (Kata's decoder) does not, and the guard
+             must read what Kata reads (the decoder oracle found this). */
+          start = ps->pos;
+          if (! eat_newline (ps))
+            return perr (ps, here (ps), "a carriage return not followed by a line feed");
+          if (buf_add (&b, ps->s + start, ps->pos - start) < 0)
             return oom (ps);
           continue;
         }

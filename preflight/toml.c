@@ -722,13 +722,14 @@ parse_string (struct parser *ps, char **out)
         {
           if (! multiline)
             return perr (ps, here (ps), "unterminated string: newline before the closing quote");
-          /* Stored as written, CRLF too: TOML lets a reader normalise it,
-             but BurntSushi/toml (Kata's decoder) does not, and the guard
-             must read what Kata reads (the decoder oracle found this). */
+          /* TOML lets a reader normalise CRLF; the guard must read what
+             BurntSushi/toml (Kata's decoder) reads, which the decoder
+             oracle showed: LF in a basic """ string, CRLF as written in a
+             literal one. */
           start = ps->pos;
           if (! eat_newline (ps))
             return perr (ps, here (ps), "a carriage return not followed by a line feed");
-          if (buf_add (&b, ps->s + start, ps->pos - start) < 0)
+          if (literal ? buf_add (&b, ps->s + start, ps->pos - start) < 0 : buf_add (&b, "\n", 1) < 0)
             return oom (ps);
           continue;
         }

@@ -543,13 +543,15 @@ test_line_endings_and_limits (void)
   cleanup_error kg_error_t err = NULL;
   static const char crlf_text[] =
     "a = 1\r\nb = \"x\" # c\r\n[t]\r\nc = '''l1\r\nl2'''\r\n"
-    "d = \"\"\"x \\\r\n  y\"\"\"\r\narr = [\r\n1,\r\n2]\r\n";
+    "d = \"\"\"x \\\r\n  y\"\"\"\r\narr = [\r\n1,\r\n2]\r\ne = \"\"\"m1\r\nm2\"\"\"\r\n";
 
   crlf = PARSE (crlf_text, "CRLF line endings");
   check_int (toml_get (crlf, "a"), 1, "CRLF: a");
   check_str (toml_get (crlf, "b"), "x", "CRLF: b");
-  /* Kept as written, as BurntSushi/toml (Kata's decoder) keeps it. */
-  check_str (GET (crlf, "t", "c"), "l1\r\nl2", "CRLF in a multi-line string is kept as written");
+  /* As BurntSushi/toml (Kata's decoder) reads them: kept in a literal
+     multi-line string, LF in a basic one. */
+  check_str (GET (crlf, "t", "c"), "l1\r\nl2", "CRLF in a multi-line literal string is kept as written");
+  check_str (GET (crlf, "t", "e"), "m1\nm2", "CRLF in a multi-line basic string is read as LF");
   check_str (GET (crlf, "t", "d"), "x y", "CRLF after a line-ending backslash");
   is_int (array_size (GET (crlf, "t", "arr")), 2, "CRLF in an array");
 

@@ -253,6 +253,12 @@ kata_unreadable_entry (const struct toml_value *t, const char **why)
                  "another name";
           return e;
         }
+      if (v->kind == TOML_STRING && (v->flags & TOML_F_CRLF))
+        {
+          *why = "has a CRLF line ending inside a multi-line string, which the versions of "
+                 "Kata's TOML decoder (BurntSushi/toml) read differently";
+          return e;
+        }
       if (v->kind == TOML_STRING && (v->flags & TOML_F_LINE_ESCAPE))
         {
           *why = "has a line-ending backslash in a \"\"\" string, which Kata's TOML decoder "

@@ -2961,6 +2961,29 @@ check_network (struct ctx *c)
                    "no network namespace: the container would have the host's network");
       return;
     }
+  /* Docker attaches the container's network after create: through the
+     libnetwork hook into the namespace the runtime makes (Docker 20.10),
+     or into a namespace of its own that the spec names and that holds
+     loopback only when the guard looks (Docker 28).  Its hostconfig.json
+     says which network: anything but none, host or another container's
+     is not there to be checked yet. */
+  {
+    cleanup_free char *mode = docker_network_mode (c);
+
+    if (mode != NULL && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
+        && strncmp (mode, "container:", 10) != 0)
+      {
+        report_fail (c->rep, "egress.netns",
+                     "run the container with --network none, or in the network namespace of a "
+                     "companion on an internal network (--network container:NAME), which is "
+                     "inspected",
+                     "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
+                     "the VM: before boot on Firecracker, hot-plugged on QEMU and Cloud "
+                     "Hypervisor), so its routes cannot be checked",
+                     mode);
+        return;
+      }
+  }
   if (! json_object_object_get_ex (entry, "path", &path) || json_object_is_type (path, json_type_null))
     {
       cleanup_free char *mode = NULL;
@@ -2990,9 +3013,9 @@ check_network (struct ctx *c)
                    "run the container with --network none, or in the network namespace of a "
                    "companion on an internal network (--network container:NAME), which is "
                    "inspected",
-                   "Docker attaches network \"%s\" through its libnetwork hook after the guard "
-                   "looked, and Kata hands it to the VM (before boot on Firecracker, hot-plugged "
-                   "on QEMU and Cloud Hypervisor): its routes cannot be checked",
+                   "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
+                   "the VM: before boot on Firecracker, hot-plugged on QEMU and Cloud "
+                   "Hypervisor), so its routes cannot be checked",
                    mode ? mode : "(unknown: hostconfig.json not found)");
       return;
     }

@@ -60,6 +60,7 @@ struct parser
   size_t nslots, used;
   locale_t c_locale;          /* for strtod_l, created on the first float */
   bool line_escape;           /* the string just read had a line-ending backslash */
+  bool crlf;                  /* ... or a CRLF inside a multi-line string */
 };
 
 /* A dotted key as written: a."b.c".d is three parts. */
@@ -729,6 +730,7 @@ parse_string (struct parser *ps, char **out)
           start = ps->pos;
           if (! eat_newline (ps))
             return perr (ps, here (ps), "a carriage return not followed by a line feed");
+          ps->crlf = ps->crlf || ps->pos - start == 2;
           if (literal ? buf_add (&b, ps->s + start, ps->pos - start) < 0 : buf_add (&b, "\n", 1) < 0)
             return oom (ps);
           continue;
@@ -1073,12 +1075,14 @@ parse_value (struct parser *ps, unsigned depth, struct toml_value **out)
     return perr (ps, at, "inline tables are not supported");
   if (c != '"' && c != '\'')
     return parse_scalar (ps, out);
-  ps->line_escape = false;
+  ps->line_escape = ps->crlf = false;
   if (parse_string (ps, &s) < 0 || (*out = new_value (ps, TOML_STRING, at)) == NULL)
     return -1;
   (*out)->u.string = steal_pointer (&s);
   if (ps->line_escape)
     (*out)->flags |= TOML_F_LINE_ESCAPE;
+  if (ps->crlf)
+    (*out)->flags |= TOML_F_CRLF;
   return 0;
 }
 

@@ -82,6 +82,10 @@ struct toml_entry
    BurntSushi/toml before 1.3 (Kata 3.0 to 3.4) reads differently: it drops
    every later newline of the string as well. */
 #define TOML_F_LINE_ESCAPE 8u
+/* TOML_STRING: a multi-line string with a CRLF line ending inside, which
+   BurntSushi/toml's versions read differently (1.2 reads LF in a basic
+   string, later ones keep CRLF). */
+#define TOML_F_CRLF 16u
 #define TOML_F_IMPLICIT 8u   /* created as the parent of a header */
 
 /* Parse DATA[0..LEN).  NAME is used in error messages (a file name).

@@ -611,6 +611,12 @@ dropin_cases (void)
           "30-ml.toml:2: key \"path\" has a line-ending backslash in a \"\"\" string");
   done (&r);
   tree_new ("configuration-fc.toml", NULL);
+  dropin ("30-crlf.toml", "[hypervisor.firecracker]\r\nkernel_params = \"\"\"quiet\r\npanic=1\"\"\"\r\n",
+          0644);
+  run (&r, "a CRLF inside a multi-line string");
+  expect (&r, "kata.config", VERDICT_FAIL, "has a CRLF line ending inside a multi-line string");
+  done (&r);
+  tree_new ("configuration-fc.toml", NULL);
   dropin ("30-neg.toml", "[hypervisor.firecracker]\ndefault_maxmemory = -1\n", 0644);
   run (&r, "a negative default_maxmemory");
   expect (&r, "kata.config", VERDICT_FAIL,

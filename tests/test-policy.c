@@ -1177,8 +1177,18 @@ test_network (void)
   network_row ("Docker --network none", spec, policy, "", "loopback only (Docker --network none)");
   write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
   network_row ("a Docker network attached after create", spec, policy, "egress.netns",
-               "Docker attaches network \"kgnet\" through its libnetwork hook after the guard "
-               "looked");
+               "Docker attaches network \"kgnet\" after the guard looked");
+  /* Docker 28: a namespace of Docker's own, named by path, loopback only
+     at create; hostconfig.json still says what comes. */
+  {
+    char *joined = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ",
+                            "{\"type\": \"network\", \"path\": \"/proc/self/ns/net\"}, ");
+
+    network_row ("a Docker network, named by a namespace path", joined, policy,
+                 "policy.namespaces egress.netns",
+                 "Docker attaches network \"kgnet\" after the guard looked");
+    free (joined);
+  }
   unlink (hc);
   network_row ("Docker's hook, no hostconfig.json", spec, policy, "egress.netns",
                "(unknown: hostconfig.json not found)");

@@ -186,16 +186,21 @@ dump (int fd, uint16_t type, void (*add) (const struct nlmsghdr *, struct netns_
   for (;;)
     {
       ssize_t n = recv (fd, buf, sizeof buf, 0);
-      int left;
+      size_t left, step;
 
       if (n < 0 && errno == EINTR)
         continue;
       if (n <= 0)
         return n < 0 ? -errno : -EIO;
-      left = (int) n;
-      for (struct nlmsghdr *h = (struct nlmsghdr *) buf; NLMSG_OK (h, left);
-           h = NLMSG_NEXT (h, left))
+      left = (size_t) n;
+      /* NLMSG_OK and NLMSG_NEXT, without their mixed signs. */
+      for (struct nlmsghdr *h = (struct nlmsghdr *) buf;
+           left >= sizeof *h && h->nlmsg_len >= sizeof *h && h->nlmsg_len <= left;
+           left -= step, h = (struct nlmsghdr *) ((char *) h + step))
         {
+          step = NLMSG_ALIGN (h->nlmsg_len);
+          if (step > left)
+            step = left;
           if (h->nlmsg_seq != type)
             continue;
           if (h->nlmsg_type == NLMSG_DONE)

@@ -1208,90 +1208,53 @@ test_network (void)
 
 /* A named volume whose _data is a bind of the host's /etc (what Docker's
    local driver does for volume-opt o=bind,device=/etc): in a private
-   mount namespace of a child, which reports through its exit status. */
-static int
-volume_bind_child (const char *root, const char *data)
-{
-  cleanup_free char *policy = NULL;
-  cleanup_free char *spec = NULL;
-  cleanup_free char *mounts = NULL;
-  const char *want[2] = { "a volume that is a mount of something else (", "/_data is a " };
-  struct report rep;
-  int bad = 0;
-
-  if (unshare (CLONE_NEWNS) < 0 || mount ("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0
-      || mount ("/etc", data, NULL, MS_BIND, NULL) < 0)
-    return 77;
-  if (asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0
-      || asprintf (&mounts, "{\"destination\": \"/host\", \"type\": \"bind\", \"source\": "
-                            "\"%s\", \"options\": [\"rbind\", \"ro\"]}",
-                   data) < 0)
-    return 2;
-  spec = spec_of (NULL, mounts, NULL, NULL, NULL);
-  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-  for (size_t i = 0; i < 2; i++)
-    if (reason (&rep, "policy.mounts") == NULL || strstr (reason (&rep, "policy.mounts"), want[i]) == NULL)
-      bad = 1;
-  if (bad)
-    fprintf (stderr, "# policy.mounts: %s\n", reason (&rep, "policy.mounts"));
-  report_release (&rep);
-  umount2 (data, MNT_DETACH);
-  return bad;
-}
-
+   mount namespace of this test process, so the bind vanishes with it
+   (and the rest of the tests run in it, which changes nothing for them). */
 static void
 test_volume_bind (void)
 {
   cleanup_free char *root = NULL;
   cleanup_free char *data = NULL;
-  int status;
-  pid_t pid;
+  cleanup_free char *policy = NULL;
+  cleanup_free char *mounts = NULL;
+  cleanup_free char *cmd = NULL;
+  char *spec;
+  struct report rep;
 
   if (geteuid () != 0)
     {
       ok (true, "# SKIP a bind mount needs root");
       return;
     }
-  if (asprintf (&root, "%s/docker", tmpdir) < 0 || asprintf (&data, "%s/volumes/v1/_data", root) < 0)
+  if (asprintf (&root, "%s/docker", tmpdir) < 0 || asprintf (&data, "%s/volumes/v1/_data", root) < 0
+      || asprintf (&cmd, "mkdir -p '%s'", data) < 0 || system (cmd) != 0
+      || asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0
+      || asprintf (&mounts, "{\"destination\": \"/v\", \"type\": \"bind\", \"source\": "
+                            "\"%s\", \"options\": [\"rbind\", \"ro\"]}",
+                   data) < 0)
     abort ();
-  {
-    cleanup_free char *cmd = NULL;
-
-    if (asprintf (&cmd, "mkdir -p '%s'", data) < 0 || system (cmd) != 0)
-      abort ();
-  }
+  spec = spec_of (NULL, mounts, NULL, NULL, NULL);
   /* A plain volume directory passes. */
-  {
-    cleanup_free char *policy = NULL;
-    cleanup_free char *mounts = NULL;
-    char *spec;
-    struct report rep;
-
-    if (asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0
-        || asprintf (&mounts, "{\"destination\": \"/v\", \"type\": \"bind\", \"source\": "
-                              "\"%s\", \"options\": [\"rbind\", \"ro\"]}",
-                     data) < 0)
-      abort ();
-    spec = spec_of (NULL, mounts, NULL, NULL, NULL);
-    run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-    expect (&rep, "a plain named volume, read-only", "", "policy.mounts", "1 bind mount");
-    report_release (&rep);
-    free (spec);
-  }
-  fflush (stdout);
-  pid = fork ();
-  if (pid < 0)
-    abort ();
-  if (pid == 0)
-    _exit (volume_bind_child (root, data));
-  if (waitpid (pid, &status, 0) < 0 || ! WIFEXITED (status))
-    abort ();
-  bundle_seq++;  /* the child made the next bundle directory */
-  if (WEXITSTATUS (status) == 77)
-    ok (true, "# SKIP cannot bind-mount in a private mount namespace");
-  else
-    ok (WEXITSTATUS (status) == 0,
-        "a named volume whose _data is a bind of /etc: refused as a mount of something else");
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, "a plain named volume, read-only", "", "policy.mounts", "1 bind mount");
+  report_release (&rep);
+  /* (A file system type for each, though the kernel ignores it here:
+     valgrind takes a NULL one for a bad pointer.) */
+  if (unshare (CLONE_NEWNS) < 0 || mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0
+      || mount ("/etc", data, "none", MS_BIND, NULL) < 0)
+    {
+      ok (true, "# SKIP cannot bind-mount in a private mount namespace: %s", strerror (errno));
+      free (spec);
+      return;
+    }
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, "a named volume whose _data is a bind of /etc", "policy.mounts", "policy.mounts",
+          "a volume that is a mount of something else (");
+  has_str (reason (&rep, "policy.mounts"), "/_data is a ",
+           "a bind-mounted volume: the reason names the mount point and its type");
+  report_release (&rep);
+  umount2 (data, MNT_DETACH);
+  free (spec);
 }
 
 static void

@@ -566,16 +566,38 @@ read_status (int fd, const struct deadline *d, int *status, char *reason, size_t
   return 0;
 }
 
+/* On the connection FD, ask for CONNECT HOST:443 and read the status line,
+   within D: 0 with *STATUS and its REASON phrase, or -1 with *WHY and ERR.
+   HOST is a DNS name (conf.c, probe_settings_problem, egress_probe_host):
+   it cannot carry a space, CR or LF into the request. */
+static int
+ask_connect (int fd, const char *host, const struct deadline *d, int *status, char *reason,
+             size_t reason_size, enum probe_failure *why, kg_error_t *err)
+{
+  cleanup_free char *req = NULL;
+  int n = asprintf (&req, "CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n", host, host);
+
+  if (n < 0)
+    {
+      req = NULL;
+      *why = PROBE_ERROR;
+      return kg_error (err, ENOMEM, "cannot build the CONNECT request");
+    }
+  if (send_all (fd, req, (size_t) n, d, why, err) < 0
+      || read_status (fd, d, status, reason, reason_size, why, err) < 0)
+    return -1;
+  return 0;
+}
+
 static void
 check_denies (struct preflight *pf, int fd, const struct deadline *d)
 {
   const struct guard_config *cfg = pf->cfg;
   const char *proxy = cfg->egress.proxy;
   cleanup_error kg_error_t err = NULL;
-  cleanup_free char *req = NULL;
   enum probe_failure why = PROBE_ERROR;
   char reason[80], phrase[84], host[272], st[64];
-  int status = 0, n;
+  int status = 0;
 
   if (egress_probe_host (cfg, host, sizeof host) < 0)
     {
@@ -584,18 +606,7 @@ check_denies (struct preflight *pf, int fd, const struct deadline *d)
       return;
     }
 
-  /* The host was validated as a DNS name (conf.c and probe_settings_problem
-     above): it cannot carry a space, CR or LF into the request. */
-  n = asprintf (&req, "CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n", host, host);
-  if (n < 0)
-    {
-      req = NULL;
-      report_fail (pf->rep, "egress.denies", probe_remedy[PROBE_ERROR],
-                   "cannot build the CONNECT request: %s", strerror (ENOMEM));
-      return;
-    }
-  if (send_all (fd, req, (size_t) n, d, &why, &err) < 0
-      || read_status (fd, d, &status, reason, sizeof reason, &why, &err) < 0)
+  if (ask_connect (fd, host, d, &status, reason, sizeof reason, &why, &err) < 0)
     {
       report_fail (pf->rep, "egress.denies", probe_remedy[why],
                    "the proxy %s, asked to CONNECT %s:443, %s", proxy, host, err->msg);
@@ -627,28 +638,16 @@ egress_probe (const struct sockaddr_storage *ss, unsigned len, const char *host,
               int64_t timeout_ms, int *status, kg_error_t *err)
 {
   cleanup_close int fd = -1;
-  cleanup_free char *req = NULL;
   enum probe_failure why = PROBE_ERROR;
   struct deadline d;
   char reason[80];
-  int n;
 
   *status = 0;
   deadline_start (&d, timeout_ms);
   fd = proxy_connect (ss, len, &d, err);
   if (fd < 0)
     return -1;
-  /* HOST is a DNS name (egress_probe_host): no space, CR or LF. */
-  n = asprintf (&req, "CONNECT %s:443 HTTP/1.1\r\nHost: %s:443\r\n\r\n", host, host);
-  if (n < 0)
-    {
-      req = NULL;
-      return kg_error (err, ENOMEM, "cannot build the CONNECT request");
-    }
-  if (send_all (fd, req, (size_t) n, &d, &why, err) < 0
-      || read_status (fd, &d, status, reason, sizeof reason, &why, err) < 0)
-    return -1;
-  return 0;
+  return ask_connect (fd, host, &d, status, reason, sizeof reason, &why, err);
 }
 
 void

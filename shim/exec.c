@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -189,6 +190,25 @@ oci_stderr_text (const char *msg, bool no_log)
     }
   sb_printf (&sb, "%s", p);
   return sb.s != NULL ? strdup (sb.s) : NULL;
+}
+
+int
+wrapper_refeed_stdin (const char *buf, size_t len, kg_error_t *err)
+{
+  cleanup_close int fd = memfd_create ("kata-guard-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+  if (fd < 0)
+    return kg_error (err, errno, "memfd_create");
+  if (kg_write_all (fd, buf, len) < 0)
+    return kg_error (err, errno, "write stdin's bytes to a memfd");
+  if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+    return kg_error (err, errno, "seal the stdin memfd");
+  if (lseek (fd, 0, SEEK_SET) != 0)
+    return kg_error (err, errno, "rewind the stdin memfd");
+  /* dup2 clears close-on-exec on the copy. */
+  if (dup2 (fd, STDIN_FILENO) < 0)
+    return kg_error (err, errno, "put the bytes back on stdin");
+  return 0;
 }
 
 void

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "conf.h"
@@ -363,23 +362,6 @@ oci_version (char **argv, const struct channel *ch)
   return wrapper_passthrough (ch, "--version", NULL, NULL, argv);
 }
 
-/* The bytes BUF[0..LEN) as the runtime's stdin: a sealed memfd on fd 0,
-   so that the runtime reads exactly what was judged. */
-static int
-stdin_from (const char *buf, size_t len, kg_error_t *err)
-{
-  cleanup_close int fd = memfd_create ("kata-guard-stdin", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-
-  if (fd < 0)
-    return kg_error (err, errno, "memfd_create");
-  if (kg_write_all (fd, buf, len) < 0)
-    return kg_error (err, errno, "memfd write");
-  if (fcntl (fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL) < 0
-      || lseek (fd, 0, SEEK_SET) != 0 || dup2 (fd, STDIN_FILENO) < 0)
-    return kg_error (err, errno, "memfd as stdin");
-  return 0;
-}
-
 /* A JSON object read from PATH (with STDIN_OK, "-" is stdin, read with
    the options' deadline), parsed as strictly as config.json; its text in
    *TEXT. */
@@ -601,7 +583,7 @@ oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct 
          --resources (stdin or a file) becomes its stdin. */
       if (status < 0 && res_at >= 0)
         {
-          if (stdin_from (text, len, &err) < 0)
+          if (wrapper_refeed_stdin (text, len, &err) < 0)
             status = oci_refuse (ch, "update", id, "args", err->msg, "retry");
           else if (strchr (argv[res_at], '=') != NULL)
             argv[res_at] = (char *) (argv[res_at][1] == '-' ? "--resources=-" : "-r=-");

@@ -15,7 +15,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -186,35 +185,6 @@ shim_parse_args (int argc, char **argv, struct shim_args *a)
 
 /* ---- start ---- */
 
-/* The bytes read from stdin go on to the real shim: a sealed memfd in
-   place of fd 0 (dup2 clears close-on-exec on the copy). */
-static int
-refeed_stdin (const char *buf, size_t len, kg_error_t *err)
-{
-  cleanup_close int fd = memfd_create ("kata-guard-options", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  size_t done = 0;
-
-  if (fd < 0)
-    return kg_error (err, errno, "memfd_create");
-  while (done < len)
-    {
-      ssize_t n = write (fd, buf + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return kg_error (err, n < 0 ? errno : EIO, "write the options to a memfd");
-      done += (size_t) n;
-    }
-  if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
-    return kg_error (err, errno, "seal the options memfd");
-  if (lseek (fd, 0, SEEK_SET) != 0)
-    return kg_error (err, errno, "rewind the options memfd");
-  if (dup2 (fd, STDIN_FILENO) < 0)
-    return kg_error (err, errno, "put the options back on stdin");
-  return 0;
-}
-
 /* Read and decode the runtime options containerd wrote to stdin.  A
    terminal or a closed stdin holds none.  Failures go into PRE. */
 static void
@@ -232,7 +202,7 @@ read_options (struct report *pre, const struct shim_args *a, struct runtime_opti
                            &len, &err)
           < 0
       || options_decode (buf, len, a->id, a->ns, opts, &err) < 0
-      || (len > 0 && refeed_stdin (buf, len, &err) < 0))
+      || (len > 0 && wrapper_refeed_stdin (buf, len, &err) < 0))
     report_fail (pre, "options",
                  "check the runtime options configured for this runtime in containerd "
                  "(options.ConfigPath in config.toml, or ctr --runtime-config-path)",

@@ -89,6 +89,12 @@ int oci_main (int argc, char **argv);
 
 /* ---- shared by both modes (exec.c) ---- */
 
+/* The bytes read from stdin (BUF, LEN) go on to the real runtime as what
+   it reads there: a sealed memfd in place of fd 0, so that it reads
+   exactly what the guard judged (the shim's options, runc update's
+   --resources). */
+int wrapper_refeed_stdin (const char *buf, size_t len, kg_error_t *err);
+
 /* Where the wrapper's own messages go. */
 struct channel
 {

@@ -2933,8 +2933,10 @@ check_network (struct ctx *c)
   struct netns_net nets[16];
   struct netns_probe probe;
   size_t n_nets = 0;
+  cleanup_free char *mode = NULL;
   unsigned long pid = 0;
   const char *p = NULL, *proxy = cfg->egress.proxy;
+  bool docker_attaches, no_path, hook;
   int rc;
 
   if (! cfg->egress.enabled)
@@ -2966,49 +2968,27 @@ check_network (struct ctx *c)
      or into a namespace of its own that the spec names and that holds
      loopback only when the guard looks (Docker 28).  Its hostconfig.json
      says which network: anything but none, host or another container's
-     is not there to be checked yet. */
-  {
-    cleanup_free char *mode = docker_network_mode (c);
-
-    if (mode != NULL && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
-        && strncmp (mode, "container:", 10) != 0)
-      {
-        report_fail (c->rep, "egress.netns",
-                     "run the container with --network none, or in the network namespace of a "
-                     "companion on an internal network (--network container:NAME), which is "
-                     "inspected",
-                     "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
-                     "the VM: before boot on Firecracker, hot-plugged on QEMU and Cloud "
-                     "Hypervisor), so its routes cannot be checked",
-                     mode);
-        return;
-      }
-  }
-  if (! json_object_object_get_ex (entry, "path", &path) || json_object_is_type (path, json_type_null))
+     is not there to be checked yet.  Kata hands it to the VM all the
+     same: it runs the hook before it boots a VM that cannot hot-plug
+     (Firecracker) and hot-plugs what the hook made after boot otherwise
+     (QEMU, Cloud Hypervisor): src/runtime/virtcontainers/sandbox.go
+     startVM. */
+  mode = docker_network_mode (c);
+  docker_attaches = mode != NULL && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
+                    && strncmp (mode, "container:", 10) != 0;
+  no_path = ! json_object_object_get_ex (entry, "path", &path)
+            || json_object_is_type (path, json_type_null);
+  /* A namespace the runtime creates holds loopback only, unless Docker's
+     hook is there to attach a network whose mode is not none. */
+  hook = no_path && has_docker_setkey (c);
+  if (no_path && ! docker_attaches && (! hook || (mode != NULL && strcmp (mode, "none") == 0)))
     {
-      cleanup_free char *mode = NULL;
-
-      /* A namespace the runtime creates holds loopback only, unless
-         Docker attaches its network through the libnetwork hook.  Kata
-         runs that hook before it boots a VM that cannot hot-plug
-         (Firecracker), then hands the VM what the hook put there, and
-         hot-plugs it after boot otherwise (QEMU, Cloud Hypervisor):
-         src/runtime/virtcontainers/sandbox.go startVM.  Either way the
-         VM gets Docker's network, which does not exist yet to be
-         looked at. */
-      if (! has_docker_setkey (c))
-        {
-          report_pass (c->rep, "egress.netns",
-                       "a new network namespace, loopback only (the runtime creates it)");
-          return;
-        }
-      mode = docker_network_mode (c);
-      if (mode != NULL && strcmp (mode, "none") == 0)
-        {
-          report_pass (c->rep, "egress.netns",
-                       "a new network namespace, loopback only (Docker --network none)");
-          return;
-        }
+      report_pass (c->rep, "egress.netns", "a new network namespace, loopback only (%s)",
+                   hook ? "Docker --network none" : "the runtime creates it");
+      return;
+    }
+  if (docker_attaches || no_path)
+    {
       report_fail (c->rep, "egress.netns",
                    "run the container with --network none, or in the network namespace of a "
                    "companion on an internal network (--network container:NAME), which is "

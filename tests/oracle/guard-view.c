@@ -116,6 +116,24 @@ new_line (const char *file)
   return line;
 }
 
+/* FILE's bytes in *BUF (malloc'd) and a fresh output line for it, or NULL
+   (said on stderr). */
+static struct json_object *
+read_input (const char *file, char **buf, size_t *len)
+{
+  struct json_object *line;
+
+  if (read_file (file, buf, len) < 0)
+    {
+      fprintf (stderr, "guard-view: %s: %s\n", file, strerror (errno));
+      return NULL;
+    }
+  line = new_line (file);
+  if (line == NULL)
+    free (*buf);
+  return line;
+}
+
 /* ---- spec --------------------------------------------------------------- */
 
 static struct guard_config cfg;
@@ -144,17 +162,8 @@ view_spec (const char *file)
   size_t len;
   int rc;
 
-  if (read_file (file, &buf, &len) < 0)
-    {
-      fprintf (stderr, "guard-view: %s: %s\n", file, strerror (errno));
-      return -1;
-    }
-  line = new_line (file);
-  if (line == NULL)
-    {
-      free (buf);
-      return -1;
-    }
+  if ((line = read_input (file, &buf, &len)) == NULL)
+    return -1;
   tree = policy_spec_parse (file, buf, len, &err);
 
   /* The verdict the start would get, through the same trusted-path read
@@ -263,32 +272,23 @@ view_kata (const char *file)
   kg_error_t err = NULL;
   struct json_object *line;
   struct toml_value *doc;
-  const struct toml_entry *folded = NULL;
+  const struct toml_entry *bad = NULL;
   const char *why = NULL;
   char *buf, *refused = NULL;
   size_t len;
 
-  if (read_file (file, &buf, &len) < 0)
-    {
-      fprintf (stderr, "guard-view: %s: %s\n", file, strerror (errno));
-      return -1;
-    }
-  line = new_line (file);
-  if (line == NULL)
-    {
-      free (buf);
-      return -1;
-    }
+  if ((line = read_input (file, &buf, &len)) == NULL)
+    return -1;
   doc = toml_parse (file, buf, len, &err);
   if (doc != NULL)
-    folded = kata_unreadable_entry (doc, &why);
+    bad = kata_unreadable_entry (doc, &why);
   if (doc == NULL)
     refused = strdup (err ? err->msg : "?");
-  else if (folded != NULL
-           && asprintf (&refused, "%s:%u: key \"%.80s\" %s", file, folded->line, folded->key,
+  else if (bad != NULL
+           && asprintf (&refused, "%s:%u: key \"%.80s\" %s", file, bad->line, bad->key,
                         why) < 0)
     refused = NULL;
-  json_object_object_add (line, "allowed", json_object_new_boolean (doc != NULL && folded == NULL));
+  json_object_object_add (line, "allowed", json_object_new_boolean (doc != NULL && bad == NULL));
   json_object_object_add (line, "refused", json_object_new_string (refused ? refused : ""));
   json_object_object_add (line, "tree", doc ? toml_to_json (doc) : NULL);
   toml_free (doc);

@@ -3140,7 +3140,7 @@ not_run:
 
 int
 policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
-                   char *const *caps, size_t n_caps, kg_error_t *err)
+                   const char *const *caps, size_t n_caps, kg_error_t *err)
 {
   static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
                                       "ambient" };

@@ -49,7 +49,7 @@ struct json_object *policy_spec_parse (const char *name, const char *buf, size_t
    capabilities, unless [policy] privileged = true.  0, or -1 with why. */
 struct guard_config;
 int policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
-                       char *const *caps, size_t n_caps, kg_error_t *err);
+                       const char *const *caps, size_t n_caps, kg_error_t *err);
 /* runc update (OCI mode): RESOURCES, in the spec's linux.resources shape
    (the flags already folded in), may not lift the memory limit (with
    require_memory_limit), nor set one above [policy] max_vm_memory_mib or a

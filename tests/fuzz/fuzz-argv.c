@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "goflag.h"
 #include "wrapper.h"
 
 #define MAX_ARGS 64

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The refusal, log and decision lines (output.h, decision.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "decision.h"
+#include "exec.h"
+#include "options.h"
+#include "output.h"
+#include "tap.h"
+#include "util.h"
+#include "wrapper.h"
+static void
+test_output (void)
+{
+  struct report r = { 0 };
+  struct timespec ts = { 1700000000, 123456789 };
+  char *s;
+
+  report_pass (&r, "kvm.device", "fine");
+  report_fail (&r, "kvm.open", "load kvm", "cannot open /dev/kvm: Permission denied");
+  report_skip (&r, "kvm.api", "not run");
+  report_fail (&r, "egress.proxy", NULL, "127.0.0.1:9 refused the connection\nsecond line");
+  s = output_refusal (&r, "c1");
+  is_str (s,
+          "kata-guard: refusing to start container c1: kvm.open: cannot open /dev/kvm: Permission "
+          "denied (remedy: load kvm); egress.proxy: 127.0.0.1:9 refused the connection?second "
+          "line",
+          "refusal: first failure with remedy, then the others, one line");
+  free (s);
+
+  /* Many long failures: bounded, and the rest counted. */
+  {
+    char longr[2000];
+
+    memset (longr, 'x', sizeof longr - 1);
+    longr[sizeof longr - 1] = '\0';
+    for (int i = 0; i < 40; i++)
+      {
+        char id[32];
+
+        snprintf (id, sizeof id, "fam.check%d", i);
+        report_fail (&r, id, "remedy", "%s", longr);
+      }
+    s = output_refusal (&r, "c1");
+    ok (s && strlen (s) <= KG_REFUSAL_MAX, "refusal: bounded (%zu bytes)", s ? strlen (s) : 0);
+    ok (s && strstr (s, "more failed") != NULL, "refusal: what did not fit is counted");
+    ok (s && strchr (s, '\n') == NULL, "refusal: one line");
+    free (s);
+  }
+  report_release (&r);
+
+  s = output_refusal (&r, NULL);
+  has_str (s, "refusing to start container (no id): report:", "refusal: an empty report");
+  free (s);
+
+  s = output_runc_log ("kata-guard: refusing \"x\"", true, &ts);
+  is_str (s, "{\"level\":\"error\",\"msg\":\"kata-guard: refusing \\\"x\\\"\",\"time\":\"2023-11-14T22:13:20Z\"}\n",
+          "runc JSON log line");
+  free (s);
+  s = output_runc_log ("kata-guard: refusing \"x\"", false, &ts);
+  is_str (s, "time=\"2023-11-14T22:13:20Z\" level=error msg=\"kata-guard: refusing \\\"x\\\"\"\n",
+          "runc text log line");
+  free (s);
+
+  {
+    struct report d_rep = { 0 };
+    struct decision d = { 0 };
+    json_object *o;
+
+    report_add_file (&d_rep, "/etc/kata-guard/config.toml");
+    report_add_file (&d_rep, "/opt/kata/configuration.toml");
+    report_fail (&d_rep, "kvm.device", NULL, "missing");
+    report_warn (&d_rep, "egress.enabled", NULL, "off");
+    d.mode = KG_MODE_SHIM;
+    d.ns = "default";
+    d.container_id = "c9";
+    d.rep = &d_rep;
+    d.guard_config = "/etc/kata-guard/config.toml";
+    d.message = "kata-guard: refusing";
+    d.when = ts;
+    s = output_decision_json (&d);
+    o = s ? json_tokener_parse (s) : NULL;
+    ok (o != NULL && s[strlen (s) - 1] == '\n' && strchr (s, '\n') == s + strlen (s) - 1,
+        "decision: one JSON line");
+    if (o != NULL)
+      {
+        json_object *v;
+
+        ok (json_object_object_get_ex (o, "time", &v)
+                && strcmp (json_object_get_string (v), "2023-11-14T22:13:20.123Z") == 0,
+            "decision: time with milliseconds, UTC");
+        ok (json_object_object_get_ex (o, "verdict", &v)
+                && strcmp (json_object_get_string (v), "refuse") == 0,
+            "decision: verdict");
+        ok (json_object_object_get_ex (o, "failed", &v) && json_object_array_length (v) == 1
+                && strcmp (json_object_get_string (json_object_array_get_idx (v, 0)), "kvm.device") == 0,
+            "decision: failing ids");
+        ok (json_object_object_get_ex (o, "kata_config", &v)
+                && strcmp (json_object_get_string (v), "/opt/kata/configuration.toml") == 0,
+            "decision: the Kata config is the second file");
+        ok (json_object_object_get_ex (o, "mode", &v) && strcmp (json_object_get_string (v), "shim") == 0
+                && json_object_object_get_ex (o, "namespace", &v)
+                && json_object_object_get_ex (o, "container", &v)
+                && json_object_object_get_ex (o, "config", &v),
+            "decision: mode, namespace, container, config");
+        json_object_put (o);
+      }
+    free (s);
+    s = output_decision_syslog (&d);
+    is_str (s,
+            "verdict=refuse mode=shim namespace=default container=c9 failed=kvm.device "
+            "warnings=egress.enabled kata_config=/opt/kata/configuration.toml "
+            "config=/etc/kata-guard/config.toml message=\"kata-guard: refusing\"",
+            "decision: syslog line");
+    free (s);
+    report_release (&d_rep);
+  }
+}
+
+/* ---- exec of a descriptor ---- */
+
+int
+main (void)
+{
+  test_output ();
+  return tap_done ();
+}

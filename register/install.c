@@ -1013,7 +1013,7 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o)
 }
 
 int
-cli_install (int argc, char **argv)
+cli_install (int argc, char **argv, bool *usage, kg_error_t *err)
 {
   struct opts o;
   int rc = parse_opts ("install", argc, argv, &o);
@@ -1027,7 +1027,7 @@ cli_install (int argc, char **argv)
 }
 
 int
-cli_uninstall (int argc, char **argv)
+cli_uninstall (int argc, char **argv, bool *usage, kg_error_t *err)
 {
   struct opts o;
   int rc = parse_opts ("uninstall", argc, argv, &o);

@@ -6,8 +6,9 @@
 
 #include <stdio.h>
 
-int cli_install (int argc, char **argv);
-int cli_uninstall (int argc, char **argv);
+#include "cli.h"
+
+kg_command cli_install, cli_uninstall;
 void install_usage (FILE *out);
 
 #endif

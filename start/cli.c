@@ -50,7 +50,7 @@ elapsed (const struct timespec *a, const struct timespec *b)
 }
 
 int
-cli_check (int argc, char **argv)
+cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
 {
   static const struct option opts[] = {
     { "config", required_argument, NULL, 'c' },
@@ -73,7 +73,7 @@ cli_check (int argc, char **argv)
   struct report rep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
   struct preflight pf;
-  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t cerr = NULL;
   enum verdict overall;
   int c;
 
@@ -102,11 +102,8 @@ cli_check (int argc, char **argv)
         else if (strcmp (optarg, "prometheus") == 0)
           format = FMT_PROMETHEUS;
         else
-          {
-            fprintf (stderr, "kata-guard: check: unknown format '%s' (text, json, prometheus)\n",
-                     optarg);
-            return KG_EXIT_USAGE;
-          }
+          return kg_error (err, 0, "unknown format '%s' (text, json, prometheus)", optarg),
+                 KG_EXIT_USAGE;
         break;
       case 'q':
         quiet = true;
@@ -115,33 +112,22 @@ cli_check (int argc, char **argv)
         cli_usage (stdout);
         return KG_EXIT_PASS;
       default:
+        *usage = true;
         if (optopt != 0)
-          fprintf (stderr, "kata-guard: check: bad or incomplete option -%c\n", optopt);
-        else
-          fprintf (stderr, "kata-guard: check: unknown option %s\n", argv[optind - 1]);
-        cli_usage (stderr);
-        return KG_EXIT_USAGE;
+          return kg_error (err, 0, "bad or incomplete option -%c", optopt), KG_EXIT_USAGE;
+        return kg_error (err, 0, "unknown option %s", argv[optind - 1]), KG_EXIT_USAGE;
       }
   if (optind != argc)
-    {
-      fprintf (stderr, "kata-guard: check: unexpected argument %s\n", argv[optind]);
-      return KG_EXIT_USAGE;
-    }
+    return kg_error (err, 0, "unexpected argument %s", argv[optind]), KG_EXIT_USAGE;
   if (id != NULL && bundle_arg == NULL)
-    {
-      fprintf (stderr, "kata-guard: check: --id needs --bundle\n");
-      return KG_EXIT_USAGE;
-    }
+    return kg_error (err, 0, "--id needs --bundle"), KG_EXIT_USAGE;
   if (bundle_arg != NULL)
     {
       size_t len;
       char *slash;
 
       if (*bundle_arg == '\0')
-        {
-          fprintf (stderr, "kata-guard: check: --bundle needs a directory\n");
-          return KG_EXIT_USAGE;
-        }
+        return kg_error (err, 0, "--bundle needs a directory"), KG_EXIT_USAGE;
       /* As runc does: a relative bundle is relative to the working directory. */
       if (bundle_arg[0] == '/')
         bundle = strdup (bundle_arg);
@@ -153,10 +139,7 @@ cli_check (int argc, char **argv)
             bundle = NULL;
         }
       if (bundle == NULL)
-        {
-          fprintf (stderr, "kata-guard: check: --bundle %s: %s\n", bundle_arg, strerror (errno));
-          return KG_EXIT_USAGE;
-        }
+        return kg_error (err, errno, "--bundle %s", bundle_arg), KG_EXIT_USAGE;
       /* Docker's bundle is .../<container id>: the default id. */
       len = strlen (bundle);
       while (len > 1 && bundle[len - 1] == '/')
@@ -166,10 +149,7 @@ cli_check (int argc, char **argv)
           slash = strrchr (bundle, '/');
           id_buf = strdup (slash ? slash + 1 : bundle);
           if (id_buf == NULL)
-            {
-              fprintf (stderr, "kata-guard: check: out of memory\n");
-              return KG_EXIT_USAGE;
-            }
+            return kg_error (err, errno, "out of memory"), KG_EXIT_USAGE;
           id = id_buf;
         }
       req.bundle = bundle;
@@ -178,13 +158,15 @@ cli_check (int argc, char **argv)
   if (config_path == NULL)
     config_path = guard_config_default_path ();
 
+  /* Not a command-line error: it is reported as a start reports it (and
+     in the chosen format), not as "check: ...". */
   clock_gettime (CLOCK_MONOTONIC, &t0);
   clock_gettime (CLOCK_REALTIME, &wall);
-  if (guard_config_load (config_path, &cfg, &err) < 0)
+  if (guard_config_load (config_path, &cfg, &cerr) < 0)
     {
-      fprintf (stderr, "kata-guard: %s\n", err->msg);
+      fprintf (stderr, "kata-guard: %s\n", cerr->msg);
       if (format == FMT_JSON && ! quiet)
-        output_json_error (stdout, config_path, err->msg);
+        output_json_error (stdout, config_path, cerr->msg);
       /* A fleet must see a broken configuration too, not a stale file. */
       if (format == FMT_PROMETHEUS && ! quiet)
         {
@@ -197,8 +179,8 @@ cli_check (int argc, char **argv)
   report_add_file (&rep, cfg.path);
   preflight_init (&pf, &req, &cfg, &rep);
   /* The same confined checker as a start: the same verdicts. */
-  if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &err) < 0)
-    report_fail (&rep, "checker", CHECKER_REMEDY, "%s", err->msg);
+  if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
+    report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
   preflight_release (&pf);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
@@ -224,14 +206,14 @@ cli_check (int argc, char **argv)
 }
 
 int
-cli_version (int argc, char **argv)
+cli_version (int argc, char **argv, bool *usage, kg_error_t *err)
 {
   printf ("kata-guard %s\n", PACKAGE_VERSION);
   return KG_EXIT_PASS;
 }
 
 int
-cli_help (int argc, char **argv)
+cli_help (int argc, char **argv, bool *usage, kg_error_t *err)
 {
   cli_usage (stdout);
   return KG_EXIT_PASS;

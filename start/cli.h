@@ -1,16 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The command line: check, version, help. */
+/* The command line: check, version, help (kata-guard(8), COMMANDS). */
 #ifndef KG_CLI_H
 #define KG_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "error.h"
 
 /* Exit statuses of the command line (kata-guard(8)). */
 #define KG_EXIT_PASS 0
 #define KG_EXIT_FAIL 1
 #define KG_EXIT_USAGE 2
 
-int cli_check (int argc, char **argv);
-int cli_version (int argc, char **argv);
-int cli_help (int argc, char **argv);
+/* A command of the command line (main.c's table), as crun's: it returns
+   its exit status.  An error that ends it (a bad argument, a file it
+   cannot use) comes back in *ERR, worded without the "kata-guard: CMD: "
+   that main puts before it when it prints it, once, on stderr; with
+   *USAGE set, main prints the command's usage after it.  What a command
+   reports as its work (results, notes, --dry-run output) it prints
+   itself. */
+typedef int kg_command (int argc, char **argv, bool *usage, kg_error_t *err);
+
+kg_command cli_check, cli_version, cli_help;
 void cli_usage (FILE *out);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kata-guard: one binary, three entry points (kata-guard(8), SPEC 1).
+ * kata-guard: one binary, three entry points (kata-guard(8), MODES).
  * This file only decides which; everything else lives in its own file.
  */
 #include "config.h"
@@ -81,15 +81,16 @@ main (int argc, char **argv)
   static const struct
   {
     const char *name;
-    int (*run) (int, char **);
+    kg_command *run;
+    void (*usage) (FILE *out);
   } commands[] = {
-    { "check", cli_check },
-    { "install", cli_install },
-    { "uninstall", cli_uninstall },
-    { "version", cli_version },
-    { "help", cli_help },
-    { "--help", cli_help },
-    { "-h", cli_help },
+    { "check", cli_check, cli_usage },
+    { "install", cli_install, install_usage },
+    { "uninstall", cli_uninstall, install_usage },
+    { "version", cli_version, NULL },
+    { "help", cli_help, NULL },
+    { "--help", cli_help, NULL },
+    { "-h", cli_help, NULL },
   };
 
   /* Before anything opens a descriptor: the real runtime must inherit
@@ -108,7 +109,18 @@ main (int argc, char **argv)
     }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].run (argc - 1, argv + 1);
+      {
+        cleanup_error kg_error_t err = NULL;
+        bool usage = false;
+        int status = commands[i].run (argc - 1, argv + 1, &usage, &err);
+
+        /* The one place a command's error is printed. */
+        if (err != NULL)
+          fprintf (stderr, "kata-guard: %s: %s\n", commands[i].name, err->msg);
+        if (usage && commands[i].usage != NULL)
+          commands[i].usage (stderr);
+        return status;
+      }
   /* --version too: Docker asks a path runtime for it (docker info). */
   if (is_oci_invocation (argv[1]))
     return oci_main (argc, argv);

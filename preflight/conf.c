@@ -504,198 +504,248 @@ key_error (kg_error_t *err, const char *name, const struct key_spec *k,
   return kg_error (err, 0, "%s:%u: [%s] %s: %s", name, v->line, k->table, k->key, what);
 }
 
+/* KEY_BOOL: a boolean. */
 static int
-apply_key (const char *name, const struct key_spec *k, const struct toml_value *v,
+apply_bool (const char *name, const struct key_spec *k, const struct toml_value *v,
+            struct guard_config *cfg, kg_error_t *err)
+{
+  char *base = (char *) cfg;
+  char msg[160];
+
+  if (v->kind != TOML_BOOLEAN)
+    {
+      snprintf (msg, sizeof msg, "expected a boolean, found %s", toml_kind_name (v->kind));
+      return key_error (err, name, k, v, msg);
+    }
+  *(bool *) (base + k->offset) = v->u.boolean;
+  return 0;
+}
+
+/* KEY_INT: an integer within [min, max]. */
+static int
+apply_int (const char *name, const struct key_spec *k, const struct toml_value *v,
            struct guard_config *cfg, kg_error_t *err)
+{
+  char *base = (char *) cfg;
+  char msg[160];
+
+  if (v->kind != TOML_INTEGER)
+    {
+      snprintf (msg, sizeof msg, "expected an integer, found %s", toml_kind_name (v->kind));
+      return key_error (err, name, k, v, msg);
+    }
+  if (v->u.integer < k->min || v->u.integer > k->max)
+    {
+      snprintf (msg, sizeof msg, "%" PRId64 " is out of range (%" PRId64 "..%" PRId64 ")",
+                v->u.integer, k->min, k->max);
+      return key_error (err, name, k, v, msg);
+    }
+  *(int64_t *) (base + k->offset) = v->u.integer;
+  return 0;
+}
+
+/* KEY_STRING: a string that passes its rule. */
+static int
+apply_string (const char *name, const struct key_spec *k, const struct toml_value *v,
+              struct guard_config *cfg, kg_error_t *err)
 {
   char *base = (char *) cfg;
   const char *bad;
   char msg[160];
+  char **slot = (char **) (base + k->offset);
+  char *dup;
 
+  if (v->kind != TOML_STRING)
+    {
+      snprintf (msg, sizeof msg, "expected a string, found %s", toml_kind_name (v->kind));
+      return key_error (err, name, k, v, msg);
+    }
+  bad = check_string (k->rule, v->u.string);
+  if (bad != NULL)
+    {
+      snprintf (msg, sizeof msg, "\"%.64s\" %s", v->u.string, bad);
+      return key_error (err, name, k, v, msg);
+    }
+  dup = strdup (v->u.string);
+  if (dup == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+  free (*slot);
+  *slot = dup;
+  return 0;
+}
+
+/* KEY_STRING_ARRAY: an array of strings, each passing the rule; it replaces the default list. */
+static int
+apply_string_array (const char *name, const struct key_spec *k, const struct toml_value *v,
+                    struct guard_config *cfg, kg_error_t *err)
+{
+  char *base = (char *) cfg;
+  const char *bad;
+  char msg[160];
+  char ***slot = (char ***) (base + k->offset);
+  size_t *count = (size_t *) (base + k->count_offset);
+  char **list;
+  size_t n;
+
+  if (v->kind != TOML_ARRAY)
+    {
+      snprintf (msg, sizeof msg, "expected an array of strings, found %s",
+                toml_kind_name (v->kind));
+      return key_error (err, name, k, v, msg);
+    }
+  n = v->u.array.n;
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct toml_value *item = v->u.array.items[i];
+
+      if (item->kind != TOML_STRING)
+        {
+          snprintf (msg, sizeof msg, "item %zu: expected a string, found %s", i + 1,
+                    toml_kind_name (item->kind));
+          return key_error (err, name, k, item, msg);
+        }
+      bad = check_string (k->rule, item->u.string);
+      if (bad != NULL)
+        {
+          snprintf (msg, sizeof msg, "\"%.64s\" %s", item->u.string, bad);
+          return key_error (err, name, k, item, msg);
+        }
+    }
+  list = calloc (n + 1, sizeof *list);
+  if (list == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+  for (size_t i = 0; i < n; i++)
+    if ((list[i] = strdup (v->u.array.items[i]->u.string)) == NULL)
+      {
+        for (size_t j = 0; j < i; j++)
+          free (list[j]);
+        free (list);
+        return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+      }
+  for (size_t i = 0; i < *count; i++)
+    free ((*slot)[i]);
+  free (*slot);
+  *slot = list;
+  *count = n;
+  return 0;
+}
+
+/* KEY_INT_LIST: 1 to CONF_MAX_STATUSES integers within [min, max]. */
+static int
+apply_int_list (const char *name, const struct key_spec *k, const struct toml_value *v,
+                struct guard_config *cfg, kg_error_t *err)
+{
+  char *base = (char *) cfg;
+  char msg[160];
+  int64_t *slot = (int64_t *) (base + k->offset);
+  size_t *count = (size_t *) (base + k->count_offset);
+
+  if (v->kind != TOML_ARRAY || v->u.array.n == 0 || v->u.array.n > CONF_MAX_STATUSES)
+    {
+      snprintf (msg, sizeof msg, "expected an array of 1 to %d integers, found %s",
+                CONF_MAX_STATUSES,
+                v->kind == TOML_ARRAY ? "another number of items" : toml_kind_name (v->kind));
+      return key_error (err, name, k, v, msg);
+    }
+  for (size_t i = 0; i < v->u.array.n; i++)
+    {
+      const struct toml_value *item = v->u.array.items[i];
+
+      if (item->kind != TOML_INTEGER || item->u.integer < k->min || item->u.integer > k->max)
+        {
+          snprintf (msg, sizeof msg, "item %zu: expected an integer from %" PRId64 " to %" PRId64,
+                    i + 1, k->min, k->max);
+          return key_error (err, name, k, item, msg);
+        }
+    }
+  for (size_t i = 0; i < v->u.array.n; i++)
+    slot[i] = v->u.array.items[i]->u.integer;
+  *count = v->u.array.n;
+  return 0;
+}
+
+/* KEY_PIN_TABLE: a table of "/path" = "64 hex digits" (lower-cased). */
+static int
+apply_pin_table (const char *name, const struct key_spec *k, const struct toml_value *v,
+                 struct guard_config *cfg, kg_error_t *err)
+{
+  char *base = (char *) cfg;
+  const char *bad;
+  char msg[160];
+  struct sha256_pin **slot = (struct sha256_pin **) (base + k->offset);
+  size_t *count = (size_t *) (base + k->count_offset);
+  struct sha256_pin *pins;
+  size_t n;
+
+  if (v->kind != TOML_TABLE)
+    {
+      snprintf (msg, sizeof msg, "expected a table of \"/path\" = \"sha256\", found %s",
+                toml_kind_name (v->kind));
+      return key_error (err, name, k, v, msg);
+    }
+  n = v->u.table.n;
+  for (size_t i = 0; i < n; i++)
+    {
+      const struct toml_entry *e = &v->u.table.items[i];
+      const char *hex = e->value->kind == TOML_STRING ? e->value->u.string : NULL;
+      size_t hl = hex ? strlen (hex) : 0;
+
+      bad = check_string (k->rule, e->key);
+      if (bad != NULL)
+        return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": the file %s", name, e->line,
+                         k->table, k->key, e->key, bad);
+      if (hex == NULL || hl != 64 || strspn (hex, "0123456789abcdefABCDEF") != 64)
+        return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": expected 64 hex digits",
+                         name, e->line, k->table, k->key, e->key);
+    }
+  pins = calloc (n + 1, sizeof *pins);
+  if (pins == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+  for (size_t i = 0; i < *count; i++)
+    {
+      free ((*slot)[i].path);
+      free ((*slot)[i].hex);
+    }
+  free (*slot);
+  *slot = pins;
+  *count = 0;
+  for (size_t i = 0; i < n; i++, (*count)++)
+    {
+      const struct toml_entry *e = &v->u.table.items[i];
+
+      pins[i].path = strdup (e->key);
+      pins[i].hex = strdup (e->value->u.string);
+      if (pins[i].path == NULL || pins[i].hex == NULL)
+        {
+          (*count)++;
+          return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+        }
+      for (char *h = pins[i].hex; *h; h++)
+        *h = (char) tolower ((unsigned char) *h);
+    }
+  return 0;
+}
+
+/* Apply V to the key K of CFG, checked by its type (NAME: the file, for
+   messages). */
+static int
+apply_key (const char *name, const struct key_spec *k, const struct toml_value *v,
+           struct guard_config *cfg, kg_error_t *err)
+{
   switch (k->type)
     {
     case KEY_BOOL:
-      if (v->kind != TOML_BOOLEAN)
-        {
-          snprintf (msg, sizeof msg, "expected a boolean, found %s", toml_kind_name (v->kind));
-          return key_error (err, name, k, v, msg);
-        }
-      *(bool *) (base + k->offset) = v->u.boolean;
-      return 0;
-
+      return apply_bool (name, k, v, cfg, err);
     case KEY_INT:
-      if (v->kind != TOML_INTEGER)
-        {
-          snprintf (msg, sizeof msg, "expected an integer, found %s", toml_kind_name (v->kind));
-          return key_error (err, name, k, v, msg);
-        }
-      if (v->u.integer < k->min || v->u.integer > k->max)
-        {
-          snprintf (msg, sizeof msg, "%" PRId64 " is out of range (%" PRId64 "..%" PRId64 ")",
-                    v->u.integer, k->min, k->max);
-          return key_error (err, name, k, v, msg);
-        }
-      *(int64_t *) (base + k->offset) = v->u.integer;
-      return 0;
-
+      return apply_int (name, k, v, cfg, err);
     case KEY_STRING:
-      {
-        char **slot = (char **) (base + k->offset);
-        char *dup;
-
-        if (v->kind != TOML_STRING)
-          {
-            snprintf (msg, sizeof msg, "expected a string, found %s", toml_kind_name (v->kind));
-            return key_error (err, name, k, v, msg);
-          }
-        bad = check_string (k->rule, v->u.string);
-        if (bad != NULL)
-          {
-            snprintf (msg, sizeof msg, "\"%.64s\" %s", v->u.string, bad);
-            return key_error (err, name, k, v, msg);
-          }
-        dup = strdup (v->u.string);
-        if (dup == NULL)
-          return kg_error (err, ENOMEM, "%s: cannot allocate", name);
-        free (*slot);
-        *slot = dup;
-        return 0;
-      }
-
+      return apply_string (name, k, v, cfg, err);
     case KEY_STRING_ARRAY:
-      {
-        char ***slot = (char ***) (base + k->offset);
-        size_t *count = (size_t *) (base + k->count_offset);
-        char **list;
-        size_t n;
-
-        if (v->kind != TOML_ARRAY)
-          {
-            snprintf (msg, sizeof msg, "expected an array of strings, found %s",
-                      toml_kind_name (v->kind));
-            return key_error (err, name, k, v, msg);
-          }
-        n = v->u.array.n;
-        for (size_t i = 0; i < n; i++)
-          {
-            const struct toml_value *item = v->u.array.items[i];
-
-            if (item->kind != TOML_STRING)
-              {
-                snprintf (msg, sizeof msg, "item %zu: expected a string, found %s", i + 1,
-                          toml_kind_name (item->kind));
-                return key_error (err, name, k, item, msg);
-              }
-            bad = check_string (k->rule, item->u.string);
-            if (bad != NULL)
-              {
-                snprintf (msg, sizeof msg, "\"%.64s\" %s", item->u.string, bad);
-                return key_error (err, name, k, item, msg);
-              }
-          }
-        list = calloc (n + 1, sizeof *list);
-        if (list == NULL)
-          return kg_error (err, ENOMEM, "%s: cannot allocate", name);
-        for (size_t i = 0; i < n; i++)
-          if ((list[i] = strdup (v->u.array.items[i]->u.string)) == NULL)
-            {
-              for (size_t j = 0; j < i; j++)
-                free (list[j]);
-              free (list);
-              return kg_error (err, ENOMEM, "%s: cannot allocate", name);
-            }
-        for (size_t i = 0; i < *count; i++)
-          free ((*slot)[i]);
-        free (*slot);
-        *slot = list;
-        *count = n;
-        return 0;
-      }
-
+      return apply_string_array (name, k, v, cfg, err);
     case KEY_INT_LIST:
-      {
-        int64_t *slot = (int64_t *) (base + k->offset);
-        size_t *count = (size_t *) (base + k->count_offset);
-
-        if (v->kind != TOML_ARRAY || v->u.array.n == 0 || v->u.array.n > CONF_MAX_STATUSES)
-          {
-            snprintf (msg, sizeof msg, "expected an array of 1 to %d integers, found %s",
-                      CONF_MAX_STATUSES,
-                      v->kind == TOML_ARRAY ? "another number of items" : toml_kind_name (v->kind));
-            return key_error (err, name, k, v, msg);
-          }
-        for (size_t i = 0; i < v->u.array.n; i++)
-          {
-            const struct toml_value *item = v->u.array.items[i];
-
-            if (item->kind != TOML_INTEGER || item->u.integer < k->min || item->u.integer > k->max)
-              {
-                snprintf (msg, sizeof msg, "item %zu: expected an integer from %" PRId64 " to %" PRId64,
-                          i + 1, k->min, k->max);
-                return key_error (err, name, k, item, msg);
-              }
-          }
-        for (size_t i = 0; i < v->u.array.n; i++)
-          slot[i] = v->u.array.items[i]->u.integer;
-        *count = v->u.array.n;
-        return 0;
-      }
-
+      return apply_int_list (name, k, v, cfg, err);
     case KEY_PIN_TABLE:
-      {
-        struct sha256_pin **slot = (struct sha256_pin **) (base + k->offset);
-        size_t *count = (size_t *) (base + k->count_offset);
-        struct sha256_pin *pins;
-        size_t n;
-
-        if (v->kind != TOML_TABLE)
-          {
-            snprintf (msg, sizeof msg, "expected a table of \"/path\" = \"sha256\", found %s",
-                      toml_kind_name (v->kind));
-            return key_error (err, name, k, v, msg);
-          }
-        n = v->u.table.n;
-        for (size_t i = 0; i < n; i++)
-          {
-            const struct toml_entry *e = &v->u.table.items[i];
-            const char *hex = e->value->kind == TOML_STRING ? e->value->u.string : NULL;
-            size_t hl = hex ? strlen (hex) : 0;
-
-            bad = check_string (k->rule, e->key);
-            if (bad != NULL)
-              return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": the file %s", name, e->line,
-                               k->table, k->key, e->key, bad);
-            if (hex == NULL || hl != 64 || strspn (hex, "0123456789abcdefABCDEF") != 64)
-              return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": expected 64 hex digits",
-                               name, e->line, k->table, k->key, e->key);
-          }
-        pins = calloc (n + 1, sizeof *pins);
-        if (pins == NULL)
-          return kg_error (err, ENOMEM, "%s: cannot allocate", name);
-        for (size_t i = 0; i < *count; i++)
-          {
-            free ((*slot)[i].path);
-            free ((*slot)[i].hex);
-          }
-        free (*slot);
-        *slot = pins;
-        *count = 0;
-        for (size_t i = 0; i < n; i++, (*count)++)
-          {
-            const struct toml_entry *e = &v->u.table.items[i];
-
-            pins[i].path = strdup (e->key);
-            pins[i].hex = strdup (e->value->u.string);
-            if (pins[i].path == NULL || pins[i].hex == NULL)
-              {
-                (*count)++;
-                return kg_error (err, ENOMEM, "%s: cannot allocate", name);
-              }
-            for (char *h = pins[i].hex; *h; h++)
-              *h = (char) tolower ((unsigned char) *h);
-          }
-        return 0;
-      }
+      return apply_pin_table (name, k, v, cfg, err);
     }
   return kg_error (err, 0, "%s: internal error: unknown key type", name);
 }

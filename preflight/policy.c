@@ -1648,49 +1648,220 @@ static const char *const virtual_fs[] = {
   "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2",
 };
 
+/* The [policy] directories policy.mounts judges by, resolved once per
+   start. */
+struct mount_dirs
+{
+  struct dirs roots, podman, ctd, kubelet, extra, writable;
+};
+
+static void
+mount_dirs_release (struct mount_dirs *d)
+{
+  dirs_release (&d->roots);
+  dirs_release (&d->podman);
+  dirs_release (&d->ctd);
+  dirs_release (&d->kubelet);
+  dirs_release (&d->extra);
+  dirs_release (&d->writable);
+}
+#define cleanup_mount_dirs __attribute__ ((cleanup (mount_dirs_release)))
+
+static int
+mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err)
+{
+  if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &d->roots, err) < 0
+      || dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &d->podman, err) < 0
+      || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &d->ctd, err)
+             < 0
+      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err)
+             < 0
+      || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
+      || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
+                       err)
+             < 0)
+    return -1;
+  return 0;
+}
+
+/* What a mount's options (OPTS, of the mount of source S) say as the
+   runtime reads them: *BIND for bind/rbind, *RO when the mount ends up
+   read-only, *RRO when "rro" was there at all (for the message). */
+static void
+mount_options (const struct ctx *c, struct json_object *opts, const char *s, struct findings *f,
+               bool *bind, bool *ro, bool *rro)
+{
+  bool rw = false, rrw = false;
+
+  *ro = *rro = false;
+  for (size_t j = 0; opts != NULL && j < json_object_array_length (opts); j++)
+    {
+      struct json_object *o = json_object_array_get_idx (opts, j);
+      const char *os;
+
+      if (! json_object_is_type (o, json_type_string))
+        {
+          finding (f, "mount %s: option %zu is %s, not a string", s, j, json_kind (o));
+          continue;
+        }
+      os = json_object_get_string (o);
+      /* Only the whole word: "ro=x" or "nosuid,ro" are not "ro" to
+         every runtime, so they do not count.  "rro" is the recursive
+         read-only of runc 1.1 and crun 1.4 (mount_setattr(2) with
+         AT_RECURSIVE, after the mount), what Docker 25 and later and
+         containerd 2's CRI write when the runtime lists it. */
+      if (strcmp (os, "ro") == 0)
+        *ro = true;
+      else if (strcmp (os, "rw") == 0)
+        rw = true;
+      else if (strcmp (os, "rro") == 0)
+        *rro = true;
+      else if (strcmp (os, "rrw") == 0)
+        rrw = true;
+      else if (strcmp (os, "bind") == 0 || strcmp (os, "rbind") == 0)
+        *bind = true;
+    }
+  /* "ro" then "rw" is writable to runc (the last one wins): either
+     one next to "rw" is not read-only.  The recursive change is made
+     after the mount, so "rro" wins over "rw" and "rrw" over "ro";
+     "rro" next to "rrw" is, like "ro" next to "rw", not read-only. */
+  *ro = (*ro && ! rw && ! rrw) || (*rro && ! rrw && rro_alone_counts (c));
+}
+
+enum bind_verdict
+{
+  BIND_REFUSED,   /* a finding was made */
+  BIND_ENGINE,    /* a file the engine made for this container */
+  BIND_READONLY,
+  BIND_WRITABLE,  /* under [policy] writable_mounts */
+};
+
+/* One bind mount of source S (as written), read-only or not (RO; RRO:
+   "rro" was among its options). */
+static enum bind_verdict
+judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo, const char *s,
+            bool ro, bool rro, struct findings *f)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *lex = NULL;
+  cleanup_free char *res = NULL;
+  const char *why = NULL, *entry;
+  char rwhy[PATH_MAX + 128];
+  struct resolved_info ri;
+  bool under = false;
+  enum own own;
+
+  if (policy_path_resolve (c->bundle, s, false, &lex, &err) < 0
+      || resolve_memo (memo, c->bundle, s, &res, &ri, &err) < 0)
+    {
+      finding (f, "%s: %s", s, err->msg);
+      return BIND_REFUSED;
+    }
+  own = own_cri_file (c, res, &d->ctd);
+  if (own == OWN_NOT)
+    own = kubelet_file (c, res, &d->kubelet);
+  if (own == OWN_READONLY && ! ro)
+    {
+      finding (f, "%s: writable, but the kubelet binds it read-only", s);
+      return BIND_REFUSED;
+    }
+  if (own != OWN_NOT || own_engine_file (res, &d->roots, c->pf->req->container_id)
+      || joined_engine_file (c, res, &d->roots)
+      || own_podman_file (res, &d->podman, c->pf->req->container_id))
+    return BIND_ENGINE;
+  if (engine_volume (res, &d->roots) && engine_volume (lex, &d->roots))
+    {
+      char vdir[PATH_MAX], what[PATH_MAX + 64];
+      int mounted = volume_dir (res, &d->roots, vdir, sizeof vdir)
+                        ? mount_within (vdir, what, sizeof what)
+                        : -1;
+
+      if (mounted != 0)
+        {
+          finding (f, "%s: a volume that is a mount of something else (%s)", s,
+                   mounted < 0 ? "/proc/self/mountinfo cannot be read" : what);
+          return BIND_REFUSED;
+        }
+    }
+  else
+    {
+      why = denied (c, lex, &d->roots, &d->extra, &entry);
+      if (why == NULL && strcmp (lex, res) != 0)
+        why = denied (c, res, &d->roots, &d->extra, &entry);
+    }
+  if (why != NULL)
+    {
+      if (strcmp (why, "contains") == 0)
+        finding (f, "%s%s%s: contains %s", s, strcmp (s, res) ? " -> " : "",
+                 strcmp (s, res) ? res : "", entry);
+      else
+        finding (f, "%s%s%s: %s", s, strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
+                 why);
+      return BIND_REFUSED;
+    }
+  /* What the resolution saw of the source spares a second look:
+     a source that does not exist holds nothing and is no socket. */
+  if (! ri.have_st)
+    {
+      ri.have_st = ri.exists && stat (res, &ri.st) == 0;
+      ri.exists = ri.have_st;
+    }
+  if (ri.exists && S_ISDIR (ri.st.st_mode) && (why = contains_credentials (res)) != NULL)
+    {
+      finding (f, "%s: contains %s", s, why);
+      return BIND_REFUSED;
+    }
+  if (redirectable (lex, rwhy, sizeof rwhy) != NULL)
+    {
+      finding (f, "%s: %s", s, rwhy);
+      return BIND_REFUSED;
+    }
+  for (size_t j = 0; j < d->writable.n; j++)
+    if (path_under (res, d->writable.paths[j]))
+      under = true;
+  /* "ro" does not stop connect (2): a bound socket is a line into a
+     host service whatever the options say. */
+  if (! under && ri.exists && S_ISSOCK (ri.st.st_mode))
+    {
+      finding (f, "%s: a host socket (read-only does not stop connecting to it)", s);
+      return BIND_REFUSED;
+    }
+  if (ro)
+    return BIND_READONLY;
+  if (under)
+    return BIND_WRITABLE;
+  finding (f, "%s%s%s: writable bind mount outside [policy] writable_mounts%s", s,
+           strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
+           rro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
+  return BIND_REFUSED;
+}
+
 static void
 check_mounts (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  cleanup_dirs struct dirs roots = { 0 };
-  cleanup_dirs struct dirs podman = { 0 };
-  cleanup_dirs struct dirs ctd = { 0 };
-  cleanup_dirs struct dirs kubelet = { 0 };
-  cleanup_dirs struct dirs extra = { 0 };
-  cleanup_dirs struct dirs writable = { 0 };
+  cleanup_mount_dirs struct mount_dirs d = { 0 };
+  cleanup_resolve_memo struct resolve_memo memo = { 0 };
   cleanup_error kg_error_t err = NULL;
   struct json_object *mounts;
-  cleanup_resolve_memo struct resolve_memo memo = { 0 };
   size_t n_bind = 0, n_ro = 0, n_engine = 0;
-  const struct guard_config *cfg = c->cfg;
 
-  if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &roots, &err) < 0
-      || dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &podman, &err) < 0
-      || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &ctd, &err) < 0
-      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &kubelet, &err) < 0
-      || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &extra, &err) < 0
-      || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &writable,
-                       &err)
-             < 0)
+  if (mount_dirs_resolve (c->cfg, &d, &err) < 0)
     {
       report_fail (c->rep, "policy.mounts", "fix the paths in [policy]",
                    "cannot resolve a [policy] path: %s", err->msg);
       return;
     }
-  c->podman = &podman;
-  c->containerd = &ctd;
-  c->kubelet = &kubelet;
+  c->podman = &d.podman;
+  c->containerd = &d.ctd;
+  c->kubelet = &d.kubelet;
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
     {
       struct json_object *m = json_object_array_get_idx (mounts, i);
       struct json_object *type, *src, *opts;
-      cleanup_free char *lex = NULL;
-      cleanup_free char *res = NULL;
-      const char *t, *s, *why, *entry;
-      bool bind = false, ro = false, rw = false, rro = false, rrw = false, known = false, under;
-      enum own own;
-      struct resolved_info ri;
+      const char *t, *s;
+      bool bind = false, ro, rro, known = false;
 
       if (! json_object_is_type (m, json_type_object))
         {
@@ -1702,40 +1873,9 @@ check_mounts (struct ctx *c)
       opts = jget_type (m, "mount", "options", json_type_array, &f);
       t = type ? json_object_get_string (type) : "";
       s = src ? json_object_get_string (src) : "";
-      for (size_t j = 0; opts != NULL && j < json_object_array_length (opts); j++)
-        {
-          struct json_object *o = json_object_array_get_idx (opts, j);
-          const char *os;
-
-          if (! json_object_is_type (o, json_type_string))
-            {
-              finding (&f, "mount %s: option %zu is %s, not a string", s, j, json_kind (o));
-              continue;
-            }
-          os = json_object_get_string (o);
-          /* Only the whole word: "ro=x" or "nosuid,ro" are not "ro" to
-             every runtime, so they do not count.  "rro" is the recursive
-             read-only of runc 1.1 and crun 1.4 (mount_setattr(2) with
-             AT_RECURSIVE, after the mount), what Docker 25 and later and
-             containerd 2's CRI write when the runtime lists it. */
-          if (strcmp (os, "ro") == 0)
-            ro = true;
-          else if (strcmp (os, "rw") == 0)
-            rw = true;
-          else if (strcmp (os, "rro") == 0)
-            rro = true;
-          else if (strcmp (os, "rrw") == 0)
-            rrw = true;
-          else if (strcmp (os, "bind") == 0 || strcmp (os, "rbind") == 0)
-            bind = true;
-        }
+      mount_options (c, opts, s, &f, &bind, &ro, &rro);
       if (strcmp (t, "bind") == 0)
         bind = true;
-      /* "ro" then "rw" is writable to runc (the last one wins): either
-         one next to "rw" is not read-only.  The recursive change is made
-         after the mount, so "rro" wins over "rw" and "rrw" over "ro";
-         "rro" next to "rrw" is, like "ro" next to "rw", not read-only. */
-      ro = (ro && ! rw && ! rrw) || (rro && ! rrw && rro_alone_counts (c));
       if (! bind)
         {
           for (size_t j = 0; j < ARRAY_SIZE (virtual_fs); j++)
@@ -1758,97 +1898,18 @@ check_mounts (struct ctx *c)
           finding (&f, "bind mount %zu has no source", i);
           continue;
         }
-      if (policy_path_resolve (c->bundle, s, false, &lex, &err) < 0
-          || resolve_memo (&memo, c->bundle, s, &res, &ri, &err) < 0)
+      switch (judge_bind (c, &d, &memo, s, ro, rro, &f))
         {
-          finding (&f, "%s: %s", s, err->msg);
-          kg_error_release (&err);
-          continue;
-        }
-      own = own_cri_file (c, res, &ctd);
-      if (own == OWN_NOT)
-        own = kubelet_file (c, res, &kubelet);
-      if (own == OWN_READONLY && ! ro)
-        {
-          finding (&f, "%s: writable, but the kubelet binds it read-only", s);
-          continue;
-        }
-      if (own != OWN_NOT || own_engine_file (res, &roots, c->pf->req->container_id)
-          || joined_engine_file (c, res, &roots)
-          || own_podman_file (res, &podman, c->pf->req->container_id))
-        {
+        case BIND_ENGINE:
           n_engine++;
-          continue;
+          break;
+        case BIND_READONLY:
+          n_ro++;
+          break;
+        case BIND_WRITABLE:
+        case BIND_REFUSED:
+          break;
         }
-      why = NULL;
-      if (engine_volume (res, &roots) && engine_volume (lex, &roots))
-        {
-          char vdir[PATH_MAX], what[PATH_MAX + 64];
-          int mounted = volume_dir (res, &roots, vdir, sizeof vdir)
-                            ? mount_within (vdir, what, sizeof what)
-                            : -1;
-
-          if (mounted != 0)
-            {
-              finding (&f, "%s: a volume that is a mount of something else (%s)", s,
-                       mounted < 0 ? "/proc/self/mountinfo cannot be read" : what);
-              continue;
-            }
-        }
-      else
-        {
-          why = denied (c, lex, &roots, &extra, &entry);
-          if (why == NULL && strcmp (lex, res) != 0)
-            why = denied (c, res, &roots, &extra, &entry);
-        }
-      if (why != NULL)
-        {
-          if (strcmp (why, "contains") == 0)
-            finding (&f, "%s%s%s: contains %s", s, strcmp (s, res) ? " -> " : "",
-                     strcmp (s, res) ? res : "", entry);
-          else
-            finding (&f, "%s%s%s: %s", s, strcmp (s, res) ? " -> " : "",
-                     strcmp (s, res) ? res : "", why);
-          continue;
-        }
-      /* What the resolution saw of the source spares a second look:
-         a source that does not exist holds nothing and is no socket. */
-      if (! ri.have_st)
-        {
-          ri.have_st = ri.exists && stat (res, &ri.st) == 0;
-          ri.exists = ri.have_st;
-        }
-      if (ri.exists && S_ISDIR (ri.st.st_mode) && (why = contains_credentials (res)) != NULL)
-        {
-          finding (&f, "%s: contains %s", s, why);
-          continue;
-        }
-      {
-        char rwhy[PATH_MAX + 128];
-
-        if (redirectable (lex, rwhy, sizeof rwhy) != NULL)
-          {
-            finding (&f, "%s: %s", s, rwhy);
-            continue;
-          }
-      }
-      under = false;
-      for (size_t j = 0; j < writable.n; j++)
-        if (path_under (res, writable.paths[j]))
-          under = true;
-      /* "ro" does not stop connect (2): a bound socket is a line into a
-         host service whatever the options say. */
-      if (! under && ri.exists && S_ISSOCK (ri.st.st_mode))
-        {
-          finding (&f, "%s: a host socket (read-only does not stop connecting to it)", s);
-          continue;
-        }
-      if (ro)
-        n_ro++;
-      else if (! under)
-        finding (&f, "%s%s%s: writable bind mount outside [policy] writable_mounts%s", s,
-                 strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
-                 rro && ! ro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
     }
   if (f.n > 0)
     report_fail (c->rep, "policy.mounts",

@@ -80,6 +80,53 @@ check_final (enum trust_final final, const char *path, const struct stat *st, kg
   return 0;
 }
 
+/* The walk met the symlink LINKFD (LST), component COMP[0..LEN) below
+   INFO->path: it must be root's, and its target is spliced in front of
+   what remains of the walk (REST from *P on), which starts again at *P =
+   REST; an absolute target restarts it at "/" (*DIR).  *ST is then the
+   stat of the directory the walk goes on from.  PATH: the whole path, for
+   messages. */
+static int
+follow_link (int linkfd, struct stat *st, const char *comp, size_t len, const char *path,
+             char rest[2 * PATH_MAX], char **p, int *dir, struct trust_info *info, kg_error_t *err)
+{
+  char target[PATH_MAX];
+  size_t tail = strlen (*p);
+  ssize_t n;
+
+  if (path_push (info->path, comp, len, err) < 0)
+    return -1;
+  if (st->st_uid != 0)
+    return kg_error (err, 0, "symlink %s is owned by uid %u, not root", info->path,
+                     (unsigned) st->st_uid);
+  if (++info->symlinks > TRUST_MAX_SYMLINKS)
+    return kg_error (err, ELOOP, "%s", path);
+  n = readlinkat (linkfd, "", target, sizeof target);
+  if (n < 0)
+    return kg_error (err, errno, "readlink %s", info->path);
+  if ((size_t) n >= sizeof target || n == 0)
+    return kg_error (err, ENAMETOOLONG, "symlink %s", info->path);
+  if ((size_t) n + 1 + tail + 1 > 2 * PATH_MAX)
+    return kg_error (err, ENAMETOOLONG, "%s", path);
+  /* rest = target + "/" + what was left after the link. */
+  memmove (rest + n + 1, *p, tail + 1);
+  memcpy (rest, target, (size_t) n);
+  rest[n] = '/';
+  *p = rest;
+  path_pop (info->path);
+  if (target[0] == '/')
+    {
+      close (*dir);
+      *dir = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (*dir < 0 || fstat (*dir, st) < 0)
+        return kg_error (err, errno, "/");
+      strcpy (info->path, "/");
+    }
+  else if (fstat (*dir, st) < 0)
+    return kg_error (err, errno, "%s", info->path);
+  return 0;
+}
+
 int
 trust_open (const char *path, enum trust_final final, struct trust_info *info, kg_error_t *err)
 {
@@ -159,40 +206,8 @@ trust_open (const char *path, enum trust_final final, struct trust_info *info, k
 
       if (S_ISLNK (st.st_mode))
         {
-          char target[PATH_MAX];
-          ssize_t n;
-          size_t tail = strlen (p);
-
-          if (path_push (info->path, comp, len, err) < 0)
+          if (follow_link (fd, &st, comp, len, path, rest, &p, &dir, info, err) < 0)
             return -1;
-          if (st.st_uid != 0)
-            return kg_error (err, 0, "symlink %s is owned by uid %u, not root", info->path,
-                             (unsigned) st.st_uid);
-          if (++info->symlinks > TRUST_MAX_SYMLINKS)
-            return kg_error (err, ELOOP, "%s", path);
-          n = readlinkat (fd, "", target, sizeof target);
-          if (n < 0)
-            return kg_error (err, errno, "readlink %s", info->path);
-          if ((size_t) n >= sizeof target || n == 0)
-            return kg_error (err, ENAMETOOLONG, "symlink %s", info->path);
-          if ((size_t) n + 1 + tail + 1 > sizeof rest)
-            return kg_error (err, ENAMETOOLONG, "%s", path);
-          /* rest = target + "/" + what was left after the link. */
-          memmove (rest + n + 1, p, tail + 1);
-          memcpy (rest, target, (size_t) n);
-          rest[n] = '/';
-          p = rest;
-          path_pop (info->path);
-          if (target[0] == '/')
-            {
-              close (dir);
-              dir = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-              if (dir < 0 || fstat (dir, &st) < 0)
-                return kg_error (err, errno, "/");
-              strcpy (info->path, "/");
-            }
-          else if (fstat (dir, &st) < 0)
-            return kg_error (err, errno, "%s", info->path);
           continue;
         }
 

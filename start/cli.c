@@ -49,8 +49,25 @@ elapsed (const struct timespec *a, const struct timespec *b)
   return (double) (b->tv_sec - a->tv_sec) + (double) (b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-int
-cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
+enum check_format
+{
+  FMT_TEXT,
+  FMT_JSON,
+  FMT_PROMETHEUS,
+};
+
+struct check_args
+{
+  const char *config_path;  /* NULL: the default */
+  const char *bundle_arg, *id;
+  enum check_format format;
+  bool quiet, help;
+};
+
+/* check's options.  Returns -1 with *ERR (and *USAGE where the usage
+   should follow). */
+static int
+parse_check_args (int argc, char **argv, struct check_args *a, bool *usage, kg_error_t *err)
 {
   static const struct option opts[] = {
     { "config", required_argument, NULL, 'c' },
@@ -62,101 +79,121 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  const char *config_path = NULL;
-  const char *bundle_arg = NULL, *id = NULL;
-  cleanup_free char *bundle = NULL;
-  cleanup_free char *id_buf = NULL;
-  enum { FMT_TEXT, FMT_JSON, FMT_PROMETHEUS } format = FMT_TEXT;
-  bool quiet = false;
-  struct timespec t0, t1, wall;
-  struct guard_config cfg;
-  struct report rep = { 0 };
-  struct request req = { .mode = KG_MODE_CHECK };
-  struct preflight pf;
-  cleanup_error kg_error_t cerr = NULL;
-  enum verdict overall;
   int c;
 
+  memset (a, 0, sizeof *a);
   optind = 1;
   opterr = 0;
   while ((c = getopt_long (argc, argv, "+c:b:i:f:jqh", opts, NULL)) != -1)
     switch (c)
       {
       case 'c':
-        config_path = optarg;
+        a->config_path = optarg;
         break;
       case 'b':
-        bundle_arg = optarg;
+        a->bundle_arg = optarg;
         break;
       case 'i':
-        id = optarg;
+        a->id = optarg;
         break;
       case 'j':
-        format = FMT_JSON;
+        a->format = FMT_JSON;
         break;
       case 'f':
         if (strcmp (optarg, "text") == 0)
-          format = FMT_TEXT;
+          a->format = FMT_TEXT;
         else if (strcmp (optarg, "json") == 0)
-          format = FMT_JSON;
+          a->format = FMT_JSON;
         else if (strcmp (optarg, "prometheus") == 0)
-          format = FMT_PROMETHEUS;
+          a->format = FMT_PROMETHEUS;
         else
-          return kg_error (err, 0, "unknown format '%s' (text, json, prometheus)", optarg),
-                 KG_EXIT_USAGE;
+          return kg_error (err, 0, "unknown format '%s' (text, json, prometheus)", optarg);
         break;
       case 'q':
-        quiet = true;
+        a->quiet = true;
         break;
       case 'h':
-        cli_usage (stdout);
-        return KG_EXIT_PASS;
+        a->help = true;
+        return 0;
       default:
         *usage = true;
         if (optopt != 0)
-          return kg_error (err, 0, "bad or incomplete option -%c", optopt), KG_EXIT_USAGE;
-        return kg_error (err, 0, "unknown option %s", argv[optind - 1]), KG_EXIT_USAGE;
+          return kg_error (err, 0, "bad or incomplete option -%c", optopt);
+        return kg_error (err, 0, "unknown option %s", argv[optind - 1]);
       }
   if (optind != argc)
-    return kg_error (err, 0, "unexpected argument %s", argv[optind]), KG_EXIT_USAGE;
-  if (id != NULL && bundle_arg == NULL)
-    return kg_error (err, 0, "--id needs --bundle"), KG_EXIT_USAGE;
-  if (bundle_arg != NULL)
+    return kg_error (err, 0, "unexpected argument %s", argv[optind]);
+  if (a->id != NULL && a->bundle_arg == NULL)
+    return kg_error (err, 0, "--id needs --bundle");
+  if (a->bundle_arg != NULL && *a->bundle_arg == '\0')
+    return kg_error (err, 0, "--bundle needs a directory");
+  return 0;
+}
+
+/* --bundle ARG as an absolute path without trailing slashes, as runc
+   takes it (relative to the working directory), in *BUNDLE; and, with no
+   --id, its last component (Docker's bundle is .../<container id>) in
+   *ID_BUF. */
+static int
+resolve_bundle (const char *arg, const char *id, char **bundle, char **id_buf, kg_error_t *err)
+{
+  size_t len;
+  char *slash;
+
+  if (arg[0] == '/')
+    *bundle = strdup (arg);
+  else
     {
-      size_t len;
-      char *slash;
+      cleanup_free char *cwd = getcwd (NULL, 0);
 
-      if (*bundle_arg == '\0')
-        return kg_error (err, 0, "--bundle needs a directory"), KG_EXIT_USAGE;
-      /* As runc does: a relative bundle is relative to the working directory. */
-      if (bundle_arg[0] == '/')
-        bundle = strdup (bundle_arg);
-      else
-        {
-          cleanup_free char *cwd = getcwd (NULL, 0);
-
-          if (cwd == NULL || asprintf (&bundle, "%s/%s", cwd, bundle_arg) < 0)
-            bundle = NULL;
-        }
-      if (bundle == NULL)
-        return kg_error (err, errno, "--bundle %s", bundle_arg), KG_EXIT_USAGE;
-      /* Docker's bundle is .../<container id>: the default id. */
-      len = strlen (bundle);
-      while (len > 1 && bundle[len - 1] == '/')
-        bundle[--len] = '\0';
-      if (id == NULL)
-        {
-          slash = strrchr (bundle, '/');
-          id_buf = strdup (slash ? slash + 1 : bundle);
-          if (id_buf == NULL)
-            return kg_error (err, errno, "out of memory"), KG_EXIT_USAGE;
-          id = id_buf;
-        }
-      req.bundle = bundle;
-      req.container_id = id;
+      if (cwd == NULL || asprintf (bundle, "%s/%s", cwd, arg) < 0)
+        *bundle = NULL;
     }
-  if (config_path == NULL)
-    config_path = guard_config_default_path ();
+  if (*bundle == NULL)
+    return kg_error (err, errno, "--bundle %s", arg);
+  len = strlen (*bundle);
+  while (len > 1 && (*bundle)[len - 1] == '/')
+    (*bundle)[--len] = '\0';
+  if (id == NULL)
+    {
+      slash = strrchr (*bundle, '/');
+      *id_buf = strdup (slash ? slash + 1 : *bundle);
+      if (*id_buf == NULL)
+        return kg_error (err, 0, "out of memory");
+    }
+  return 0;
+}
+
+int
+cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  cleanup_free char *bundle = NULL;
+  cleanup_free char *id_buf = NULL;
+  cleanup_error kg_error_t cerr = NULL;
+  struct timespec t0, t1, wall;
+  struct guard_config cfg;
+  struct report rep = { 0 };
+  struct request req = { .mode = KG_MODE_CHECK };
+  struct preflight pf;
+  struct check_args a;
+  const char *config_path;
+  enum verdict overall;
+
+  if (parse_check_args (argc, argv, &a, usage, err) < 0)
+    return KG_EXIT_USAGE;
+  if (a.help)
+    {
+      cli_usage (stdout);
+      return KG_EXIT_PASS;
+    }
+  if (a.bundle_arg != NULL)
+    {
+      if (resolve_bundle (a.bundle_arg, a.id, &bundle, &id_buf, err) < 0)
+        return KG_EXIT_USAGE;
+      req.bundle = bundle;
+      req.container_id = a.id != NULL ? a.id : id_buf;
+    }
+  config_path = a.config_path != NULL ? a.config_path : guard_config_default_path ();
 
   /* Not a command-line error: it is reported as a start reports it (and
      in the chosen format), not as "check: ...". */
@@ -165,10 +202,10 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   if (guard_config_load (config_path, &cfg, &cerr) < 0)
     {
       fprintf (stderr, "kata-guard: %s\n", cerr->msg);
-      if (format == FMT_JSON && ! quiet)
+      if (a.format == FMT_JSON && ! a.quiet)
         output_json_error (stdout, config_path, cerr->msg);
       /* A fleet must see a broken configuration too, not a stale file. */
-      if (format == FMT_PROMETHEUS && ! quiet)
+      if (a.format == FMT_PROMETHEUS && ! a.quiet)
         {
           clock_gettime (CLOCK_MONOTONIC, &t1);
           output_prometheus (stdout, NULL, elapsed (&t0, &t1), (long long) wall.tv_sec);
@@ -184,8 +221,8 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   preflight_release (&pf);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
-  if (! quiet)
-    switch (format)
+  if (! a.quiet)
+    switch (a.format)
       {
       case FMT_JSON:
         if (output_json (stdout, &rep, cfg.path) < 0)
@@ -200,7 +237,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
       }
   report_release (&rep);
   guard_config_release (&cfg);
-  if (fflush (stdout) != 0 && ! quiet)
+  if (fflush (stdout) != 0 && ! a.quiet)
     return KG_EXIT_USAGE;
   return overall == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
 }

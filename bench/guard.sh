@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # bench/guard.sh: what people write today instead of kata-guard, for the
-# comparison in bench/run (issue 8).  A POSIX shell wrapper registered as
+# comparison in bench/run.  A POSIX shell wrapper registered as
 # the OCI runtime that checks the same host posture with standard tools,
 # then execs the real runtime.  It is a yardstick, not a guard: it does
 # not open /dev/kvm (a shell cannot issue KVM_CREATE_VM), trusts paths it

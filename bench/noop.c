@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bench/noop: the no-op runtime both sides of the guard-overhead
-   measurement execute (issue 8): the floor is one execve of this. */
+   measurement execute: the floor is one execve of this. */
 int
 main (void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * assets.*: the files the VM boots from cannot be rewritten in place
- * (SPEC 3.3).
+ * (kata-guard(8), CHECKS).
  *
  * A file is protected when it carries the immutable attribute
  * (FS_IMMUTABLE_FL, chattr +i) or lives on a read-only mount.  Each file is

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * docker.*: an audit of Docker's daemon.json (SPEC 7), in `kata-guard
+ * docker.*: an audit of Docker's daemon.json (kata-guard(8), Docker configuration audit), in `kata-guard
  * check` only.
  *
  * A guard that is registered is no use when daemon.json also registers the

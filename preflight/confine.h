@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The confinement of the checker (issue 7): the child that reads and
+ * The confinement of the checker (kata-guard(8), Confinement): the child that reads and
  * parses every input and runs the checks gives up, before it touches any
  * input, every capability, the right to gain privilege (no_new_privs) and
  * every system call the checks do not need (a seccomp allowlist whose

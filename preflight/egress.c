@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * egress.*: containers reach the outside only through a proxy that denies
- * destinations no allowlist holds (SPEC 3.4).
+ * destinations no allowlist holds (kata-guard(8), CHECKS).
  *
  * The probe is one TCP connection to the configured proxy and, on it, one
  * CONNECT request for a host that no allowlist holds.  The proxy is the only

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * kvm.*: the configured device really is KVM and can build a VM (SPEC 3.1).
+ * kvm.*: the configured device really is KVM and can build a VM (kata-guard(8), CHECKS).
  *
  * The device is opened once with O_PATH and every later step works on that
  * descriptor (fstat, then a read-write reopen through /proc/self/fd), so a

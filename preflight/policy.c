@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.*: what one container asks for, read from its bundle's
- * config.json (SPEC 4).  Per container: without a bundle (plain
+ * config.json (kata-guard(8), Per-container policy).  Per container: without a bundle (plain
  * `kata-guard check`) this family reports nothing.
  *
  * The spec is untrusted input written by whoever called `docker run`, so it

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * policy.*: the per-container policy (SPEC 4), evaluated on the bundle's
+ * policy.*: the per-container policy (kata-guard(8), Per-container policy), evaluated on the bundle's
  * config.json.  check_policy () is the family (checks.h); what is here is
  * exposed for the unit tests.
  */

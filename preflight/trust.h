@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trusted-path test (SPEC 3): a file and every directory from "/" down
+ * The trusted-path test (kata-guard(8), CHECKS): a file and every directory from "/" down
  * to it, after resolving symlinks, are owned by root and not writable by
  * group or others.  The sticky bit does not make a directory trusted (as
  * OpenSSH's StrictModes).  Every symlink met on the way must be owned by

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The decision log (SPEC 6): one line per guarded start (shim `start`, OCI
+ * The decision log (kata-guard(8), DECISION LOG): one line per guarded start (shim `start`, OCI
  * `create`/`run`) to syslog and, when [log] file is set, one JSON line
  * appended to that file.  A decision that cannot be logged is still
  * enforced: logging never changes the verdict and never prints.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Executing the verified runtime (SPEC 2).  The wrapper never executes a
+ * Executing the verified runtime (kata-guard(8), RUNTIME WRAPPER).  The wrapper never executes a
  * path: it executes the O_PATH descriptor of the very file that passed the
  * trusted-path walk, with execveat (fd, "", argv, environ, AT_EMPTY_PATH).
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * OCI runtime mode (SPEC 1, 2): kata-guard registered as a runc-style
+ * OCI runtime mode (kata-guard(8), OCI runtime mode): kata-guard registered as a runc-style
  * runtime (Docker's "path" runtimes).  `create` and `run` are guarded with
  * the bundle of --bundle (default: the working directory); a refusal
  * appends an error line to runc's --log file, where the engine looks for

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shim v2 mode (SPEC 1, 2): kata-guard invoked by containerd as
+ * Shim v2 mode (kata-guard(8), Shim v2 mode): kata-guard invoked by containerd as
  * containerd-shim-NAME-v2.  `start` is guarded: the checks run with the
  * bundle (the working directory) and the Kata configuration named by the
  * runtime options on stdin, then the real shim is executed with the same

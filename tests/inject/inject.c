@@ -1,4 +1,4 @@
-/* Failure injection for tests (issue 7): an LD_PRELOAD library, never
+/* Failure injection for tests (kata-guard(8), Testing): an LD_PRELOAD library, never
    linked into the product.  It makes the Nth interposed call fail with a
    chosen errno, to prove that every failure the guard can meet ends in a
    refusal with a message, or is harmless: never a crash, a hang, a leaked

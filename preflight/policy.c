@@ -1150,13 +1150,20 @@ valid_id (const char *id)
          && strcmp (id, "..") != 0;
 }
 
-/* Docker's own per-container files for this container, which it binds
-   writable: <root>/containers/<id>/{resolv.conf,hostname,hosts,mounts/shm}. */
-static bool
-own_engine_file (const char *p, const struct dirs *roots, const char *id)
+/* Where an engine keeps the per-container files it binds writable into
+   the container: ROOT/[DRIVER-]containers/ID/SUB/FILE. */
+struct own_layout
 {
-  static const char *const files[] = { "resolv.conf", "hostname", "hosts", "mounts/shm" };
-  size_t il;
+  bool driver;               /* "<driver>-containers" (podman's graph driver) */
+  const char *sub;           /* "" or the directory below the container's */
+  const char *const *files;
+  size_t n_files;
+};
+
+static bool
+own_file (const char *p, const struct dirs *roots, const char *id, const struct own_layout *l)
+{
+  size_t il, sl = strlen (l->sub);
 
   if (! valid_id (id))
     return false;
@@ -1167,53 +1174,52 @@ own_engine_file (const char *p, const struct dirs *roots, const char *id)
       size_t rl = strlen (r);
       const char *q = p + rl;
 
-      if (strncmp (p, r, rl) != 0 || strncmp (q, "/containers/", 12) != 0)
+      if (strncmp (p, r, rl) != 0 || q[0] != '/')
         continue;
-      q += 12;
-      if (strncmp (q, id, il) != 0 || q[il] != '/')
+      q++;
+      if (l->driver)
+        {
+          size_t dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
+
+          if (dl == 0 || q[dl] != '-')
+            continue;
+          q += dl + 1;
+        }
+      if (strncmp (q, "containers/", 11) != 0)
         continue;
-      q += il + 1;
-      for (size_t j = 0; j < ARRAY_SIZE (files); j++)
-        if (strcmp (q, files[j]) == 0)
+      q += 11;
+      if (strncmp (q, id, il) != 0 || q[il] != '/' || strncmp (q + il + 1, l->sub, sl) != 0)
+        continue;
+      q += il + 1 + sl;
+      for (size_t j = 0; j < l->n_files; j++)
+        if (strcmp (q, l->files[j]) == 0)
           return true;
     }
   return false;
 }
 
-/* podman's own per-container files for this container, which it binds
-   writable: <root>/<driver>-containers/<id>/userdata/{hosts,hostname,
-   resolv.conf,.containerenv,shm}, under its graph root or run root. */
+/* Docker's own per-container files for this container:
+   <root>/containers/<id>/{resolv.conf,hostname,hosts,mounts/shm}. */
+static bool
+own_engine_file (const char *p, const struct dirs *roots, const char *id)
+{
+  static const char *const files[] = { "resolv.conf", "hostname", "hosts", "mounts/shm" };
+  static const struct own_layout docker = { false, "", files, ARRAY_SIZE (files) };
+
+  return own_file (p, roots, id, &docker);
+}
+
+/* podman's own per-container files for this container:
+   <root>/<driver>-containers/<id>/userdata/{hosts,hostname,resolv.conf,
+   .containerenv,shm}, under its graph root or run root. */
 static bool
 own_podman_file (const char *p, const struct dirs *roots, const char *id)
 {
   static const char *const files[] = { "hosts", "hostname", "resolv.conf", ".containerenv",
                                        "shm" };
-  size_t il;
+  static const struct own_layout podman = { true, "userdata/", files, ARRAY_SIZE (files) };
 
-  if (! valid_id (id))
-    return false;
-  il = strlen (id);
-  for (size_t i = 0; i < roots->n; i++)
-    {
-      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
-      size_t rl = strlen (r), dl;
-      const char *q = p + rl;
-
-      if (strncmp (p, r, rl) != 0 || q[0] != '/')
-        continue;
-      q++;
-      dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
-      if (dl == 0 || strncmp (q + dl, "-containers/", 12) != 0)
-        continue;
-      q += dl + 12;
-      if (strncmp (q, id, il) != 0 || strncmp (q + il, "/userdata/", 10) != 0)
-        continue;
-      q += il + 10;
-      for (size_t j = 0; j < ARRAY_SIZE (files); j++)
-        if (strcmp (q, files[j]) == 0)
-          return true;
-    }
-  return false;
+  return own_file (p, roots, id, &podman);
 }
 
 /* An engine's own JSON file (its state, not the container's input): the

@@ -1600,11 +1600,6 @@ contains_credentials (const char *p)
   return NULL;
 }
 
-/* Whether "rro" without "ro" is read-only.  An OCI runtime that lists it
-   in its features (the real one answers kata-guard's `features`) applies
-   it, and only then do Docker 25 and later write it alone.  Kata's shim
-   (3.30) ignores it, and shares such a source read-write: behind the shim
-   and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
 /* Whether someone other than root could put another object under the
    bind source PATH (absolute, as the runtime will follow it) between this
    check and the mount: every directory on the way, and every symlink,
@@ -1613,10 +1608,9 @@ contains_credentials (const char *p)
    does not exist yet (the engine creates it) is judged by its deepest
    existing directory.  NULL, or why in WHY. */
 static const char *
-redirectable (const char *path, char *why, size_t size)
+redirectable_as (const char *path, enum trust_final final, char *why, size_t size)
 {
   char p[PATH_MAX];
-  enum trust_final final = TRUST_ANY;
 
   if (snprintf (p, sizeof p, "%s", path) >= (int) sizeof p)
     return snprintf (why, size, "path too long"), why;
@@ -1642,6 +1636,57 @@ redirectable (const char *path, char *why, size_t size)
       slash[slash == p] = '\0';  /* "/x" -> "/" */
       final = TRUST_DIR;
     }
+}
+
+static const char *
+redirectable (const char *path, char *why, size_t size)
+{
+  return redirectable_as (path, TRUST_ANY, why, size);
+}
+
+/* Whether "rro" without "ro" is read-only.  An OCI runtime that lists it
+   in its features (the real one answers kata-guard's `features`) applies
+   it, and only then do Docker 25 and later write it alone.  Kata's shim
+   (3.30) ignores it, and shares such a source read-write: behind the shim
+   and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
+/* redirectable () of many sources in one directory (Docker's and the
+   kubelet's layouts) walks that directory once: once it is known that
+   nobody but root can change what is in it, an entry below it that is
+   not a symlink, or is not there, is judged; a symlink is walked. */
+struct redirect_memo
+{
+  char dir[PATH_MAX];  /* the parent last judged, or "" */
+  bool dir_ok;         /* it passed (as an existing or a missing directory) */
+  bool dir_exists;
+};
+
+static const char *
+redirectable_memo (struct redirect_memo *m, const char *path, char *why, size_t size)
+{
+  const char *slash = strrchr (path, '/');
+  size_t dl;
+  struct stat st;
+
+  if (slash == NULL || path[0] != '/')
+    return redirectable (path, why, size);
+  dl = slash == path ? 1 : (size_t) (slash - path);
+  if (dl >= sizeof m->dir)
+    return redirectable (path, why, size);
+  if (strlen (m->dir) != dl || strncmp (m->dir, path, dl) != 0)
+    {
+      memcpy (m->dir, path, dl);
+      m->dir[dl] = '\0';
+      /* As the walk to PATH would pass it: a trusted directory. */
+      m->dir_ok = redirectable_as (m->dir, TRUST_DIR, why, size) == NULL;
+      m->dir_exists = m->dir_ok && stat (m->dir, &st) == 0 && S_ISDIR (st.st_mode);
+    }
+  if (! m->dir_ok)
+    return redirectable (path, why, size);
+  if (! m->dir_exists)
+    return NULL;
+  if (lstat (path, &st) < 0 ? errno == ENOENT : ! S_ISLNK (st.st_mode))
+    return NULL;
+  return redirectable (path, why, size);
 }
 
 static bool
@@ -1745,8 +1790,8 @@ enum bind_verdict
 /* One bind mount of source S (as written), read-only or not (RO; RRO:
    "rro" was among its options). */
 static enum bind_verdict
-judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo, const char *s,
-            bool ro, bool rro, struct findings *f)
+judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo,
+            struct redirect_memo *rmemo, const char *s, bool ro, bool rro, struct findings *f)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *lex = NULL;
@@ -1817,7 +1862,7 @@ judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo
       finding (f, "%s: contains %s", s, why);
       return BIND_REFUSED;
     }
-  if (redirectable (lex, rwhy, sizeof rwhy) != NULL)
+  if (redirectable_memo (rmemo, lex, rwhy, sizeof rwhy) != NULL)
     {
       finding (f, "%s: %s", s, rwhy);
       return BIND_REFUSED;
@@ -1848,6 +1893,7 @@ check_mounts (struct ctx *c)
   cleanup_findings struct findings f = { 0 };
   cleanup_mount_dirs struct mount_dirs d = { 0 };
   cleanup_resolve_memo struct resolve_memo memo = { 0 };
+  struct redirect_memo rmemo = { "", false, false };
   cleanup_error kg_error_t err = NULL;
   struct json_object *mounts;
   size_t n_bind = 0, n_ro = 0, n_engine = 0;
@@ -1904,7 +1950,7 @@ check_mounts (struct ctx *c)
           finding (&f, "bind mount %zu has no source", i);
           continue;
         }
-      switch (judge_bind (c, &d, &memo, s, ro, rro, &f))
+      switch (judge_bind (c, &d, &memo, &rmemo, s, ro, rro, &f))
         {
         case BIND_ENGINE:
           n_engine++;

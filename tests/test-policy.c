@@ -1124,6 +1124,37 @@ test_redirect (void)
     }
   else
     ok (true, "# SKIP lchown needs root");
+  /* Sources side by side in one directory: the directory is walked once,
+     and still every entry that is a symlink is walked on its own. */
+  {
+    cleanup_free char *pair = NULL, *a = NULL, *b = NULL, *ma = NULL, *mb = NULL, *both = NULL;
+    cleanup_free char *spec = NULL;
+    struct report rep;
+
+    if (asprintf (&pair, "%s/pair", tmpdir) < 0 || asprintf (&a, "%s/a", pair) < 0
+        || asprintf (&b, "%s/b", pair) < 0)
+      abort ();
+    if (mkdir (pair, 0755) < 0 || mkdir (a, 0755) < 0 || symlink (a, b) < 0)
+      abort ();
+    ma = bind_of (a, "\"rbind\", \"ro\"");
+    mb = bind_of (b, "\"rbind\", \"ro\"");
+    if (asprintf (&both, "%s, %s", ma, mb) < 0)
+      abort ();
+    spec = spec_of (NULL, both, NULL, NULL, NULL);
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "two sources in one directory, the second root's symlink", "", "policy.mounts",
+            "2 bind mounts: 2 read-only");
+    report_release (&rep);
+    if (geteuid () == 0 && lchown (b, 65534, 65534) == 0)
+      {
+        run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+        expect (&rep, "two sources in one directory, the second another user's symlink",
+                "policy.mounts", "policy.mounts", "is owned by uid 65534, not root");
+        report_release (&rep);
+      }
+    else
+      ok (true, "# SKIP lchown needs root");
+  }
   chmod (open_dir, 0755);
   chmod (sticky, 0755);
 }

@@ -2,15 +2,14 @@
 /*
  * The confined checker (checker.h).  The parent's part is small on
  * purpose: it gathers what needs privilege, forks, and then only reads one
- * bounded message, checks every byte of it against a fixed format and
- * reaps the child.  Everything that parses input runs in the child, after
- * confine_enter.
+ * bounded message, checks every byte of it against a fixed format
+ * (codec.h) and reaps the child.  Everything that parses input runs in the
+ * child, after confine_enter.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,12 +30,6 @@
 #include "confine.h"
 #include "netns.h"
 #include "util.h"
-
-/* ---- the message ------------------------------------------------------- */
-
-static const unsigned char request_magic[4] = { 'K', 'G', 'R', 'Q' };  /* readlink /proc/PID/exe */
-static const unsigned char ns_magic[4] = { 'K', 'G', 'N', 'S' };       /* stat /proc/PID/ns/NAME */
-static const unsigned char netns_magic[4] = { 'K', 'G', 'N', 'N' };    /* a network namespace's facts */
 
 /* ---- the parent -------------------------------------------------------- */
 
@@ -59,94 +52,25 @@ write_full (int fd, const void *data, size_t n)
   return 0;
 }
 
-/* A namespace request: ARG is the pid in its low 24 bits and the
-   namespace's index above them.  The answer: errno (int32), st_dev and
-   st_ino (uint64 each). */
+/* The answers, to requests checker_request_parse validated (VALID
+   false: answered EINVAL).  The parent builds every path itself, from
+   numbers or from a path it checked. */
+
+/* readlink /proc/PID/exe: errno (int32), the target's length (uint32),
+   the target. */
 static int
-answer_ns (int sock, uint32_t arg)
-{
-  uint32_t pid = arg & 0xffffff;
-  const char *name = engine_ns_proc_name ((int) (arg >> 24));
-  unsigned char out[20];
-  char path[64];
-  struct stat st;
-  int32_t e = 0;
-  uint64_t dev = 0, ino = 0;
-
-  if (pid == 0 || name == NULL)
-    e = EINVAL;
-  else
-    {
-      snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) pid, name);
-      if (stat (path, &st) < 0)
-        e = errno;
-      else
-        dev = st.st_dev, ino = st.st_ino;
-    }
-  memcpy (out, &e, 4);
-  memcpy (out + 4, &dev, 8);
-  memcpy (out + 12, &ino, 8);
-  return write_full (sock, out, sizeof out);
-}
-
-/* A network namespace request (netns.h): a process's namespace (pid), or
-   a path, with what to probe from inside. */
-struct netns_request
-{
-  uint32_t pid;
-  char path[NETNS_PATH_MAX];
-  struct netns_probe probe;
-};
-
-/* Validated here, whatever the child sent: a path that is a terminated
-   absolute one, a proxy that is an IPv4 or IPv6 socket address, a host
-   that is a DNS name (it goes into the request line), a bounded wait.
-   The answer: errno (int32), then the facts. */
-static int
-answer_netns (int sock, const unsigned char *payload)
-{
-  static struct netns_request rq;
-  static struct netns_facts facts;
-  cleanup_error kg_error_t gerr = NULL;
-  const struct netns_probe *p = &rq.probe;
-  size_t hl;
-  int32_t e = 0;
-
-  memcpy (&rq, payload, sizeof rq);
-  memset (&facts, 0, sizeof facts);
-  hl = strnlen (p->host, sizeof p->host);
-  if (strnlen (rq.path, sizeof rq.path) == sizeof rq.path || (rq.pid == 0 && rq.path[0] != '/')
-      || (rq.pid != 0 && (rq.path[0] != '\0' || rq.pid > INT32_MAX)) || hl == 0 || hl == sizeof p->host
-      || strspn (p->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != hl
-      || p->timeout_ms < 1 || p->timeout_ms > 60000
-      || ! ((p->proxy.ss_family == AF_INET && p->proxy_len == sizeof (struct sockaddr_in))
-            || (p->proxy.ss_family == AF_INET6 && p->proxy_len == sizeof (struct sockaddr_in6))))
-    e = EINVAL;
-  else if (netns_gather (rq.pid, rq.pid ? NULL : rq.path, p, &facts, &gerr) < 0)
-    e = gerr->errnum ? gerr->errnum : EIO;
-  if (write_full (sock, &e, sizeof e) < 0)
-    return -1;
-  return write_full (sock, &facts, sizeof facts);
-}
-
-/* Answer one request: the parent builds the path itself from numbers. */
-static int
-answer (int sock, const unsigned char *rq)
+answer_exe (int sock, const struct checker_request *rq, bool valid)
 {
   char path[64], target[CHECKER_PATH_MAX];
-  uint32_t pid;
   int32_t e = 0;
   uint32_t n = 0;
   ssize_t r = -1;
 
-  memcpy (&pid, rq + 4, 4);
-  if (memcmp (rq, ns_magic, 4) == 0)
-    return answer_ns (sock, pid);
-  if (pid == 0 || pid > INT32_MAX)
+  if (! valid)
     e = EINVAL;
   else
     {
-      snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) pid);
+      snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) rq->pid);
       r = readlink (path, target, sizeof target);
       if (r < 0)
         e = errno;
@@ -159,6 +83,71 @@ answer (int sock, const unsigned char *rq)
       || (n > 0 && write_full (sock, target, n) < 0))
     return -1;
   return 0;
+}
+
+/* stat /proc/PID/ns/NAME: errno (int32), st_dev and st_ino (uint64
+   each). */
+static int
+answer_ns (int sock, const struct checker_request *rq, bool valid)
+{
+  unsigned char out[20];
+  char path[64];
+  struct stat st;
+  int32_t e = 0;
+  uint64_t dev = 0, ino = 0;
+
+  if (! valid)
+    e = EINVAL;
+  else
+    {
+      snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
+      if (stat (path, &st) < 0)
+        e = errno;
+      else
+        dev = st.st_dev, ino = st.st_ino;
+    }
+  memcpy (out, &e, 4);
+  memcpy (out + 4, &dev, 8);
+  memcpy (out + 12, &ino, 8);
+  return write_full (sock, out, sizeof out);
+}
+
+/* A network namespace's facts (netns.h), of a process's namespace (pid)
+   or a path's: errno (int32), then the facts. */
+static int
+answer_netns (int sock, const struct checker_request *rq, bool valid)
+{
+  static struct netns_facts facts;
+  cleanup_error kg_error_t gerr = NULL;
+  const struct netns_request *n = &rq->netns;
+  int32_t e = 0;
+
+  memset (&facts, 0, sizeof facts);
+  if (! valid)
+    e = EINVAL;
+  else if (netns_gather (n->pid, n->pid ? NULL : n->path, &n->probe, &facts, &gerr) < 0)
+    e = gerr->errnum ? gerr->errnum : EIO;
+  if (write_full (sock, &e, sizeof e) < 0)
+    return -1;
+  return write_full (sock, &facts, sizeof facts);
+}
+
+/* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED). */
+static int
+answer (int sock, const struct checker_request *rq, enum checker_parse parsed)
+{
+  bool valid = parsed == CHECKER_PARSE_OK;
+
+  switch (rq->kind)
+    {
+    case CHECKER_REQ_EXE:
+      return answer_exe (sock, rq, valid);
+    case CHECKER_REQ_NS:
+      return answer_ns (sock, rq, valid);
+    case CHECKER_REQ_NETNS:
+      return answer_netns (sock, rq, valid);
+    }
+  return -1;
 }
 
 static int64_t
@@ -307,38 +296,26 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
       /* Requests come before the report, whole, and a bounded number. */
       while (! report_started && ! eof && len >= 4 && read_error == NULL)
         {
-          size_t need = 8;
-          bool netns = memcmp (buf, netns_magic, 4) == 0;
+          static struct checker_request rq;
+          enum checker_parse parsed = checker_request_parse (buf, len, &rq);
 
-          if (memcmp (buf, request_magic, 4) != 0 && memcmp (buf, ns_magic, 4) != 0 && ! netns)
+          if (parsed == CHECKER_PARSE_NONE)
             {
               report_started = true;
               break;
             }
-          if (len < 8)
+          if (parsed == CHECKER_PARSE_PARTIAL)
             break;
-          if (netns)
-            {
-              uint32_t plen;
-
-              memcpy (&plen, buf + 4, 4);
-              if (plen != sizeof (struct netns_request))
-                {
-                  read_error = "a malformed request";
-                  break;
-                }
-              need += plen;
-              if (len < need)
-                break;
-            }
-          if (++n_requests > CHECKER_MAX_REQUESTS || passed >= 0)
+          if (parsed == CHECKER_PARSE_MALFORMED)
+            read_error = "a malformed request";
+          else if (++n_requests > CHECKER_MAX_REQUESTS || passed >= 0)
             read_error = "too many requests";
-          else if ((netns ? answer_netns (sock, buf + 8) : answer (sock, buf)) < 0)
+          else if (answer (sock, &rq, parsed) < 0)
             read_error = "cannot answer a request";
           else
             {
-              memmove (buf, buf + need, len - need);
-              len -= need;
+              memmove (buf, buf + rq.len, len - rq.len);
+              len -= rq.len;
             }
         }
     }
@@ -467,12 +444,12 @@ read_full (int fd, void *data, size_t n)
 static ssize_t
 child_proc_exe (unsigned long pid, char *buf, size_t size)
 {
-  unsigned char rq[8];
-  uint32_t p = (uint32_t) pid, n;
+  unsigned char rq[CHECKER_REQUEST_HEAD];
+  uint32_t n;
   int32_t e;
 
-  memcpy (rq, request_magic, 4);
-  memcpy (rq + 4, &p, 4);
+  if (checker_request_exe (pid, rq) < 0)
+    return -1;
   if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, &e, 4) < 0
       || read_full (CHILD_SOCK, &n, 4) < 0)
     {
@@ -496,18 +473,12 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
 static int
 child_ns_stat (unsigned long pid, int k, struct stat *st)
 {
-  unsigned char rq[8], reply[20];
-  uint32_t arg = (uint32_t) pid | ((uint32_t) k << 24);
+  unsigned char rq[CHECKER_REQUEST_HEAD], reply[20];
   int32_t e;
   uint64_t dev, ino;
 
-  if (pid == 0 || pid > 0xffffff || k < 0 || k > 0xff)
-    {
-      errno = EINVAL;
-      return -1;
-    }
-  memcpy (rq, ns_magic, 4);
-  memcpy (rq + 4, &arg, 4);
+  if (checker_request_ns (pid, k, rq) < 0)
+    return -1;
   if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, reply, sizeof reply) < 0)
     {
       errno = EIO;
@@ -532,24 +503,12 @@ static int
 child_netns_facts (unsigned long pid, const char *path, const struct netns_probe *probe,
                    struct netns_facts *out)
 {
-  static struct netns_request rq;
-  unsigned char head[8];
-  uint32_t n = sizeof rq;
+  static unsigned char rq[CHECKER_NETNS_REQUEST_LEN];
   int32_t e;
 
-  memset (&rq, 0, sizeof rq);
-  if (pid > INT32_MAX || (path != NULL && strlen (path) >= sizeof rq.path))
-    {
-      errno = EINVAL;
-      return -1;
-    }
-  rq.pid = (uint32_t) pid;
-  if (path != NULL)
-    memcpy (rq.path, path, strlen (path) + 1);
-  rq.probe = *probe;
-  memcpy (head, netns_magic, 4);
-  memcpy (head + 4, &n, 4);
-  if (write_full (CHILD_SOCK, head, sizeof head) < 0 || write_full (CHILD_SOCK, &rq, sizeof rq) < 0
+  if (checker_request_netns (pid, path, probe, rq) < 0)
+    return -1;
+  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0
       || read_full (CHILD_SOCK, &e, sizeof e) < 0 || read_full (CHILD_SOCK, out, sizeof *out) < 0)
     {
       errno = EIO;

@@ -8,9 +8,10 @@
  * message only when it is exactly well formed, the child exited 0, and all
  * of it came within [runtime] deadline_ms.
  *
- * The message is codec.h's; before it the child may ask the one question
- * it lacks the privilege for, readlink of /proc/PID/exe (policy.hooks):
- *   request "KGRQ" u32 pid      reply  i32 errno (0: ok) u32 len, then the target
+ * Before its report the child may ask what it lacks the privilege for
+ * (a hook's /proc/PID/exe, a process's namespace identities, a network
+ * namespace's facts); the parent answers each request it validated.  The
+ * message and the requests are codec.h's.
  */
 #ifndef KG_CHECKER_H
 #define KG_CHECKER_H

@@ -230,6 +230,115 @@ checker_cache_valid (const char *s, size_t n)
   return checker_text_valid (s, n) && memchr (s, '\t', n) == NULL;
 }
 
+/* What the header says of the body. */
+struct header
+{
+  uint8_t flags;
+  uint32_t n_results, n_files;
+};
+
+static int
+decode_header (struct cursor *c, struct header *h, kg_error_t *err)
+{
+  unsigned char m[4];
+  uint8_t version;
+  uint16_t reserved;
+  uint32_t body_len;
+
+  if (c->left < CHECKER_HEADER_LEN)
+    return kg_error (err, 0, "the checker's report is truncated (%zu bytes, no header)", c->left);
+  take (c, m, 4);
+  take (c, &version, 1);
+  take (c, &h->flags, 1);
+  take (c, &reserved, 2);
+  take (c, &h->n_results, 4);
+  take (c, &h->n_files, 4);
+  take (c, &body_len, 4);
+  if (memcmp (m, magic, 4) != 0)
+    return kg_error (err, 0, "the checker's report is garbage (bad magic)");
+  if (version != CHECKER_VERSION || reserved != 0
+      || (h->flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE | CHECKER_FLAG_SANDBOX)))
+    return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
+                     version, h->flags);
+  if (h->n_results > CHECKER_MAX_RESULTS || h->n_files > CHECKER_MAX_FILES)
+    return kg_error (err, 0, "the checker's report claims %u results and %u files (at most %d and %d)",
+                     h->n_results, h->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
+  if (body_len > CHECKER_MSG_MAX - CHECKER_HEADER_LEN || body_len > c->left)
+    return kg_error (err, 0, "the checker's report is truncated (%zu of %u body bytes)", c->left,
+                     body_len);
+  if (body_len < c->left)
+    return kg_error (err, 0, "the checker's report is too long (%zu bytes, header says %u)", c->left,
+                     body_len);
+  return 0;
+}
+
+/* The body ends before the entries the header counts. */
+static int
+short_body (const struct header *h, kg_error_t *err)
+{
+  return kg_error (err, 0, "the checker's report does not hold the %u results and %u files it "
+                   "claims", h->n_results, h->n_files);
+}
+
+/* Result I into TMP; its id may be neither in TMP nor in REP. */
+static int
+decode_result (struct cursor *c, const struct header *h, uint32_t i, struct report *tmp,
+               const struct report *rep, kg_error_t *err)
+{
+  uint8_t verdict, id_len, has_remedy, pad;
+  uint16_t reason_len, remedy_len;
+  cleanup_free char *id = NULL;
+  cleanup_free char *reason = NULL;
+  cleanup_free char *remedy = NULL;
+
+  if (! take (c, &verdict, 1) || ! take (c, &id_len, 1) || ! take (c, &reason_len, 2)
+      || ! take (c, &remedy_len, 2) || ! take (c, &has_remedy, 1) || ! take (c, &pad, 1))
+    return short_body (h, err);
+  if (verdict > VERDICT_FAIL || has_remedy > 1 || pad != 0 || reason_len > CHECKER_TEXT_MAX
+      || remedy_len > CHECKER_TEXT_MAX || (! has_remedy && remedy_len != 0))
+    return kg_error (err, 0, "the checker's result %u is malformed (verdict %u)", i, verdict);
+  if (c->left < (size_t) id_len + reason_len + remedy_len)
+    return short_body (h, err);
+  if ((id = take_str (c, id_len, checker_id_valid)) == NULL
+      || (reason = take_str (c, reason_len, checker_text_valid)) == NULL
+      || (has_remedy && (remedy = take_str (c, remedy_len, checker_text_valid)) == NULL))
+    return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
+  if (report_find (tmp, id) != NULL || report_find (rep, id) != NULL)
+    return kg_error (err, 0, "the checker reported %s twice", id);
+  report_add (tmp, id, (enum verdict) verdict, remedy, "%s", reason);
+  return 0;
+}
+
+/* File I into TMP. */
+static int
+decode_file (struct cursor *c, const struct header *h, uint32_t i, struct report *tmp,
+             kg_error_t *err)
+{
+  uint16_t n;
+  cleanup_free char *path = NULL;
+
+  if (! take (c, &n, 2) || c->left < n)
+    return short_body (h, err);
+  if ((path = take_str (c, n, checker_path_valid)) == NULL)
+    return kg_error (err, 0, "the checker's file %u is not an absolute path", i);
+  report_add_file (tmp, path);
+  return 0;
+}
+
+static int
+decode_cache (struct cursor *c, const struct header *h, char **cache, uint32_t *cache_len,
+              kg_error_t *err)
+{
+  if (! take (c, cache_len, 4) || c->left < *cache_len)
+    return short_body (h, err);
+  if (*cache_len > CHECKER_CACHE_MAX
+      || (*cache = take_str (c, *cache_len, checker_cache_valid)) == NULL)
+    return kg_error (err, 0, "the checker's digest cache is malformed");
+  return 0;
+}
+
+/* Everything is decoded into TMP first, and only a message that holds
+   from its first byte to its last reaches REP. */
 int
 checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
                 char **cache_out, size_t *cache_len_out, kg_error_t *err)
@@ -237,122 +346,46 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
   cleanup_free char *cache = NULL;
   uint32_t cache_len = 0;
   struct cursor c = { buf, len };
-  unsigned char m[4];
-  uint8_t version, flags;
-  uint16_t reserved;
-  uint32_t n_results, n_files, body_len;
+  struct header h = { 0 };
   struct report tmp = { 0 };
+  int rc = -1;
 
-  if (len < CHECKER_HEADER_LEN)
-    return kg_error (err, 0, "the checker's report is truncated (%zu bytes, no header)", len);
-  take (&c, m, 4);
-  take (&c, &version, 1);
-  take (&c, &flags, 1);
-  take (&c, &reserved, 2);
-  take (&c, &n_results, 4);
-  take (&c, &n_files, 4);
-  take (&c, &body_len, 4);
-  if (memcmp (m, magic, 4) != 0)
-    return kg_error (err, 0, "the checker's report is garbage (bad magic)");
-  if (version != CHECKER_VERSION || reserved != 0 || (flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE
-                                                                   | CHECKER_FLAG_SANDBOX)))
-    return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
-                     version, flags);
-  if (n_results > CHECKER_MAX_RESULTS || n_files > CHECKER_MAX_FILES)
-    return kg_error (err, 0, "the checker's report claims %u results and %u files (at most %d and %d)",
-                     n_results, n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
-  if (body_len > CHECKER_MSG_MAX - CHECKER_HEADER_LEN || body_len > c.left)
-    return kg_error (err, 0, "the checker's report is truncated (%zu of %u body bytes)", c.left,
-                     body_len);
-  if (body_len < c.left)
-    return kg_error (err, 0, "the checker's report is too long (%zu bytes, header says %u)", c.left,
-                     body_len);
-
-  for (uint32_t i = 0; i < n_results; i++)
-    {
-      uint8_t verdict, id_len, has_remedy, pad;
-      uint16_t reason_len, remedy_len;
-      cleanup_free char *id = NULL;
-      cleanup_free char *reason = NULL;
-      cleanup_free char *remedy = NULL;
-
-      if (! take (&c, &verdict, 1) || ! take (&c, &id_len, 1) || ! take (&c, &reason_len, 2)
-          || ! take (&c, &remedy_len, 2) || ! take (&c, &has_remedy, 1) || ! take (&c, &pad, 1))
-        goto short_;
-      if (verdict > VERDICT_FAIL || has_remedy > 1 || pad != 0 || reason_len > CHECKER_TEXT_MAX
-          || remedy_len > CHECKER_TEXT_MAX || (! has_remedy && remedy_len != 0))
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's result %u is malformed (verdict %u)", i, verdict);
-        }
-      if (c.left < (size_t) id_len + reason_len + remedy_len)
-        goto short_;
-      if ((id = take_str (&c, id_len, checker_id_valid)) == NULL
-          || (reason = take_str (&c, reason_len, checker_text_valid)) == NULL
-          || (has_remedy && (remedy = take_str (&c, remedy_len, checker_text_valid)) == NULL))
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
-        }
-      if (report_find (&tmp, id) != NULL || report_find (rep, id) != NULL)
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker reported %s twice", id);
-        }
-      report_add (&tmp, id, (enum verdict) verdict, remedy, "%s", reason);
-    }
-  for (uint32_t i = 0; i < n_files; i++)
-    {
-      uint16_t n;
-      cleanup_free char *path = NULL;
-
-      if (! take (&c, &n, 2) || c.left < n)
-        goto short_;
-      if ((path = take_str (&c, n, checker_path_valid)) == NULL)
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's file %u is not an absolute path", i);
-        }
-      report_add_file (&tmp, path);
-    }
-  if (flags & CHECKER_FLAG_CACHE)
-    {
-      if (! take (&c, &cache_len, 4) || c.left < cache_len)
-        goto short_;
-      if (cache_len > CHECKER_CACHE_MAX
-          || (cache = take_str (&c, cache_len, checker_cache_valid)) == NULL)
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's digest cache is malformed");
-        }
-    }
+  if (decode_header (&c, &h, err) < 0)
+    goto out;
+  for (uint32_t i = 0; i < h.n_results; i++)
+    if (decode_result (&c, &h, i, &tmp, rep, err) < 0)
+      goto out;
+  for (uint32_t i = 0; i < h.n_files; i++)
+    if (decode_file (&c, &h, i, &tmp, err) < 0)
+      goto out;
+  if ((h.flags & CHECKER_FLAG_CACHE) && decode_cache (&c, &h, &cache, &cache_len, err) < 0)
+    goto out;
   if (c.left != 0)
     {
-      report_release (&tmp);
-      return kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
+      kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
+      goto out;
     }
-  if (tmp.oom || (flags & CHECKER_FLAG_OOM))
+
+  if (tmp.oom || (h.flags & CHECKER_FLAG_OOM))
     rep->oom = true;
-  if (flags & CHECKER_FLAG_SANDBOX)
+  if (h.flags & CHECKER_FLAG_SANDBOX)
     rep->pod_sandbox = true;
   for (size_t i = 0; i < tmp.n; i++)
     report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
                 tmp.results[i].reason);
   for (size_t i = 0; i < tmp.n_files; i++)
     report_add_file (rep, tmp.files[i]);
-  report_release (&tmp);
-  *want_fd = (flags & CHECKER_FLAG_FD) != 0;
+  *want_fd = (h.flags & CHECKER_FLAG_FD) != 0;
   if (cache_out != NULL)
     {
       *cache_out = steal_pointer (&cache);
       *cache_len_out = cache_len;
     }
-  return 0;
+  rc = 0;
 
-short_:
+out:
   report_release (&tmp);
-  return kg_error (err, 0, "the checker's report does not hold the %u results and %u files it "
-                   "claims", n_results, n_files);
+  return rc;
 }
 
 bool

@@ -209,40 +209,99 @@ reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
     }
 }
 
-int
-checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
-                 struct report *rep, int *fd_out, char **cache, size_t *cache_len,
-                 kg_error_t *err)
+/* The parent's end of the channel, as it reads it. */
+struct channel
 {
-  const int64_t deadline = now_ms () + deadline_ms;
-  cleanup_free unsigned char *buf = NULL;
-  cleanup_close int passed = -1;
-  size_t len = 0;
-  bool too_long = false, bad_fds = false, eof = false, timed_out = false;
-  const char *read_error = NULL;
-  int status = 0;
-  char sig[32];
-  bool want_fd = false, report_started = false;
-  unsigned n_requests = 0;
+  int sock;
+  unsigned char *buf;  /* CHECKER_MSG_MAX + 1 bytes */
+  size_t len;
+  int passed;          /* the descriptor that came, or -1 */
+  bool eof, too_long, bad_fds, report_started;
+  const char *read_error;  /* why reading stopped early, or NULL */
+  unsigned n_requests;
+};
 
-  *fd_out = -1;
-  buf = malloc (CHECKER_MSG_MAX + 1);
-  if (buf == NULL)
+static void
+channel_release (struct channel *ch)
+{
+  free (ch->buf);
+  if (ch->passed >= 0)
+    close (ch->passed);
+}
+#define cleanup_channel __attribute__ ((cleanup (channel_release)))
+
+/* Descriptors: exactly one, once, in one SCM_RIGHTS message; any other
+   is closed and spoils the report. */
+static void
+take_descriptors (struct channel *ch, struct msghdr *mh)
+{
+  if (mh->msg_flags & MSG_CTRUNC)
+    ch->bad_fds = true;
+  for (struct cmsghdr *h = CMSG_FIRSTHDR (mh); h != NULL; h = CMSG_NXTHDR (mh, h))
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+      {
+        size_t k = (h->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+        int fds[4];
+
+        memcpy (fds, CMSG_DATA (h), k * sizeof (int));
+        for (size_t j = 0; j < k; j++)
+          if (ch->passed < 0 && k == 1)
+            ch->passed = fds[j];
+          else
+            {
+              close (fds[j]);
+              ch->bad_fds = true;
+            }
+      }
+}
+
+/* Requests come before the report, whole, and a bounded number: answer
+   each whole one at the start of the buffer and drop it, until the
+   report starts or a request is still coming. */
+static void
+serve_requests (struct channel *ch)
+{
+  while (! ch->report_started && ! ch->eof && ch->len >= 4 && ch->read_error == NULL)
     {
-      kill (pid, SIGKILL);
-      reap (pid, deadline, &status, &timed_out);
-      return kg_error (err, ENOMEM, "cannot read the checker's report");
+      static struct checker_request rq;
+      enum checker_parse parsed = checker_request_parse (ch->buf, ch->len, &rq);
+
+      if (parsed == CHECKER_PARSE_NONE)
+        {
+          ch->report_started = true;
+          break;
+        }
+      if (parsed == CHECKER_PARSE_PARTIAL)
+        break;
+      if (parsed == CHECKER_PARSE_MALFORMED)
+        ch->read_error = "a malformed request";
+      else if (++ch->n_requests > CHECKER_MAX_REQUESTS || ch->passed >= 0)
+        ch->read_error = "too many requests";
+      else if (answer (ch->sock, &rq, parsed) < 0)
+        ch->read_error = "cannot answer a request";
+      else
+        {
+          memmove (ch->buf, ch->buf + rq.len, ch->len - rq.len);
+          ch->len -= rq.len;
+        }
     }
-  while (! eof && ! too_long && read_error == NULL)
+}
+
+/* Read CH until EOF, more than CHECKER_MSG_MAX bytes, an error or
+   DEADLINE (none of the flags set then), answering requests on the way. */
+static void
+read_channel (struct channel *ch, int64_t deadline)
+{
+  while (! ch->eof && ! ch->too_long && ch->read_error == NULL)
     {
-      struct pollfd p = { sock, POLLIN, 0 };
+      struct pollfd p = { ch->sock, POLLIN, 0 };
       int64_t left = deadline - now_ms ();
       union
       {
         struct cmsghdr h;
         char space[CMSG_SPACE (sizeof (int) * 4)];
       } ctl;
-      struct iovec iov = { buf + len, CHECKER_MSG_MAX + 1 - len };
+      struct iovec iov = { ch->buf + ch->len, CHECKER_MSG_MAX + 1 - ch->len };
       struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
                            .msg_controllen = sizeof ctl };
       ssize_t n;
@@ -255,86 +314,37 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
         continue;
       if (r < 0)
         {
-          read_error = strerror (errno);
+          ch->read_error = strerror (errno);
           break;
         }
       if (r == 0)
         break;
-      n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+      n = recvmsg (ch->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
       if (n < 0 && (errno == EINTR || errno == EAGAIN))
         continue;
       if (n < 0)
         {
-          read_error = strerror (errno);
+          ch->read_error = strerror (errno);
           break;
         }
-      /* Descriptors: exactly one, once, in one SCM_RIGHTS message; any
-         other is closed and spoils the report. */
-      if (mh.msg_flags & MSG_CTRUNC)
-        bad_fds = true;
-      for (struct cmsghdr *h = CMSG_FIRSTHDR (&mh); h != NULL; h = CMSG_NXTHDR (&mh, h))
-        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-          {
-            size_t k = (h->cmsg_len - CMSG_LEN (0)) / sizeof (int);
-            int fds[4];
-
-            memcpy (fds, CMSG_DATA (h), k * sizeof (int));
-            for (size_t j = 0; j < k; j++)
-              if (passed < 0 && k == 1)
-                passed = fds[j];
-              else
-                {
-                  close (fds[j]);
-                  bad_fds = true;
-                }
-          }
+      take_descriptors (ch, &mh);
       if (n == 0)
-        eof = true;
-      len += (size_t) n;
-      if (len > CHECKER_MSG_MAX)
-        too_long = true;
-      /* Requests come before the report, whole, and a bounded number. */
-      while (! report_started && ! eof && len >= 4 && read_error == NULL)
-        {
-          static struct checker_request rq;
-          enum checker_parse parsed = checker_request_parse (buf, len, &rq);
-
-          if (parsed == CHECKER_PARSE_NONE)
-            {
-              report_started = true;
-              break;
-            }
-          if (parsed == CHECKER_PARSE_PARTIAL)
-            break;
-          if (parsed == CHECKER_PARSE_MALFORMED)
-            read_error = "a malformed request";
-          else if (++n_requests > CHECKER_MAX_REQUESTS || passed >= 0)
-            read_error = "too many requests";
-          else if (answer (sock, &rq, parsed) < 0)
-            read_error = "cannot answer a request";
-          else
-            {
-              memmove (buf, buf + rq.len, len - rq.len);
-              len -= rq.len;
-            }
-        }
+        ch->eof = true;
+      ch->len += (size_t) n;
+      if (ch->len > CHECKER_MSG_MAX)
+        ch->too_long = true;
+      serve_requests (ch);
     }
+}
 
-  /* Whatever happened, the child is gone before this returns. */
-  if (! eof || too_long || read_error != NULL)
-    kill (pid, SIGKILL);
-  if (reap (pid, deadline, &status, &timed_out) < 0)
-    return kg_error (err, errno, "cannot reap the checker (pid %d)", (int) pid);
-  if (timed_out || (! eof && ! too_long && read_error == NULL))
-    return kg_error (err, ETIMEDOUT,
-                     "the checker did not finish within [runtime] deadline_ms (%lld ms)",
-                     (long long) deadline_ms);
-  if (too_long)
-    return kg_error (err, 0, "the checker's report is too long (more than %d bytes)",
-                     CHECKER_MSG_MAX);
-  /* Killed by the parent for it: say why, not SIGKILL. */
-  if (read_error != NULL)
-    return kg_error (err, 0, "cannot read the checker's report: %s", read_error);
+/* How the child ended (STATUS from waitpid): 0 when it exited 0, else
+   what killed it or the exit status it chose.  REFUSED: as for
+   checker_collect. */
+static int
+child_ended (int status, const volatile uint32_t *refused, kg_error_t *err)
+{
+  char sig[32];
+
   if (WIFSIGNALED (status) && WTERMSIG (status) == SIGSYS)
     {
       uint32_t nr = refused != NULL ? *refused : 0;
@@ -361,17 +371,57 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
                      CHECKER_EXIT_SEND);
   if (! WIFEXITED (status) || WEXITSTATUS (status) != 0)
     return kg_error (err, 0, "the checker exited with status %d", WEXITSTATUS (status));
-  if (bad_fds)
+  return 0;
+}
+
+int
+checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
+                 struct report *rep, int *fd_out, char **cache, size_t *cache_len,
+                 kg_error_t *err)
+{
+  const int64_t deadline = now_ms () + deadline_ms;
+  cleanup_channel struct channel ch = { .sock = sock, .passed = -1 };
+  bool timed_out = false, want_fd;
+  int status = 0;
+
+  *fd_out = -1;
+  ch.buf = malloc (CHECKER_MSG_MAX + 1);
+  if (ch.buf == NULL)
+    {
+      kill (pid, SIGKILL);
+      reap (pid, deadline, &status, &timed_out);
+      return kg_error (err, ENOMEM, "cannot read the checker's report");
+    }
+  read_channel (&ch, deadline);
+
+  /* Whatever happened, the child is gone before this returns. */
+  if (! ch.eof || ch.too_long || ch.read_error != NULL)
+    kill (pid, SIGKILL);
+  if (reap (pid, deadline, &status, &timed_out) < 0)
+    return kg_error (err, errno, "cannot reap the checker (pid %d)", (int) pid);
+  if (timed_out || (! ch.eof && ! ch.too_long && ch.read_error == NULL))
+    return kg_error (err, ETIMEDOUT,
+                     "the checker did not finish within [runtime] deadline_ms (%lld ms)",
+                     (long long) deadline_ms);
+  if (ch.too_long)
+    return kg_error (err, 0, "the checker's report is too long (more than %d bytes)",
+                     CHECKER_MSG_MAX);
+  /* Killed by the parent for it: say why, not SIGKILL. */
+  if (ch.read_error != NULL)
+    return kg_error (err, 0, "cannot read the checker's report: %s", ch.read_error);
+  if (child_ended (status, refused, err) < 0)
+    return -1;
+  if (ch.bad_fds)
     return kg_error (err, 0, "the checker passed descriptors that were not asked for");
   /* The descriptor against the header's flag first, so that REP only
      changes when everything holds; checker_decode validates the rest. */
-  want_fd = checker_header_wants_fd (buf, len);
-  if (want_fd != (passed >= 0))
+  want_fd = checker_header_wants_fd (ch.buf, ch.len);
+  if (want_fd != (ch.passed >= 0))
     return kg_error (err, 0, "the checker's report %s a runtime descriptor but %s came",
-                     want_fd ? "announces" : "does not announce", passed >= 0 ? "one" : "none");
-  if (checker_decode (buf, len, rep, &want_fd, cache, cache_len, err) < 0)
+                     want_fd ? "announces" : "does not announce", ch.passed >= 0 ? "one" : "none");
+  if (checker_decode (ch.buf, ch.len, rep, &want_fd, cache, cache_len, err) < 0)
     return -1;
-  *fd_out = steal_fd (&passed);
+  *fd_out = steal_fd (&ch.passed);
   return 0;
 }
 

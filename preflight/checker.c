@@ -615,10 +615,7 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
   memset (&cfg, 0, sizeof cfg);
   preflight_init (&pf, &req, &cfg, &rep);
   if (guard_config_load (config_path, &cfg, &err) < 0)
-    report_fail (&rep, "config",
-                 "fix the guard configuration (kata-guard check shows the same error); see "
-                 "kata-guard.toml(5)",
-                 "%s", err->msg);
+    report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
   else
     preflight_run (&pf);
   if (send_report (CHILD_SOCK, &rep, pf.runtime_fd, pf.cache_out, pf.cache_out_len) < 0)

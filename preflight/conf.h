@@ -119,6 +119,12 @@ struct guard_config
    SYSCONFDIR/kata-guard/config.toml. */
 const char *guard_config_default_path (void);
 
+/* The remedy of a guard configuration that does not load (the "config"
+   failure of a start, in the parent and in the checker alike). */
+#define GUARD_CONFIG_REMEDY                                                               \
+  "fix the guard configuration (kata-guard check shows the same error); see "             \
+  "kata-guard.toml(5)"
+
 /* Read and validate PATH.  Errors read "PATH:LINE: [table] key: what". */
 int guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err);
 /* CFG with every key at its default, as an empty file would give. */

@@ -58,7 +58,8 @@ int checker_encode (const struct report *rep, bool with_fd, const char *cache, s
 /* Validate and decode one whole message into REP (appending; an id REP
    already holds is refused).  *WANT_FD: the header says a descriptor
    comes with it; *CACHE (NUL-terminated, *CACHE_LEN bytes, or NULL): the
-   digest cache it carries. */
+   digest cache it carries.  Refused, REP, *CACHE and *CACHE_LEN are as
+   they were. */
 int checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
                     char **cache, size_t *cache_len, kg_error_t *err);
 /* Whether the LEN bytes at BUF begin with a header whose flags announce a

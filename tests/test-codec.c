@@ -2,18 +2,31 @@
 /* The checker's wire format (preflight/codec.c): a report survives the
    round trip field by field and byte for byte; every message that is not
    exactly well formed is refused and leaves the parent's report as it
-   was; the child's requests parse as the parent answers them. */
+   was; the child's requests parse as the parent answers them.
+
+   tests/test-codec --seeds DIR writes the fuzz corpus of
+   tests/fuzz/fuzz-checker.c into DIR instead (as root, from the source
+   tree): hand-made reports with every field kind, the reports real
+   `kata-guard check` runs send (the confined checker itself, on this
+   host), and the requests the child's policy checks send. */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "checker.h"
 #include "checks.h"
 #include "codec.h"
+#include "conf.h"
+#include "egress.h"
+#include "fuzz/fuzz-checker.h"
 #include "tap.h"
 #include "util.h"
 
@@ -693,9 +706,242 @@ test_requests (void)
       "magics are case-sensitive");
 }
 
-int
-main (void)
+/* ---- the seed corpus --------------------------------------------------- */
+
+static int
+write_seed (const char *dir, const char *name, unsigned selector, const unsigned char *b,
+            size_t len)
 {
+  char path[4096];
+  FILE *f;
+  unsigned char sel = (unsigned char) selector;
+
+  /* A seed is a valid encoding (a refusal only where the parent's own
+     report makes it one). */
+  if (selector == FUZZ_CHECKER_REQUEST)
+    {
+      struct checker_request rq;
+
+      if (checker_request_parse (b, len, &rq) != CHECKER_PARSE_OK || rq.len != len)
+        {
+          fprintf (stderr, "test-codec: %s: not a valid request\n", name);
+          return -1;
+        }
+    }
+  else if (selector == FUZZ_CHECKER_REPORT)
+    {
+      struct report r = { 0 };
+      cleanup_error kg_error_t err = NULL;
+      bool want_fd;
+      int rc = checker_decode (b, len, &r, &want_fd, NULL, NULL, &err);
+
+      report_release (&r);
+      if (rc < 0)
+        {
+          fprintf (stderr, "test-codec: %s: %s\n", name, err->msg);
+          return -1;
+        }
+    }
+  snprintf (path, sizeof path, "%s/%s", dir, name);
+  f = fopen (path, "we");
+  if (f == NULL || fwrite (&sel, 1, 1, f) != 1 || (len && fwrite (b, 1, len, f) != len)
+      || fclose (f) != 0)
+    {
+      fprintf (stderr, "test-codec: %s: %s\n", path, strerror (errno));
+      return -1;
+    }
+  printf ("%s: %zu bytes\n", path, len + 1);
+  return 0;
+}
+
+static int
+write_report_seed (const char *dir, const char *name, unsigned selector, const struct report *r,
+                   bool with_fd, const char *cache)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free unsigned char *buf = NULL;
+  size_t len;
+
+  if (checker_encode (r, with_fd, cache, cache ? strlen (cache) : 0, &buf, &len, &err) < 0)
+    {
+      fprintf (stderr, "test-codec: %s: %s\n", name, err->msg);
+      return -1;
+    }
+  return write_seed (dir, name, selector, buf, len);
+}
+
+/* What the confined checker sends for `kata-guard check` with CONFIG
+   (and BUNDLE: a --bundle check of that spec), on this host. */
+static int
+real_report (const char *dir, const char *name, const char *config, const char *bundle)
+{
+  cleanup_error kg_error_t err = NULL;
+  struct guard_config cfg;
+  struct request req = { .mode = KG_MODE_CHECK, .bundle = bundle,
+                         .container_id = bundle ? "kgseed" : NULL };
+  struct report rep = { 0 };
+  struct preflight pf;
+  int rc;
+
+  memset (&cfg, 0, sizeof cfg);
+  if (guard_config_load (config, &cfg, &err) < 0)
+    {
+      fprintf (stderr, "test-codec: %s: %s\n", config, err->msg);
+      return -1;
+    }
+  preflight_init (&pf, &req, &cfg, &rep);
+  rc = checker_run (&pf, config, cfg.runtime.deadline_ms, &err);
+  if (rc < 0)
+    fprintf (stderr, "test-codec: %s: the checker: %s\n", name, err->msg);
+  else
+    rc = write_report_seed (dir, name, FUZZ_CHECKER_REPORT, &rep, pf.runtime_fd >= 0, NULL);
+  preflight_release (&pf);
+  guard_config_release (&cfg);
+  report_release (&rep);
+  return rc;
+}
+
+static int
+write_file (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "we");
+
+  if (f == NULL || fputs (text, f) < 0 || fclose (f) != 0)
+    {
+      fprintf (stderr, "test-codec: %s: %s\n", path, strerror (errno));
+      return -1;
+    }
+  return 0;
+}
+
+static int
+copy_file (const char *from, const char *to)
+{
+  cleanup_free char *text = NULL;
+  size_t n = 0;
+  FILE *f = fopen (from, "re");
+  int rc;
+
+  if (f == NULL || getdelim (&text, &n, '\0', f) < 0)
+    {
+      fprintf (stderr, "test-codec: %s: %s\n", from, strerror (errno));
+      if (f)
+        fclose (f);
+      return -1;
+    }
+  fclose (f);
+  rc = write_file (to, text);
+  return rc;
+}
+
+static int
+write_seeds (const char *dir)
+{
+  const char *src = getenv ("KG_SRCDIR") ? getenv ("KG_SRCDIR") : ".";
+  char tmp[] = "/tmp/kg-codec-seeds.XXXXXX";
+  char path[4096], conf[4096], bundle[4096], spec[4096 + 16], text[8192];
+  struct report r;
+  struct netns_probe p;
+  struct guard_config cfg;
+  cleanup_error kg_error_t err = NULL;
+  unsigned char b[CHECKER_NETNS_REQUEST_LEN];
+  int rc = 0;
+
+  if (mkdir (dir, 0755) < 0 && errno != EEXIST)
+    {
+      fprintf (stderr, "test-codec: %s: %s\n", dir, strerror (errno));
+      return 1;
+    }
+
+  /* Hand-made: every field kind, each flag, the parent's own entries. */
+  every_kind (&r);
+  r.pod_sandbox = true;
+  rc |= write_report_seed (dir, "report-every-kind", FUZZ_CHECKER_REPORT, &r, true, cache_text);
+  rc |= write_report_seed (dir, "append-every-kind", FUZZ_CHECKER_APPEND, &r, false, NULL);
+  report_release (&r);
+  memset (&r, 0, sizeof r);
+  rc |= write_report_seed (dir, "report-empty", FUZZ_CHECKER_REPORT, &r, false, NULL);
+  r.oom = true;
+  report_fail (&r, "config", GUARD_CONFIG_REMEDY,
+               "/etc/kata-guard/config.toml:3: [egress] proxy: not an IP:port");
+  rc |= write_report_seed (dir, "report-config-oom", FUZZ_CHECKER_REPORT, &r, false, "");
+  rc |= write_report_seed (dir, "append-config-twice", FUZZ_CHECKER_APPEND, &r, false, NULL);
+  report_release (&r);
+
+  /* Real: the confined checker on this host, as `kata-guard check` runs
+     it, with the shipped configuration and with a Kata configuration,
+     a proxy and a Docker spec. */
+  if (mkdtemp (tmp) == NULL)
+    return 1;
+  snprintf (conf, sizeof conf, "%s/packaging/config.toml", src);
+  rc |= real_report (dir, "report-check-shipped", conf, NULL);
+  snprintf (conf, sizeof conf, "%s/config.toml", tmp);
+  snprintf (text, sizeof text,
+            "[kata]\nconfig = \"%s/tests/fixtures/kata/configuration-fc.toml\"\n"
+            "[egress]\nproxy = \"127.0.0.1:9\"\ntimeout_ms = 200\n"
+            "[assets]\nextra = [\"/etc/passwd\"]\n",
+            src);
+  rc |= write_file (conf, text);
+  rc |= real_report (dir, "report-check-kata-fc", conf, NULL);
+  snprintf (bundle, sizeof bundle, "%s/bundle", tmp);
+  mkdir (bundle, 0700);
+  snprintf (spec, sizeof spec, "%s/config.json", bundle);
+  {
+    static const char *const fixtures[] = { "docker-20.10/default", "docker-20.10/privileged",
+                                            "containerd-1.6/ctr-mounts-limits" };
+
+    for (size_t i = 0; i < ARRAY_SIZE (fixtures); i++)
+      {
+        char name[128], *slash;
+
+        snprintf (path, sizeof path, "%s/tests/fixtures/oci/%s.json", src, fixtures[i]);
+        rc |= copy_file (path, spec);
+        snprintf (name, sizeof name, "report-bundle-%s", fixtures[i]);
+        slash = strchr (name, '/');
+        *slash = '-';
+        rc |= real_report (dir, name, conf, bundle);
+      }
+  }
+  unlink (spec);
+  rmdir (bundle);
+  unlink (conf);
+  rmdir (tmp);
+
+  /* The requests, as the child's policy checks send them. */
+  checker_request_exe (1, b);
+  rc |= write_seed (dir, "request-exe", FUZZ_CHECKER_REQUEST, b, CHECKER_REQUEST_HEAD);
+  for (int k = 0; k < KG_NS_COUNT; k++)
+    {
+      char name[64];
+
+      checker_request_ns ((unsigned long) getpid (), k, b);
+      snprintf (name, sizeof name, "request-ns-%s", engine_ns_proc_name (k));
+      rc |= write_seed (dir, name, FUZZ_CHECKER_REQUEST, b, CHECKER_REQUEST_HEAD);
+    }
+  probe_v4 (&p);
+  memset (&cfg, 0, sizeof cfg);
+  if (guard_config_defaults (&cfg, &err) == 0 && egress_probe_host (&cfg, p.host, sizeof p.host) < 0)
+    rc = 1;
+  guard_config_release (&cfg);
+  checker_request_netns (0, "/var/run/docker/netns/1f2e3d4c5b6a", &p, b);
+  rc |= write_seed (dir, "request-netns-path", FUZZ_CHECKER_REQUEST, b, CHECKER_NETNS_REQUEST_LEN);
+  {
+    struct netns_request rq;
+
+    memset (&rq, 0, sizeof rq);
+    rq.probe = p;
+    v6 (&rq);
+    checker_request_netns ((unsigned long) getpid (), NULL, &rq.probe, b);
+  }
+  rc |= write_seed (dir, "request-netns-pid-v6", FUZZ_CHECKER_REQUEST, b, CHECKER_NETNS_REQUEST_LEN);
+  return rc ? 1 : 0;
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc == 3 && strcmp (argv[1], "--seeds") == 0)
+    return write_seeds (argv[2]);
   test_round_trip ();
   test_refusals ();
   test_validators ();

@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The confined checker (issue 7): a guarded start and `kata-guard check`
- * split into a parent that only decides and executes, and a child that
- * confines itself (confine.h) before it reads any input, runs the checks
- * and sends its report back as one bounded, fixed-format message (and the
- * checked runtime's descriptor with SCM_RIGHTS).  The parent believes the
- * message only when it is exactly well formed, the child exited 0, and all
- * of it came within [runtime] deadline_ms.
+ * The confined checker (kata-guard(8), SECURITY, Confinement): a guarded
+ * start and `kata-guard check` split into a parent that only decides and
+ * executes, and a child that confines itself (confine.h) before it reads
+ * any input, runs the checks and sends its report back as one bounded,
+ * fixed-format message (and the checked runtime's descriptor with
+ * SCM_RIGHTS).  The parent believes the message only when it is exactly
+ * well formed, the child exited 0, and all of it came within [runtime]
+ * deadline_ms.
  *
  * Before its report the child may ask what it lacks the privilege for
  * (a hook's /proc/PID/exe, a process's namespace identities, a network

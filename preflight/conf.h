@@ -76,7 +76,8 @@ struct guard_config
     bool syslog;
     char *file;  /* JSON decision log; "" = none */
   } log;
-  /* [policy]: what a container's config.json may ask for (SPEC 4). */
+  /* [policy]: what a container's config.json may ask for (kata-guard(8),
+     CHECKS, Per-container policy). */
   struct
   {
     bool host_namespaces;

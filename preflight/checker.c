@@ -2,15 +2,14 @@
 /*
  * The confined checker (checker.h).  The parent's part is small on
  * purpose: it gathers what needs privilege, forks, and then only reads one
- * bounded message, checks every byte of it against a fixed format and
- * reaps the child.  Everything that parses input runs in the child, after
- * confine_enter.
+ * bounded message, checks every byte of it against a fixed format
+ * (codec.h) and reaps the child.  Everything that parses input runs in the
+ * child, after confine_enter.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -26,351 +25,11 @@
 #include <seccomp.h>
 
 #include "checker.h"
+#include "codec.h"
 #include "conf.h"
 #include "confine.h"
 #include "netns.h"
 #include "util.h"
-
-/* ---- the message ------------------------------------------------------- */
-
-static const unsigned char magic[4] = { 'K', 'G', 'C', 'R' };
-static const unsigned char request_magic[4] = { 'K', 'G', 'R', 'Q' };  /* readlink /proc/PID/exe */
-static const unsigned char ns_magic[4] = { 'K', 'G', 'N', 'S' };       /* stat /proc/PID/ns/NAME */
-static const unsigned char netns_magic[4] = { 'K', 'G', 'N', 'N' };    /* a network namespace's facts */
-
-struct buf
-{
-  unsigned char *p;
-  size_t len, cap;
-  bool failed;
-};
-
-static void
-put (struct buf *b, const void *data, size_t n)
-{
-  if (b->failed || n == 0)
-    return;
-  if (b->len + n > CHECKER_MSG_MAX)
-    {
-      b->failed = true;
-      return;
-    }
-  if (b->len + n > b->cap)
-    {
-      size_t cap = b->cap ? b->cap : 4096;
-      unsigned char *p;
-
-      while (cap < b->len + n)
-        cap *= 2;
-      p = realloc (b->p, cap);
-      if (p == NULL)
-        {
-          b->failed = true;
-          return;
-        }
-      b->p = p;
-      b->cap = cap;
-    }
-  memcpy (b->p + b->len, data, n);
-  b->len += n;
-}
-
-static void
-put_u8 (struct buf *b, uint8_t v)
-{
-  put (b, &v, 1);
-}
-
-static void
-put_u16 (struct buf *b, uint16_t v)
-{
-  put (b, &v, 2);
-}
-
-static void
-put_u32 (struct buf *b, uint32_t v)
-{
-  put (b, &v, 4);
-}
-
-static size_t
-clamp (const char *s, size_t max)
-{
-  size_t n = s ? strlen (s) : 0;
-
-  return n > max ? max : n;
-}
-
-int
-checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
-                unsigned char **out, size_t *out_len, kg_error_t *err)
-{
-  struct buf b = { 0 };
-  uint32_t body_len;
-
-  if (rep->n > CHECKER_MAX_RESULTS || rep->n_files > CHECKER_MAX_FILES)
-    return kg_error (err, 0, "the report has %zu results and %zu files (at most %d and %d)",
-                     rep->n, rep->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
-  put (&b, magic, sizeof magic);
-  put_u8 (&b, CHECKER_VERSION);
-  if (cache != NULL && cache_len > CHECKER_CACHE_MAX)
-    cache = NULL;  /* only saves time: not worth a refusal */
-  put_u8 (&b, (with_fd ? CHECKER_FLAG_FD : 0) | (rep->oom ? CHECKER_FLAG_OOM : 0)
-                  | (cache ? CHECKER_FLAG_CACHE : 0)
-                  | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0));
-  put_u16 (&b, 0);
-  put_u32 (&b, (uint32_t) rep->n);
-  put_u32 (&b, (uint32_t) rep->n_files);
-  put_u32 (&b, 0);  /* body_len, below */
-  for (size_t i = 0; i < rep->n; i++)
-    {
-      const struct check_result *r = &rep->results[i];
-      size_t id = strlen (r->id), reason = clamp (r->reason, CHECKER_TEXT_MAX),
-             remedy = clamp (r->remedy, CHECKER_TEXT_MAX);
-
-      if (id > CHECKER_ID_MAX)
-        {
-          free (b.p);
-          return kg_error (err, 0, "check id %.80s is too long", r->id);
-        }
-      put_u8 (&b, (uint8_t) r->verdict);
-      put_u8 (&b, (uint8_t) id);
-      put_u16 (&b, (uint16_t) reason);
-      put_u16 (&b, (uint16_t) remedy);
-      put_u8 (&b, r->remedy != NULL);
-      put_u8 (&b, 0);
-      put (&b, r->id, id);
-      put (&b, r->reason, reason);
-      put (&b, r->remedy, remedy);
-    }
-  for (size_t i = 0; i < rep->n_files; i++)
-    {
-      size_t n = strlen (rep->files[i]);
-
-      if (n == 0 || n > CHECKER_PATH_MAX)
-        {
-          free (b.p);
-          return kg_error (err, 0, "a file name of %zu bytes", n);
-        }
-      put_u16 (&b, (uint16_t) n);
-      put (&b, rep->files[i], n);
-    }
-  if (cache != NULL)
-    {
-      put_u32 (&b, (uint32_t) cache_len);
-      put (&b, cache, cache_len);
-    }
-  if (b.failed)
-    {
-      free (b.p);
-      return kg_error (err, ENOMEM, "the report does not fit in %d bytes", CHECKER_MSG_MAX);
-    }
-  body_len = (uint32_t) (b.len - CHECKER_HEADER_LEN);
-  memcpy (b.p + 16, &body_len, 4);
-  *out = b.p;
-  *out_len = b.len;
-  return 0;
-}
-
-struct cursor
-{
-  const unsigned char *p;
-  size_t left;
-};
-
-static bool
-take (struct cursor *c, void *out, size_t n)
-{
-  if (c->left < n)
-    return false;
-  memcpy (out, c->p, n);
-  c->p += n;
-  c->left -= n;
-  return true;
-}
-
-static bool
-id_valid (const char *s, size_t n)
-{
-  if (n == 0 || n > CHECKER_ID_MAX || s[0] < 'a' || s[0] > 'z')
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (! ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.'
-           || s[i] == '_' || s[i] == '-'))
-      return false;
-  return true;
-}
-
-/* Text that reaches a terminal, syslog and JSON: no NUL, no control
-   character but tab and newline. */
-static bool
-text_valid (const char *s, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    {
-      unsigned char ch = (unsigned char) s[i];
-
-      if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f)
-        return false;
-    }
-  return true;
-}
-
-/* Take N bytes from C as a string that TEST accepts. */
-static char *
-take_str (struct cursor *c, size_t n, bool (*test) (const char *, size_t))
-{
-  char *s;
-
-  if (c->left < n)
-    return NULL;
-  if (! test ((const char *) c->p, n))
-    return NULL;
-  s = strndup ((const char *) c->p, n);
-  if (s == NULL)
-    return NULL;
-  c->p += n;
-  c->left -= n;
-  return s;
-}
-
-static bool
-path_valid (const char *s, size_t n)
-{
-  return n > 0 && n <= CHECKER_PATH_MAX && s[0] == '/' && text_valid (s, n)
-         && memchr (s, '\n', n) == NULL;
-}
-
-static bool
-cache_text_valid (const char *s, size_t n)
-{
-  return text_valid (s, n) && memchr (s, '\t', n) == NULL;
-}
-
-int
-checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
-                char **cache_out, size_t *cache_len_out, kg_error_t *err)
-{
-  cleanup_free char *cache = NULL;
-  uint32_t cache_len = 0;
-  struct cursor c = { buf, len };
-  unsigned char m[4];
-  uint8_t version, flags;
-  uint16_t reserved;
-  uint32_t n_results, n_files, body_len;
-  struct report tmp = { 0 };
-
-  if (len < CHECKER_HEADER_LEN)
-    return kg_error (err, 0, "the checker's report is truncated (%zu bytes, no header)", len);
-  take (&c, m, 4);
-  take (&c, &version, 1);
-  take (&c, &flags, 1);
-  take (&c, &reserved, 2);
-  take (&c, &n_results, 4);
-  take (&c, &n_files, 4);
-  take (&c, &body_len, 4);
-  if (memcmp (m, magic, 4) != 0)
-    return kg_error (err, 0, "the checker's report is garbage (bad magic)");
-  if (version != CHECKER_VERSION || reserved != 0 || (flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE
-                                                                   | CHECKER_FLAG_SANDBOX)))
-    return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
-                     version, flags);
-  if (n_results > CHECKER_MAX_RESULTS || n_files > CHECKER_MAX_FILES)
-    return kg_error (err, 0, "the checker's report claims %u results and %u files (at most %d and %d)",
-                     n_results, n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
-  if (body_len > CHECKER_MSG_MAX - CHECKER_HEADER_LEN || body_len > c.left)
-    return kg_error (err, 0, "the checker's report is truncated (%zu of %u body bytes)", c.left,
-                     body_len);
-  if (body_len < c.left)
-    return kg_error (err, 0, "the checker's report is too long (%zu bytes, header says %u)", c.left,
-                     body_len);
-
-  for (uint32_t i = 0; i < n_results; i++)
-    {
-      uint8_t verdict, id_len, has_remedy, pad;
-      uint16_t reason_len, remedy_len;
-      cleanup_free char *id = NULL;
-      cleanup_free char *reason = NULL;
-      cleanup_free char *remedy = NULL;
-
-      if (! take (&c, &verdict, 1) || ! take (&c, &id_len, 1) || ! take (&c, &reason_len, 2)
-          || ! take (&c, &remedy_len, 2) || ! take (&c, &has_remedy, 1) || ! take (&c, &pad, 1))
-        goto short_;
-      if (verdict > VERDICT_FAIL || has_remedy > 1 || pad != 0 || reason_len > CHECKER_TEXT_MAX
-          || remedy_len > CHECKER_TEXT_MAX || (! has_remedy && remedy_len != 0))
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's result %u is malformed (verdict %u)", i, verdict);
-        }
-      if (c.left < (size_t) id_len + reason_len + remedy_len)
-        goto short_;
-      if ((id = take_str (&c, id_len, id_valid)) == NULL
-          || (reason = take_str (&c, reason_len, text_valid)) == NULL
-          || (has_remedy && (remedy = take_str (&c, remedy_len, text_valid)) == NULL))
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
-        }
-      if (report_find (&tmp, id) != NULL || report_find (rep, id) != NULL)
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker reported %s twice", id);
-        }
-      report_add (&tmp, id, (enum verdict) verdict, remedy, "%s", reason);
-    }
-  for (uint32_t i = 0; i < n_files; i++)
-    {
-      uint16_t n;
-      cleanup_free char *path = NULL;
-
-      if (! take (&c, &n, 2) || c.left < n)
-        goto short_;
-      if ((path = take_str (&c, n, path_valid)) == NULL)
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's file %u is not an absolute path", i);
-        }
-      report_add_file (&tmp, path);
-    }
-  if (flags & CHECKER_FLAG_CACHE)
-    {
-      if (! take (&c, &cache_len, 4) || c.left < cache_len)
-        goto short_;
-      if (cache_len > CHECKER_CACHE_MAX
-          || (cache = take_str (&c, cache_len, cache_text_valid)) == NULL)
-        {
-          report_release (&tmp);
-          return kg_error (err, 0, "the checker's digest cache is malformed");
-        }
-    }
-  if (c.left != 0)
-    {
-      report_release (&tmp);
-      return kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
-    }
-  if (tmp.oom || (flags & CHECKER_FLAG_OOM))
-    rep->oom = true;
-  if (flags & CHECKER_FLAG_SANDBOX)
-    rep->pod_sandbox = true;
-  for (size_t i = 0; i < tmp.n; i++)
-    report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
-                tmp.results[i].reason);
-  for (size_t i = 0; i < tmp.n_files; i++)
-    report_add_file (rep, tmp.files[i]);
-  report_release (&tmp);
-  *want_fd = (flags & CHECKER_FLAG_FD) != 0;
-  if (cache_out != NULL)
-    {
-      *cache_out = steal_pointer (&cache);
-      *cache_len_out = cache_len;
-    }
-  return 0;
-
-short_:
-  report_release (&tmp);
-  return kg_error (err, 0, "the checker's report does not hold the %u results and %u files it "
-                   "claims", n_results, n_files);
-}
 
 /* ---- the parent -------------------------------------------------------- */
 
@@ -393,94 +52,25 @@ write_full (int fd, const void *data, size_t n)
   return 0;
 }
 
-/* A namespace request: ARG is the pid in its low 24 bits and the
-   namespace's index above them.  The answer: errno (int32), st_dev and
-   st_ino (uint64 each). */
+/* The answers, to requests checker_request_parse validated (VALID
+   false: answered EINVAL).  The parent builds every path itself, from
+   numbers or from a path it checked. */
+
+/* readlink /proc/PID/exe: errno (int32), the target's length (uint32),
+   the target. */
 static int
-answer_ns (int sock, uint32_t arg)
-{
-  uint32_t pid = arg & 0xffffff;
-  const char *name = engine_ns_proc_name ((int) (arg >> 24));
-  unsigned char out[20];
-  char path[64];
-  struct stat st;
-  int32_t e = 0;
-  uint64_t dev = 0, ino = 0;
-
-  if (pid == 0 || name == NULL)
-    e = EINVAL;
-  else
-    {
-      snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) pid, name);
-      if (stat (path, &st) < 0)
-        e = errno;
-      else
-        dev = st.st_dev, ino = st.st_ino;
-    }
-  memcpy (out, &e, 4);
-  memcpy (out + 4, &dev, 8);
-  memcpy (out + 12, &ino, 8);
-  return write_full (sock, out, sizeof out);
-}
-
-/* A network namespace request (netns.h): a process's namespace (pid), or
-   a path, with what to probe from inside. */
-struct netns_request
-{
-  uint32_t pid;
-  char path[NETNS_PATH_MAX];
-  struct netns_probe probe;
-};
-
-/* Validated here, whatever the child sent: a path that is a terminated
-   absolute one, a proxy that is an IPv4 or IPv6 socket address, a host
-   that is a DNS name (it goes into the request line), a bounded wait.
-   The answer: errno (int32), then the facts. */
-static int
-answer_netns (int sock, const unsigned char *payload)
-{
-  static struct netns_request rq;
-  static struct netns_facts facts;
-  cleanup_error kg_error_t gerr = NULL;
-  const struct netns_probe *p = &rq.probe;
-  size_t hl;
-  int32_t e = 0;
-
-  memcpy (&rq, payload, sizeof rq);
-  memset (&facts, 0, sizeof facts);
-  hl = strnlen (p->host, sizeof p->host);
-  if (strnlen (rq.path, sizeof rq.path) == sizeof rq.path || (rq.pid == 0 && rq.path[0] != '/')
-      || (rq.pid != 0 && (rq.path[0] != '\0' || rq.pid > INT32_MAX)) || hl == 0 || hl == sizeof p->host
-      || strspn (p->host, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.") != hl
-      || p->timeout_ms < 1 || p->timeout_ms > 60000
-      || ! ((p->proxy.ss_family == AF_INET && p->proxy_len == sizeof (struct sockaddr_in))
-            || (p->proxy.ss_family == AF_INET6 && p->proxy_len == sizeof (struct sockaddr_in6))))
-    e = EINVAL;
-  else if (netns_gather (rq.pid, rq.pid ? NULL : rq.path, p, &facts, &gerr) < 0)
-    e = gerr->errnum ? gerr->errnum : EIO;
-  if (write_full (sock, &e, sizeof e) < 0)
-    return -1;
-  return write_full (sock, &facts, sizeof facts);
-}
-
-/* Answer one request: the parent builds the path itself from numbers. */
-static int
-answer (int sock, const unsigned char *rq)
+answer_exe (int sock, const struct checker_request *rq, bool valid)
 {
   char path[64], target[CHECKER_PATH_MAX];
-  uint32_t pid;
   int32_t e = 0;
   uint32_t n = 0;
   ssize_t r = -1;
 
-  memcpy (&pid, rq + 4, 4);
-  if (memcmp (rq, ns_magic, 4) == 0)
-    return answer_ns (sock, pid);
-  if (pid == 0 || pid > INT32_MAX)
+  if (! valid)
     e = EINVAL;
   else
     {
-      snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) pid);
+      snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) rq->pid);
       r = readlink (path, target, sizeof target);
       if (r < 0)
         e = errno;
@@ -493,6 +83,71 @@ answer (int sock, const unsigned char *rq)
       || (n > 0 && write_full (sock, target, n) < 0))
     return -1;
   return 0;
+}
+
+/* stat /proc/PID/ns/NAME: errno (int32), st_dev and st_ino (uint64
+   each). */
+static int
+answer_ns (int sock, const struct checker_request *rq, bool valid)
+{
+  unsigned char out[20];
+  char path[64];
+  struct stat st;
+  int32_t e = 0;
+  uint64_t dev = 0, ino = 0;
+
+  if (! valid)
+    e = EINVAL;
+  else
+    {
+      snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
+      if (stat (path, &st) < 0)
+        e = errno;
+      else
+        dev = st.st_dev, ino = st.st_ino;
+    }
+  memcpy (out, &e, 4);
+  memcpy (out + 4, &dev, 8);
+  memcpy (out + 12, &ino, 8);
+  return write_full (sock, out, sizeof out);
+}
+
+/* A network namespace's facts (netns.h), of a process's namespace (pid)
+   or a path's: errno (int32), then the facts. */
+static int
+answer_netns (int sock, const struct checker_request *rq, bool valid)
+{
+  static struct netns_facts facts;
+  cleanup_error kg_error_t gerr = NULL;
+  const struct netns_request *n = &rq->netns;
+  int32_t e = 0;
+
+  memset (&facts, 0, sizeof facts);
+  if (! valid)
+    e = EINVAL;
+  else if (netns_gather (n->pid, n->pid ? NULL : n->path, &n->probe, &facts, &gerr) < 0)
+    e = gerr->errnum ? gerr->errnum : EIO;
+  if (write_full (sock, &e, sizeof e) < 0)
+    return -1;
+  return write_full (sock, &facts, sizeof facts);
+}
+
+/* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED). */
+static int
+answer (int sock, const struct checker_request *rq, enum checker_parse parsed)
+{
+  bool valid = parsed == CHECKER_PARSE_OK;
+
+  switch (rq->kind)
+    {
+    case CHECKER_REQ_EXE:
+      return answer_exe (sock, rq, valid);
+    case CHECKER_REQ_NS:
+      return answer_ns (sock, rq, valid);
+    case CHECKER_REQ_NETNS:
+      return answer_netns (sock, rq, valid);
+    }
+  return -1;
 }
 
 static int64_t
@@ -554,40 +209,99 @@ reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
     }
 }
 
-int
-checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
-                 struct report *rep, int *fd_out, char **cache, size_t *cache_len,
-                 kg_error_t *err)
+/* The parent's end of the channel, as it reads it. */
+struct channel
 {
-  const int64_t deadline = now_ms () + deadline_ms;
-  cleanup_free unsigned char *buf = NULL;
-  cleanup_close int passed = -1;
-  size_t len = 0;
-  bool too_long = false, bad_fds = false, eof = false, timed_out = false;
-  const char *read_error = NULL;
-  int status = 0;
-  char sig[32];
-  bool want_fd = false, report_started = false;
-  unsigned n_requests = 0;
+  int sock;
+  unsigned char *buf;  /* CHECKER_MSG_MAX + 1 bytes */
+  size_t len;
+  int passed;          /* the descriptor that came, or -1 */
+  bool eof, too_long, bad_fds, report_started;
+  const char *read_error;  /* why reading stopped early, or NULL */
+  unsigned n_requests;
+};
 
-  *fd_out = -1;
-  buf = malloc (CHECKER_MSG_MAX + 1);
-  if (buf == NULL)
+static void
+channel_release (struct channel *ch)
+{
+  free (ch->buf);
+  if (ch->passed >= 0)
+    close (ch->passed);
+}
+#define cleanup_channel __attribute__ ((cleanup (channel_release)))
+
+/* Descriptors: exactly one, once, in one SCM_RIGHTS message; any other
+   is closed and spoils the report. */
+static void
+take_descriptors (struct channel *ch, struct msghdr *mh)
+{
+  if (mh->msg_flags & MSG_CTRUNC)
+    ch->bad_fds = true;
+  for (struct cmsghdr *h = CMSG_FIRSTHDR (mh); h != NULL; h = CMSG_NXTHDR (mh, h))
+    if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
+      {
+        size_t k = (h->cmsg_len - CMSG_LEN (0)) / sizeof (int);
+        int fds[4];
+
+        memcpy (fds, CMSG_DATA (h), k * sizeof (int));
+        for (size_t j = 0; j < k; j++)
+          if (ch->passed < 0 && k == 1)
+            ch->passed = fds[j];
+          else
+            {
+              close (fds[j]);
+              ch->bad_fds = true;
+            }
+      }
+}
+
+/* Requests come before the report, whole, and a bounded number: answer
+   each whole one at the start of the buffer and drop it, until the
+   report starts or a request is still coming. */
+static void
+serve_requests (struct channel *ch)
+{
+  while (! ch->report_started && ! ch->eof && ch->len >= 4 && ch->read_error == NULL)
     {
-      kill (pid, SIGKILL);
-      reap (pid, deadline, &status, &timed_out);
-      return kg_error (err, ENOMEM, "cannot read the checker's report");
+      static struct checker_request rq;
+      enum checker_parse parsed = checker_request_parse (ch->buf, ch->len, &rq);
+
+      if (parsed == CHECKER_PARSE_NONE)
+        {
+          ch->report_started = true;
+          break;
+        }
+      if (parsed == CHECKER_PARSE_PARTIAL)
+        break;
+      if (parsed == CHECKER_PARSE_MALFORMED)
+        ch->read_error = "a malformed request";
+      else if (++ch->n_requests > CHECKER_MAX_REQUESTS || ch->passed >= 0)
+        ch->read_error = "too many requests";
+      else if (answer (ch->sock, &rq, parsed) < 0)
+        ch->read_error = "cannot answer a request";
+      else
+        {
+          memmove (ch->buf, ch->buf + rq.len, ch->len - rq.len);
+          ch->len -= rq.len;
+        }
     }
-  while (! eof && ! too_long && read_error == NULL)
+}
+
+/* Read CH until EOF, more than CHECKER_MSG_MAX bytes, an error or
+   DEADLINE (none of the flags set then), answering requests on the way. */
+static void
+read_channel (struct channel *ch, int64_t deadline)
+{
+  while (! ch->eof && ! ch->too_long && ch->read_error == NULL)
     {
-      struct pollfd p = { sock, POLLIN, 0 };
+      struct pollfd p = { ch->sock, POLLIN, 0 };
       int64_t left = deadline - now_ms ();
       union
       {
         struct cmsghdr h;
         char space[CMSG_SPACE (sizeof (int) * 4)];
       } ctl;
-      struct iovec iov = { buf + len, CHECKER_MSG_MAX + 1 - len };
+      struct iovec iov = { ch->buf + ch->len, CHECKER_MSG_MAX + 1 - ch->len };
       struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
                            .msg_controllen = sizeof ctl };
       ssize_t n;
@@ -600,98 +314,37 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
         continue;
       if (r < 0)
         {
-          read_error = strerror (errno);
+          ch->read_error = strerror (errno);
           break;
         }
       if (r == 0)
         break;
-      n = recvmsg (sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+      n = recvmsg (ch->sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
       if (n < 0 && (errno == EINTR || errno == EAGAIN))
         continue;
       if (n < 0)
         {
-          read_error = strerror (errno);
+          ch->read_error = strerror (errno);
           break;
         }
-      /* Descriptors: exactly one, once, in one SCM_RIGHTS message; any
-         other is closed and spoils the report. */
-      if (mh.msg_flags & MSG_CTRUNC)
-        bad_fds = true;
-      for (struct cmsghdr *h = CMSG_FIRSTHDR (&mh); h != NULL; h = CMSG_NXTHDR (&mh, h))
-        if (h->cmsg_level == SOL_SOCKET && h->cmsg_type == SCM_RIGHTS)
-          {
-            size_t k = (h->cmsg_len - CMSG_LEN (0)) / sizeof (int);
-            int fds[4];
-
-            memcpy (fds, CMSG_DATA (h), k * sizeof (int));
-            for (size_t j = 0; j < k; j++)
-              if (passed < 0 && k == 1)
-                passed = fds[j];
-              else
-                {
-                  close (fds[j]);
-                  bad_fds = true;
-                }
-          }
+      take_descriptors (ch, &mh);
       if (n == 0)
-        eof = true;
-      len += (size_t) n;
-      if (len > CHECKER_MSG_MAX)
-        too_long = true;
-      /* Requests come before the report, whole, and a bounded number. */
-      while (! report_started && ! eof && len >= 4 && read_error == NULL)
-        {
-          size_t need = 8;
-          bool netns = memcmp (buf, netns_magic, 4) == 0;
-
-          if (memcmp (buf, request_magic, 4) != 0 && memcmp (buf, ns_magic, 4) != 0 && ! netns)
-            {
-              report_started = true;
-              break;
-            }
-          if (len < 8)
-            break;
-          if (netns)
-            {
-              uint32_t plen;
-
-              memcpy (&plen, buf + 4, 4);
-              if (plen != sizeof (struct netns_request))
-                {
-                  read_error = "a malformed request";
-                  break;
-                }
-              need += plen;
-              if (len < need)
-                break;
-            }
-          if (++n_requests > CHECKER_MAX_REQUESTS || passed >= 0)
-            read_error = "too many requests";
-          else if ((netns ? answer_netns (sock, buf + 8) : answer (sock, buf)) < 0)
-            read_error = "cannot answer a request";
-          else
-            {
-              memmove (buf, buf + need, len - need);
-              len -= need;
-            }
-        }
+        ch->eof = true;
+      ch->len += (size_t) n;
+      if (ch->len > CHECKER_MSG_MAX)
+        ch->too_long = true;
+      serve_requests (ch);
     }
+}
 
-  /* Whatever happened, the child is gone before this returns. */
-  if (! eof || too_long || read_error != NULL)
-    kill (pid, SIGKILL);
-  if (reap (pid, deadline, &status, &timed_out) < 0)
-    return kg_error (err, errno, "cannot reap the checker (pid %d)", (int) pid);
-  if (timed_out || (! eof && ! too_long && read_error == NULL))
-    return kg_error (err, ETIMEDOUT,
-                     "the checker did not finish within [runtime] deadline_ms (%lld ms)",
-                     (long long) deadline_ms);
-  if (too_long)
-    return kg_error (err, 0, "the checker's report is too long (more than %d bytes)",
-                     CHECKER_MSG_MAX);
-  /* Killed by the parent for it: say why, not SIGKILL. */
-  if (read_error != NULL)
-    return kg_error (err, 0, "cannot read the checker's report: %s", read_error);
+/* How the child ended (STATUS from waitpid): 0 when it exited 0, else
+   what killed it or the exit status it chose.  REFUSED: as for
+   checker_collect. */
+static int
+child_ended (int status, const volatile uint32_t *refused, kg_error_t *err)
+{
+  char sig[32];
+
   if (WIFSIGNALED (status) && WTERMSIG (status) == SIGSYS)
     {
       uint32_t nr = refused != NULL ? *refused : 0;
@@ -718,17 +371,57 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
                      CHECKER_EXIT_SEND);
   if (! WIFEXITED (status) || WEXITSTATUS (status) != 0)
     return kg_error (err, 0, "the checker exited with status %d", WEXITSTATUS (status));
-  if (bad_fds)
+  return 0;
+}
+
+int
+checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
+                 struct report *rep, int *fd_out, char **cache, size_t *cache_len,
+                 kg_error_t *err)
+{
+  const int64_t deadline = now_ms () + deadline_ms;
+  cleanup_channel struct channel ch = { .sock = sock, .passed = -1 };
+  bool timed_out = false, want_fd;
+  int status = 0;
+
+  *fd_out = -1;
+  ch.buf = malloc (CHECKER_MSG_MAX + 1);
+  if (ch.buf == NULL)
+    {
+      kill (pid, SIGKILL);
+      reap (pid, deadline, &status, &timed_out);
+      return kg_error (err, ENOMEM, "cannot read the checker's report");
+    }
+  read_channel (&ch, deadline);
+
+  /* Whatever happened, the child is gone before this returns. */
+  if (! ch.eof || ch.too_long || ch.read_error != NULL)
+    kill (pid, SIGKILL);
+  if (reap (pid, deadline, &status, &timed_out) < 0)
+    return kg_error (err, errno, "cannot reap the checker (pid %d)", (int) pid);
+  if (timed_out || (! ch.eof && ! ch.too_long && ch.read_error == NULL))
+    return kg_error (err, ETIMEDOUT,
+                     "the checker did not finish within [runtime] deadline_ms (%lld ms)",
+                     (long long) deadline_ms);
+  if (ch.too_long)
+    return kg_error (err, 0, "the checker's report is too long (more than %d bytes)",
+                     CHECKER_MSG_MAX);
+  /* Killed by the parent for it: say why, not SIGKILL. */
+  if (ch.read_error != NULL)
+    return kg_error (err, 0, "cannot read the checker's report: %s", ch.read_error);
+  if (child_ended (status, refused, err) < 0)
+    return -1;
+  if (ch.bad_fds)
     return kg_error (err, 0, "the checker passed descriptors that were not asked for");
   /* The descriptor against the header's flag first, so that REP only
      changes when everything holds; checker_decode validates the rest. */
-  want_fd = len >= CHECKER_HEADER_LEN && (buf[5] & CHECKER_FLAG_FD);
-  if (want_fd != (passed >= 0))
+  want_fd = checker_header_wants_fd (ch.buf, ch.len);
+  if (want_fd != (ch.passed >= 0))
     return kg_error (err, 0, "the checker's report %s a runtime descriptor but %s came",
-                     want_fd ? "announces" : "does not announce", passed >= 0 ? "one" : "none");
-  if (checker_decode (buf, len, rep, &want_fd, cache, cache_len, err) < 0)
+                     want_fd ? "announces" : "does not announce", ch.passed >= 0 ? "one" : "none");
+  if (checker_decode (ch.buf, ch.len, rep, &want_fd, cache, cache_len, err) < 0)
     return -1;
-  *fd_out = steal_fd (&passed);
+  *fd_out = steal_fd (&ch.passed);
   return 0;
 }
 
@@ -801,12 +494,12 @@ read_full (int fd, void *data, size_t n)
 static ssize_t
 child_proc_exe (unsigned long pid, char *buf, size_t size)
 {
-  unsigned char rq[8];
-  uint32_t p = (uint32_t) pid, n;
+  unsigned char rq[CHECKER_REQUEST_HEAD];
+  uint32_t n;
   int32_t e;
 
-  memcpy (rq, request_magic, 4);
-  memcpy (rq + 4, &p, 4);
+  if (checker_request_exe (pid, rq) < 0)
+    return -1;
   if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, &e, 4) < 0
       || read_full (CHILD_SOCK, &n, 4) < 0)
     {
@@ -830,18 +523,12 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
 static int
 child_ns_stat (unsigned long pid, int k, struct stat *st)
 {
-  unsigned char rq[8], reply[20];
-  uint32_t arg = (uint32_t) pid | ((uint32_t) k << 24);
+  unsigned char rq[CHECKER_REQUEST_HEAD], reply[20];
   int32_t e;
   uint64_t dev, ino;
 
-  if (pid == 0 || pid > 0xffffff || k < 0 || k > 0xff)
-    {
-      errno = EINVAL;
-      return -1;
-    }
-  memcpy (rq, ns_magic, 4);
-  memcpy (rq + 4, &arg, 4);
+  if (checker_request_ns (pid, k, rq) < 0)
+    return -1;
   if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, reply, sizeof reply) < 0)
     {
       errno = EIO;
@@ -866,24 +553,12 @@ static int
 child_netns_facts (unsigned long pid, const char *path, const struct netns_probe *probe,
                    struct netns_facts *out)
 {
-  static struct netns_request rq;
-  unsigned char head[8];
-  uint32_t n = sizeof rq;
+  static unsigned char rq[CHECKER_NETNS_REQUEST_LEN];
   int32_t e;
 
-  memset (&rq, 0, sizeof rq);
-  if (pid > INT32_MAX || (path != NULL && strlen (path) >= sizeof rq.path))
-    {
-      errno = EINVAL;
-      return -1;
-    }
-  rq.pid = (uint32_t) pid;
-  if (path != NULL)
-    memcpy (rq.path, path, strlen (path) + 1);
-  rq.probe = *probe;
-  memcpy (head, netns_magic, 4);
-  memcpy (head + 4, &n, 4);
-  if (write_full (CHILD_SOCK, head, sizeof head) < 0 || write_full (CHILD_SOCK, &rq, sizeof rq) < 0
+  if (checker_request_netns (pid, path, probe, rq) < 0)
+    return -1;
+  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0
       || read_full (CHILD_SOCK, &e, sizeof e) < 0 || read_full (CHILD_SOCK, out, sizeof *out) < 0)
     {
       errno = EIO;
@@ -940,10 +615,7 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
   memset (&cfg, 0, sizeof cfg);
   preflight_init (&pf, &req, &cfg, &rep);
   if (guard_config_load (config_path, &cfg, &err) < 0)
-    report_fail (&rep, "config",
-                 "fix the guard configuration (kata-guard check shows the same error); see "
-                 "kata-guard.toml(5)",
-                 "%s", err->msg);
+    report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
   else
     preflight_run (&pf);
   if (send_report (CHILD_SOCK, &rep, pf.runtime_fd, pf.cache_out, pf.cache_out_len) < 0)

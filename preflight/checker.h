@@ -1,23 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The confined checker (issue 7): a guarded start and `kata-guard check`
- * split into a parent that only decides and executes, and a child that
- * confines itself (confine.h) before it reads any input, runs the checks
- * and sends its report back as one bounded, fixed-format message (and the
- * checked runtime's descriptor with SCM_RIGHTS).  The parent believes the
- * message only when it is exactly well formed, the child exited 0, and all
- * of it came within [runtime] deadline_ms.
+ * The confined checker (kata-guard(8), SECURITY, Confinement): a guarded
+ * start and `kata-guard check` split into a parent that only decides and
+ * executes, and a child that confines itself (confine.h) before it reads
+ * any input, runs the checks and sends its report back as one bounded,
+ * fixed-format message (and the checked runtime's descriptor with
+ * SCM_RIGHTS).  The parent believes the message only when it is exactly
+ * well formed, the child exited 0, and all of it came within [runtime]
+ * deadline_ms.
  *
- * The message, in host byte order (both ends are this program):
- *   header  "KGCR" u8 version=1 u8 flags u16 0 u32 n_results u32 n_files u32 body_len
- *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy u8 0
- *           then id, reason, remedy (no NUL, no terminator)
- *   file    u16 len, then the path
- *   cache   (with CHECKER_FLAG_CACHE) u32 len, then the digest cache text
- *
- * Before its report the child may ask the one question it lacks the
- * privilege for, readlink of /proc/PID/exe (policy.hooks):
- *   request "KGRQ" u32 pid      reply  i32 errno (0: ok) u32 len, then the target
+ * Before its report the child may ask what it lacks the privilege for
+ * (a hook's /proc/PID/exe, a process's namespace identities, a network
+ * namespace's facts); the parent answers each request it validated.  The
+ * message and the requests are codec.h's.
  */
 #ifndef KG_CHECKER_H
 #define KG_CHECKER_H
@@ -28,25 +23,11 @@
 #include <sys/types.h>
 
 #include "checks.h"
+#include "codec.h"
 #include "error.h"
 #include "result.h"
 
-#define CHECKER_VERSION 1
-#define CHECKER_HEADER_LEN 20
-#define CHECKER_RESULT_HEAD 8
-#define CHECKER_MAX_RESULTS 128
-#define CHECKER_MAX_FILES 64
-#define CHECKER_ID_MAX 63
-#define CHECKER_TEXT_MAX 2048  /* a reason or a remedy */
-#define CHECKER_PATH_MAX 4096
-#define CHECKER_MSG_MAX (1024 * 1024)
-
-#define CHECKER_FLAG_FD 0x01   /* the runtime descriptor comes with it */
-#define CHECKER_FLAG_OOM 0x02  /* the child's report was incomplete */
-#define CHECKER_FLAG_CACHE 0x04  /* a digest cache for the parent to write */
-#define CHECKER_FLAG_SANDBOX 0x08  /* the container is a pod sandbox (report.pod_sandbox) */
-#define CHECKER_CACHE_MAX (64 * 1024)
-#define CHECKER_MAX_REQUESTS 256
+#define CHECKER_MAX_REQUESTS 256  /* before the report */
 
 /* Child exit statuses the parent names. */
 #define CHECKER_EXIT_CONFINE 3  /* could not confine itself */
@@ -68,15 +49,6 @@ int checker_run (struct preflight *pf, const char *config_path, int64_t deadline
 
 /* ---- the pieces, exposed for the unit tests ---- */
 
-/* Encode REP (what the child does).  Text longer than the bounds is cut. */
-int checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
-                    unsigned char **buf, size_t *len, kg_error_t *err);
-/* Validate and decode one whole message into REP (appending; an id REP
-   already holds is refused).  *WANT_FD: the header says a descriptor
-   comes with it; *CACHE (NUL-terminated, *CACHE_LEN bytes, or NULL): the
-   digest cache it carries. */
-int checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
-                    char **cache, size_t *cache_len, kg_error_t *err);
 /* The parent's side: read the message from SOCK until EOF, reap PID, all
    within DEADLINE_MS (else SIGKILL and reap), then decode.  *FD_OUT gets
    the passed descriptor or -1, *CACHE the digest cache or NULL.  REFUSED

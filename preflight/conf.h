@@ -76,7 +76,8 @@ struct guard_config
     bool syslog;
     char *file;  /* JSON decision log; "" = none */
   } log;
-  /* [policy]: what a container's config.json may ask for (kata-guard.toml(5), [policy]). */
+  /* [policy]: what a container's config.json may ask for (kata-guard(8),
+     CHECKS, Per-container policy). */
   struct
   {
     bool host_namespaces;
@@ -118,6 +119,12 @@ struct guard_config
 /* The file to read: KATA_GUARD_CONFIG when set and not empty, else
    SYSCONFDIR/kata-guard/config.toml. */
 const char *guard_config_default_path (void);
+
+/* The remedy of a guard configuration that does not load (the "config"
+   failure of a start, in the parent and in the checker alike). */
+#define GUARD_CONFIG_REMEDY                                                               \
+  "fix the guard configuration (kata-guard check shows the same error); see "             \
+  "kata-guard.toml(5)"
 
 /* Read and validate PATH.  Errors read "PATH:LINE: [table] key: what". */
 int guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err);

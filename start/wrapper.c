@@ -372,10 +372,7 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
     }
   report_add_file (pre, config_path);
   if (! cfg_ok)
-    report_fail (pre, "config",
-                 "fix the guard configuration (kata-guard check shows the same error); see "
-                 "kata-guard.toml(5)",
-                 "%s", err->msg);
+    report_fail (pre, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
   else if (report_count (pre, VERDICT_FAIL) == 0
            && checker_run (&pf, config_path, cfg.runtime.deadline_ms, &err) < 0)
     report_fail (pre, "checker", CHECKER_REMEDY, "%s", err->msg);

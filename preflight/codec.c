@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The checker's wire format (codec.h): what the child encodes, and the
+ * one parser of the privileged parent, which believes a message only when
+ * every byte of it is exactly as the format says.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+#include "codec.h"
+#include "util.h"
+
+/* ---- the report: encoding --------------------------------------------- */
+
+static const unsigned char magic[4] = { 'K', 'G', 'C', 'R' };
+
+struct buf
+{
+  unsigned char *p;
+  size_t len, cap;
+  bool failed;
+};
+
+static void
+put (struct buf *b, const void *data, size_t n)
+{
+  if (b->failed || n == 0)
+    return;
+  if (b->len + n > CHECKER_MSG_MAX)
+    {
+      b->failed = true;
+      return;
+    }
+  if (b->len + n > b->cap)
+    {
+      size_t cap = b->cap ? b->cap : 4096;
+      unsigned char *p;
+
+      while (cap < b->len + n)
+        cap *= 2;
+      p = realloc (b->p, cap);
+      if (p == NULL)
+        {
+          b->failed = true;
+          return;
+        }
+      b->p = p;
+      b->cap = cap;
+    }
+  memcpy (b->p + b->len, data, n);
+  b->len += n;
+}
+
+static void
+put_u8 (struct buf *b, uint8_t v)
+{
+  put (b, &v, 1);
+}
+
+static void
+put_u16 (struct buf *b, uint16_t v)
+{
+  put (b, &v, 2);
+}
+
+static void
+put_u32 (struct buf *b, uint32_t v)
+{
+  put (b, &v, 4);
+}
+
+static size_t
+clamp (const char *s, size_t max)
+{
+  size_t n = s ? strlen (s) : 0;
+
+  return n > max ? max : n;
+}
+
+int
+checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
+                unsigned char **out, size_t *out_len, kg_error_t *err)
+{
+  struct buf b = { 0 };
+  uint32_t body_len;
+
+  if (rep->n > CHECKER_MAX_RESULTS || rep->n_files > CHECKER_MAX_FILES)
+    return kg_error (err, 0, "the report has %zu results and %zu files (at most %d and %d)",
+                     rep->n, rep->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
+  put (&b, magic, sizeof magic);
+  put_u8 (&b, CHECKER_VERSION);
+  if (cache != NULL && cache_len > CHECKER_CACHE_MAX)
+    cache = NULL;  /* only saves time: not worth a refusal */
+  put_u8 (&b, (with_fd ? CHECKER_FLAG_FD : 0) | (rep->oom ? CHECKER_FLAG_OOM : 0)
+                  | (cache ? CHECKER_FLAG_CACHE : 0)
+                  | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0));
+  put_u16 (&b, 0);
+  put_u32 (&b, (uint32_t) rep->n);
+  put_u32 (&b, (uint32_t) rep->n_files);
+  put_u32 (&b, 0);  /* body_len, below */
+  for (size_t i = 0; i < rep->n; i++)
+    {
+      const struct check_result *r = &rep->results[i];
+      size_t id = strlen (r->id), reason = clamp (r->reason, CHECKER_TEXT_MAX),
+             remedy = clamp (r->remedy, CHECKER_TEXT_MAX);
+
+      if (id > CHECKER_ID_MAX)
+        {
+          free (b.p);
+          return kg_error (err, 0, "check id %.80s is too long", r->id);
+        }
+      put_u8 (&b, (uint8_t) r->verdict);
+      put_u8 (&b, (uint8_t) id);
+      put_u16 (&b, (uint16_t) reason);
+      put_u16 (&b, (uint16_t) remedy);
+      put_u8 (&b, r->remedy != NULL);
+      put_u8 (&b, 0);
+      put (&b, r->id, id);
+      put (&b, r->reason, reason);
+      put (&b, r->remedy, remedy);
+    }
+  for (size_t i = 0; i < rep->n_files; i++)
+    {
+      size_t n = strlen (rep->files[i]);
+
+      if (n == 0 || n > CHECKER_PATH_MAX)
+        {
+          free (b.p);
+          return kg_error (err, 0, "a file name of %zu bytes", n);
+        }
+      put_u16 (&b, (uint16_t) n);
+      put (&b, rep->files[i], n);
+    }
+  if (cache != NULL)
+    {
+      put_u32 (&b, (uint32_t) cache_len);
+      put (&b, cache, cache_len);
+    }
+  if (b.failed)
+    {
+      free (b.p);
+      return kg_error (err, ENOMEM, "the report does not fit in %d bytes", CHECKER_MSG_MAX);
+    }
+  body_len = (uint32_t) (b.len - CHECKER_HEADER_LEN);
+  memcpy (b.p + 16, &body_len, 4);
+  *out = b.p;
+  *out_len = b.len;
+  return 0;
+}
+
+/* ---- the report: decoding --------------------------------------------- */
+
+struct cursor
+{
+  const unsigned char *p;
+  size_t left;
+};
+
+static bool
+take (struct cursor *c, void *out, size_t n)
+{
+  if (c->left < n)
+    return false;
+  memcpy (out, c->p, n);
+  c->p += n;
+  c->left -= n;
+  return true;
+}
+
+bool
+checker_id_valid (const char *s, size_t n)
+{
+  if (n == 0 || n > CHECKER_ID_MAX || s[0] < 'a' || s[0] > 'z')
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (! ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '.'
+           || s[i] == '_' || s[i] == '-'))
+      return false;
+  return true;
+}
+
+/* Text that reaches a terminal, syslog and JSON: no NUL, no control
+   character but tab and newline. */
+bool
+checker_text_valid (const char *s, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    {
+      unsigned char ch = (unsigned char) s[i];
+
+      if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f)
+        return false;
+    }
+  return true;
+}
+
+/* Take N bytes from C as a string that TEST accepts. */
+static char *
+take_str (struct cursor *c, size_t n, bool (*test) (const char *, size_t))
+{
+  char *s;
+
+  if (c->left < n)
+    return NULL;
+  if (! test ((const char *) c->p, n))
+    return NULL;
+  s = strndup ((const char *) c->p, n);
+  if (s == NULL)
+    return NULL;
+  c->p += n;
+  c->left -= n;
+  return s;
+}
+
+bool
+checker_path_valid (const char *s, size_t n)
+{
+  return n > 0 && n <= CHECKER_PATH_MAX && s[0] == '/' && checker_text_valid (s, n)
+         && memchr (s, '\n', n) == NULL;
+}
+
+bool
+checker_cache_valid (const char *s, size_t n)
+{
+  return checker_text_valid (s, n) && memchr (s, '\t', n) == NULL;
+}
+
+/* What the header says of the body. */
+struct header
+{
+  uint8_t flags;
+  uint32_t n_results, n_files;
+};
+
+static int
+decode_header (struct cursor *c, struct header *h, kg_error_t *err)
+{
+  unsigned char m[4];
+  uint8_t version;
+  uint16_t reserved;
+  uint32_t body_len;
+
+  if (c->left < CHECKER_HEADER_LEN)
+    return kg_error (err, 0, "the checker's report is truncated (%zu bytes, no header)", c->left);
+  take (c, m, 4);
+  take (c, &version, 1);
+  take (c, &h->flags, 1);
+  take (c, &reserved, 2);
+  take (c, &h->n_results, 4);
+  take (c, &h->n_files, 4);
+  take (c, &body_len, 4);
+  if (memcmp (m, magic, 4) != 0)
+    return kg_error (err, 0, "the checker's report is garbage (bad magic)");
+  if (version != CHECKER_VERSION || reserved != 0
+      || (h->flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE | CHECKER_FLAG_SANDBOX)))
+    return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
+                     version, h->flags);
+  if (h->n_results > CHECKER_MAX_RESULTS || h->n_files > CHECKER_MAX_FILES)
+    return kg_error (err, 0, "the checker's report claims %u results and %u files (at most %d and %d)",
+                     h->n_results, h->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
+  if (body_len > CHECKER_MSG_MAX - CHECKER_HEADER_LEN || body_len > c->left)
+    return kg_error (err, 0, "the checker's report is truncated (%zu of %u body bytes)", c->left,
+                     body_len);
+  if (body_len < c->left)
+    return kg_error (err, 0, "the checker's report is too long (%zu bytes, header says %u)", c->left,
+                     body_len);
+  return 0;
+}
+
+/* The body ends before the entries the header counts. */
+static int
+short_body (const struct header *h, kg_error_t *err)
+{
+  return kg_error (err, 0, "the checker's report does not hold the %u results and %u files it "
+                   "claims", h->n_results, h->n_files);
+}
+
+/* Result I into TMP; its id may be neither in TMP nor in REP. */
+static int
+decode_result (struct cursor *c, const struct header *h, uint32_t i, struct report *tmp,
+               const struct report *rep, kg_error_t *err)
+{
+  uint8_t verdict, id_len, has_remedy, pad;
+  uint16_t reason_len, remedy_len;
+  cleanup_free char *id = NULL;
+  cleanup_free char *reason = NULL;
+  cleanup_free char *remedy = NULL;
+
+  if (! take (c, &verdict, 1) || ! take (c, &id_len, 1) || ! take (c, &reason_len, 2)
+      || ! take (c, &remedy_len, 2) || ! take (c, &has_remedy, 1) || ! take (c, &pad, 1))
+    return short_body (h, err);
+  if (verdict > VERDICT_FAIL || has_remedy > 1 || pad != 0 || reason_len > CHECKER_TEXT_MAX
+      || remedy_len > CHECKER_TEXT_MAX || (! has_remedy && remedy_len != 0))
+    return kg_error (err, 0, "the checker's result %u is malformed (verdict %u)", i, verdict);
+  if (c->left < (size_t) id_len + reason_len + remedy_len)
+    return short_body (h, err);
+  if ((id = take_str (c, id_len, checker_id_valid)) == NULL
+      || (reason = take_str (c, reason_len, checker_text_valid)) == NULL
+      || (has_remedy && (remedy = take_str (c, remedy_len, checker_text_valid)) == NULL))
+    return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
+  if (report_find (tmp, id) != NULL || report_find (rep, id) != NULL)
+    return kg_error (err, 0, "the checker reported %s twice", id);
+  report_add (tmp, id, (enum verdict) verdict, remedy, "%s", reason);
+  return 0;
+}
+
+/* File I into TMP. */
+static int
+decode_file (struct cursor *c, const struct header *h, uint32_t i, struct report *tmp,
+             kg_error_t *err)
+{
+  uint16_t n;
+  cleanup_free char *path = NULL;
+
+  if (! take (c, &n, 2) || c->left < n)
+    return short_body (h, err);
+  if ((path = take_str (c, n, checker_path_valid)) == NULL)
+    return kg_error (err, 0, "the checker's file %u is not an absolute path", i);
+  report_add_file (tmp, path);
+  return 0;
+}
+
+static int
+decode_cache (struct cursor *c, const struct header *h, char **cache, uint32_t *cache_len,
+              kg_error_t *err)
+{
+  if (! take (c, cache_len, 4) || c->left < *cache_len)
+    return short_body (h, err);
+  if (*cache_len > CHECKER_CACHE_MAX
+      || (*cache = take_str (c, *cache_len, checker_cache_valid)) == NULL)
+    return kg_error (err, 0, "the checker's digest cache is malformed");
+  return 0;
+}
+
+/* Everything is decoded into TMP first, and only a message that holds
+   from its first byte to its last reaches REP. */
+int
+checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
+                char **cache_out, size_t *cache_len_out, kg_error_t *err)
+{
+  cleanup_free char *cache = NULL;
+  uint32_t cache_len = 0;
+  struct cursor c = { buf, len };
+  struct header h = { 0 };
+  struct report tmp = { 0 };
+  int rc = -1;
+
+  if (decode_header (&c, &h, err) < 0)
+    goto out;
+  for (uint32_t i = 0; i < h.n_results; i++)
+    if (decode_result (&c, &h, i, &tmp, rep, err) < 0)
+      goto out;
+  for (uint32_t i = 0; i < h.n_files; i++)
+    if (decode_file (&c, &h, i, &tmp, err) < 0)
+      goto out;
+  if ((h.flags & CHECKER_FLAG_CACHE) && decode_cache (&c, &h, &cache, &cache_len, err) < 0)
+    goto out;
+  if (c.left != 0)
+    {
+      kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
+      goto out;
+    }
+
+  if (tmp.oom || (h.flags & CHECKER_FLAG_OOM))
+    rep->oom = true;
+  if (h.flags & CHECKER_FLAG_SANDBOX)
+    rep->pod_sandbox = true;
+  for (size_t i = 0; i < tmp.n; i++)
+    report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
+                tmp.results[i].reason);
+  for (size_t i = 0; i < tmp.n_files; i++)
+    report_add_file (rep, tmp.files[i]);
+  *want_fd = (h.flags & CHECKER_FLAG_FD) != 0;
+  if (cache_out != NULL)
+    {
+      *cache_out = steal_pointer (&cache);
+      *cache_len_out = cache_len;
+    }
+  rc = 0;
+
+out:
+  report_release (&tmp);
+  return rc;
+}
+
+bool
+checker_header_wants_fd (const unsigned char *buf, size_t len)
+{
+  return len >= CHECKER_HEADER_LEN && (buf[5] & CHECKER_FLAG_FD);
+}
+
+/* ---- the requests ------------------------------------------------------ */
+
+static const unsigned char exe_magic[4] = { 'K', 'G', 'R', 'Q' };    /* readlink /proc/PID/exe */
+static const unsigned char ns_magic[4] = { 'K', 'G', 'N', 'S' };     /* stat /proc/PID/ns/NAME */
+static const unsigned char netns_magic[4] = { 'K', 'G', 'N', 'N' };  /* a network namespace's facts */
+
+static const char probe_host_chars[]
+    = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.";
+
+/* Whatever the child sent: a path that is a terminated absolute one, or
+   none beside a pid; a host that is a terminated DNS name; a bounded
+   wait; a proxy that is an IPv4 or IPv6 socket address. */
+static bool
+netns_request_valid (const struct netns_request *rq)
+{
+  const struct netns_probe *p = &rq->probe;
+  size_t hl = strnlen (p->host, sizeof p->host);
+
+  if (strnlen (rq->path, sizeof rq->path) == sizeof rq->path)
+    return false;
+  if (rq->pid == 0 ? rq->path[0] != '/' : (rq->path[0] != '\0' || rq->pid > INT32_MAX))
+    return false;
+  if (hl == 0 || hl == sizeof p->host || strspn (p->host, probe_host_chars) != hl)
+    return false;
+  if (p->timeout_ms < 1 || p->timeout_ms > 60000)
+    return false;
+  return (p->proxy.ss_family == AF_INET && p->proxy_len == sizeof (struct sockaddr_in))
+         || (p->proxy.ss_family == AF_INET6 && p->proxy_len == sizeof (struct sockaddr_in6));
+}
+
+enum checker_parse
+checker_request_parse (const unsigned char *buf, size_t len, struct checker_request *rq)
+{
+  static const unsigned char *const magics[] = { exe_magic, ns_magic, netns_magic };
+  size_t head = len < 4 ? len : 4;
+  uint32_t arg;
+  bool valid;
+  int kind = -1;
+
+  if (len == 0)
+    return CHECKER_PARSE_PARTIAL;
+  for (int k = 0; k < (int) ARRAY_SIZE (magics); k++)
+    if (memcmp (buf, magics[k], head) == 0)
+      {
+        kind = k;
+        break;
+      }
+  if (kind < 0)
+    return CHECKER_PARSE_NONE;
+  /* Up to here, the beginning of a magic: wait for the rest. */
+  if (len < CHECKER_REQUEST_HEAD)
+    return CHECKER_PARSE_PARTIAL;
+  memset (rq, 0, sizeof *rq);
+  rq->kind = (enum checker_request_kind) kind;
+  rq->len = CHECKER_REQUEST_HEAD;
+  memcpy (&arg, buf + 4, 4);
+  switch (rq->kind)
+    {
+    case CHECKER_REQ_EXE:
+      rq->pid = arg;
+      valid = arg != 0 && arg <= INT32_MAX;
+      break;
+    case CHECKER_REQ_NS:
+      /* The pid in the low 24 bits, the namespace's index above them. */
+      rq->pid = arg & 0xffffff;
+      rq->ns_name = engine_ns_proc_name ((int) (arg >> 24));
+      valid = rq->pid != 0 && rq->ns_name != NULL;
+      break;
+    case CHECKER_REQ_NETNS:
+    default:
+      if (arg != sizeof rq->netns)
+        return CHECKER_PARSE_MALFORMED;
+      if (len < CHECKER_NETNS_REQUEST_LEN)
+        return CHECKER_PARSE_PARTIAL;
+      rq->len = CHECKER_NETNS_REQUEST_LEN;
+      memcpy (&rq->netns, buf + CHECKER_REQUEST_HEAD, sizeof rq->netns);
+      rq->pid = rq->netns.pid;
+      valid = netns_request_valid (&rq->netns);
+      break;
+    }
+  return valid ? CHECKER_PARSE_OK : CHECKER_PARSE_REFUSED;
+}
+
+static void
+request_head (unsigned char *out, const unsigned char *m, uint32_t arg)
+{
+  memcpy (out, m, 4);
+  memcpy (out + 4, &arg, 4);
+}
+
+int
+checker_request_exe (unsigned long pid, unsigned char *out)
+{
+  if (pid > UINT32_MAX)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  request_head (out, exe_magic, (uint32_t) pid);
+  return 0;
+}
+
+int
+checker_request_ns (unsigned long pid, int k, unsigned char *out)
+{
+  if (pid == 0 || pid > 0xffffff || k < 0 || k > 0xff)
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  request_head (out, ns_magic, (uint32_t) pid | ((uint32_t) k << 24));
+  return 0;
+}
+
+int
+checker_request_netns (unsigned long pid, const char *path, const struct netns_probe *probe,
+                       unsigned char *out)
+{
+  struct netns_request rq;
+
+  memset (&rq, 0, sizeof rq);
+  if (pid > INT32_MAX || (path != NULL && strlen (path) >= sizeof rq.path))
+    {
+      errno = EINVAL;
+      return -1;
+    }
+  rq.pid = (uint32_t) pid;
+  if (path != NULL)
+    memcpy (rq.path, path, strlen (path) + 1);
+  rq.probe = *probe;
+  request_head (out, netns_magic, (uint32_t) sizeof rq);
+  memcpy (out + CHECKER_REQUEST_HEAD, &rq, sizeof rq);
+  return 0;
+}

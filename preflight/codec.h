@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The confined checker's wire format (checker.h; kata-guard(8), SECURITY,
+ * Confinement): the report the child sends its parent, and the requests
+ * it may send before it.  Pure: bytes in, bytes or a validated value out,
+ * no I/O.  The decoders are the only parsers on the privileged side, and
+ * read what a compromised child could have written.
+ *
+ * The report, in host byte order (both ends are this program):
+ *   header  "KGCR" u8 version=1 u8 flags u16 0 u32 n_results u32 n_files u32 body_len
+ *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy u8 0
+ *           then id, reason, remedy (no NUL, no terminator)
+ *   file    u16 len, then the path
+ *   cache   (with CHECKER_FLAG_CACHE) u32 len, then the digest cache text
+ *
+ * The requests, each "MAGIC u32 arg" and, for KGNN, a payload of ARG
+ * bytes, answered before the next is read:
+ *   "KGRQ" pid             readlink /proc/PID/exe (policy.hooks)
+ *                          reply  i32 errno (0: ok) u32 len, then the target
+ *   "KGNS" pid | k << 24   stat /proc/PID/ns/<engine_ns_proc_name (K)>
+ *                          reply  i32 errno u64 st_dev u64 st_ino
+ *   "KGNN" len             then struct netns_request (LEN is its size):
+ *                          netns_gather of a process's or a path's namespace
+ *                          reply  i32 errno, then struct netns_facts
+ */
+#ifndef KG_CODEC_H
+#define KG_CODEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "netns.h"
+#include "result.h"
+
+#define CHECKER_VERSION 1
+#define CHECKER_HEADER_LEN 20
+#define CHECKER_RESULT_HEAD 8
+#define CHECKER_MAX_RESULTS 128
+#define CHECKER_MAX_FILES 64
+#define CHECKER_ID_MAX 63
+#define CHECKER_TEXT_MAX 2048  /* a reason or a remedy */
+#define CHECKER_PATH_MAX 4096
+#define CHECKER_MSG_MAX (1024 * 1024)
+
+#define CHECKER_FLAG_FD 0x01   /* the runtime descriptor comes with it */
+#define CHECKER_FLAG_OOM 0x02  /* the child's report was incomplete */
+#define CHECKER_FLAG_CACHE 0x04  /* a digest cache for the parent to write */
+#define CHECKER_FLAG_SANDBOX 0x08  /* the container is a pod sandbox (report.pod_sandbox) */
+#define CHECKER_CACHE_MAX (64 * 1024)
+
+/* ---- the report -------------------------------------------------------- */
+
+/* Encode REP (what the child does).  Text longer than the bounds is cut. */
+int checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
+                    unsigned char **buf, size_t *len, kg_error_t *err);
+/* Validate and decode one whole message into REP (appending; an id REP
+   already holds is refused).  *WANT_FD: the header says a descriptor
+   comes with it; *CACHE (NUL-terminated, *CACHE_LEN bytes, or NULL): the
+   digest cache it carries.  Refused, REP, *CACHE and *CACHE_LEN are as
+   they were. */
+int checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *want_fd,
+                    char **cache, size_t *cache_len, kg_error_t *err);
+/* Whether the LEN bytes at BUF begin with a header whose flags announce a
+   descriptor (nothing else of it is checked: checker_decode does that). */
+bool checker_header_wants_fd (const unsigned char *buf, size_t len);
+
+/* What the decoder accepts, N bytes at S (no NUL needed). */
+bool checker_id_valid (const char *s, size_t n);     /* a check id: [a-z][a-z0-9._-]* */
+bool checker_text_valid (const char *s, size_t n);   /* a reason or remedy */
+bool checker_path_valid (const char *s, size_t n);   /* a file the checks read */
+bool checker_cache_valid (const char *s, size_t n);  /* the digest cache text */
+
+/* ---- the requests ------------------------------------------------------ */
+
+#define CHECKER_REQUEST_HEAD 8  /* magic, u32 arg */
+
+/* A network namespace request: a process's namespace (pid), or a path,
+   with what to probe from inside. */
+struct netns_request
+{
+  uint32_t pid;
+  char path[NETNS_PATH_MAX];
+  struct netns_probe probe;
+};
+
+#define CHECKER_NETNS_REQUEST_LEN (CHECKER_REQUEST_HEAD + sizeof (struct netns_request))
+
+enum checker_request_kind
+{
+  CHECKER_REQ_EXE,    /* "KGRQ" */
+  CHECKER_REQ_NS,     /* "KGNS" */
+  CHECKER_REQ_NETNS,  /* "KGNN" */
+};
+
+/* One request as the parent answers it. */
+struct checker_request
+{
+  enum checker_request_kind kind;
+  size_t len;                  /* the bytes it took */
+  uint32_t pid;                /* EXE, NS; NETNS: netns.pid */
+  const char *ns_name;         /* NS: the namespace's name under /proc/PID/ns */
+  struct netns_request netns;  /* NETNS: as sent */
+};
+
+enum checker_parse
+{
+  CHECKER_PARSE_PARTIAL,      /* the start of a request (or too little to tell): read more */
+  CHECKER_PARSE_NONE,         /* not a request: the report starts here */
+  CHECKER_PARSE_MALFORMED,    /* a request framed wrong: nothing after it can be read */
+  CHECKER_PARSE_REFUSED,      /* a whole request that asks what the parent does not answer:
+                                 *RQ has its kind and len, the answer is EINVAL */
+  CHECKER_PARSE_OK,           /* a whole, valid request in *RQ */
+};
+
+/* The request at the start of the LEN bytes at BUF, validated: an EXE
+   pid that is a pid; an NS pid in 24 bits and a namespace index
+   engine_ns_proc_name knows; a NETNS path that is a terminated absolute
+   one (pid 0) or empty (a pid), a proxy that is an IPv4 or IPv6 socket
+   address, a host that is a DNS name (it goes into the request line), a
+   wait of 1 to 60000 ms.  The answer only grows more certain as LEN
+   grows: once it is not PARTIAL, every longer buffer gets the same. */
+enum checker_parse checker_request_parse (const unsigned char *buf, size_t len,
+                                          struct checker_request *rq);
+
+/* The child's side: a request into OUT (CHECKER_REQUEST_HEAD bytes, or
+   CHECKER_NETNS_REQUEST_LEN for NETNS, the padding zeroed); -1 with
+   errno EINVAL for arguments no request can carry. */
+int checker_request_exe (unsigned long pid, unsigned char *out);
+int checker_request_ns (unsigned long pid, int k, unsigned char *out);
+int checker_request_netns (unsigned long pid, const char *path, const struct netns_probe *probe,
+                           unsigned char *out);
+
+#endif

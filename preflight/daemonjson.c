@@ -546,20 +546,27 @@ scan_value (struct scan *j, unsigned depth)
     }
 }
 
-static const char *
-json_kind (struct json_object *o)
+const char *
+json_kind_of (struct json_object *v, bool any_number)
 {
-  switch (json_object_get_type (o))
+  switch (json_object_get_type (v))
     {
-    case json_type_null: return "null";
-    case json_type_boolean: return "a boolean";
+    case json_type_null:
+      return "null";
+    case json_type_boolean:
+      return "a boolean";
     case json_type_double:
-    case json_type_int: return "a number";
-    case json_type_object: return "an object";
-    case json_type_array: return "an array";
-    case json_type_string: return "a string";
+      return any_number ? "a number" : "a floating-point number";
+    case json_type_int:
+      return any_number ? "a number" : "an integer";
+    case json_type_object:
+      return "an object";
+    case json_type_array:
+      return "an array";
+    case json_type_string:
+      return "a string";
     }
-  return "a value";
+  return "an unknown JSON value";
 }
 
 int
@@ -1104,7 +1111,7 @@ edit_open (struct dj_edit *e, struct kg_replace *r, struct json_object **root, k
       && ! json_object_is_type (runtimes, json_type_object))
     return kg_error (err, 0, "%s: \"runtimes\" is %s, not an object: dockerd would refuse it "
                              "too; fix it by hand first",
-                     r->path, json_kind (runtimes));
+                     r->path, json_kind_of (runtimes, true));
   return 0;
 }
 
@@ -1185,7 +1192,7 @@ daemonjson_install (struct dj_edit *e, kg_error_t *err)
         {
           if (! json_object_is_type (def, json_type_string))
             return kg_error (err, 0, "%s: \"default-runtime\" is %s, not a string", r.path,
-                             json_kind (def));
+                             json_kind_of (def, true));
           if (strcmp (json_object_get_string (def), e->name) != 0)
             {
               e->old_default = strdup (json_object_get_string (def));

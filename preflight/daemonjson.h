@@ -41,6 +41,18 @@ struct json_object;
    keeps the last of two, Go's decoders merge both into one struct).
    Errors name NAME, the line and the column. */
 int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
+
+/* What a message calls the kind of V: "null", "a boolean", "a string",
+   "an object", "an array", and for a number "an integer" or "a
+   floating-point number" (the policy's findings, where a limit must be an
+   integer), or with ANY_NUMBER "a number" for both (daemon.json's
+   messages). */
+const char *json_kind_of (struct json_object *v, bool any_number);
+static inline const char *
+json_kind (struct json_object *v)
+{
+  return json_kind_of (v, false);
+}
 /* Docker's own default runtime. */
 #define DAEMONJSON_STOCK_RUNTIME "runc"
 /* Beside the file: the file as it was before kata-guard first changed it. */

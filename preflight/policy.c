@@ -71,29 +71,6 @@ finding (struct findings *f, const char *fmt, ...)
     sb_printf (&f->text, "; ...");
 }
 
-static const char *
-json_kind (struct json_object *v)
-{
-  switch (json_object_get_type (v))
-    {
-    case json_type_null:
-      return "null";
-    case json_type_boolean:
-      return "a boolean";
-    case json_type_double:
-      return "a floating-point number";
-    case json_type_int:
-      return "an integer";
-    case json_type_object:
-      return "an object";
-    case json_type_array:
-      return "an array";
-    case json_type_string:
-      return "a string";
-    }
-  return "an unknown JSON value";
-}
-
 /* KEY of OBJ.  Go's encoding/json (containerd, Kata's Go shim) matches
    object keys case-insensitively, runtime-rs does not: a key that differs
    from a known one only in case would be read by one and not by the other,

@@ -24,13 +24,6 @@
 #include "daemonjson.h"
 #include "util.h"
 
-static void
-json_putp (struct json_object **o)
-{
-  json_object_put (*o);
-}
-#define cleanup_json __attribute__ ((cleanup (json_putp)))
-
 /* ---- the strict grammar check ---------------------------------------------- */
 
 struct key_seen
@@ -1050,13 +1043,6 @@ kg_replace_close (struct kg_replace *r)
   memset (r, 0, sizeof *r);
   r->dirfd = -1;
 }
-
-static void
-replace_closep (struct kg_replace *r)
-{
-  kg_replace_close (r);
-}
-#define cleanup_replace __attribute__ ((cleanup (replace_closep)))
 
 /* ---- the runtime entry -------------------------------------------------------- */
 

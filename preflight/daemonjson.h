@@ -102,6 +102,7 @@ int kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool 
 /* Remove the file (the directory fsync'd). */
 int kg_replace_remove (struct kg_replace *r, kg_error_t *err);
 void kg_replace_close (struct kg_replace *r);
+#define cleanup_replace __attribute__ ((cleanup (kg_replace_close)))
 
 /* ---- the runtime entry ---------------------------------------------------- */
 
@@ -147,6 +148,7 @@ int daemonjson_install (struct dj_edit *e, kg_error_t *err);
    "default-runtime" make a reload drop the guard. */
 int daemonjson_uninstall (struct dj_edit *e, kg_error_t *err);
 void dj_edit_release (struct dj_edit *e);
+#define cleanup_dj_edit __attribute__ ((cleanup (dj_edit_release)))
 
 /* Whether NAME is acceptable as a Docker runtime name here:
    [A-Za-z0-9][A-Za-z0-9_.-]*, at most 64 bytes. */

@@ -13,7 +13,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <json-c/json.h>
+
 #include "util.h"
+
+void
+kg_json_putp (struct json_object **o)
+{
+  json_object_put (*o);
+}
 
 size_t
 kg_utf8_valid_prefix (const void *p, size_t n)

@@ -31,6 +31,10 @@ kg_close_file (FILE **f)
 #define cleanup_free __attribute__ ((cleanup (kg_free_ptr)))
 #define cleanup_close __attribute__ ((cleanup (kg_close_fd)))
 #define cleanup_file __attribute__ ((cleanup (kg_close_file)))
+/* json-c's objects: json_object_put (NULL is a no-op). */
+struct json_object;
+void kg_json_putp (struct json_object **o);
+#define cleanup_json __attribute__ ((cleanup (kg_json_putp)))
 
 /* Hand a pointer or descriptor out of a cleanup variable. */
 #define steal_pointer(pp) \

@@ -285,27 +285,6 @@ containerd_major (void)
 
 /* ---- Docker ---------------------------------------------------------------------- */
 
-static void
-json_putp (struct json_object **o)
-{
-  json_object_put (*o);
-}
-#define cleanup_json __attribute__ ((cleanup (json_putp)))
-
-static void
-dj_edit_cleanup (struct dj_edit *e)
-{
-  dj_edit_release (e);
-}
-#define cleanup_dj_edit __attribute__ ((cleanup (dj_edit_cleanup)))
-
-static void
-replace_cleanup (struct kg_replace *r)
-{
-  kg_replace_close (r);
-}
-#define cleanup_replace __attribute__ ((cleanup (replace_cleanup)))
-
 static struct json_object *
 make_entry (const char *key, const char *value)
 {

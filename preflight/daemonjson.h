@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Docker's daemon.json: a strict reader, a stable writer, the runtime entry
- * edits of `kata-guard install` / `uninstall` (SPEC 7), and the atomic file
- * replacement they (and the containerd drop-in) use.
+ * Docker's daemon.json: a strict reader, and the atomic file replacement
+ * that registration uses.
  *
  * Reading is bounded (DAEMONJSON_MAX_SIZE bytes, DAEMONJSON_MAX_DEPTH levels)
  * and strict (RFC 8259): the document must be one object; trailing data,
@@ -15,10 +14,8 @@
  * and json-c only builds the tree.  A file that is empty or only white
  * space reads as {} (dockerd reads it so too).
  *
- * Writing prints the document in one stable form whatever the json-c
- * version: two-space indent, "key": value, {} and [] for empty containers,
- * keys in their original order, numbers as they were written, a final
- * newline.
+ * The writer and the edits of `kata-guard install` / `uninstall` are
+ * register/dockerjson.h.
  */
 #ifndef KG_DAEMONJSON_H
 #define KG_DAEMONJSON_H
@@ -53,8 +50,7 @@ json_kind (struct json_object *v)
 {
   return json_kind_of (v, false);
 }
-/* Docker's own default runtime. */
-#define DAEMONJSON_STOCK_RUNTIME "runc"
+
 /* Beside the file: the file as it was before kata-guard first changed it. */
 #define KG_BACKUP_SUFFIX ".kata-guard.bak"
 /* Temporary files are ".BASE" KG_TEMP_INFIX "XXXXXX" in the same directory. */
@@ -64,8 +60,6 @@ json_kind (struct json_object *v)
    NULL with *ERR "NAME:LINE:COL: what". */
 struct json_object *daemonjson_parse (const char *name, const char *data, size_t len,
                                       kg_error_t *err);
-/* The document in the stable form above, NUL-terminated; *LEN without it. */
-char *daemonjson_format (struct json_object *root, size_t *len, kg_error_t *err);
 /* Read and parse PATH (symlinks followed).  A missing file gives an empty
    object and *EXISTS = false. */
 struct json_object *daemonjson_load (const char *path, bool *exists, kg_error_t *err);
@@ -103,55 +97,5 @@ int kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool 
 int kg_replace_remove (struct kg_replace *r, kg_error_t *err);
 void kg_replace_close (struct kg_replace *r);
 #define cleanup_replace __attribute__ ((cleanup (kg_replace_close)))
-
-/* ---- the runtime entry ---------------------------------------------------- */
-
-enum dj_status
-{
-  DJ_DONE,          /* changed, or nothing to change */
-  DJ_REFUSED,       /* bad file, conflict: the file is untouched */
-  DJ_WRITE_FAILED,  /* the write failed: the file is unchanged */
-};
-
-struct dj_edit
-{
-  /* In. */
-  const char *path;
-  const char *name;                  /* the runtime name: runtimes.NAME */
-  struct json_object *entry;         /* install: the entry to write */
-  struct json_object *const *ours;   /* uninstall: the entries install writes */
-  size_t n_ours;
-  bool set_default;                  /* install: also default-runtime = NAME */
-  bool force;                        /* replace (or remove) a differing entry */
-  bool dry_run;                      /* compute the result, write nothing */
-  /* Out. */
-  enum dj_status status;
-  bool changed;
-  bool existed;         /* the file existed */
-  char *target;         /* the file (symlinks resolved) */
-  char *backup;         /* the backup this run made, or NULL */
-  char *result;         /* the resulting bytes (the old ones when unchanged) */
-  size_t result_len;
-  char *old_default;    /* install: the default-runtime that was replaced */
-  bool default_removed; /* uninstall: default-runtime named NAME, now "runc" */
-  bool entry_removed;   /* uninstall: runtimes.NAME is gone */
-  unsigned removed_temps;
-};
-
-/* runtimes.NAME = ENTRY (and default-runtime = NAME), keeping everything
-   else.  An equal entry is no change: the file is not written at all. */
-int daemonjson_install (struct dj_edit *e, kg_error_t *err);
-/* Remove runtimes.NAME when it is one of OURS (any entry with --force),
-   and set default-runtime back to "runc" when it names NAME.  Neither key
-   is removed: dockerd's reload (SIGHUP) keeps the old value of a key that
-   is no longer in the file, so only a present "runtimes" (even {}) and
-   "default-runtime" make a reload drop the guard. */
-int daemonjson_uninstall (struct dj_edit *e, kg_error_t *err);
-void dj_edit_release (struct dj_edit *e);
-#define cleanup_dj_edit __attribute__ ((cleanup (dj_edit_release)))
-
-/* Whether NAME is acceptable as a Docker runtime name here:
-   [A-Za-z0-9][A-Za-z0-9_.-]*, at most 64 bytes. */
-bool daemonjson_valid_name (const char *name);
 
 #endif

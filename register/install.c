@@ -2,13 +2,13 @@
 /*
  * `kata-guard install` / `uninstall` (kata-guard(8), SPEC 7).
  *
- * Docker: merge the runtime entry into daemon.json (preflight/daemonjson.c
- * does the reading, the merge and the atomic write).  The entry names the
- * running binary, resolved through /proc/self/exe: whatever copy the
- * operator runs is the one registered, and it must sit on a trusted path
- * (root-owned all the way down, as the real runtime must), because
- * whoever can replace a registered runtime runs code as root in every
- * container start.
+ * Docker: merge the runtime entry into daemon.json (register/dockerjson.c
+ * does the merge and the write, preflight/daemonjson.c the reading).  The
+ * entry names the running binary, resolved through /proc/self/exe:
+ * whatever copy the operator runs is the one registered, and it must sit
+ * on a trusted path (root-owned all the way down, as the real runtime
+ * must), because whoever can replace a registered runtime runs code as
+ * root in every container start.
  *
  * containerd: print the runtime table for its config.toml, and write it as
  * a drop-in only where the main config imports a drop-in directory:
@@ -38,6 +38,7 @@
 #include "cli.h"
 #include "conf.h"
 #include "daemonjson.h"
+#include "dockerjson.h"
 #include "install.h"
 #include "toml.h"
 #include "trust.h"

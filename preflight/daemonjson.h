@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Docker's daemon.json: a strict reader, and the atomic file replacement
- * that registration uses.
+ * Docker's daemon.json: the strict reader, for the docker.* audit of
+ * `kata-guard check` and for registration; its grammar check reads the
+ * bundle's config.json too.
  *
  * Reading is bounded (DAEMONJSON_MAX_SIZE bytes, DAEMONJSON_MAX_DEPTH levels)
  * and strict (RFC 8259): the document must be one object; trailing data,
@@ -15,14 +16,13 @@
  * space reads as {} (dockerd reads it so too).
  *
  * The writer and the edits of `kata-guard install` / `uninstall` are
- * register/dockerjson.h.
+ * register/dockerjson.h, the atomic replacement register/replace.h.
  */
 #ifndef KG_DAEMONJSON_H
 #define KG_DAEMONJSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/stat.h>
 
 #include "error.h"
 
@@ -51,11 +51,6 @@ json_kind (struct json_object *v)
   return json_kind_of (v, false);
 }
 
-/* Beside the file: the file as it was before kata-guard first changed it. */
-#define KG_BACKUP_SUFFIX ".kata-guard.bak"
-/* Temporary files are ".BASE" KG_TEMP_INFIX "XXXXXX" in the same directory. */
-#define KG_TEMP_INFIX ".kata-guard."
-
 /* Parse DATA[0..LEN) (NAME for messages).  Returns the root object, or
    NULL with *ERR "NAME:LINE:COL: what". */
 struct json_object *daemonjson_parse (const char *name, const char *data, size_t len,
@@ -63,39 +58,5 @@ struct json_object *daemonjson_parse (const char *name, const char *data, size_t
 /* Read and parse PATH (symlinks followed).  A missing file gives an empty
    object and *EXISTS = false. */
 struct json_object *daemonjson_load (const char *path, bool *exists, kg_error_t *err);
-
-/* ---- atomic replacement ------------------------------------------------ */
-
-/* A file opened for replacement: its directory is locked (flock) until
-   kg_replace_close, so two installers never interleave, and temporary
-   files that a killed writer left behind are removed. */
-struct kg_replace
-{
-  char *path;      /* the file that will be replaced: symlinks resolved */
-  char *base;      /* its last component */
-  int dirfd;       /* its directory, locked */
-  bool exists;
-  struct stat st;  /* of the existing file */
-  char *data;      /* its bytes (NUL-terminated), or NULL */
-  size_t len;
-  unsigned removed_temps;  /* leftovers of a killed writer, removed */
-};
-
-/* Open PATH: a symlink is resolved and its target is what gets replaced
-   (the link stays); a dangling symlink, a missing directory, anything but
-   a regular file and a file over MAX bytes are refused. */
-int kg_replace_open (const char *path, size_t max, struct kg_replace *r, kg_error_t *err);
-/* Replace the file with DATA: a temporary file in the same directory,
-   written, given the old file's owner and mode (new files: 0644), fsync'd,
-   renamed over the file, then the directory fsync'd.  With BACKUP, and
-   when the file exists and no BASE.kata-guard.bak does, the old bytes are
-   first saved there (same way, never overwritten); *BACKUP_PATH is then set
-   (caller frees).  On failure the file is unchanged. */
-int kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool backup,
-                       char **backup_path, kg_error_t *err);
-/* Remove the file (the directory fsync'd). */
-int kg_replace_remove (struct kg_replace *r, kg_error_t *err);
-void kg_replace_close (struct kg_replace *r);
-#define cleanup_replace __attribute__ ((cleanup (kg_replace_close)))
 
 #endif

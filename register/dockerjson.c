@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "dockerjson.h"
+#include "replace.h"
 #include "util.h"
 
 /* ---- the stable form ------------------------------------------------------- */

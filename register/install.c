@@ -3,7 +3,8 @@
  * `kata-guard install` / `uninstall` (kata-guard(8), SPEC 7).
  *
  * Docker: merge the runtime entry into daemon.json (register/dockerjson.c
- * does the merge and the write, preflight/daemonjson.c the reading).  The
+ * does the merge, register/replace.c the atomic write,
+ * preflight/daemonjson.c the reading).  The
  * entry names the running binary, resolved through /proc/self/exe:
  * whatever copy the operator runs is the one registered, and it must sit
  * on a trusted path (root-owned all the way down, as the real runtime
@@ -40,6 +41,7 @@
 #include "daemonjson.h"
 #include "dockerjson.h"
 #include "install.h"
+#include "replace.h"
 #include "toml.h"
 #include "trust.h"
 #include "util.h"

@@ -93,44 +93,6 @@ skip_ws (struct scan *j)
     j->pos++;
 }
 
-/* Length of the UTF-8 sequence at P (at most AVAIL bytes), 0 if invalid:
-   no overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t
-utf8_len (const unsigned char *p, size_t avail)
-{
-  unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-  size_t n;
-
-  if (c < 0x80)
-    return 1;
-  if (c >= 0xc2 && c <= 0xdf)
-    n = 2;
-  else if (c >= 0xe0 && c <= 0xef)
-    {
-      n = 3;
-      if (c == 0xe0)
-        lo = 0xa0;
-      else if (c == 0xed)
-        hi = 0x9f;
-    }
-  else if (c >= 0xf0 && c <= 0xf4)
-    {
-      n = 4;
-      if (c == 0xf0)
-        lo = 0x90;
-      else if (c == 0xf4)
-        hi = 0x8f;
-    }
-  else
-    return 0;
-  if (avail < n || p[1] < lo || p[1] > hi)
-    return 0;
-  for (size_t i = 2; i < n; i++)
-    if (p[i] < 0x80 || p[i] > 0xbf)
-      return 0;
-  return n;
-}
-
 static int
 hex4 (struct scan *j, size_t at, unsigned *out)
 {
@@ -256,7 +218,7 @@ scan_string (struct scan *j, struct key_seen *key)
           continue;
         }
       {
-        size_t l = utf8_len (j->s + j->pos, j->len - j->pos);
+        size_t l = kg_utf8_len (j->s + j->pos, j->len - j->pos);
 
         if (l == 0)
           return scan_error (j, j->pos, "invalid UTF-8");

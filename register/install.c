@@ -41,6 +41,7 @@
 #include "daemonjson.h"
 #include "dockerjson.h"
 #include "install.h"
+#include "kata.h"
 #include "replace.h"
 #include "toml.h"
 #include "trust.h"
@@ -52,13 +53,6 @@
 #define CONTAINERD_CONFIG "/etc/containerd/config.toml"
 /* How long `dockerd --version` / `docker version` may take. */
 #define VERSION_TIMEOUT_MS 10000
-
-/* Kata's own search order, when the guard config names no Kata config. */
-static const char *const kata_configs[] = {
-  "/etc/kata-containers/configuration.toml",
-  "/opt/kata/share/defaults/kata-containers/configuration.toml",
-  "/usr/share/defaults/kata-containers/configuration.toml",
-};
 
 enum reg_mode
 {
@@ -588,14 +582,15 @@ pick_kata_config (const char *guard_path, const char **why)
       if (found != NULL)
         return found;
     }
-  for (size_t i = 0; i < ARRAY_SIZE (kata_configs); i++)
-    if (access (kata_configs[i], F_OK) == 0)
+  for (size_t i = 0; i < ARRAY_SIZE (kata_search_path); i++)
+    if (access (kata_search_path[i], F_OK) == 0)
       {
         *why = "the first file of Kata's search order";
-        return strdup (kata_configs[i]);
+        return strdup (kata_search_path[i]);
       }
+  /* The release tarball's default, where kata-deploy installs it. */
   *why = "Kata's default (no Kata configuration found on this host)";
-  return strdup (kata_configs[1]);
+  return strdup (kata_search_path[1]);
 }
 
 /* A string TOML can hold as "..." without escapes (the paths we write). */

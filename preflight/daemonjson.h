@@ -28,6 +28,8 @@
 
 struct json_object;
 
+/* Where dockerd reads it unless told otherwise: [docker] daemon_json's
+   default, and install's --daemon-json. */
 #define DAEMONJSON_DEFAULT "/etc/docker/daemon.json"
 #define DAEMONJSON_MAX_SIZE (1024 * 1024)
 #define DAEMONJSON_MAX_DEPTH 64

@@ -280,6 +280,17 @@ containerd_major (void)
   return -1;
 }
 
+/* The error WHY that ends command CMD, then what became of FILE (OUTCOME:
+   "is unchanged", "was not touched") on a line of its own: the operator
+   must know both.  main prints the message after "kata-guard: CMD: ", and
+   the second line takes the same prefix. */
+static int
+error_and_outcome (kg_error_t *err, const char *cmd, kg_error_t why, const char *file,
+                   const char *outcome)
+{
+  return kg_error (err, 0, "%s\nkata-guard: %s: %s %s", why->msg, cmd, file, outcome);
+}
+
 /* ---- Docker ---------------------------------------------------------------------- */
 
 static struct json_object *
@@ -309,18 +320,17 @@ static const char reload_hint[]
     = "reload Docker to apply it: systemctl reload docker (or send dockerd SIGHUP); running "
       "containers keep running, and kata-guard never restarts Docker\n";
 
+/* The edit E of command CMD failed with WHY: the command's error and exit
+   status. */
 static int
-edit_failed (const char *cmd, const struct dj_edit *e, kg_error_t err)
+edit_failed (const char *cmd, const struct dj_edit *e, kg_error_t why, kg_error_t *err)
 {
-  fprintf (stderr, "kata-guard: %s: %s\n", cmd, err->msg);
   if (e->status == DJ_WRITE_FAILED)
-    {
-      fprintf (stderr, "kata-guard: %s: %s is unchanged\n", cmd, e->target ? e->target : e->path);
-      return KG_EXIT_FAIL;
-    }
+    return error_and_outcome (err, cmd, why, e->target ? e->target : e->path, "is unchanged"),
+           KG_EXIT_FAIL;
   if (e->target != NULL)
-    fprintf (stderr, "kata-guard: %s: %s was not touched\n", cmd, e->target);
-  return KG_EXIT_USAGE;
+    return error_and_outcome (err, cmd, why, e->target, "was not touched"), KG_EXIT_USAGE;
+  return kg_error (err, 0, "%s", why->msg), KG_EXIT_USAGE;
 }
 
 static void
@@ -373,54 +383,43 @@ note_guard_config (const char *path, enum reg_mode mode)
 }
 
 static int
-install_docker (const struct opts *o)
+install_docker (const struct opts *o, kg_error_t *err)
 {
   cleanup_free char *exe = NULL, *shim = NULL, *version = NULL;
-  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t why = NULL;
   cleanup_json struct json_object *entry = NULL;
   cleanup_dj_edit struct dj_edit e = { 0 };
   enum reg_mode mode = o->mode;
   const char *source = NULL;
   int major = -1;
 
-  if (self_paths (&exe, &shim, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: install: %s\n", err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (self_paths (&exe, &shim, err) < 0)
+    return KG_EXIT_USAGE;
   if (mode == REG_AUTO)
     {
       major = docker_major (&version, &source);
       if (major < 0)
-        {
-          fprintf (stderr, "kata-guard: install: cannot tell the Docker version: neither "
-                           "`dockerd --version` nor `docker version` answered; pass --mode "
-                           "shim (Docker 24 and later) or --mode oci (Docker 20.10 and 23)\n");
-          return KG_EXIT_USAGE;
-        }
+        return kg_error (err, 0, "cannot tell the Docker version: neither `dockerd --version` "
+                                 "nor `docker version` answered; pass --mode shim (Docker 24 "
+                                 "and later) or --mode oci (Docker 20.10 and 23)"),
+               KG_EXIT_USAGE;
       /* Docker 24 added runtimeType (a shim v2 binary) to daemon.json;
          before it a runtime is an OCI "path". */
       mode = major >= 24 ? REG_SHIM : REG_OCI;
     }
-  if (check_registrable (exe, shim, mode == REG_SHIM, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: install: %s\n", err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (check_registrable (exe, shim, mode == REG_SHIM, err) < 0)
+    return KG_EXIT_USAGE;
   entry = mode == REG_SHIM ? make_entry ("runtimeType", shim) : make_entry ("path", exe);
   if (entry == NULL)
-    {
-      fprintf (stderr, "kata-guard: install: out of memory\n");
-      return KG_EXIT_FAIL;
-    }
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
   e.path = o->daemon_json;
   e.name = o->name;
   e.entry = entry;
   e.set_default = o->set_default;
   e.force = o->force;
   e.dry_run = o->dry_run;
-  if (daemonjson_install (&e, &err) < 0)
-    return edit_failed ("install", &e, err);
+  if (daemonjson_install (&e, &why) < 0)
+    return edit_failed ("install", &e, why, err);
   note_leftovers ("install", &e);
   if (o->dry_run)
     dry_run_result ("install", &e);
@@ -455,35 +454,29 @@ install_docker (const struct opts *o)
 }
 
 static int
-uninstall_docker (const struct opts *o)
+uninstall_docker (const struct opts *o, kg_error_t *err)
 {
   cleanup_free char *exe = NULL, *shim = NULL;
-  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t why = NULL;
   cleanup_json struct json_object *shim_entry = NULL, *path_entry = NULL;
   cleanup_dj_edit struct dj_edit e = { 0 };
   struct json_object *ours[2];
 
-  if (self_paths (&exe, &shim, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: uninstall: %s\n", err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (self_paths (&exe, &shim, err) < 0)
+    return KG_EXIT_USAGE;
   /* Exactly what install writes, in either mode. */
   ours[0] = shim_entry = make_entry ("runtimeType", shim);
   ours[1] = path_entry = make_entry ("path", exe);
   if (shim_entry == NULL || path_entry == NULL)
-    {
-      fprintf (stderr, "kata-guard: uninstall: out of memory\n");
-      return KG_EXIT_FAIL;
-    }
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
   e.path = o->daemon_json;
   e.name = o->name;
   e.ours = ours;
   e.n_ours = 2;
   e.force = o->force;
   e.dry_run = o->dry_run;
-  if (daemonjson_uninstall (&e, &err) < 0)
-    return edit_failed ("uninstall", &e, err);
+  if (daemonjson_uninstall (&e, &why) < 0)
+    return edit_failed ("uninstall", &e, why, err);
   note_leftovers ("uninstall", &e);
   if (o->dry_run)
     dry_run_result ("uninstall", &e);
@@ -669,12 +662,12 @@ dropin_path (const struct toml_value *doc, const char *config, const char *name,
 }
 
 static int
-containerd_cmd (const struct opts *o, bool install)
+containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
 {
   const char *cmd = install ? "install" : "uninstall";
   cleanup_free char *kata_config = NULL, *dropin = NULL, *text = NULL;
   cleanup_toml struct toml_value *doc = NULL;
-  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t why = NULL;
   const char *kata_why = NULL, *no_dropin = NULL;
   int version = 0;
   cleanup_replace struct kg_replace r = { .dirfd = -1 };
@@ -682,28 +675,23 @@ containerd_cmd (const struct opts *o, bool install)
 
   kata_config = pick_kata_config (o->config, &kata_why);
   if (kata_config == NULL)
-    {
-      fprintf (stderr, "kata-guard: %s: out of memory\n", cmd);
-      return KG_EXIT_FAIL;
-    }
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
   if (! toml_plain (kata_config))
-    {
-      fprintf (stderr, "kata-guard: %s: the Kata configuration path %s cannot be written into "
-                       "TOML as it is\n",
-               cmd, kata_config);
-      return KG_EXIT_USAGE;
-    }
+    return kg_error (err, 0, "the Kata configuration path %s cannot be written into TOML as it is",
+                     kata_config),
+           KG_EXIT_USAGE;
 
   /* The config version decides the layout; without one, containerd's own
      version does (1.x reads version 2, 2.x version 3). */
   if (access (o->containerd_config, F_OK) == 0)
     {
-      doc = toml_parse_file (o->containerd_config, &err);
+      doc = toml_parse_file (o->containerd_config, &why);
       if (doc == NULL)
         {
+          /* Not the end: the table is printed for the operator to add. */
           fprintf (stderr, "kata-guard: %s: cannot read %s: %s\n", cmd, o->containerd_config,
-                   err->msg);
-          kg_error_release (&err);
+                   why->msg);
+          kg_error_release (&why);
           no_dropin = "kata-guard cannot read it";
         }
       else
@@ -729,10 +717,7 @@ containerd_cmd (const struct opts *o, bool install)
     {
       dropin = dropin_path (doc, o->containerd_config, o->name, &no_dropin);
       if (dropin == NULL && no_dropin == NULL)
-        {
-          fprintf (stderr, "kata-guard: %s: out of memory\n", cmd);
-          return KG_EXIT_FAIL;
-        }
+        return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
     }
   if (version == 0)
     {
@@ -740,12 +725,10 @@ containerd_cmd (const struct opts *o, bool install)
       cleanup_free char *b3 = runtime_block (3, o->name, kata_config);
 
       if (! install)
-        {
-          fprintf (stderr, "kata-guard: uninstall: cannot tell the containerd version "
-                           "(no `version` in %s, no `containerd --version`): nothing removed\n",
-                   o->containerd_config);
-          return KG_EXIT_USAGE;
-        }
+        return kg_error (err, 0, "cannot tell the containerd version (no `version` in %s, no "
+                                 "`containerd --version`): nothing removed",
+                         o->containerd_config),
+               KG_EXIT_USAGE;
       if (b2 == NULL || b3 == NULL)
         return KG_EXIT_FAIL;
       printf ("# containerd 1.6 and 1.7 (config version 2): add to %s\n%s\n"
@@ -784,11 +767,8 @@ containerd_cmd (const struct opts *o, bool install)
       return KG_EXIT_PASS;
     }
 
-  if (kg_replace_open (dropin, TOML_MAX_SIZE, &r, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: %s: %s\n", cmd, err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (kg_replace_open (dropin, TOML_MAX_SIZE, &r, err) < 0)
+    return KG_EXIT_USAGE;
   if (r.removed_temps > 0)
     printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
             "%s\n",
@@ -808,21 +788,17 @@ containerd_cmd (const struct opts *o, bool install)
                 r.path, o->name);
       else if (r.exists && ! o->force)
         {
-          fprintf (stderr, "kata-guard: install: %s exists and differs from what kata-guard "
-                           "would write; pass --force to replace it\n",
-                   r.path);
+          kg_error (err, 0, "%s exists and differs from what kata-guard would write; pass "
+                            "--force to replace it",
+                    r.path);
           rc = KG_EXIT_USAGE;
         }
       else
         {
           cleanup_free char *backup = NULL;
 
-          if (kg_replace_commit (&r, text, strlen (text), true, &backup, &err) < 0)
-            {
-              fprintf (stderr, "kata-guard: install: %s\nkata-guard: install: %s is unchanged\n",
-                       err->msg, r.path);
-              return KG_EXIT_FAIL;
-            }
+          if (kg_replace_commit (&r, text, strlen (text), true, &backup, &why) < 0)
+            return error_and_outcome (err, "install", why, r.path, "is unchanged"), KG_EXIT_FAIL;
           fputs (text, stdout);
           printf ("# kata-guard: install: wrote the drop-in %s (imported by %s; ConfigPath: %s)\n",
                   r.path, o->containerd_config, kata_why);
@@ -840,18 +816,15 @@ containerd_cmd (const struct opts *o, bool install)
         printf ("kata-guard: uninstall: %s does not exist; nothing changed\n", r.path);
       else if (! same && ! o->force)
         {
-          fprintf (stderr, "kata-guard: uninstall: %s differs from what kata-guard install "
-                           "writes; pass --force to remove it anyway\n",
-                   r.path);
+          kg_error (err, 0, "%s differs from what kata-guard install writes; pass --force to "
+                            "remove it anyway",
+                    r.path);
           rc = KG_EXIT_USAGE;
         }
       else if (o->dry_run)
         fprintf (stderr, "kata-guard: uninstall: --dry-run: would remove %s\n", r.path);
-      else if (kg_replace_remove (&r, &err) < 0)
-        {
-          fprintf (stderr, "kata-guard: uninstall: %s\n", err->msg);
-          rc = KG_EXIT_FAIL;
-        }
+      else if (kg_replace_remove (&r, err) < 0)
+        rc = KG_EXIT_FAIL;
       else
         printf ("kata-guard: uninstall: removed %s; restart containerd to apply it: systemctl "
                 "restart containerd\n",
@@ -863,15 +836,16 @@ containerd_cmd (const struct opts *o, bool install)
 /* ---- the command line --------------------------------------------------------------- */
 
 static int
-not_here (const char *cmd, const char *opt)
+not_here (const char *cmd, const char *opt, bool *usage, kg_error_t *err)
 {
-  fprintf (stderr, "kata-guard: %s: %s does not apply to %s\n", cmd, opt, cmd);
-  install_usage (stderr);
-  return -1;
+  *usage = true;
+  return kg_error (err, 0, "%s does not apply to %s", opt, cmd);
 }
 
+/* 0, 1 when the usage was asked for (and printed), or -1 with *ERR (and
+   *USAGE when it must follow). */
 static int
-parse_opts (const char *cmd, int argc, char **argv, struct opts *o)
+parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage, kg_error_t *err)
 {
   static const struct option longopts[] = {
     { "docker", no_argument, NULL, 'D' },
@@ -923,21 +897,18 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o)
         break;
       case 'S':
         if (! install)
-          return not_here (cmd, "--set-default");
+          return not_here (cmd, "--set-default", usage, err);
         o->set_default = docker_only = true;
         break;
       case 'm':
         if (! install)
-          return not_here (cmd, "--mode");
+          return not_here (cmd, "--mode", usage, err);
         if (strcmp (optarg, "shim") == 0)
           o->mode = REG_SHIM;
         else if (strcmp (optarg, "oci") == 0)
           o->mode = REG_OCI;
         else
-          {
-            fprintf (stderr, "kata-guard: %s: --mode is shim or oci, not \"%s\"\n", cmd, optarg);
-            return -1;
-          }
+          return kg_error (err, 0, "--mode is shim or oci, not \"%s\"", optarg);
         docker_only = true;
         break;
       case 'N':
@@ -950,42 +921,24 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o)
         install_usage (stdout);
         return 1;
       default:
+        *usage = true;
         if (optopt != 0)
-          fprintf (stderr, "kata-guard: %s: bad or incomplete option -%c\n", cmd, optopt);
-        else
-          fprintf (stderr, "kata-guard: %s: unknown option %s\n", cmd, argv[optind - 1]);
-        install_usage (stderr);
-        return -1;
+          return kg_error (err, 0, "bad or incomplete option -%c", optopt);
+        return kg_error (err, 0, "unknown option %s", argv[optind - 1]);
       }
   if (optind != argc)
-    {
-      fprintf (stderr, "kata-guard: %s: unexpected argument %s\n", cmd, argv[optind]);
-      return -1;
-    }
+    return kg_error (err, 0, "unexpected argument %s", argv[optind]);
   if (o->docker && o->containerd)
-    {
-      fprintf (stderr, "kata-guard: %s: --docker or --containerd, one at a time\n", cmd);
-      return -1;
-    }
+    return kg_error (err, 0, "--docker or --containerd, one at a time");
   if (o->containerd && docker_only)
-    {
-      fprintf (stderr, "kata-guard: %s: --daemon-json, --set-default and --mode are for "
-                       "Docker, not --containerd\n",
-               cmd);
-      return -1;
-    }
+    return kg_error (err, 0, "--daemon-json, --set-default and --mode are for Docker, not "
+                             "--containerd");
   if (! daemonjson_valid_name (o->name))
-    {
-      fprintf (stderr, "kata-guard: %s: --name \"%s\": a runtime name is letters, digits, "
-                       "'_', '.', '-' (at most 64)\n",
-               cmd, o->name);
-      return -1;
-    }
+    return kg_error (err, 0, "--name \"%s\": a runtime name is letters, digits, '_', '.', '-' "
+                             "(at most 64)",
+                     o->name);
   if (*o->daemon_json == '\0' || *o->containerd_config == '\0')
-    {
-      fprintf (stderr, "kata-guard: %s: an empty file name\n", cmd);
-      return -1;
-    }
+    return kg_error (err, 0, "an empty file name");
   return 0;
 }
 
@@ -993,11 +946,11 @@ int
 cli_install (int argc, char **argv, bool *usage, kg_error_t *err)
 {
   struct opts o;
-  int rc = parse_opts ("install", argc, argv, &o);
+  int rc = parse_opts ("install", argc, argv, &o, usage, err);
 
   if (rc != 0)
     return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
-  rc = o.containerd ? containerd_cmd (&o, true) : install_docker (&o);
+  rc = o.containerd ? containerd_cmd (&o, true, err) : install_docker (&o, err);
   if (fflush (stdout) != 0)
     return KG_EXIT_FAIL;
   return rc;
@@ -1007,11 +960,11 @@ int
 cli_uninstall (int argc, char **argv, bool *usage, kg_error_t *err)
 {
   struct opts o;
-  int rc = parse_opts ("uninstall", argc, argv, &o);
+  int rc = parse_opts ("uninstall", argc, argv, &o, usage, err);
 
   if (rc != 0)
     return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
-  rc = o.containerd ? containerd_cmd (&o, false) : uninstall_docker (&o);
+  rc = o.containerd ? containerd_cmd (&o, false, err) : uninstall_docker (&o, err);
   if (fflush (stdout) != 0)
     return KG_EXIT_FAIL;
   return rc;

@@ -661,25 +661,32 @@ dropin_path (const struct toml_value *doc, const char *config, const char *name,
   return NULL;
 }
 
-static int
-containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
+/* Where containerd takes the runtime: the layout of its config version (0
+   when unknown), and the drop-in file its main config imports, or NULL
+   and why there is none. */
+struct containerd_target
 {
-  const char *cmd = install ? "install" : "uninstall";
-  cleanup_free char *kata_config = NULL, *dropin = NULL, *text = NULL;
+  int version;
+  char *dropin;
+  const char *no_dropin;
+};
+
+static void
+containerd_target_release (struct containerd_target *t)
+{
+  free (t->dropin);
+}
+#define cleanup_containerd_target __attribute__ ((cleanup (containerd_target_release)))
+
+/* Read containerd's main config for T.  One that cannot be read is not
+   the end of command CMD (the table is printed for the operator to add),
+   only of the drop-in. */
+static int
+containerd_locate (const struct opts *o, const char *cmd, struct containerd_target *t,
+                   kg_error_t *err)
+{
   cleanup_toml struct toml_value *doc = NULL;
   cleanup_error kg_error_t why = NULL;
-  const char *kata_why = NULL, *no_dropin = NULL;
-  int version = 0;
-  cleanup_replace struct kg_replace r = { .dirfd = -1 };
-  int rc = KG_EXIT_PASS;
-
-  kata_config = pick_kata_config (o->config, &kata_why);
-  if (kata_config == NULL)
-    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
-  if (! toml_plain (kata_config))
-    return kg_error (err, 0, "the Kata configuration path %s cannot be written into TOML as it is",
-                     kata_config),
-           KG_EXIT_USAGE;
 
   /* The config version decides the layout; without one, containerd's own
      version does (1.x reads version 2, 2.x version 3). */
@@ -688,149 +695,204 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
       doc = toml_parse_file (o->containerd_config, &why);
       if (doc == NULL)
         {
-          /* Not the end: the table is printed for the operator to add. */
           fprintf (stderr, "kata-guard: %s: cannot read %s: %s\n", cmd, o->containerd_config,
                    why->msg);
-          kg_error_release (&why);
-          no_dropin = "kata-guard cannot read it";
+          t->no_dropin = "kata-guard cannot read it";
         }
       else
         {
           const struct toml_value *v = toml_get (doc, "version");
 
           if (v != NULL && v->kind == TOML_INTEGER && (v->u.integer == 2 || v->u.integer == 3))
-            version = (int) v->u.integer;
+            t->version = (int) v->u.integer;
         }
     }
   else
-    no_dropin = "it does not exist";
-  if (version == 0)
+    t->no_dropin = "it does not exist";
+  if (t->version == 0)
     {
       int major = containerd_major ();
 
       if (major >= 2)
-        version = 3;
+        t->version = 3;
       else if (major == 1)
-        version = 2;
+        t->version = 2;
     }
-  if (doc != NULL && no_dropin == NULL)
+  if (doc != NULL && t->no_dropin == NULL)
     {
-      dropin = dropin_path (doc, o->containerd_config, o->name, &no_dropin);
-      if (dropin == NULL && no_dropin == NULL)
-        return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
+      t->dropin = dropin_path (doc, o->containerd_config, o->name, &t->no_dropin);
+      if (t->dropin == NULL && t->no_dropin == NULL)
+        return kg_error (err, 0, "out of memory");
     }
-  if (version == 0)
-    {
-      cleanup_free char *b2 = runtime_block (2, o->name, kata_config);
-      cleanup_free char *b3 = runtime_block (3, o->name, kata_config);
+  return 0;
+}
 
-      if (! install)
-        return kg_error (err, 0, "cannot tell the containerd version (no `version` in %s, no "
-                                 "`containerd --version`): nothing removed",
-                         o->containerd_config),
-               KG_EXIT_USAGE;
-      if (b2 == NULL || b3 == NULL)
-        return KG_EXIT_FAIL;
-      printf ("# containerd 1.6 and 1.7 (config version 2): add to %s\n%s\n"
-              "# containerd 2.x (config version 3): add to %s\n%s",
-              o->containerd_config, b2, o->containerd_config, b3);
-      printf ("# ConfigPath: %s\n", kata_why);
-      printf ("# kata-guard cannot tell the containerd version here (no `version` in %s, no "
-              "`containerd --version`): nothing written\n",
-              o->containerd_config);
-      printf ("# then restart containerd (running containers keep running): systemctl restart "
-              "containerd\n");
+/* Neither the config nor containerd tells the version: install prints
+   both layouts, uninstall cannot tell what to remove. */
+static int
+containerd_version_unknown (const struct opts *o, bool install, const char *kata_config,
+                            const char *kata_why, kg_error_t *err)
+{
+  cleanup_free char *b2 = runtime_block (2, o->name, kata_config);
+  cleanup_free char *b3 = runtime_block (3, o->name, kata_config);
+
+  if (! install)
+    return kg_error (err, 0, "cannot tell the containerd version (no `version` in %s, no "
+                             "`containerd --version`): nothing removed",
+                     o->containerd_config),
+           KG_EXIT_USAGE;
+  if (b2 == NULL || b3 == NULL)
+    return KG_EXIT_FAIL;
+  printf ("# containerd 1.6 and 1.7 (config version 2): add to %s\n%s\n"
+          "# containerd 2.x (config version 3): add to %s\n%s",
+          o->containerd_config, b2, o->containerd_config, b3);
+  printf ("# ConfigPath: %s\n", kata_why);
+  printf ("# kata-guard cannot tell the containerd version here (no `version` in %s, no "
+          "`containerd --version`): nothing written\n",
+          o->containerd_config);
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
+  return KG_EXIT_PASS;
+}
+
+/* No drop-in to write: the operator edits containerd's own file, which
+   kata-guard never rewrites. */
+static int
+containerd_by_hand (const struct opts *o, bool install, const struct containerd_target *t,
+                    const char *kata_config, const char *kata_why)
+{
+  cleanup_free char *block = runtime_block (t->version, o->name, kata_config);
+
+  if (! install)
+    {
+      printf ("kata-guard: uninstall: %s imports no drop-in directory (%s): remove the "
+              "[plugins.\"%s\".containerd.runtimes.%s] table from it by hand\n",
+              o->containerd_config, t->no_dropin, cri_plugin (t->version), o->name);
       return KG_EXIT_PASS;
     }
-  text = dropin_text (version, o->name, kata_config);
+  printf ("# containerd %s (config version %d): add to %s\n%s",
+          t->version >= 3 ? "2.x" : "1.6 and 1.7", t->version, o->containerd_config,
+          block ? block : "");
+  printf ("# ConfigPath: %s\n", kata_why);
+  printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
+          "own file, so add the table above by hand\n",
+          o->containerd_config, t->no_dropin);
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
+  return KG_EXIT_PASS;
+}
+
+/* Whether the drop-in R holds exactly TEXT. */
+static bool
+dropin_is (const struct kg_replace *r, const char *text)
+{
+  return r->exists && r->len == strlen (text) && memcmp (r->data, text, r->len) == 0;
+}
+
+/* Write TEXT into the drop-in R: a file that differs is someone else's
+   unless --force. */
+static int
+dropin_install (const struct opts *o, struct kg_replace *r, const char *text,
+                const char *kata_why, kg_error_t *err)
+{
+  cleanup_error kg_error_t why = NULL;
+  cleanup_free char *backup = NULL;
+  bool same = dropin_is (r, text);
+
+  if (o->dry_run)
+    {
+      fputs (text, stdout);
+      fprintf (stderr, "kata-guard: install: --dry-run: %s, nothing written to %s\n",
+               same ? "no change" : "the drop-in above is what it would become", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (same)
+    {
+      printf ("kata-guard: install: %s already holds the runtime \"%s\"; nothing changed\n",
+              r->path, o->name);
+      return KG_EXIT_PASS;
+    }
+  if (r->exists && ! o->force)
+    return kg_error (err, 0, "%s exists and differs from what kata-guard would write; pass "
+                             "--force to replace it",
+                     r->path),
+           KG_EXIT_USAGE;
+  if (kg_replace_commit (r, text, strlen (text), true, &backup, &why) < 0)
+    return error_and_outcome (err, "install", why, r->path, "is unchanged"), KG_EXIT_FAIL;
+  fputs (text, stdout);
+  printf ("# kata-guard: install: wrote the drop-in %s (imported by %s; ConfigPath: %s)\n",
+          r->path, o->containerd_config, kata_why);
+  if (backup != NULL)
+    printf ("# kata-guard: install: the file as it was is saved as %s\n", backup);
+  printf ("# kata-guard: install: restart containerd to apply it (running containers keep "
+          "running): systemctl restart containerd; kata-guard never restarts it\n");
+  return KG_EXIT_PASS;
+}
+
+/* Remove the drop-in R when it is what install writes (TEXT), any file
+   with --force. */
+static int
+dropin_uninstall (const struct opts *o, struct kg_replace *r, const char *text, kg_error_t *err)
+{
+  if (! r->exists)
+    {
+      printf ("kata-guard: uninstall: %s does not exist; nothing changed\n", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (! dropin_is (r, text) && ! o->force)
+    return kg_error (err, 0, "%s differs from what kata-guard install writes; pass --force to "
+                             "remove it anyway",
+                     r->path),
+           KG_EXIT_USAGE;
+  if (o->dry_run)
+    {
+      fprintf (stderr, "kata-guard: uninstall: --dry-run: would remove %s\n", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (kg_replace_remove (r, err) < 0)
+    return KG_EXIT_FAIL;
+  printf ("kata-guard: uninstall: removed %s; restart containerd to apply it: systemctl "
+          "restart containerd\n",
+          r->path);
+  return KG_EXIT_PASS;
+}
+
+/* install / uninstall --containerd: the drop-in where containerd's main
+   config imports one, else what to add or remove by hand. */
+static int
+containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
+{
+  const char *cmd = install ? "install" : "uninstall";
+  cleanup_free char *kata_config = NULL, *text = NULL;
+  cleanup_containerd_target struct containerd_target t = { 0 };
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  const char *kata_why = NULL;
+
+  kata_config = pick_kata_config (o->config, &kata_why);
+  if (kata_config == NULL)
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
+  if (! toml_plain (kata_config))
+    return kg_error (err, 0, "the Kata configuration path %s cannot be written into TOML as it is",
+                     kata_config),
+           KG_EXIT_USAGE;
+  if (containerd_locate (o, cmd, &t, err) < 0)
+    return KG_EXIT_FAIL;
+  if (t.version == 0)
+    return containerd_version_unknown (o, install, kata_config, kata_why, err);
+  text = dropin_text (t.version, o->name, kata_config);
   if (text == NULL)
     return KG_EXIT_FAIL;
-  if (dropin == NULL)
-    {
-      cleanup_free char *block = runtime_block (version, o->name, kata_config);
-
-      if (! install)
-        {
-          printf ("kata-guard: uninstall: %s imports no drop-in directory (%s): remove the "
-                  "[plugins.\"%s\".containerd.runtimes.%s] table from it by hand\n",
-                  o->containerd_config, no_dropin, cri_plugin (version), o->name);
-          return KG_EXIT_PASS;
-        }
-      printf ("# containerd %s (config version %d): add to %s\n%s", version >= 3 ? "2.x" : "1.6 and 1.7",
-              version, o->containerd_config, block ? block : "");
-      printf ("# ConfigPath: %s\n", kata_why);
-      printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
-              "own file, so add the table above by hand\n",
-              o->containerd_config, no_dropin);
-      printf ("# then restart containerd (running containers keep running): systemctl restart "
-              "containerd\n");
-      return KG_EXIT_PASS;
-    }
-
-  if (kg_replace_open (dropin, TOML_MAX_SIZE, &r, err) < 0)
+  if (t.dropin == NULL)
+    return containerd_by_hand (o, install, &t, kata_config, kata_why);
+  if (kg_replace_open (t.dropin, TOML_MAX_SIZE, &r, err) < 0)
     return KG_EXIT_USAGE;
   if (r.removed_temps > 0)
     printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
             "%s\n",
             cmd, r.removed_temps, r.removed_temps == 1 ? "" : "s", r.path);
   if (install)
-    {
-      bool same = r.exists && r.len == strlen (text) && memcmp (r.data, text, r.len) == 0;
-
-      if (o->dry_run)
-        {
-          fputs (text, stdout);
-          fprintf (stderr, "kata-guard: install: --dry-run: %s, nothing written to %s\n",
-                   same ? "no change" : "the drop-in above is what it would become", r.path);
-        }
-      else if (same)
-        printf ("kata-guard: install: %s already holds the runtime \"%s\"; nothing changed\n",
-                r.path, o->name);
-      else if (r.exists && ! o->force)
-        {
-          kg_error (err, 0, "%s exists and differs from what kata-guard would write; pass "
-                            "--force to replace it",
-                    r.path);
-          rc = KG_EXIT_USAGE;
-        }
-      else
-        {
-          cleanup_free char *backup = NULL;
-
-          if (kg_replace_commit (&r, text, strlen (text), true, &backup, &why) < 0)
-            return error_and_outcome (err, "install", why, r.path, "is unchanged"), KG_EXIT_FAIL;
-          fputs (text, stdout);
-          printf ("# kata-guard: install: wrote the drop-in %s (imported by %s; ConfigPath: %s)\n",
-                  r.path, o->containerd_config, kata_why);
-          if (backup != NULL)
-            printf ("# kata-guard: install: the file as it was is saved as %s\n", backup);
-          printf ("# kata-guard: install: restart containerd to apply it (running containers "
-                  "keep running): systemctl restart containerd; kata-guard never restarts it\n");
-        }
-    }
-  else
-    {
-      bool same = r.exists && r.len == strlen (text) && memcmp (r.data, text, r.len) == 0;
-
-      if (! r.exists)
-        printf ("kata-guard: uninstall: %s does not exist; nothing changed\n", r.path);
-      else if (! same && ! o->force)
-        {
-          kg_error (err, 0, "%s differs from what kata-guard install writes; pass --force to "
-                            "remove it anyway",
-                    r.path);
-          rc = KG_EXIT_USAGE;
-        }
-      else if (o->dry_run)
-        fprintf (stderr, "kata-guard: uninstall: --dry-run: would remove %s\n", r.path);
-      else if (kg_replace_remove (&r, err) < 0)
-        rc = KG_EXIT_FAIL;
-      else
-        printf ("kata-guard: uninstall: removed %s; restart containerd to apply it: systemctl "
-                "restart containerd\n",
-                r.path);
-    }
-  return rc;
+    return dropin_install (o, &r, text, kata_why, err);
+  return dropin_uninstall (o, &r, text, err);
 }
 
 /* ---- the command line --------------------------------------------------------------- */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kata.*: the real runtime and the Kata configuration it will load
- * (SPEC 3.2).
+ * (kata-guard(8), CHECKS).
  *
  * The configuration is found, read and merged the way Kata's own runtimes
  * do it (src/runtime/pkg/katautils/config.go for the Go shim,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.*: what one container asks for, read from its bundle's
- * config.json (SPEC 4).  Per container: without a bundle (plain
- * `kata-guard check`) this family reports nothing.
+ * config.json (kata-guard(8), CHECKS, Per-container policy).  Per
+ * container: without a bundle (plain `kata-guard check`) this family
+ * reports nothing.
  *
  * The spec is untrusted input written by whoever called `docker run`, so it
  * is read bounded (size, depth), strictly (json-c strict mode, valid UTF-8,

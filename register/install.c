@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `kata-guard install` / `uninstall` (kata-guard(8), SPEC 7).
+ * `kata-guard install` / `uninstall` (kata-guard(8), COMMANDS).
  *
  * Docker: merge the runtime entry into daemon.json (register/dockerjson.c
  * does the merge, register/replace.c the atomic write,

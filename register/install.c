@@ -1004,30 +1004,33 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
   return 0;
 }
 
-int
-cli_install (int argc, char **argv, bool *usage, kg_error_t *err)
+/* install or uninstall: the options, then Docker's daemon.json or
+   containerd. */
+static int
+register_cmd (bool install, int argc, char **argv, bool *usage, kg_error_t *err)
 {
   struct opts o;
-  int rc = parse_opts ("install", argc, argv, &o, usage, err);
+  int rc = parse_opts (install ? "install" : "uninstall", argc, argv, &o, usage, err);
 
   if (rc != 0)
     return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
-  rc = o.containerd ? containerd_cmd (&o, true, err) : install_docker (&o, err);
+  if (o.containerd)
+    rc = containerd_cmd (&o, install, err);
+  else
+    rc = install ? install_docker (&o, err) : uninstall_docker (&o, err);
   if (fflush (stdout) != 0)
     return KG_EXIT_FAIL;
   return rc;
 }
 
 int
+cli_install (int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  return register_cmd (true, argc, argv, usage, err);
+}
+
+int
 cli_uninstall (int argc, char **argv, bool *usage, kg_error_t *err)
 {
-  struct opts o;
-  int rc = parse_opts ("uninstall", argc, argv, &o, usage, err);
-
-  if (rc != 0)
-    return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
-  rc = o.containerd ? containerd_cmd (&o, false, err) : uninstall_docker (&o, err);
-  if (fflush (stdout) != 0)
-    return KG_EXIT_FAIL;
-  return rc;
+  return register_cmd (false, argc, argv, usage, err);
 }

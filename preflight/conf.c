@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "conf.h"
+#include "daemonjson.h"
 #include "netns.h"
 #include "toml.h"
 #include "util.h"
@@ -204,7 +205,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->egress.n_deny_statuses = 2;
   cfg->log.syslog = true;
   cfg->log.file = strdup ("");
-  cfg->docker.daemon_json = strdup ("/etc/docker/daemon.json");
+  cfg->docker.daemon_json = strdup (DAEMONJSON_DEFAULT);
   cfg->policy.require_memory_limit = true;
   cfg->policy.max_vcpus = 32;
   if (! set_list (&cfg->policy.capabilities, &cfg->policy.n_capabilities, default_capabilities,

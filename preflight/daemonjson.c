@@ -1,21 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Docker's daemon.json: strict reader, stable writer, atomic replacement,
- * and the runtime entry edits (daemonjson.h).
+ * Docker's daemon.json: the strict reader (daemonjson.h).
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
-#include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -23,13 +17,6 @@
 
 #include "daemonjson.h"
 #include "util.h"
-
-static void
-json_putp (struct json_object **o)
-{
-  json_object_put (*o);
-}
-#define cleanup_json __attribute__ ((cleanup (json_putp)))
 
 /* ---- the strict grammar check ---------------------------------------------- */
 
@@ -104,44 +91,6 @@ skip_ws (struct scan *j)
          && (j->s[j->pos] == ' ' || j->s[j->pos] == '\t' || j->s[j->pos] == '\n'
              || j->s[j->pos] == '\r'))
     j->pos++;
-}
-
-/* Length of the UTF-8 sequence at P (at most AVAIL bytes), 0 if invalid:
-   no overlong forms, no surrogates, nothing above U+10FFFF. */
-static size_t
-utf8_len (const unsigned char *p, size_t avail)
-{
-  unsigned char c = p[0], lo = 0x80, hi = 0xbf;
-  size_t n;
-
-  if (c < 0x80)
-    return 1;
-  if (c >= 0xc2 && c <= 0xdf)
-    n = 2;
-  else if (c >= 0xe0 && c <= 0xef)
-    {
-      n = 3;
-      if (c == 0xe0)
-        lo = 0xa0;
-      else if (c == 0xed)
-        hi = 0x9f;
-    }
-  else if (c >= 0xf0 && c <= 0xf4)
-    {
-      n = 4;
-      if (c == 0xf0)
-        lo = 0x90;
-      else if (c == 0xf4)
-        hi = 0x8f;
-    }
-  else
-    return 0;
-  if (avail < n || p[1] < lo || p[1] > hi)
-    return 0;
-  for (size_t i = 2; i < n; i++)
-    if (p[i] < 0x80 || p[i] > 0xbf)
-      return 0;
-  return n;
 }
 
 static int
@@ -269,7 +218,7 @@ scan_string (struct scan *j, struct key_seen *key)
           continue;
         }
       {
-        size_t l = utf8_len (j->s + j->pos, j->len - j->pos);
+        size_t l = kg_utf8_len (j->s + j->pos, j->len - j->pos);
 
         if (l == 0)
           return scan_error (j, j->pos, "invalid UTF-8");
@@ -546,20 +495,27 @@ scan_value (struct scan *j, unsigned depth)
     }
 }
 
-static const char *
-json_kind (struct json_object *o)
+const char *
+json_kind_of (struct json_object *v, bool any_number)
 {
-  switch (json_object_get_type (o))
+  switch (json_object_get_type (v))
     {
-    case json_type_null: return "null";
-    case json_type_boolean: return "a boolean";
+    case json_type_null:
+      return "null";
+    case json_type_boolean:
+      return "a boolean";
     case json_type_double:
-    case json_type_int: return "a number";
-    case json_type_object: return "an object";
-    case json_type_array: return "an array";
-    case json_type_string: return "a string";
+      return any_number ? "a number" : "a floating-point number";
+    case json_type_int:
+      return any_number ? "a number" : "an integer";
+    case json_type_object:
+      return "an object";
+    case json_type_array:
+      return "an array";
+    case json_type_string:
+      return "a string";
     }
-  return "a value";
+  return "an unknown JSON value";
 }
 
 int
@@ -645,110 +601,6 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
   return root;
 }
 
-/* ---- the stable form ------------------------------------------------------- */
-
-static void
-indent (FILE *f, unsigned n)
-{
-  for (unsigned i = 0; i < n; i++)
-    fputs ("  ", f);
-}
-
-static int
-emit (FILE *f, struct json_object *o, unsigned level, kg_error_t *err)
-{
-  const char *s;
-  size_t i = 0, n;
-
-  switch (json_object_get_type (o))
-    {
-    case json_type_object:
-      n = (size_t) json_object_object_length (o);
-      if (n == 0)
-        {
-          fputs ("{}", f);
-          return 0;
-        }
-      fputs ("{\n", f);
-      json_object_object_foreach (o, key, val)
-        {
-          struct json_object *k = json_object_new_string (key);
-
-          if (k == NULL)
-            return kg_error (err, ENOMEM, "cannot allocate");
-          indent (f, level + 1);
-          fputs (json_object_to_json_string_ext (k, JSON_C_TO_STRING_PLAIN
-                                                        | JSON_C_TO_STRING_NOSLASHESCAPE),
-                 f);
-          json_object_put (k);
-          fputs (": ", f);
-          if (emit (f, val, level + 1, err) < 0)
-            return -1;
-          fputs (++i < n ? ",\n" : "\n", f);
-        }
-      indent (f, level);
-      fputc ('}', f);
-      return 0;
-    case json_type_array:
-      n = json_object_array_length (o);
-      if (n == 0)
-        {
-          fputs ("[]", f);
-          return 0;
-        }
-      fputs ("[\n", f);
-      for (i = 0; i < n; i++)
-        {
-          indent (f, level + 1);
-          if (emit (f, json_object_array_get_idx (o, i), level + 1, err) < 0)
-            return -1;
-          fputs (i + 1 < n ? ",\n" : "\n", f);
-        }
-      indent (f, level);
-      fputc (']', f);
-      return 0;
-    default:
-      /* Scalars as json-c prints them: numbers as they were written, strings
-         re-escaped (without "\/"), null/true/false. */
-      s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN
-                                                 | JSON_C_TO_STRING_NOSLASHESCAPE);
-      if (s == NULL)
-        return kg_error (err, ENOMEM, "cannot allocate");
-      fputs (s, f);
-      return 0;
-    }
-}
-
-char *
-daemonjson_format (struct json_object *root, size_t *len, kg_error_t *err)
-{
-  char *buf = NULL;
-  size_t size = 0;
-  FILE *f = open_memstream (&buf, &size);
-  int rc;
-
-  if (f == NULL)
-    return kg_error (err, errno, "cannot allocate"), NULL;
-  rc = emit (f, root, 0, err);
-  fputc ('\n', f);
-  if (fclose (f) != 0 && rc == 0)
-    rc = kg_error (err, ENOMEM, "cannot allocate");
-  if (rc < 0)
-    {
-      free (buf);
-      return NULL;
-    }
-  if (size > DAEMONJSON_MAX_SIZE)
-    {
-      free (buf);
-      return kg_error (err, 0, "the result would be %zu bytes, more than the %d allowed", size,
-                       DAEMONJSON_MAX_SIZE),
-             NULL;
-    }
-  *len = size;
-  return buf;
-}
-
 struct json_object *
 daemonjson_load (const char *path, bool *exists, kg_error_t *err)
 {
@@ -779,485 +631,4 @@ daemonjson_load (const char *path, bool *exists, kg_error_t *err)
   if (kg_read_fd_bounded (fd, path, DAEMONJSON_MAX_SIZE, &buf, &len, err) < 0)
     return NULL;
   return daemonjson_parse (path, buf, len, err);
-}
-
-/* ---- atomic replacement ----------------------------------------------------- */
-
-static bool
-is_temp_name (const char *name, const char *base)
-{
-  size_t bl = strlen (base), il = strlen (KG_TEMP_INFIX);
-
-  return name[0] == '.' && strncmp (name + 1, base, bl) == 0
-         && strncmp (name + 1 + bl, KG_TEMP_INFIX, il) == 0 && strlen (name + 1 + bl + il) == 6;
-}
-
-/* A writer killed between creating its temporary file and renaming it
-   leaves ".BASE.kata-guard.XXXXXX" behind.  Under the lock nobody else is
-   writing, so any such regular file is a leftover. */
-static int
-remove_leftovers (struct kg_replace *r, kg_error_t *err)
-{
-  int dfd = openat (r->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  DIR *d;
-  struct dirent *de;
-
-  if (dfd < 0)
-    return kg_error (err, errno, "%s: cannot list its directory", r->path);
-  d = fdopendir (dfd);
-  if (d == NULL)
-    {
-      close (dfd);
-      return kg_error (err, errno, "%s: cannot list its directory", r->path);
-    }
-  while ((de = readdir (d)) != NULL)
-    {
-      struct stat st;
-
-      if (! is_temp_name (de->d_name, r->base))
-        continue;
-      if (fstatat (r->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || ! S_ISREG (st.st_mode))
-        continue;
-      if (unlinkat (r->dirfd, de->d_name, 0) == 0)
-        r->removed_temps++;
-    }
-  closedir (d);
-  return 0;
-}
-
-int
-kg_replace_open (const char *path, size_t max, struct kg_replace *r, kg_error_t *err)
-{
-  cleanup_free char *dir = NULL;
-  cleanup_close int fd = -1;
-  struct stat st;
-  char *slash;
-
-  memset (r, 0, sizeof *r);
-  r->dirfd = -1;
-  if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
-    {
-      /* A symlinked daemon.json (into a config repository, say) stays a
-         symlink: its target is what gets replaced. */
-      r->path = realpath (path, NULL);
-      if (r->path == NULL)
-        {
-          int e = errno;
-
-          return kg_error (err, e, "%s is a symbolic link that cannot be resolved", path);
-        }
-    }
-  else
-    {
-      if (path[0] == '/')
-        r->path = strdup (path);
-      else
-        {
-          cleanup_free char *cwd = getcwd (NULL, 0);
-
-          if (cwd == NULL || asprintf (&r->path, "%s/%s", cwd, path) < 0)
-            r->path = NULL;
-        }
-    }
-  if (r->path == NULL)
-    return kg_error (err, errno ? errno : ENOMEM, "%s", path);
-  slash = strrchr (r->path, '/');
-  if (slash == NULL || slash[1] == '\0')
-    return kg_error (err, 0, "%s: not a file name", path);
-  r->base = strdup (slash + 1);
-  dir = strndup (r->path, (size_t) (slash - r->path));
-  if (r->base == NULL || dir == NULL)
-    return kg_error (err, ENOMEM, "cannot allocate");
-  r->dirfd = open (*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (r->dirfd < 0)
-    return kg_error (err, errno, "%s: its directory %s", r->path, *dir ? dir : "/");
-  if (flock (r->dirfd, LOCK_EX) < 0)
-    return kg_error (err, errno, "%s: cannot lock its directory", r->path);
-  if (remove_leftovers (r, err) < 0)
-    return -1;
-  /* O_NOFOLLOW: the link was resolved above; one appearing now is a race. */
-  fd = openat (r->dirfd, r->base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      if (errno == ENOENT)
-        return 0;
-      return kg_error (err, errno, "%s", r->path);
-    }
-  if (fstat (fd, &r->st) < 0)
-    return kg_error (err, errno, "%s", r->path);
-  if (! S_ISREG (r->st.st_mode))
-    return kg_error (err, 0, "%s is not a regular file", r->path);
-  if (kg_read_fd_bounded (fd, r->path, max, &r->data, &r->len, err) < 0)
-    return -1;
-  r->exists = true;
-  return 0;
-}
-
-/* Fill the new file FD with DATA, give it LIKE's owner and mode (or 0644)
-   and fsync it. */
-static int
-fill_temp (struct kg_replace *r, int fd, const char *data, size_t len, const struct stat *like,
-           kg_error_t *err)
-{
-  size_t done = 0;
-
-  while (done < len)
-    {
-      ssize_t n = write (fd, data + done, len - done);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return kg_error (err, n < 0 ? errno : EIO, "%s: write", r->path);
-      done += (size_t) n;
-    }
-  /* Owner first: chown clears the set-id bits a chmod would set. */
-  if (like != NULL && fchown (fd, like->st_uid, like->st_gid) < 0)
-    return kg_error (err, errno, "%s: cannot give the new file the owner %u:%u", r->path,
-                     (unsigned) like->st_uid, (unsigned) like->st_gid);
-  if (fchmod (fd, like != NULL ? like->st_mode & 07777 : 0644) < 0)
-    return kg_error (err, errno, "%s: chmod", r->path);
-  if (fsync (fd) < 0)
-    return kg_error (err, errno, "%s: fsync", r->path);
-  return 0;
-}
-
-/* Write DATA to a new temporary file in the directory (see fill_temp).
-   Returns its descriptor, its name in NAME. */
-static int
-write_temp (struct kg_replace *r, const char *data, size_t len, const struct stat *like,
-            char name[NAME_MAX + 1], kg_error_t *err)
-{
-  static const char alphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  cleanup_close int fd = -1;
-
-  if (strlen (r->base) + 1 + strlen (KG_TEMP_INFIX) + 6 > NAME_MAX)
-    return kg_error (err, ENAMETOOLONG, "%s", r->path);
-  for (int tries = 0; fd < 0; tries++)
-    {
-      unsigned char rnd[6];
-      char suffix[7];
-
-      if (tries == 100)
-        return kg_error (err, EEXIST, "%s: cannot create a temporary file", r->path);
-      if (getrandom (rnd, sizeof rnd, 0) != (ssize_t) sizeof rnd)
-        return kg_error (err, errno, "getrandom");
-      for (size_t i = 0; i < 6; i++)
-        suffix[i] = alphabet[rnd[i] % (sizeof alphabet - 1)];
-      suffix[6] = '\0';
-      snprintf (name, NAME_MAX + 1, ".%s%s%s", r->base, KG_TEMP_INFIX, suffix);
-      fd = openat (r->dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd < 0 && errno != EEXIST)
-        return kg_error (err, errno, "%s: cannot create a temporary file beside it", r->path);
-    }
-  if (fill_temp (r, fd, data, len, like, err) < 0)
-    {
-      unlinkat (r->dirfd, name, 0);
-      return -1;
-    }
-  return steal_fd (&fd);
-}
-
-static int
-make_backup (struct kg_replace *r, char **backup_path, kg_error_t *err)
-{
-  cleanup_free char *bak = NULL;
-  char tmp[NAME_MAX + 1];
-  struct stat st;
-  int fd;
-
-  if (asprintf (&bak, "%s" KG_BACKUP_SUFFIX, r->base) < 0)
-    return kg_error (err, ENOMEM, "cannot allocate");
-  /* The backup keeps the file as it was before kata-guard first changed
-     it: one that exists already is never replaced. */
-  if (fstatat (r->dirfd, bak, &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return 0;
-  if (errno != ENOENT)
-    return kg_error (err, errno, "%s%s", r->path, KG_BACKUP_SUFFIX);
-  fd = write_temp (r, r->data, r->len, &r->st, tmp, err);
-  if (fd < 0)
-    return -1;
-  close (fd);
-  if (renameat2 (r->dirfd, tmp, r->dirfd, bak, RENAME_NOREPLACE) < 0)
-    {
-      int e = errno;
-
-      unlinkat (r->dirfd, tmp, 0);
-      if (e == EEXIST)
-        return 0;
-      return kg_error (err, e, "%s%s", r->path, KG_BACKUP_SUFFIX);
-    }
-  if (backup_path != NULL && asprintf (backup_path, "%s" KG_BACKUP_SUFFIX, r->path) < 0)
-    *backup_path = NULL;
-  return 0;
-}
-
-int
-kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool backup,
-                   char **backup_path, kg_error_t *err)
-{
-  char tmp[NAME_MAX + 1];
-  int fd;
-
-  if (backup_path != NULL)
-    *backup_path = NULL;
-  if (backup && r->exists && make_backup (r, backup_path, err) < 0)
-    return -1;
-  fd = write_temp (r, data, len, r->exists ? &r->st : NULL, tmp, err);
-  if (fd < 0)
-    return -1;
-  close (fd);
-  /* The rename is the one moment the file changes: before it a reader
-     sees the old bytes, after it the new ones, never a mix. */
-  if (renameat (r->dirfd, tmp, r->dirfd, r->base) < 0)
-    {
-      int e = errno;
-
-      unlinkat (r->dirfd, tmp, 0);
-      return kg_error (err, e, "%s: cannot replace it", r->path);
-    }
-  /* Without this a crash could bring back the old directory entry. */
-  if (fsync (r->dirfd) < 0)
-    return kg_error (err, errno, "%s: fsync of its directory", r->path);
-  return 0;
-}
-
-int
-kg_replace_remove (struct kg_replace *r, kg_error_t *err)
-{
-  if (unlinkat (r->dirfd, r->base, 0) < 0)
-    return kg_error (err, errno, "%s: cannot remove it", r->path);
-  if (fsync (r->dirfd) < 0)
-    return kg_error (err, errno, "%s: fsync of its directory", r->path);
-  return 0;
-}
-
-void
-kg_replace_close (struct kg_replace *r)
-{
-  free (r->path);
-  free (r->base);
-  free (r->data);
-  if (r->dirfd >= 0)
-    close (r->dirfd);  /* drops the lock */
-  memset (r, 0, sizeof *r);
-  r->dirfd = -1;
-}
-
-static void
-replace_closep (struct kg_replace *r)
-{
-  kg_replace_close (r);
-}
-#define cleanup_replace __attribute__ ((cleanup (replace_closep)))
-
-/* ---- the runtime entry -------------------------------------------------------- */
-
-bool
-daemonjson_valid_name (const char *name)
-{
-  size_t n = strlen (name);
-
-  if (n == 0 || n > 64)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    {
-      char c = name[i];
-      bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-
-      if (! alnum && (i == 0 || (c != '_' && c != '.' && c != '-')))
-        return false;
-    }
-  return true;
-}
-
-static char *
-compact (struct json_object *o)
-{
-  const char *s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED
-                                                         | JSON_C_TO_STRING_NOSLASHESCAPE);
-
-  return strdup (s ? s : "?");
-}
-
-/* Open and parse the file for E; on success *ROOT is the document. */
-static int
-edit_open (struct dj_edit *e, struct kg_replace *r, struct json_object **root, kg_error_t *err)
-{
-  struct json_object *runtimes;
-
-  e->status = DJ_REFUSED;
-  if (! daemonjson_valid_name (e->name))
-    return kg_error (err, 0, "\"%s\" is not a runtime name Docker takes (letters, digits, "
-                             "'_', '.', '-'; at most 64)", e->name);
-  if (kg_replace_open (e->path, DAEMONJSON_MAX_SIZE, r, err) < 0)
-    return -1;
-  e->existed = r->exists;
-  e->removed_temps = r->removed_temps;
-  e->target = strdup (r->path);
-  if (e->target == NULL)
-    return kg_error (err, ENOMEM, "cannot allocate");
-  *root = daemonjson_parse (r->path, r->data ? r->data : "", r->len, err);
-  if (*root == NULL)
-    return -1;
-  if (json_object_object_get_ex (*root, "runtimes", &runtimes)
-      && ! json_object_is_type (runtimes, json_type_object))
-    return kg_error (err, 0, "%s: \"runtimes\" is %s, not an object: dockerd would refuse it "
-                             "too; fix it by hand first",
-                     r->path, json_kind (runtimes));
-  return 0;
-}
-
-/* Write ROOT unless it is the same document as before. */
-static int
-edit_finish (struct dj_edit *e, struct kg_replace *r, struct json_object *root, bool changed,
-             kg_error_t *err)
-{
-  if (! changed)
-    {
-      /* Nothing to do: the file is not even rewritten, so a second run is
-         byte-identical whatever its formatting. */
-      e->result = malloc (r->len + 1);
-      if (e->result == NULL)
-        return kg_error (err, ENOMEM, "cannot allocate");
-      memcpy (e->result, r->data ? r->data : "", r->len);
-      e->result[r->len] = '\0';
-      e->result_len = r->len;
-      e->status = DJ_DONE;
-      return 0;
-    }
-  e->result = daemonjson_format (root, &e->result_len, err);
-  if (e->result == NULL)
-    return -1;
-  e->changed = true;
-  if (e->dry_run)
-    {
-      e->status = DJ_DONE;
-      return 0;
-    }
-  if (kg_replace_commit (r, e->result, e->result_len, true, &e->backup, err) < 0)
-    {
-      e->status = DJ_WRITE_FAILED;
-      return -1;
-    }
-  e->status = DJ_DONE;
-  return 0;
-}
-
-int
-daemonjson_install (struct dj_edit *e, kg_error_t *err)
-{
-  cleanup_replace struct kg_replace r = { .dirfd = -1 };
-  cleanup_json struct json_object *root = NULL;
-  struct json_object *runtimes, *old, *def = NULL;
-  bool changed = false;
-
-  if (edit_open (e, &r, &root, err) < 0)
-    return -1;
-  if (! json_object_object_get_ex (root, "runtimes", &runtimes))
-    {
-      runtimes = json_object_new_object ();
-      if (runtimes == NULL || json_object_object_add (root, "runtimes", runtimes) < 0)
-        return kg_error (err, ENOMEM, "cannot allocate");
-    }
-  if (json_object_object_get_ex (runtimes, e->name, &old))
-    {
-      if (! json_object_equal (old, e->entry))
-        {
-          cleanup_free char *was = compact (old);
-          cleanup_free char *want = compact (e->entry);
-
-          if (! e->force)
-            return kg_error (err, 0, "%s: runtimes.%s is already %s, not %s; "
-                                     "pass --force to replace it, or --name to choose another name",
-                             r.path, e->name, was ? was : "?", want ? want : "?");
-          changed = true;
-        }
-    }
-  else
-    changed = true;
-  if (changed
-      && json_object_object_add (runtimes, e->name, json_object_get (e->entry)) < 0)
-    return kg_error (err, ENOMEM, "cannot allocate");
-  if (e->set_default)
-    {
-      if (json_object_object_get_ex (root, "default-runtime", &def))
-        {
-          if (! json_object_is_type (def, json_type_string))
-            return kg_error (err, 0, "%s: \"default-runtime\" is %s, not a string", r.path,
-                             json_kind (def));
-          if (strcmp (json_object_get_string (def), e->name) != 0)
-            {
-              e->old_default = strdup (json_object_get_string (def));
-              if (e->old_default == NULL)
-                return kg_error (err, ENOMEM, "cannot allocate");
-            }
-        }
-      if (def == NULL || e->old_default != NULL)
-        {
-          struct json_object *s = json_object_new_string (e->name);
-
-          if (s == NULL || json_object_object_add (root, "default-runtime", s) < 0)
-            return kg_error (err, ENOMEM, "cannot allocate");
-          changed = true;
-        }
-    }
-  return edit_finish (e, &r, root, changed, err);
-}
-
-int
-daemonjson_uninstall (struct dj_edit *e, kg_error_t *err)
-{
-  cleanup_replace struct kg_replace r = { .dirfd = -1 };
-  cleanup_json struct json_object *root = NULL;
-  struct json_object *runtimes = NULL, *old, *def;
-  bool changed = false;
-
-  if (edit_open (e, &r, &root, err) < 0)
-    return -1;
-  if (json_object_object_get_ex (root, "runtimes", &runtimes)
-      && json_object_object_get_ex (runtimes, e->name, &old))
-    {
-      bool ours = false;
-
-      for (size_t i = 0; i < e->n_ours && ! ours; i++)
-        ours = json_object_equal (old, e->ours[i]);
-      if (! ours && ! e->force)
-        {
-          cleanup_free char *was = compact (old);
-
-          return kg_error (err, 0, "%s: runtimes.%s is %s, which kata-guard install did not "
-                                   "write; pass --force to remove it anyway",
-                           r.path, e->name, was ? was : "?");
-        }
-      json_object_object_del (runtimes, e->name);
-      e->entry_removed = changed = true;
-      /* An emptied "runtimes" stays: on a reload (SIGHUP) dockerd only
-         replaces its runtimes when the key is there, so without it the
-         runtime would live on until a restart. */
-    }
-  if (json_object_object_get_ex (root, "default-runtime", &def)
-      && json_object_is_type (def, json_type_string)
-      && strcmp (json_object_get_string (def), e->name) == 0)
-    {
-      /* For the same reason default-runtime goes back to Docker's own
-         default instead of away: a reload keeps the value of a key that is
-         gone. */
-      struct json_object *runc = json_object_new_string (DAEMONJSON_STOCK_RUNTIME);
-
-      if (runc == NULL || json_object_object_add (root, "default-runtime", runc) < 0)
-        return kg_error (err, ENOMEM, "cannot allocate");
-      e->default_removed = changed = true;
-    }
-  return edit_finish (e, &r, root, changed, err);
-}
-
-void
-dj_edit_release (struct dj_edit *e)
-{
-  free (e->target);
-  free (e->backup);
-  free (e->result);
-  free (e->old_default);
-  e->target = e->backup = e->result = e->old_default = NULL;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Docker's daemon.json: a strict reader, a stable writer, the runtime entry
- * edits of `kata-guard install` / `uninstall` (SPEC 7), and the atomic file
- * replacement they (and the containerd drop-in) use.
+ * Docker's daemon.json: the strict reader, for the docker.* audit of
+ * `kata-guard check` and for registration; its grammar check reads the
+ * bundle's config.json too.
  *
  * Reading is bounded (DAEMONJSON_MAX_SIZE bytes, DAEMONJSON_MAX_DEPTH levels)
  * and strict (RFC 8259): the document must be one object; trailing data,
@@ -15,22 +15,21 @@
  * and json-c only builds the tree.  A file that is empty or only white
  * space reads as {} (dockerd reads it so too).
  *
- * Writing prints the document in one stable form whatever the json-c
- * version: two-space indent, "key": value, {} and [] for empty containers,
- * keys in their original order, numbers as they were written, a final
- * newline.
+ * The writer and the edits of `kata-guard install` / `uninstall` are
+ * register/dockerjson.h, the atomic replacement register/replace.h.
  */
 #ifndef KG_DAEMONJSON_H
 #define KG_DAEMONJSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/stat.h>
 
 #include "error.h"
 
 struct json_object;
 
+/* Where dockerd reads it unless told otherwise: [docker] daemon_json's
+   default, and install's --daemon-json. */
 #define DAEMONJSON_DEFAULT "/etc/docker/daemon.json"
 #define DAEMONJSON_MAX_SIZE (1024 * 1024)
 #define DAEMONJSON_MAX_DEPTH 64
@@ -41,103 +40,25 @@ struct json_object;
    keeps the last of two, Go's decoders merge both into one struct).
    Errors name NAME, the line and the column. */
 int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
-/* Docker's own default runtime. */
-#define DAEMONJSON_STOCK_RUNTIME "runc"
-/* Beside the file: the file as it was before kata-guard first changed it. */
-#define KG_BACKUP_SUFFIX ".kata-guard.bak"
-/* Temporary files are ".BASE" KG_TEMP_INFIX "XXXXXX" in the same directory. */
-#define KG_TEMP_INFIX ".kata-guard."
+
+/* What a message calls the kind of V: "null", "a boolean", "a string",
+   "an object", "an array", and for a number "an integer" or "a
+   floating-point number" (the policy's findings, where a limit must be an
+   integer), or with ANY_NUMBER "a number" for both (daemon.json's
+   messages). */
+const char *json_kind_of (struct json_object *v, bool any_number);
+static inline const char *
+json_kind (struct json_object *v)
+{
+  return json_kind_of (v, false);
+}
 
 /* Parse DATA[0..LEN) (NAME for messages).  Returns the root object, or
    NULL with *ERR "NAME:LINE:COL: what". */
 struct json_object *daemonjson_parse (const char *name, const char *data, size_t len,
                                       kg_error_t *err);
-/* The document in the stable form above, NUL-terminated; *LEN without it. */
-char *daemonjson_format (struct json_object *root, size_t *len, kg_error_t *err);
 /* Read and parse PATH (symlinks followed).  A missing file gives an empty
    object and *EXISTS = false. */
 struct json_object *daemonjson_load (const char *path, bool *exists, kg_error_t *err);
-
-/* ---- atomic replacement ------------------------------------------------ */
-
-/* A file opened for replacement: its directory is locked (flock) until
-   kg_replace_close, so two installers never interleave, and temporary
-   files that a killed writer left behind are removed. */
-struct kg_replace
-{
-  char *path;      /* the file that will be replaced: symlinks resolved */
-  char *base;      /* its last component */
-  int dirfd;       /* its directory, locked */
-  bool exists;
-  struct stat st;  /* of the existing file */
-  char *data;      /* its bytes (NUL-terminated), or NULL */
-  size_t len;
-  unsigned removed_temps;  /* leftovers of a killed writer, removed */
-};
-
-/* Open PATH: a symlink is resolved and its target is what gets replaced
-   (the link stays); a dangling symlink, a missing directory, anything but
-   a regular file and a file over MAX bytes are refused. */
-int kg_replace_open (const char *path, size_t max, struct kg_replace *r, kg_error_t *err);
-/* Replace the file with DATA: a temporary file in the same directory,
-   written, given the old file's owner and mode (new files: 0644), fsync'd,
-   renamed over the file, then the directory fsync'd.  With BACKUP, and
-   when the file exists and no BASE.kata-guard.bak does, the old bytes are
-   first saved there (same way, never overwritten); *BACKUP_PATH is then set
-   (caller frees).  On failure the file is unchanged. */
-int kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool backup,
-                       char **backup_path, kg_error_t *err);
-/* Remove the file (the directory fsync'd). */
-int kg_replace_remove (struct kg_replace *r, kg_error_t *err);
-void kg_replace_close (struct kg_replace *r);
-
-/* ---- the runtime entry ---------------------------------------------------- */
-
-enum dj_status
-{
-  DJ_DONE,          /* changed, or nothing to change */
-  DJ_REFUSED,       /* bad file, conflict: the file is untouched */
-  DJ_WRITE_FAILED,  /* the write failed: the file is unchanged */
-};
-
-struct dj_edit
-{
-  /* In. */
-  const char *path;
-  const char *name;                  /* the runtime name: runtimes.NAME */
-  struct json_object *entry;         /* install: the entry to write */
-  struct json_object *const *ours;   /* uninstall: the entries install writes */
-  size_t n_ours;
-  bool set_default;                  /* install: also default-runtime = NAME */
-  bool force;                        /* replace (or remove) a differing entry */
-  bool dry_run;                      /* compute the result, write nothing */
-  /* Out. */
-  enum dj_status status;
-  bool changed;
-  bool existed;         /* the file existed */
-  char *target;         /* the file (symlinks resolved) */
-  char *backup;         /* the backup this run made, or NULL */
-  char *result;         /* the resulting bytes (the old ones when unchanged) */
-  size_t result_len;
-  char *old_default;    /* install: the default-runtime that was replaced */
-  bool default_removed; /* uninstall: default-runtime named NAME, now "runc" */
-  bool entry_removed;   /* uninstall: runtimes.NAME is gone */
-  unsigned removed_temps;
-};
-
-/* runtimes.NAME = ENTRY (and default-runtime = NAME), keeping everything
-   else.  An equal entry is no change: the file is not written at all. */
-int daemonjson_install (struct dj_edit *e, kg_error_t *err);
-/* Remove runtimes.NAME when it is one of OURS (any entry with --force),
-   and set default-runtime back to "runc" when it names NAME.  Neither key
-   is removed: dockerd's reload (SIGHUP) keeps the old value of a key that
-   is no longer in the file, so only a present "runtimes" (even {}) and
-   "default-runtime" make a reload drop the guard. */
-int daemonjson_uninstall (struct dj_edit *e, kg_error_t *err);
-void dj_edit_release (struct dj_edit *e);
-
-/* Whether NAME is acceptable as a Docker runtime name here:
-   [A-Za-z0-9][A-Za-z0-9_.-]*, at most 64 bytes. */
-bool daemonjson_valid_name (const char *name);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * kata.*: the real runtime and the Kata configuration it will load
- * (SPEC 3.2).
+ * (kata-guard(8), CHECKS).
  *
  * The configuration is found, read and merged the way Kata's own runtimes
  * do it (src/runtime/pkg/katautils/config.go for the Go shim,
@@ -28,10 +28,7 @@
 #include "trust.h"
 #include "util.h"
 
-/* Where Kata looks when nobody names a configuration, in its order: the
-   admin's copy, then the defaults of a release tarball (kata-deploy,
-   /opt/kata) and of a distribution package. */
-static const char *const kata_search_path[] = {
+const char *const kata_search_path[KATA_SEARCH_PATH_N] = {
   "/etc/kata-containers/configuration.toml",
   "/opt/kata/share/defaults/kata-containers/configuration.toml",
   "/usr/share/defaults/kata-containers/configuration.toml",

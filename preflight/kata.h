@@ -9,6 +9,12 @@
 
 #include "toml.h"
 
+/* Where Kata looks when nobody names a configuration, in its order: the
+   admin's copy, then the defaults of a release tarball (kata-deploy,
+   /opt/kata) and of a distribution package. */
+#define KATA_SEARCH_PATH_N 3
+extern const char *const kata_search_path[KATA_SEARCH_PATH_N];
+
 /* The first entry of table T, at any depth, that Kata's TOML decoder may
    read otherwise than the guard (a key not in lower case, a """ string
    with a line-ending backslash, a negative uint64 setting), with why; or

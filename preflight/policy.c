@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.*: what one container asks for, read from its bundle's
- * config.json (kata-guard(8), Per-container policy).  Per container: without a bundle (plain
- * `kata-guard check`) this family reports nothing.
+ * config.json (kata-guard(8), CHECKS, Per-container policy).  Per
+ * container: without a bundle (plain `kata-guard check`) this family
+ * reports nothing.
  *
  * The spec is untrusted input written by whoever called `docker run`, so it
  * is read bounded (size, depth), strictly (json-c strict mode, valid UTF-8,
@@ -69,29 +70,6 @@ finding (struct findings *f, const char *fmt, ...)
     sb_printf (&f->text, "%s%s", f->n > 1 ? "; " : "", r >= 0 ? item : "(out of memory)");
   else if (f->n == 9)
     sb_printf (&f->text, "; ...");
-}
-
-static const char *
-json_kind (struct json_object *v)
-{
-  switch (json_object_get_type (v))
-    {
-    case json_type_null:
-      return "null";
-    case json_type_boolean:
-      return "a boolean";
-    case json_type_double:
-      return "a floating-point number";
-    case json_type_int:
-      return "an integer";
-    case json_type_object:
-      return "an object";
-    case json_type_array:
-      return "an array";
-    case json_type_string:
-      return "a string";
-    }
-  return "an unknown JSON value";
 }
 
 /* KEY of OBJ.  Go's encoding/json (containerd, Kata's Go shim) matches

@@ -413,46 +413,6 @@ insert (struct parser *ps, struct toml_value *table, const char *key, struct tom
 
 /* ---- bytes ----------------------------------------------------------- */
 
-/* Length of the UTF-8 character at P (AVAIL bytes left), or 0 when it is
-   not valid UTF-8: no overlong forms, no surrogates, nothing past U+10FFFF. */
-static size_t
-utf8_len (const unsigned char *p, size_t avail)
-{
-  unsigned char lo = 0x80, hi = 0xbf;
-  size_t n;
-
-  if (p[0] < 0x80)
-    return 1;
-  if (p[0] < 0xc2)
-    return 0;   /* a stray continuation byte, or an overlong 2-byte form */
-  if (p[0] < 0xe0)
-    n = 2;
-  else if (p[0] < 0xf0)
-    {
-      n = 3;
-      if (p[0] == 0xe0)
-        lo = 0xa0;   /* overlong */
-      else if (p[0] == 0xed)
-        hi = 0x9f;   /* surrogates */
-    }
-  else if (p[0] < 0xf5)
-    {
-      n = 4;
-      if (p[0] == 0xf0)
-        lo = 0x90;   /* overlong */
-      else if (p[0] == 0xf4)
-        hi = 0x8f;   /* past U+10FFFF */
-    }
-  else
-    return 0;
-  if (avail < n || p[1] < lo || p[1] > hi)
-    return 0;
-  for (size_t i = 2; i < n; i++)
-    if ((p[i] & 0xc0) != 0x80)
-      return 0;
-  return n;
-}
-
 /* The byte-level pass.  No raw control character other than tab and the
    newlines is valid anywhere in TOML 1.0 (strings must escape them), so
    they can be refused here without knowing the context. */
@@ -487,7 +447,7 @@ check_bytes (struct parser *ps)
         return perr (ps, at, "control character 0x%02x", s[i]);
       if (s[i] >= 0x80)
         {
-          n = utf8_len (s + i, ps->len - i);
+          n = kg_utf8_len (s + i, ps->len - i);
           if (n == 0)
             return perr (ps, at, "invalid UTF-8 (byte 0x%02x)", s[i]);
           /* The one at the very start was skipped already. */

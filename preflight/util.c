@@ -13,47 +13,62 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <json-c/json.h>
+
 #include "util.h"
+
+void
+kg_json_putp (struct json_object **o)
+{
+  json_object_put (*o);
+}
+
+size_t
+kg_utf8_len (const void *p, size_t avail)
+{
+  const unsigned char *s = p;
+  unsigned char lo = 0x80, hi = 0xbf;
+  size_t n;
+
+  if (s[0] < 0x80)
+    return 1;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf)
+    n = 2;
+  else if (s[0] >= 0xe0 && s[0] <= 0xef)
+    {
+      n = 3;
+      if (s[0] == 0xe0)
+        lo = 0xa0;   /* overlong */
+      else if (s[0] == 0xed)
+        hi = 0x9f;   /* surrogates */
+    }
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+    {
+      n = 4;
+      if (s[0] == 0xf0)
+        lo = 0x90;   /* overlong */
+      else if (s[0] == 0xf4)
+        hi = 0x8f;   /* past U+10FFFF */
+    }
+  else
+    return 0;   /* a stray continuation byte, an overlong 2-byte form, past U+10FFFF */
+  if (avail < n || s[1] < lo || s[1] > hi)
+    return 0;
+  for (size_t i = 2; i < n; i++)
+    if ((s[i] & 0xc0) != 0x80)
+      return 0;
+  return n;
+}
 
 size_t
 kg_utf8_valid_prefix (const void *p, size_t n)
 {
   const unsigned char *s = p;
-  size_t i = 0;
+  size_t i = 0, k;
 
-  while (i < n)
-    {
-      unsigned char b = s[i];
-      uint32_t cp;
-      size_t k;
-
-      if (b < 0x80)
-        {
-          i++;
-          continue;
-        }
-      if (b >= 0xc2 && b <= 0xdf)
-        k = 1, cp = b & 0x1f;
-      else if (b >= 0xe0 && b <= 0xef)
-        k = 2, cp = b & 0x0f;
-      else if (b >= 0xf0 && b <= 0xf4)
-        k = 3, cp = b & 0x07;
-      else
-        return i;
-      if (n - i - 1 < k)
-        return i;
-      for (size_t j = 1; j <= k; j++)
-        {
-          if ((s[i + j] & 0xc0) != 0x80)
-            return i;
-          cp = (cp << 6) | (s[i + j] & 0x3f);
-        }
-      if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) || cp > 0x10ffff
-          || (cp >= 0xd800 && cp <= 0xdfff))
-        return i;
-      i += k + 1;
-    }
-  return n;
+  while (i < n && (k = kg_utf8_len (s + i, n - i)) != 0)
+    i += k;
+  return i;
 }
 
 /* The code point of the valid UTF-8 sequence at P (K + 1 bytes). */

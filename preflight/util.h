@@ -31,6 +31,10 @@ kg_close_file (FILE **f)
 #define cleanup_free __attribute__ ((cleanup (kg_free_ptr)))
 #define cleanup_close __attribute__ ((cleanup (kg_close_fd)))
 #define cleanup_file __attribute__ ((cleanup (kg_close_file)))
+/* json-c's objects: json_object_put (NULL is a no-op). */
+struct json_object;
+void kg_json_putp (struct json_object **o);
+#define cleanup_json __attribute__ ((cleanup (kg_json_putp)))
 
 /* Hand a pointer or descriptor out of a cleanup variable. */
 #define steal_pointer(pp) \
@@ -68,10 +72,13 @@ int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t
    TIMEOUT_MS (-1: never). */
 int kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out,
                          size_t *len, kg_error_t *err);
-/* The length of the longest prefix of P[0..N) that is strict UTF-8 (no
-   overlong forms, no surrogates, nothing past U+10FFFF): N when all of it
-   is.  json-c 0.18's own check refuses every four-byte character, so the
-   guard does not use it. */
+/* The length of the character at P (AVAIL bytes left, at least 1) when it
+   is strict UTF-8 (no overlong forms, no surrogates, nothing past
+   U+10FFFF), else 0.  json-c 0.18's own check refuses every four-byte
+   character, so the guard does not use it. */
+size_t kg_utf8_len (const void *p, size_t avail);
+/* The length of the longest prefix of P[0..N) that is strict UTF-8
+   (kg_utf8_len): N when all of it is. */
 size_t kg_utf8_valid_prefix (const void *p, size_t n);
 
 /* JSON text P[0..N) (strict UTF-8, kg_utf8_valid_prefix) with every

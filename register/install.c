@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * `kata-guard install` / `uninstall` (kata-guard(8), SPEC 7).
+ * `kata-guard install` / `uninstall` (kata-guard(8), COMMANDS).
  *
- * Docker: merge the runtime entry into daemon.json (preflight/daemonjson.c
- * does the reading, the merge and the atomic write).  The entry names the
- * running binary, resolved through /proc/self/exe: whatever copy the
- * operator runs is the one registered, and it must sit on a trusted path
- * (root-owned all the way down, as the real runtime must), because
- * whoever can replace a registered runtime runs code as root in every
- * container start.
+ * Docker: merge the runtime entry into daemon.json (register/dockerjson.c
+ * does the merge, register/replace.c the atomic write,
+ * preflight/daemonjson.c the reading).  The
+ * entry names the running binary, resolved through /proc/self/exe:
+ * whatever copy the operator runs is the one registered, and it must sit
+ * on a trusted path (root-owned all the way down, as the real runtime
+ * must), because whoever can replace a registered runtime runs code as
+ * root in every container start.
  *
  * containerd: print the runtime table for its config.toml, and write it as
  * a drop-in only where the main config imports a drop-in directory:
@@ -38,7 +39,10 @@
 #include "cli.h"
 #include "conf.h"
 #include "daemonjson.h"
+#include "dockerjson.h"
 #include "install.h"
+#include "kata.h"
+#include "replace.h"
 #include "toml.h"
 #include "trust.h"
 #include "util.h"
@@ -49,13 +53,6 @@
 #define CONTAINERD_CONFIG "/etc/containerd/config.toml"
 /* How long `dockerd --version` / `docker version` may take. */
 #define VERSION_TIMEOUT_MS 10000
-
-/* Kata's own search order, when the guard config names no Kata config. */
-static const char *const kata_configs[] = {
-  "/etc/kata-containers/configuration.toml",
-  "/opt/kata/share/defaults/kata-containers/configuration.toml",
-  "/usr/share/defaults/kata-containers/configuration.toml",
-};
 
 enum reg_mode
 {
@@ -283,28 +280,18 @@ containerd_major (void)
   return -1;
 }
 
+/* The error WHY that ends command CMD, then what became of FILE (OUTCOME:
+   "is unchanged", "was not touched") on a line of its own: the operator
+   must know both.  main prints the message after "kata-guard: CMD: ", and
+   the second line takes the same prefix. */
+static int
+error_and_outcome (kg_error_t *err, const char *cmd, kg_error_t why, const char *file,
+                   const char *outcome)
+{
+  return kg_error (err, 0, "%s\nkata-guard: %s: %s %s", why->msg, cmd, file, outcome);
+}
+
 /* ---- Docker ---------------------------------------------------------------------- */
-
-static void
-json_putp (struct json_object **o)
-{
-  json_object_put (*o);
-}
-#define cleanup_json __attribute__ ((cleanup (json_putp)))
-
-static void
-dj_edit_cleanup (struct dj_edit *e)
-{
-  dj_edit_release (e);
-}
-#define cleanup_dj_edit __attribute__ ((cleanup (dj_edit_cleanup)))
-
-static void
-replace_cleanup (struct kg_replace *r)
-{
-  kg_replace_close (r);
-}
-#define cleanup_replace __attribute__ ((cleanup (replace_cleanup)))
 
 static struct json_object *
 make_entry (const char *key, const char *value)
@@ -333,18 +320,17 @@ static const char reload_hint[]
     = "reload Docker to apply it: systemctl reload docker (or send dockerd SIGHUP); running "
       "containers keep running, and kata-guard never restarts Docker\n";
 
+/* The edit E of command CMD failed with WHY: the command's error and exit
+   status. */
 static int
-edit_failed (const char *cmd, const struct dj_edit *e, kg_error_t err)
+edit_failed (const char *cmd, const struct dj_edit *e, kg_error_t why, kg_error_t *err)
 {
-  fprintf (stderr, "kata-guard: %s: %s\n", cmd, err->msg);
   if (e->status == DJ_WRITE_FAILED)
-    {
-      fprintf (stderr, "kata-guard: %s: %s is unchanged\n", cmd, e->target ? e->target : e->path);
-      return KG_EXIT_FAIL;
-    }
+    return error_and_outcome (err, cmd, why, e->target ? e->target : e->path, "is unchanged"),
+           KG_EXIT_FAIL;
   if (e->target != NULL)
-    fprintf (stderr, "kata-guard: %s: %s was not touched\n", cmd, e->target);
-  return KG_EXIT_USAGE;
+    return error_and_outcome (err, cmd, why, e->target, "was not touched"), KG_EXIT_USAGE;
+  return kg_error (err, 0, "%s", why->msg), KG_EXIT_USAGE;
 }
 
 static void
@@ -397,54 +383,43 @@ note_guard_config (const char *path, enum reg_mode mode)
 }
 
 static int
-install_docker (const struct opts *o)
+install_docker (const struct opts *o, kg_error_t *err)
 {
   cleanup_free char *exe = NULL, *shim = NULL, *version = NULL;
-  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t why = NULL;
   cleanup_json struct json_object *entry = NULL;
   cleanup_dj_edit struct dj_edit e = { 0 };
   enum reg_mode mode = o->mode;
   const char *source = NULL;
   int major = -1;
 
-  if (self_paths (&exe, &shim, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: install: %s\n", err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (self_paths (&exe, &shim, err) < 0)
+    return KG_EXIT_USAGE;
   if (mode == REG_AUTO)
     {
       major = docker_major (&version, &source);
       if (major < 0)
-        {
-          fprintf (stderr, "kata-guard: install: cannot tell the Docker version: neither "
-                           "`dockerd --version` nor `docker version` answered; pass --mode "
-                           "shim (Docker 24 and later) or --mode oci (Docker 20.10 and 23)\n");
-          return KG_EXIT_USAGE;
-        }
+        return kg_error (err, 0, "cannot tell the Docker version: neither `dockerd --version` "
+                                 "nor `docker version` answered; pass --mode shim (Docker 24 "
+                                 "and later) or --mode oci (Docker 20.10 and 23)"),
+               KG_EXIT_USAGE;
       /* Docker 24 added runtimeType (a shim v2 binary) to daemon.json;
          before it a runtime is an OCI "path". */
       mode = major >= 24 ? REG_SHIM : REG_OCI;
     }
-  if (check_registrable (exe, shim, mode == REG_SHIM, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: install: %s\n", err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (check_registrable (exe, shim, mode == REG_SHIM, err) < 0)
+    return KG_EXIT_USAGE;
   entry = mode == REG_SHIM ? make_entry ("runtimeType", shim) : make_entry ("path", exe);
   if (entry == NULL)
-    {
-      fprintf (stderr, "kata-guard: install: out of memory\n");
-      return KG_EXIT_FAIL;
-    }
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
   e.path = o->daemon_json;
   e.name = o->name;
   e.entry = entry;
   e.set_default = o->set_default;
   e.force = o->force;
   e.dry_run = o->dry_run;
-  if (daemonjson_install (&e, &err) < 0)
-    return edit_failed ("install", &e, err);
+  if (daemonjson_install (&e, &why) < 0)
+    return edit_failed ("install", &e, why, err);
   note_leftovers ("install", &e);
   if (o->dry_run)
     dry_run_result ("install", &e);
@@ -479,35 +454,29 @@ install_docker (const struct opts *o)
 }
 
 static int
-uninstall_docker (const struct opts *o)
+uninstall_docker (const struct opts *o, kg_error_t *err)
 {
   cleanup_free char *exe = NULL, *shim = NULL;
-  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t why = NULL;
   cleanup_json struct json_object *shim_entry = NULL, *path_entry = NULL;
   cleanup_dj_edit struct dj_edit e = { 0 };
   struct json_object *ours[2];
 
-  if (self_paths (&exe, &shim, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: uninstall: %s\n", err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (self_paths (&exe, &shim, err) < 0)
+    return KG_EXIT_USAGE;
   /* Exactly what install writes, in either mode. */
   ours[0] = shim_entry = make_entry ("runtimeType", shim);
   ours[1] = path_entry = make_entry ("path", exe);
   if (shim_entry == NULL || path_entry == NULL)
-    {
-      fprintf (stderr, "kata-guard: uninstall: out of memory\n");
-      return KG_EXIT_FAIL;
-    }
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
   e.path = o->daemon_json;
   e.name = o->name;
   e.ours = ours;
   e.n_ours = 2;
   e.force = o->force;
   e.dry_run = o->dry_run;
-  if (daemonjson_uninstall (&e, &err) < 0)
-    return edit_failed ("uninstall", &e, err);
+  if (daemonjson_uninstall (&e, &why) < 0)
+    return edit_failed ("uninstall", &e, why, err);
   note_leftovers ("uninstall", &e);
   if (o->dry_run)
     dry_run_result ("uninstall", &e);
@@ -606,14 +575,15 @@ pick_kata_config (const char *guard_path, const char **why)
       if (found != NULL)
         return found;
     }
-  for (size_t i = 0; i < ARRAY_SIZE (kata_configs); i++)
-    if (access (kata_configs[i], F_OK) == 0)
+  for (size_t i = 0; i < ARRAY_SIZE (kata_search_path); i++)
+    if (access (kata_search_path[i], F_OK) == 0)
       {
         *why = "the first file of Kata's search order";
-        return strdup (kata_configs[i]);
+        return strdup (kata_search_path[i]);
       }
+  /* The release tarball's default, where kata-deploy installs it. */
   *why = "Kata's default (no Kata configuration found on this host)";
-  return strdup (kata_configs[1]);
+  return strdup (kata_search_path[1]);
 }
 
 /* A string TOML can hold as "..." without escapes (the paths we write). */
@@ -691,210 +661,253 @@ dropin_path (const struct toml_value *doc, const char *config, const char *name,
   return NULL;
 }
 
-static int
-containerd_cmd (const struct opts *o, bool install)
+/* Where containerd takes the runtime: the layout of its config version (0
+   when unknown), and the drop-in file its main config imports, or NULL
+   and why there is none. */
+struct containerd_target
 {
-  const char *cmd = install ? "install" : "uninstall";
-  cleanup_free char *kata_config = NULL, *dropin = NULL, *text = NULL;
-  cleanup_toml struct toml_value *doc = NULL;
-  cleanup_error kg_error_t err = NULL;
-  const char *kata_why = NULL, *no_dropin = NULL;
-  int version = 0;
-  cleanup_replace struct kg_replace r = { .dirfd = -1 };
-  int rc = KG_EXIT_PASS;
+  int version;
+  char *dropin;
+  const char *no_dropin;
+};
 
-  kata_config = pick_kata_config (o->config, &kata_why);
-  if (kata_config == NULL)
-    {
-      fprintf (stderr, "kata-guard: %s: out of memory\n", cmd);
-      return KG_EXIT_FAIL;
-    }
-  if (! toml_plain (kata_config))
-    {
-      fprintf (stderr, "kata-guard: %s: the Kata configuration path %s cannot be written into "
-                       "TOML as it is\n",
-               cmd, kata_config);
-      return KG_EXIT_USAGE;
-    }
+static void
+containerd_target_release (struct containerd_target *t)
+{
+  free (t->dropin);
+}
+#define cleanup_containerd_target __attribute__ ((cleanup (containerd_target_release)))
+
+/* Read containerd's main config for T.  One that cannot be read is not
+   the end of command CMD (the table is printed for the operator to add),
+   only of the drop-in. */
+static int
+containerd_locate (const struct opts *o, const char *cmd, struct containerd_target *t,
+                   kg_error_t *err)
+{
+  cleanup_toml struct toml_value *doc = NULL;
+  cleanup_error kg_error_t why = NULL;
 
   /* The config version decides the layout; without one, containerd's own
      version does (1.x reads version 2, 2.x version 3). */
   if (access (o->containerd_config, F_OK) == 0)
     {
-      doc = toml_parse_file (o->containerd_config, &err);
+      doc = toml_parse_file (o->containerd_config, &why);
       if (doc == NULL)
         {
           fprintf (stderr, "kata-guard: %s: cannot read %s: %s\n", cmd, o->containerd_config,
-                   err->msg);
-          kg_error_release (&err);
-          no_dropin = "kata-guard cannot read it";
+                   why->msg);
+          t->no_dropin = "kata-guard cannot read it";
         }
       else
         {
           const struct toml_value *v = toml_get (doc, "version");
 
           if (v != NULL && v->kind == TOML_INTEGER && (v->u.integer == 2 || v->u.integer == 3))
-            version = (int) v->u.integer;
+            t->version = (int) v->u.integer;
         }
     }
   else
-    no_dropin = "it does not exist";
-  if (version == 0)
+    t->no_dropin = "it does not exist";
+  if (t->version == 0)
     {
       int major = containerd_major ();
 
       if (major >= 2)
-        version = 3;
+        t->version = 3;
       else if (major == 1)
-        version = 2;
+        t->version = 2;
     }
-  if (doc != NULL && no_dropin == NULL)
+  if (doc != NULL && t->no_dropin == NULL)
     {
-      dropin = dropin_path (doc, o->containerd_config, o->name, &no_dropin);
-      if (dropin == NULL && no_dropin == NULL)
-        {
-          fprintf (stderr, "kata-guard: %s: out of memory\n", cmd);
-          return KG_EXIT_FAIL;
-        }
+      t->dropin = dropin_path (doc, o->containerd_config, o->name, &t->no_dropin);
+      if (t->dropin == NULL && t->no_dropin == NULL)
+        return kg_error (err, 0, "out of memory");
     }
-  if (version == 0)
-    {
-      cleanup_free char *b2 = runtime_block (2, o->name, kata_config);
-      cleanup_free char *b3 = runtime_block (3, o->name, kata_config);
+  return 0;
+}
 
-      if (! install)
-        {
-          fprintf (stderr, "kata-guard: uninstall: cannot tell the containerd version "
-                           "(no `version` in %s, no `containerd --version`): nothing removed\n",
-                   o->containerd_config);
-          return KG_EXIT_USAGE;
-        }
-      if (b2 == NULL || b3 == NULL)
-        return KG_EXIT_FAIL;
-      printf ("# containerd 1.6 and 1.7 (config version 2): add to %s\n%s\n"
-              "# containerd 2.x (config version 3): add to %s\n%s",
-              o->containerd_config, b2, o->containerd_config, b3);
-      printf ("# ConfigPath: %s\n", kata_why);
-      printf ("# kata-guard cannot tell the containerd version here (no `version` in %s, no "
-              "`containerd --version`): nothing written\n",
-              o->containerd_config);
-      printf ("# then restart containerd (running containers keep running): systemctl restart "
-              "containerd\n");
+/* Neither the config nor containerd tells the version: install prints
+   both layouts, uninstall cannot tell what to remove. */
+static int
+containerd_version_unknown (const struct opts *o, bool install, const char *kata_config,
+                            const char *kata_why, kg_error_t *err)
+{
+  cleanup_free char *b2 = runtime_block (2, o->name, kata_config);
+  cleanup_free char *b3 = runtime_block (3, o->name, kata_config);
+
+  if (! install)
+    return kg_error (err, 0, "cannot tell the containerd version (no `version` in %s, no "
+                             "`containerd --version`): nothing removed",
+                     o->containerd_config),
+           KG_EXIT_USAGE;
+  if (b2 == NULL || b3 == NULL)
+    return KG_EXIT_FAIL;
+  printf ("# containerd 1.6 and 1.7 (config version 2): add to %s\n%s\n"
+          "# containerd 2.x (config version 3): add to %s\n%s",
+          o->containerd_config, b2, o->containerd_config, b3);
+  printf ("# ConfigPath: %s\n", kata_why);
+  printf ("# kata-guard cannot tell the containerd version here (no `version` in %s, no "
+          "`containerd --version`): nothing written\n",
+          o->containerd_config);
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
+  return KG_EXIT_PASS;
+}
+
+/* No drop-in to write: the operator edits containerd's own file, which
+   kata-guard never rewrites. */
+static int
+containerd_by_hand (const struct opts *o, bool install, const struct containerd_target *t,
+                    const char *kata_config, const char *kata_why)
+{
+  cleanup_free char *block = runtime_block (t->version, o->name, kata_config);
+
+  if (! install)
+    {
+      printf ("kata-guard: uninstall: %s imports no drop-in directory (%s): remove the "
+              "[plugins.\"%s\".containerd.runtimes.%s] table from it by hand\n",
+              o->containerd_config, t->no_dropin, cri_plugin (t->version), o->name);
       return KG_EXIT_PASS;
     }
-  text = dropin_text (version, o->name, kata_config);
+  printf ("# containerd %s (config version %d): add to %s\n%s",
+          t->version >= 3 ? "2.x" : "1.6 and 1.7", t->version, o->containerd_config,
+          block ? block : "");
+  printf ("# ConfigPath: %s\n", kata_why);
+  printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
+          "own file, so add the table above by hand\n",
+          o->containerd_config, t->no_dropin);
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
+  return KG_EXIT_PASS;
+}
+
+/* Whether the drop-in R holds exactly TEXT. */
+static bool
+dropin_is (const struct kg_replace *r, const char *text)
+{
+  return r->exists && r->len == strlen (text) && memcmp (r->data, text, r->len) == 0;
+}
+
+/* Write TEXT into the drop-in R: a file that differs is someone else's
+   unless --force. */
+static int
+dropin_install (const struct opts *o, struct kg_replace *r, const char *text,
+                const char *kata_why, kg_error_t *err)
+{
+  cleanup_error kg_error_t why = NULL;
+  cleanup_free char *backup = NULL;
+  bool same = dropin_is (r, text);
+
+  if (o->dry_run)
+    {
+      fputs (text, stdout);
+      fprintf (stderr, "kata-guard: install: --dry-run: %s, nothing written to %s\n",
+               same ? "no change" : "the drop-in above is what it would become", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (same)
+    {
+      printf ("kata-guard: install: %s already holds the runtime \"%s\"; nothing changed\n",
+              r->path, o->name);
+      return KG_EXIT_PASS;
+    }
+  if (r->exists && ! o->force)
+    return kg_error (err, 0, "%s exists and differs from what kata-guard would write; pass "
+                             "--force to replace it",
+                     r->path),
+           KG_EXIT_USAGE;
+  if (kg_replace_commit (r, text, strlen (text), true, &backup, &why) < 0)
+    return error_and_outcome (err, "install", why, r->path, "is unchanged"), KG_EXIT_FAIL;
+  fputs (text, stdout);
+  printf ("# kata-guard: install: wrote the drop-in %s (imported by %s; ConfigPath: %s)\n",
+          r->path, o->containerd_config, kata_why);
+  if (backup != NULL)
+    printf ("# kata-guard: install: the file as it was is saved as %s\n", backup);
+  printf ("# kata-guard: install: restart containerd to apply it (running containers keep "
+          "running): systemctl restart containerd; kata-guard never restarts it\n");
+  return KG_EXIT_PASS;
+}
+
+/* Remove the drop-in R when it is what install writes (TEXT), any file
+   with --force. */
+static int
+dropin_uninstall (const struct opts *o, struct kg_replace *r, const char *text, kg_error_t *err)
+{
+  if (! r->exists)
+    {
+      printf ("kata-guard: uninstall: %s does not exist; nothing changed\n", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (! dropin_is (r, text) && ! o->force)
+    return kg_error (err, 0, "%s differs from what kata-guard install writes; pass --force to "
+                             "remove it anyway",
+                     r->path),
+           KG_EXIT_USAGE;
+  if (o->dry_run)
+    {
+      fprintf (stderr, "kata-guard: uninstall: --dry-run: would remove %s\n", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (kg_replace_remove (r, err) < 0)
+    return KG_EXIT_FAIL;
+  printf ("kata-guard: uninstall: removed %s; restart containerd to apply it: systemctl "
+          "restart containerd\n",
+          r->path);
+  return KG_EXIT_PASS;
+}
+
+/* install / uninstall --containerd: the drop-in where containerd's main
+   config imports one, else what to add or remove by hand. */
+static int
+containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
+{
+  const char *cmd = install ? "install" : "uninstall";
+  cleanup_free char *kata_config = NULL, *text = NULL;
+  cleanup_containerd_target struct containerd_target t = { 0 };
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  const char *kata_why = NULL;
+
+  kata_config = pick_kata_config (o->config, &kata_why);
+  if (kata_config == NULL)
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
+  if (! toml_plain (kata_config))
+    return kg_error (err, 0, "the Kata configuration path %s cannot be written into TOML as it is",
+                     kata_config),
+           KG_EXIT_USAGE;
+  if (containerd_locate (o, cmd, &t, err) < 0)
+    return KG_EXIT_FAIL;
+  if (t.version == 0)
+    return containerd_version_unknown (o, install, kata_config, kata_why, err);
+  text = dropin_text (t.version, o->name, kata_config);
   if (text == NULL)
     return KG_EXIT_FAIL;
-  if (dropin == NULL)
-    {
-      cleanup_free char *block = runtime_block (version, o->name, kata_config);
-
-      if (! install)
-        {
-          printf ("kata-guard: uninstall: %s imports no drop-in directory (%s): remove the "
-                  "[plugins.\"%s\".containerd.runtimes.%s] table from it by hand\n",
-                  o->containerd_config, no_dropin, cri_plugin (version), o->name);
-          return KG_EXIT_PASS;
-        }
-      printf ("# containerd %s (config version %d): add to %s\n%s", version >= 3 ? "2.x" : "1.6 and 1.7",
-              version, o->containerd_config, block ? block : "");
-      printf ("# ConfigPath: %s\n", kata_why);
-      printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
-              "own file, so add the table above by hand\n",
-              o->containerd_config, no_dropin);
-      printf ("# then restart containerd (running containers keep running): systemctl restart "
-              "containerd\n");
-      return KG_EXIT_PASS;
-    }
-
-  if (kg_replace_open (dropin, TOML_MAX_SIZE, &r, &err) < 0)
-    {
-      fprintf (stderr, "kata-guard: %s: %s\n", cmd, err->msg);
-      return KG_EXIT_USAGE;
-    }
+  if (t.dropin == NULL)
+    return containerd_by_hand (o, install, &t, kata_config, kata_why);
+  if (kg_replace_open (t.dropin, TOML_MAX_SIZE, &r, err) < 0)
+    return KG_EXIT_USAGE;
   if (r.removed_temps > 0)
     printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
             "%s\n",
             cmd, r.removed_temps, r.removed_temps == 1 ? "" : "s", r.path);
   if (install)
-    {
-      bool same = r.exists && r.len == strlen (text) && memcmp (r.data, text, r.len) == 0;
-
-      if (o->dry_run)
-        {
-          fputs (text, stdout);
-          fprintf (stderr, "kata-guard: install: --dry-run: %s, nothing written to %s\n",
-                   same ? "no change" : "the drop-in above is what it would become", r.path);
-        }
-      else if (same)
-        printf ("kata-guard: install: %s already holds the runtime \"%s\"; nothing changed\n",
-                r.path, o->name);
-      else if (r.exists && ! o->force)
-        {
-          fprintf (stderr, "kata-guard: install: %s exists and differs from what kata-guard "
-                           "would write; pass --force to replace it\n",
-                   r.path);
-          rc = KG_EXIT_USAGE;
-        }
-      else
-        {
-          cleanup_free char *backup = NULL;
-
-          if (kg_replace_commit (&r, text, strlen (text), true, &backup, &err) < 0)
-            {
-              fprintf (stderr, "kata-guard: install: %s\nkata-guard: install: %s is unchanged\n",
-                       err->msg, r.path);
-              return KG_EXIT_FAIL;
-            }
-          fputs (text, stdout);
-          printf ("# kata-guard: install: wrote the drop-in %s (imported by %s; ConfigPath: %s)\n",
-                  r.path, o->containerd_config, kata_why);
-          if (backup != NULL)
-            printf ("# kata-guard: install: the file as it was is saved as %s\n", backup);
-          printf ("# kata-guard: install: restart containerd to apply it (running containers "
-                  "keep running): systemctl restart containerd; kata-guard never restarts it\n");
-        }
-    }
-  else
-    {
-      bool same = r.exists && r.len == strlen (text) && memcmp (r.data, text, r.len) == 0;
-
-      if (! r.exists)
-        printf ("kata-guard: uninstall: %s does not exist; nothing changed\n", r.path);
-      else if (! same && ! o->force)
-        {
-          fprintf (stderr, "kata-guard: uninstall: %s differs from what kata-guard install "
-                           "writes; pass --force to remove it anyway\n",
-                   r.path);
-          rc = KG_EXIT_USAGE;
-        }
-      else if (o->dry_run)
-        fprintf (stderr, "kata-guard: uninstall: --dry-run: would remove %s\n", r.path);
-      else if (kg_replace_remove (&r, &err) < 0)
-        {
-          fprintf (stderr, "kata-guard: uninstall: %s\n", err->msg);
-          rc = KG_EXIT_FAIL;
-        }
-      else
-        printf ("kata-guard: uninstall: removed %s; restart containerd to apply it: systemctl "
-                "restart containerd\n",
-                r.path);
-    }
-  return rc;
+    return dropin_install (o, &r, text, kata_why, err);
+  return dropin_uninstall (o, &r, text, err);
 }
 
 /* ---- the command line --------------------------------------------------------------- */
 
 static int
-not_here (const char *cmd, const char *opt)
+not_here (const char *cmd, const char *opt, bool *usage, kg_error_t *err)
 {
-  fprintf (stderr, "kata-guard: %s: %s does not apply to %s\n", cmd, opt, cmd);
-  install_usage (stderr);
-  return -1;
+  *usage = true;
+  return kg_error (err, 0, "%s does not apply to %s", opt, cmd);
 }
 
+/* 0, 1 when the usage was asked for (and printed), or -1 with *ERR (and
+   *USAGE when it must follow). */
 static int
-parse_opts (const char *cmd, int argc, char **argv, struct opts *o)
+parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage, kg_error_t *err)
 {
   static const struct option longopts[] = {
     { "docker", no_argument, NULL, 'D' },
@@ -946,21 +959,18 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o)
         break;
       case 'S':
         if (! install)
-          return not_here (cmd, "--set-default");
+          return not_here (cmd, "--set-default", usage, err);
         o->set_default = docker_only = true;
         break;
       case 'm':
         if (! install)
-          return not_here (cmd, "--mode");
+          return not_here (cmd, "--mode", usage, err);
         if (strcmp (optarg, "shim") == 0)
           o->mode = REG_SHIM;
         else if (strcmp (optarg, "oci") == 0)
           o->mode = REG_OCI;
         else
-          {
-            fprintf (stderr, "kata-guard: %s: --mode is shim or oci, not \"%s\"\n", cmd, optarg);
-            return -1;
-          }
+          return kg_error (err, 0, "--mode is shim or oci, not \"%s\"", optarg);
         docker_only = true;
         break;
       case 'N':
@@ -973,69 +983,54 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o)
         install_usage (stdout);
         return 1;
       default:
+        *usage = true;
         if (optopt != 0)
-          fprintf (stderr, "kata-guard: %s: bad or incomplete option -%c\n", cmd, optopt);
-        else
-          fprintf (stderr, "kata-guard: %s: unknown option %s\n", cmd, argv[optind - 1]);
-        install_usage (stderr);
-        return -1;
+          return kg_error (err, 0, "bad or incomplete option -%c", optopt);
+        return kg_error (err, 0, "unknown option %s", argv[optind - 1]);
       }
   if (optind != argc)
-    {
-      fprintf (stderr, "kata-guard: %s: unexpected argument %s\n", cmd, argv[optind]);
-      return -1;
-    }
+    return kg_error (err, 0, "unexpected argument %s", argv[optind]);
   if (o->docker && o->containerd)
-    {
-      fprintf (stderr, "kata-guard: %s: --docker or --containerd, one at a time\n", cmd);
-      return -1;
-    }
+    return kg_error (err, 0, "--docker or --containerd, one at a time");
   if (o->containerd && docker_only)
-    {
-      fprintf (stderr, "kata-guard: %s: --daemon-json, --set-default and --mode are for "
-                       "Docker, not --containerd\n",
-               cmd);
-      return -1;
-    }
+    return kg_error (err, 0, "--daemon-json, --set-default and --mode are for Docker, not "
+                             "--containerd");
   if (! daemonjson_valid_name (o->name))
-    {
-      fprintf (stderr, "kata-guard: %s: --name \"%s\": a runtime name is letters, digits, "
-                       "'_', '.', '-' (at most 64)\n",
-               cmd, o->name);
-      return -1;
-    }
+    return kg_error (err, 0, "--name \"%s\": a runtime name is letters, digits, '_', '.', '-' "
+                             "(at most 64)",
+                     o->name);
   if (*o->daemon_json == '\0' || *o->containerd_config == '\0')
-    {
-      fprintf (stderr, "kata-guard: %s: an empty file name\n", cmd);
-      return -1;
-    }
+    return kg_error (err, 0, "an empty file name");
   return 0;
+}
+
+/* install or uninstall: the options, then Docker's daemon.json or
+   containerd. */
+static int
+register_cmd (bool install, int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  struct opts o;
+  int rc = parse_opts (install ? "install" : "uninstall", argc, argv, &o, usage, err);
+
+  if (rc != 0)
+    return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
+  if (o.containerd)
+    rc = containerd_cmd (&o, install, err);
+  else
+    rc = install ? install_docker (&o, err) : uninstall_docker (&o, err);
+  if (fflush (stdout) != 0)
+    return KG_EXIT_FAIL;
+  return rc;
 }
 
 int
 cli_install (int argc, char **argv, bool *usage, kg_error_t *err)
 {
-  struct opts o;
-  int rc = parse_opts ("install", argc, argv, &o);
-
-  if (rc != 0)
-    return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
-  rc = o.containerd ? containerd_cmd (&o, true) : install_docker (&o);
-  if (fflush (stdout) != 0)
-    return KG_EXIT_FAIL;
-  return rc;
+  return register_cmd (true, argc, argv, usage, err);
 }
 
 int
 cli_uninstall (int argc, char **argv, bool *usage, kg_error_t *err)
 {
-  struct opts o;
-  int rc = parse_opts ("uninstall", argc, argv, &o);
-
-  if (rc != 0)
-    return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
-  rc = o.containerd ? containerd_cmd (&o, false) : uninstall_docker (&o);
-  if (fflush (stdout) != 0)
-    return KG_EXIT_FAIL;
-  return rc;
+  return register_cmd (false, argc, argv, usage, err);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* `kata-guard install` and `uninstall`: registration with Docker and
-   containerd (kata-guard(8), SPEC 7). */
+   containerd (kata-guard(8), COMMANDS). */
 #ifndef KG_INSTALL_H
 #define KG_INSTALL_H
 

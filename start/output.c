@@ -11,13 +11,6 @@
 #include "output.h"
 #include "util.h"
 
-static void
-json_putp (json_object **o)
-{
-  json_object_put (*o);
-}
-#define cleanup_json __attribute__ ((cleanup (json_putp)))
-
 static const char *
 verdict_color (enum verdict v)
 {

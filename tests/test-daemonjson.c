@@ -18,6 +18,7 @@
 #include <json-c/json.h>
 
 #include "daemonjson.h"
+#include "dockerjson.h"
 #include "tap.h"
 #include "util.h"
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "daemonjson.h"
+#include "dockerjson.h"
 #include "fuzz.h"
 
 static char dir[64];

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -82,6 +83,38 @@ clamp (const char *s, size_t max)
   return n > max ? max : n;
 }
 
+/* S as text the decoder takes: every control byte but tab (and, with
+   LINES, newline) written as \xHH.  A reason can quote what a spec or a
+   file name held (a mount source with an escape byte); without this one
+   such byte would cost the parent the whole report.  NULL when memory
+   runs out; S itself (not a copy) when it needs nothing. */
+static char *
+as_text (const char *s, bool lines, char **copy)
+{
+  size_t n = 0;
+  char *o;
+
+  *copy = NULL;
+  if (s == NULL)
+    return NULL;
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    if ((*p < 0x20 && *p != '\t' && ! (lines && *p == '\n')) || *p == 0x7f)
+      n++;
+  if (n == 0)
+    return (char *) s;
+  *copy = malloc (strlen (s) + 3 * n + 1);
+  if (*copy == NULL)
+    return NULL;
+  o = *copy;
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    if ((*p < 0x20 && *p != '\t' && ! (lines && *p == '\n')) || *p == 0x7f)
+      o += sprintf (o, "\\x%02x", *p);
+    else
+      *o++ = (char) *p;
+  *o = '\0';
+  return *copy;
+}
+
 int
 checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
                 unsigned char **out, size_t *out_len, kg_error_t *err)
@@ -106,9 +139,18 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
   for (size_t i = 0; i < rep->n; i++)
     {
       const struct check_result *r = &rep->results[i];
-      size_t id = strlen (r->id), reason = clamp (r->reason, CHECKER_TEXT_MAX),
-             remedy = clamp (r->remedy, CHECKER_TEXT_MAX);
+      cleanup_free char *rs_copy = NULL;
+      cleanup_free char *rm_copy = NULL;
+      const char *rs = as_text (r->reason, true, &rs_copy);
+      const char *rm = as_text (r->remedy, true, &rm_copy);
+      size_t id = strlen (r->id), reason = clamp (rs, CHECKER_TEXT_MAX),
+             remedy = clamp (rm, CHECKER_TEXT_MAX);
 
+      if ((r->reason != NULL && rs == NULL) || (r->remedy != NULL && rm == NULL))
+        {
+          free (b.p);
+          return kg_error (err, ENOMEM, "the report does not fit in memory");
+        }
       if (id > CHECKER_ID_MAX)
         {
           free (b.p);
@@ -121,20 +163,27 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       put_u8 (&b, r->remedy != NULL);
       put_u8 (&b, 0);
       put (&b, r->id, id);
-      put (&b, r->reason, reason);
-      put (&b, r->remedy, remedy);
+      put (&b, rs, reason);
+      put (&b, rm, remedy);
     }
   for (size_t i = 0; i < rep->n_files; i++)
     {
-      size_t n = strlen (rep->files[i]);
+      cleanup_free char *copy = NULL;
+      const char *f = as_text (rep->files[i], false, &copy);
+      size_t n = f ? strlen (f) : 0;
 
+      if (f == NULL)
+        {
+          free (b.p);
+          return kg_error (err, ENOMEM, "the report does not fit in memory");
+        }
       if (n == 0 || n > CHECKER_PATH_MAX)
         {
           free (b.p);
           return kg_error (err, 0, "a file name of %zu bytes", n);
         }
       put_u16 (&b, (uint16_t) n);
-      put (&b, rep->files[i], n);
+      put (&b, f, n);
     }
   if (cache != NULL)
     {

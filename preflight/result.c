@@ -2,48 +2,11 @@
 #include "config.h"
 
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "result.h"
-
-/* S with every control byte but tab (and, with LINES, newline) written as
-   \xHH: what a report says can hold what a spec or a file name held (a
-   mount source with an escape sequence), and must still travel from the
-   confined checker, whose parent takes only text (codec.h), and reach a
-   terminal as text.  NULL when memory runs out. */
-static char *
-clean_text (char *s, bool lines)
-{
-  size_t n = 0, len;
-  char *out, *o;
-
-  if (s == NULL)
-    return NULL;
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if ((*p < 0x20 && *p != '\t' && ! (lines && *p == '\n')) || *p == 0x7f)
-      n++;
-  if (n == 0)
-    return s;
-  len = strlen (s);
-  out = malloc (len + 3 * n + 1);
-  if (out == NULL)
-    {
-      free (s);
-      return NULL;
-    }
-  o = out;
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if ((*p < 0x20 && *p != '\t' && ! (lines && *p == '\n')) || *p == 0x7f)
-      o += sprintf (o, "\\x%02x", *p);
-    else
-      *o++ = (char) *p;
-  *o = '\0';
-  free (s);
-  return out;
-}
 
 void
 report_add (struct report *r, const char *id, enum verdict v, const char *remedy,
@@ -73,8 +36,8 @@ report_add (struct report *r, const char *id, enum verdict v, const char *remedy
   res = &r->results[r->n];
   res->id = strdup (id);
   res->verdict = v;
-  res->reason = clean_text (reason, true);
-  res->remedy = remedy ? clean_text (strdup (remedy), true) : NULL;
+  res->reason = reason;
+  res->remedy = remedy ? strdup (remedy) : NULL;
   if (res->id == NULL || res->reason == NULL || (remedy && res->remedy == NULL))
     {
       free (res->id);
@@ -90,7 +53,7 @@ void
 report_add_file (struct report *r, const char *path)
 {
   char **n = realloc (r->files, (r->n_files + 1) * sizeof *n);
-  char *p = clean_text (strdup (path), false);
+  char *p = strdup (path);
 
   if (n != NULL)
     r->files = n;

@@ -937,6 +937,46 @@ write_seeds (const char *dir)
   return rc ? 1 : 0;
 }
 
+/* What a spec can put in a reason or a file name (an escape byte) is
+   carried as text: the report keeps every result. */
+static void
+test_control_bytes (void)
+{
+  struct report in = { 0 }, out = { 0 };
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  kg_error_t err = NULL;
+  bool want_fd = false;
+  char *cache = NULL;
+  size_t cache_len = 0;
+
+  report_fail (&in, "policy.mounts", "fix\001it",
+               "/etc/\033[31mred: the host's\tconfiguration\nsecond");
+  report_pass (&in, "policy.hooks", "0 hooks\177");
+  report_add_file (&in, "/opt/kata/odd\nname.toml");
+  ok (checker_encode (&in, false, NULL, 0, &buf, &len, &err) == 0, "control bytes: encoded");
+  ok (buf != NULL && checker_decode (buf, len, &out, &want_fd, &cache, &cache_len, &err) == 0,
+      "control bytes: the parent takes the report (%s)", err ? err->msg : "ok");
+  ok (out.n == 2 && out.n_files == 1, "control bytes: every result and file is there");
+  if (out.n == 2 && out.n_files == 1)
+    {
+      is_str (out.results[0].reason, "/etc/\\x1b[31mred: the host's\tconfiguration\nsecond",
+              "control bytes: an escape byte as \\x1b, tab and newline kept");
+      is_str (out.results[0].remedy, "fix\\x01it", "control bytes: in a remedy too");
+      is_str (out.results[1].reason, "0 hooks\\x7f", "control bytes: DEL as \\x7f");
+      is_str (out.files[0], "/opt/kata/odd\\x0aname.toml",
+              "control bytes: a newline in a file name");
+    }
+  else
+    for (int i = 0; i < 4; i++)
+      ok (false, "control bytes: decoded");
+  kg_error_release (&err);
+  free (buf);
+  free (cache);
+  report_release (&in);
+  report_release (&out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -946,5 +986,6 @@ main (int argc, char **argv)
   test_refusals ();
   test_validators ();
   test_requests ();
+  test_control_bytes ();
   return tap_done ();
 }

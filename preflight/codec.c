@@ -132,7 +132,7 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
   put_u8 (&b, (with_fd ? CHECKER_FLAG_FD : 0) | (rep->oom ? CHECKER_FLAG_OOM : 0)
                   | (cache ? CHECKER_FLAG_CACHE : 0)
                   | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0));
-  put_u16 (&b, 0);
+  put_u16 (&b, (uint16_t) (rep->kata_file <= rep->n_files ? rep->kata_file : 0));
   put_u32 (&b, (uint32_t) rep->n);
   put_u32 (&b, (uint32_t) rep->n_files);
   put_u32 (&b, 0);  /* body_len, below */
@@ -283,6 +283,7 @@ checker_cache_valid (const char *s, size_t n)
 struct header
 {
   uint8_t flags;
+  uint16_t kata_file;  /* 1 + the index of the Kata configuration among the files, or 0 */
   uint32_t n_results, n_files;
 };
 
@@ -291,7 +292,6 @@ decode_header (struct cursor *c, struct header *h, kg_error_t *err)
 {
   unsigned char m[4];
   uint8_t version;
-  uint16_t reserved;
   uint32_t body_len;
 
   if (c->left < CHECKER_HEADER_LEN)
@@ -299,19 +299,22 @@ decode_header (struct cursor *c, struct header *h, kg_error_t *err)
   take (c, m, 4);
   take (c, &version, 1);
   take (c, &h->flags, 1);
-  take (c, &reserved, 2);
+  take (c, &h->kata_file, 2);
   take (c, &h->n_results, 4);
   take (c, &h->n_files, 4);
   take (c, &body_len, 4);
   if (memcmp (m, magic, 4) != 0)
     return kg_error (err, 0, "the checker's report is garbage (bad magic)");
-  if (version != CHECKER_VERSION || reserved != 0
+  if (version != CHECKER_VERSION
       || (h->flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE | CHECKER_FLAG_SANDBOX)))
     return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
                      version, h->flags);
   if (h->n_results > CHECKER_MAX_RESULTS || h->n_files > CHECKER_MAX_FILES)
     return kg_error (err, 0, "the checker's report claims %u results and %u files (at most %d and %d)",
                      h->n_results, h->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
+  if (h->kata_file > h->n_files)
+    return kg_error (err, 0, "the checker's report names file %u of %u as the Kata configuration",
+                     h->kata_file, h->n_files);
   if (body_len > CHECKER_MSG_MAX - CHECKER_HEADER_LEN || body_len > c->left)
     return kg_error (err, 0, "the checker's report is truncated (%zu of %u body bytes)", c->left,
                      body_len);
@@ -423,7 +426,10 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
     report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
                 tmp.results[i].reason);
   for (size_t i = 0; i < tmp.n_files; i++)
-    report_add_file (rep, tmp.files[i]);
+    if (h.kata_file == i + 1)
+      report_add_kata_file (rep, tmp.files[i]);
+    else
+      report_add_file (rep, tmp.files[i]);
   *want_fd = (h.flags & CHECKER_FLAG_FD) != 0;
   if (cache_out != NULL)
     {

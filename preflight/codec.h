@@ -7,7 +7,9 @@
  * read what a compromised child could have written.
  *
  * The report, in host byte order (both ends are this program):
- *   header  "KGCR" u8 version=1 u8 flags u16 0 u32 n_results u32 n_files u32 body_len
+ *   header  "KGCR" u8 version=1 u8 flags u16 kata_file u32 n_results u32 n_files
+ *           u32 body_len (kata_file: 1 + the index of the Kata configuration
+ *           among the files, report.kata_file; 0: none)
  *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy u8 0
  *           then id, reason, remedy (no NUL, no terminator)
  *   file    u16 len, then the path

@@ -434,7 +434,7 @@ load_config (struct preflight *pf)
                    "%s (from %s): %s", path, source, err->msg);
       return NULL;
     }
-  report_add_file (rep, info.path);
+  report_add_kata_file (rep, info.path);
   doc = parse_verified (fd, &info, &err);
   if (doc == NULL)
     {

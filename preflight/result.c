@@ -66,6 +66,22 @@ report_add_file (struct report *r, const char *path)
   r->files[r->n_files++] = p;
 }
 
+void
+report_add_kata_file (struct report *r, const char *path)
+{
+  size_t n = r->n_files;
+
+  report_add_file (r, path);
+  if (r->n_files == n + 1)
+    r->kata_file = r->n_files;
+}
+
+const char *
+report_kata_config (const struct report *r)
+{
+  return r->kata_file > 0 && r->kata_file <= r->n_files ? r->files[r->kata_file - 1] : NULL;
+}
+
 enum verdict
 report_overall (const struct report *r)
 {

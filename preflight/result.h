@@ -36,6 +36,9 @@ struct report
   size_t cap;
   char **files;    /* files the checks read (configs), in order */
   size_t n_files;
+  /* The Kata configuration the kata family loaded: 1 + its index in
+     files; 0 when none loaded (report_kata_config ()). */
+  size_t kata_file;
   bool oom;        /* an allocation failed: the report is incomplete */
   /* What the start itself must know of the container: it is a pod
      sandbox (CRI's io.kubernetes.cri.container-type = "sandbox"), which
@@ -55,6 +58,10 @@ void report_add (struct report *r, const char *id, enum verdict v, const char *r
 #define report_skip(r, id, ...) report_add ((r), (id), VERDICT_SKIP, NULL, __VA_ARGS__)
 
 void report_add_file (struct report *r, const char *path);
+/* Add PATH to the files as the Kata configuration the checks used. */
+void report_add_kata_file (struct report *r, const char *path);
+/* That configuration, or NULL. */
+const char *report_kata_config (const struct report *r);
 enum verdict report_overall (const struct report *r);
 const struct check_result *report_find (const struct report *r, const char *id);
 size_t report_count (const struct report *r, enum verdict v);

@@ -12,16 +12,6 @@
 #include "output.h"
 #include "util.h"
 
-const char *
-decision_kata_config (const struct decision *d)
-{
-  /* The report lists the guard config first, then what the kata family
-     read. */
-  if (d->rep == NULL || d->rep->n_files < 2)
-    return NULL;
-  return d->rep->files[1];
-}
-
 int
 log_append_line (const char *path, const char *line, kg_error_t *err)
 {

@@ -23,6 +23,7 @@ struct decision
   bool allow;
   const struct report *rep;    /* failing and warning ids, and the files read */
   const char *guard_config;    /* the guard config path */
+  const char *kata_config;     /* the Kata config the checks used, or NULL */
   const char *message;         /* the refusal text, NULL when allowed */
   const char *options_type;    /* type URL of stdin runtime options, or NULL */
   struct timespec when;        /* CLOCK_REALTIME */
@@ -35,10 +36,6 @@ struct decision_sink
   bool syslog;
   const char *file;  /* NULL or "" = no file */
 };
-
-/* The Kata configuration the decision was about: the first file the report
-   lists after the guard config, or NULL. */
-const char *decision_kata_config (const struct decision *d);
 
 void decision_log (const struct decision *d, const struct decision_sink *sink);
 

@@ -443,7 +443,7 @@ output_decision_json (const struct decision *d)
       json_object_put (warnings);
       return NULL;
     }
-  if (add_string (o, "kata_config", decision_kata_config (d)) < 0
+  if (add_string (o, "kata_config", d->kata_config) < 0
       || add_string (o, "config", d->guard_config) < 0
       || add_string (o, "options_type", d->options_type) < 0
       || add_string (o, "message", d->message) < 0)
@@ -514,7 +514,7 @@ output_decision_syslog (const struct decision *d)
   sbuf_put_kv (&b, "container", d->container_id);
   sbuf_put_ids (&b, "failed", d->rep, VERDICT_FAIL);
   sbuf_put_ids (&b, "warnings", d->rep, VERDICT_WARN);
-  sbuf_put_kv (&b, "kata_config", decision_kata_config (d));
+  sbuf_put_kv (&b, "kata_config", d->kata_config);
   sbuf_put_kv (&b, "config", d->guard_config);
   if (d->options_type != NULL)
     sbuf_put_kv (&b, "options_type", d->options_type);

@@ -383,6 +383,7 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   d.container_id = req->container_id;
   d.rep = pre;
   d.guard_config = config_path;
+  d.kata_config = report_kata_config (pre);
   d.options_type = options_type;
   d.allow = report_overall (pre) != VERDICT_FAIL;
   if (d.allow)

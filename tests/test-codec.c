@@ -425,7 +425,8 @@ test_refusals (void)
   header (&m, 0, 0, 0);
   seal (&m);
   m.b[6] = 1;
-  refused (m.b, m.len, "not this format", "a reserved field that is not 0");
+  refused (m.b, m.len, "names file 1 of 0 as the Kata configuration",
+           "a Kata configuration beyond the files");
   header (&m, 0, 0, 0);
   put_u8 (&m, 0);
   refused (m.b, m.len, "too long", "a body longer than body_len");
@@ -977,6 +978,44 @@ test_control_bytes (void)
   report_release (&out);
 }
 
+/* Which file was the Kata configuration travels as such, whatever the
+   order of the files and whatever the parent's report already held. */
+static void
+test_kata_file (void)
+{
+  struct report in = { 0 }, out = { 0 };
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  kg_error_t err = NULL;
+  bool want_fd = false;
+
+  report_add_file (&in, "/etc/kata-containers/config.d/10-a.toml");
+  report_add_kata_file (&in, "/opt/kata/share/defaults/kata-containers/configuration-fc.toml");
+  report_add_file (&in, "/etc/docker/daemon.json");
+  report_pass (&in, "kata.config", "loaded");
+  report_add_file (&out, "/etc/kata-guard/config.toml");
+  ok (checker_encode (&in, false, NULL, 0, &buf, &len, &err) == 0
+          && checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) == 0,
+      "kata file: encoded and decoded (%s)", err ? err->msg : "ok");
+  is_str (report_kata_config (&out) ? report_kata_config (&out) : "(none)",
+          "/opt/kata/share/defaults/kata-containers/configuration-fc.toml",
+          "kata file: the parent knows which file was the Kata configuration");
+  ok (out.n_files == 4 && out.kata_file == 3, "kata file: after the parent's own file");
+  free (buf);
+  buf = NULL;
+  report_release (&out);
+  report_release (&in);
+  report_add_file (&in, "/etc/kata-guard/config.toml");
+  ok (checker_encode (&in, false, NULL, 0, &buf, &len, &err) == 0
+          && checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) == 0
+          && report_kata_config (&out) == NULL,
+      "kata file: none loaded, none named");
+  kg_error_release (&err);
+  free (buf);
+  report_release (&in);
+  report_release (&out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -987,5 +1026,6 @@ main (int argc, char **argv)
   test_validators ();
   test_requests ();
   test_control_bytes ();
+  test_kata_file ();
   return tap_done ();
 }

@@ -83,7 +83,7 @@ test_output (void)
     json_object *o;
 
     report_add_file (&d_rep, "/etc/kata-guard/config.toml");
-    report_add_file (&d_rep, "/opt/kata/configuration.toml");
+    report_add_kata_file (&d_rep, "/opt/kata/configuration.toml");
     report_fail (&d_rep, "kvm.device", NULL, "missing");
     report_warn (&d_rep, "egress.enabled", NULL, "off");
     d.mode = KG_MODE_SHIM;
@@ -91,6 +91,7 @@ test_output (void)
     d.container_id = "c9";
     d.rep = &d_rep;
     d.guard_config = "/etc/kata-guard/config.toml";
+    d.kata_config = report_kata_config (&d_rep);
     d.message = "kata-guard: refusing";
     d.when = ts;
     s = output_decision_json (&d);

@@ -44,7 +44,7 @@ static bool
 same_report (const struct report *a, const struct report *b)
 {
   if (a->n != b->n || a->n_files != b->n_files || a->oom != b->oom
-      || a->pod_sandbox != b->pod_sandbox)
+      || a->pod_sandbox != b->pod_sandbox || a->kata_file != b->kata_file)
     return false;
   for (size_t i = 0; i < a->n; i++)
     if (! same_result (&a->results[i], &b->results[i]))

@@ -256,7 +256,7 @@ cache_add (struct digest_cache *c, const struct cache_entry *key)
 }
 
 /* The cache file's text: what the confined checker hands its parent
-   (struct preflight cache_out), since it may not write files itself. */
+   (struct preflight from_assets), since it may not write files itself. */
 static int
 cache_encode (const struct digest_cache *c, char **out, size_t *out_len, kg_error_t *err)
 {
@@ -651,14 +651,14 @@ check_boot_asset (struct assets_run *run, const char *key)
   struct asset a;
 
   snprintf (id, sizeof id, "assets.%s", key);
-  if (pf->kata == NULL || pf->kata->hypervisor == NULL)
+  if (pf->from_kata.config == NULL || pf->from_kata.config->hypervisor == NULL)
     {
       report_skip (pf->rep, id, "not run: the Kata configuration did not load");
       return;
     }
-  hv = pf->kata->hypervisor_name ? pf->kata->hypervisor_name : "?";
+  hv = pf->from_kata.config->hypervisor_name ? pf->from_kata.config->hypervisor_name : "?";
   snprintf (where, sizeof where, "[hypervisor.%s] %s", hv, key);
-  v = toml_get (pf->kata->hypervisor, key);
+  v = toml_get (pf->from_kata.config->hypervisor, key);
   if (v != NULL && v->kind != TOML_STRING)
     {
       report_fail (pf->rep, id, "set it to the absolute path of the file",
@@ -846,9 +846,9 @@ check_pins (struct assets_run *run)
     {
       cleanup_error kg_error_t err = NULL;
 
-      free (run->pf->cache_out);
-      run->pf->cache_out = NULL;
-      if (cache_encode (&run->cache, &run->pf->cache_out, &run->pf->cache_out_len, &err) < 0)
+      free (run->pf->from_assets.cache);
+      run->pf->from_assets.cache = NULL;
+      if (cache_encode (&run->cache, &run->pf->from_assets.cache, &run->pf->from_assets.cache_len, &err) < 0)
         snprintf (note, sizeof note, "; digest cache not written: %s", err->msg);
     }
   if (run->cache.ignored[0] != '\0')

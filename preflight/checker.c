@@ -618,7 +618,7 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
     report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
   else
     preflight_run (&pf);
-  if (send_report (CHILD_SOCK, &rep, pf.runtime_fd, pf.cache_out, pf.cache_out_len) < 0)
+  if (send_report (CHILD_SOCK, &rep, pf.from_kata.runtime_fd, pf.from_assets.cache, pf.from_assets.cache_len) < 0)
     _exit (CHECKER_EXIT_SEND);
   /* No cleanup: the process ends here, and exit handlers are not the
      checker's business. */
@@ -680,8 +680,8 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
 
       assets_cache_write (cache, cache_len, &cache_err);
     }
-  if (pf->runtime_fd >= 0)
-    close (pf->runtime_fd);
-  pf->runtime_fd = fd;
+  if (pf->from_kata.runtime_fd >= 0)
+    close (pf->from_kata.runtime_fd);
+  pf->from_kata.runtime_fd = fd;
   return 0;
 }

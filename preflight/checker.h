@@ -41,7 +41,7 @@
 
 /* Run PF's checks in a confined child that loads CONFIG_PATH itself;
    append its results and files to PF->rep and put the runtime descriptor
-   it checked in PF->runtime_fd.  Fails (and PF->rep is unchanged) when
+   it checked in PF->from_kata.runtime_fd.  Fails (and PF->rep is unchanged) when
    the checker could not be started, died, overran DEADLINE_MS or sent
    anything but one well-formed report: *ERR then says which. */
 int checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,

@@ -30,7 +30,7 @@ preflight_init (struct preflight *pf, const struct request *req,
   pf->req = req;
   pf->cfg = cfg;
   pf->rep = rep;
-  pf->runtime_fd = -1;
+  pf->from_kata.runtime_fd = -1;
 }
 
 void
@@ -43,16 +43,16 @@ preflight_run (struct preflight *pf)
 void
 preflight_release (struct preflight *pf)
 {
-  if (pf->kata != NULL)
+  if (pf->from_kata.config != NULL)
     {
-      toml_free (pf->kata->doc);
-      free (pf->kata);
-      pf->kata = NULL;
+      toml_free (pf->from_kata.config->doc);
+      free (pf->from_kata.config);
+      pf->from_kata.config = NULL;
     }
-  if (pf->runtime_fd >= 0)
-    close (pf->runtime_fd);
-  pf->runtime_fd = -1;
-  free (pf->cache_out);
-  pf->cache_out = NULL;
-  pf->cache_out_len = 0;
+  if (pf->from_kata.runtime_fd >= 0)
+    close (pf->from_kata.runtime_fd);
+  pf->from_kata.runtime_fd = -1;
+  free (pf->from_assets.cache);
+  pf->from_assets.cache = NULL;
+  pf->from_assets.cache_len = 0;
 }

@@ -94,22 +94,34 @@ struct kata_config
 /* One run of the checks. */
 struct preflight
 {
+  /* What the run is about; every family reads these. */
   const struct request *req;
   const struct guard_config *cfg;
   struct report *rep;
-  /* Set by the kata family when the configuration loaded and has exactly
-     one hypervisor table; NULL otherwise (later families then report
-     "not run"). */
-  struct kata_config *kata;
-  /* The real runtime for this mode, as an O_PATH descriptor of the file
-     that passed kata.runtime; -1 until then.  The wrapper executes this
-     descriptor, never the path again. */
-  int runtime_fd;
-  /* The digest cache the assets family wants written, or NULL.  The
-     confined checker cannot write files: its parent writes this with
-     assets_cache_write after it accepted the report. */
-  char *cache_out;
-  size_t cache_out_len;
+  /* What one family hands on.  check_families (checks.c) runs the kata
+     family before assets and policy, which read from_kata; from_assets
+     and from_kata.runtime_fd are read only after the whole run, by the
+     checker's parent and the wrapper.  Each is written by the family it
+     is named after, and by nothing else. */
+  struct
+  {
+    /* The configuration as Kata would load it, when it loaded and has
+       exactly one hypervisor table; NULL otherwise (assets and policy
+       then report "not run"). */
+    struct kata_config *config;
+    /* The real runtime for this mode, as an O_PATH descriptor of the
+       file that passed kata.runtime; -1 until then.  The wrapper
+       executes this descriptor, never the path again. */
+    int runtime_fd;
+  } from_kata;
+  struct
+  {
+    /* The digest cache to write, or NULL.  The confined checker cannot
+       write files: its parent writes this with assets_cache_write after
+       it accepted the report. */
+    char *cache;
+    size_t cache_len;
+  } from_assets;
 };
 
 /* assets.c: write the digest cache (root's, under /run/kata-guard) from

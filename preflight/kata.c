@@ -96,7 +96,7 @@ skip_later (struct report *rep, const char *why)
 
 /* kata.runtime: the file the wrapper will execute is a trusted executable
    and not kata-guard itself.  On success its descriptor is kept in
-   pf->runtime_fd, so that what runs is what was checked. */
+   pf->from_kata.runtime_fd, so that what runs is what was checked. */
 static void
 check_runtime (struct preflight *pf)
 {
@@ -149,7 +149,7 @@ check_runtime (struct preflight *pf)
     }
   report_pass (pf->rep, "kata.runtime", "%s %s is a trusted executable (%s)", key, path,
                info.path);
-  pf->runtime_fd = steal_fd (&fd);
+  pf->from_kata.runtime_fd = steal_fd (&fd);
 }
 
 /* Parse the file behind FD (which passed the trusted-path walk as INFO):
@@ -546,7 +546,7 @@ static bool
 check_exec_key (struct preflight *pf, const char *id, const char *key, const char *missing_why,
                 const char *missing_remedy, struct strbuf *passed)
 {
-  const struct kata_config *k = pf->kata;
+  const struct kata_config *k = pf->from_kata.config;
   const struct toml_value *v = toml_get (k->hypervisor, key);
   cleanup_error kg_error_t err = NULL;
   cleanup_close int fd = -1;
@@ -583,7 +583,7 @@ check_exec_key (struct preflight *pf, const char *id, const char *key, const cha
 }
 
 /* kata.hypervisor: exactly one [hypervisor.*] table, of an allowed kind,
-   whose VMM binary is trusted.  Hands the document to pf->kata as soon as
+   whose VMM binary is trusted.  Hands the document to pf->from_kata.config as soon as
    there is exactly one table, whatever the rest says, so that later
    families see the configuration Kata will use. */
 static void
@@ -649,7 +649,7 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp)
   k->doc = steal_pointer (docp);
   k->hypervisor_name = one->key;
   k->hypervisor = one->value;
-  pf->kata = k;
+  pf->from_kata.config = k;
 
   if (! hypervisor_allowed (pf->cfg, k->hypervisor_name))
     {
@@ -697,16 +697,16 @@ check_jailer (struct preflight *pf)
 {
   cleanup_strbuf struct strbuf passed = { 0 };
 
-  if (pf->kata == NULL)
+  if (pf->from_kata.config == NULL)
     {
       report_skip (pf->rep, "kata.jailer", "not run: no single [hypervisor.*] table");
       return;
     }
-  if (strcmp (pf->kata->hypervisor_name, "firecracker") != 0)
+  if (strcmp (pf->from_kata.config->hypervisor_name, "firecracker") != 0)
     {
       report_skip (pf->rep, "kata.jailer",
                    "[hypervisor.%s] has no jailer (only Firecracker's jailer_path is checked)",
-                   pf->kata->hypervisor_name);
+                   pf->from_kata.config->hypervisor_name);
       return;
     }
   if (check_exec_key (pf, "kata.jailer", "jailer_path", "Firecracker would run unjailed",
@@ -966,7 +966,7 @@ static void
 check_annotations (struct preflight *pf)
 {
   struct report *rep = pf->rep;
-  const struct kata_config *k = pf->kata;
+  const struct kata_config *k = pf->from_kata.config;
   const struct toml_value *list;
   cleanup_strbuf struct strbuf bad = { 0 };
   size_t n_bad = 0;
@@ -1072,6 +1072,6 @@ check_kata (struct preflight *pf)
     }
   check_hypervisor (pf, &doc);
   check_jailer (pf);
-  check_debug (pf, pf->kata ? pf->kata->doc : doc);
+  check_debug (pf, pf->from_kata.config ? pf->from_kata.config->doc : doc);
   check_annotations (pf);
 }

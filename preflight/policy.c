@@ -2531,12 +2531,12 @@ check_seccomp (struct ctx *c)
             finding (&f, "unknown system call \"%.64s\"", s);
         }
     }
-  if (c->pf->kata == NULL)
+  if (c->pf->from_kata.config == NULL)
     finding (&f, "cannot tell whether Kata applies the profile: the Kata configuration did not "
                  "load");
   else
     {
-      dgs = toml_get_path (c->pf->kata->doc, "runtime", "disable_guest_seccomp", NULL);
+      dgs = toml_get_path (c->pf->from_kata.config->doc, "runtime", "disable_guest_seccomp", NULL);
       if (dgs != NULL && (dgs->kind != TOML_BOOLEAN || dgs->u.boolean))
         finding (&f, "the Kata configuration says disable_guest_seccomp = %s (line %u): the "
                      "profile would never be applied",
@@ -2719,14 +2719,14 @@ check_resources (struct ctx *c)
   else if (period != NULL && ! positive_int (period, "CPU period", &per, &f))
     sizes = false;
 
-  if (c->pf->kata == NULL || c->pf->kata->hypervisor == NULL)
+  if (c->pf->from_kata.config == NULL || c->pf->from_kata.config->hypervisor == NULL)
     {
       finding (&f, "cannot compute the VM size: the Kata configuration did not load");
       sizes = false;
     }
-  else if (! kata_number (c->pf->kata->hypervisor, "default_memory", false,
+  else if (! kata_number (c->pf->from_kata.config->hypervisor, "default_memory", false,
                           POLICY_KATA_DEFAULT_MEMORY_MIB, &def_mem, &f)
-           || ! kata_number (c->pf->kata->hypervisor, "default_vcpus", true,
+           || ! kata_number (c->pf->from_kata.config->hypervisor, "default_vcpus", true,
                              POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, &f))
     sizes = false;
 
@@ -2741,8 +2741,8 @@ check_resources (struct ctx *c)
         }
     }
   max_vcpus = c->cfg->policy.max_vcpus;
-  if (c->pf->kata != NULL && c->pf->kata->hypervisor_name != NULL
-      && strcmp (c->pf->kata->hypervisor_name, "firecracker") == 0
+  if (c->pf->from_kata.config != NULL && c->pf->from_kata.config->hypervisor_name != NULL
+      && strcmp (c->pf->from_kata.config->hypervisor_name, "firecracker") == 0
       && max_vcpus > POLICY_FIRECRACKER_MAX_VCPUS)
     {
       max_vcpus = POLICY_FIRECRACKER_MAX_VCPUS;

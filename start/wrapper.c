@@ -388,7 +388,7 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   d.allow = report_overall (pre) != VERDICT_FAIL;
   if (d.allow)
     {
-      fd = steal_fd (&pf.runtime_fd);
+      fd = steal_fd (&pf.from_kata.runtime_fd);
       if (fd < 0)
         {
           /* Never execute a path that was not the checked descriptor. */

@@ -3,7 +3,7 @@
  * assets.*, on real files: immutable, writable, missing, behind symlinks,
  * on a read-only tmpfs (superblock ro) and a read-only bind mount
  * (per-mount ro).  The Kata hypervisor table is built by hand from a TOML
- * snippet, as the kata family would leave it in pf->kata.
+ * snippet, as the kata family would leave it in pf->from_kata.config.
  *
  * The test runs in its own mount namespace, so its mounts vanish with it;
  * immutable flags are cleared at exit.  No pin here touches the digest
@@ -137,10 +137,10 @@ run_assets (struct run *r, const char *hv_toml, char **extra, size_t n_extra,
       r->kata.hypervisor = toml_get_path (r->doc, "hypervisor", "firecracker", NULL);
       if (r->kata.hypervisor == NULL)
         abort ();
-      pf.kata = &r->kata;
+      pf.from_kata.config = &r->kata;
     }
   check_assets (&pf);
-  pf.kata = NULL;  /* ours, not preflight_release's */
+  pf.from_kata.config = NULL;  /* ours, not preflight_release's */
   preflight_release (&pf);
 }
 

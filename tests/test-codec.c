@@ -795,7 +795,7 @@ real_report (const char *dir, const char *name, const char *config, const char *
   if (rc < 0)
     fprintf (stderr, "test-codec: %s: the checker: %s\n", name, err->msg);
   else
-    rc = write_report_seed (dir, name, FUZZ_CHECKER_REPORT, &rep, pf.runtime_fd >= 0, NULL);
+    rc = write_report_seed (dir, name, FUZZ_CHECKER_REPORT, &rep, pf.from_kata.runtime_fd >= 0, NULL);
   preflight_release (&pf);
   guard_config_release (&cfg);
   report_release (&rep);

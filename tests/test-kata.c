@@ -320,7 +320,7 @@ expect_later_skipped (const struct run *r, const char *why)
 {
   for (size_t i = 2; i < ARRAY_SIZE (kata_ids); i++)
     expect (r, kata_ids[i], VERDICT_SKIP, why);
-  ok (r->pf.kata == NULL, "%s: no Kata configuration is handed on", r->label);
+  ok (r->pf.from_kata.config == NULL, "%s: no Kata configuration is handed on", r->label);
 }
 
 static const char *
@@ -328,9 +328,9 @@ hv_string (const struct run *r, const char *key)
 {
   const struct toml_value *v;
 
-  if (r->pf.kata == NULL)
+  if (r->pf.from_kata.config == NULL)
     return NULL;
-  v = toml_get (r->pf.kata->hypervisor, key);
+  v = toml_get (r->pf.from_kata.config->hypervisor, key);
   return v && v->kind == TOML_STRING ? v->u.string : NULL;
 }
 
@@ -362,11 +362,11 @@ shipped_profiles (void)
            "kata.hypervisor names the VMM");
   has_str (report_reason (&r.rep, "kata.jailer"), tp ("opt/kata/bin/jailer"),
            "kata.jailer names the jailer");
-  ok (r.pf.kata != NULL && strcmp (r.pf.kata->hypervisor_name, "firecracker") == 0,
+  ok (r.pf.from_kata.config != NULL && strcmp (r.pf.from_kata.config->hypervisor_name, "firecracker") == 0,
       "the configuration is handed on with its hypervisor name");
   is_str (hv_string (&r, "kernel"), tp ("opt/kata/share/kata-containers/vmlinux.container"),
           "the hypervisor table is handed on");
-  ok (r.pf.runtime_fd >= 0, "the runtime's descriptor is kept");
+  ok (r.pf.from_kata.runtime_fd >= 0, "the runtime's descriptor is kept");
   ok (r.rep.n_files == 1 && report_has_file (&r, kconf ()), "the configuration is listed as read");
   is_int (report_overall (&r.rep), VERDICT_PASS, "Firecracker profile: overall pass");
   done (&r);
@@ -387,7 +387,7 @@ shipped_profiles (void)
   run (&r, "QEMU profile, default allowlist");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "qemu is not allowed by [kata] hypervisors");
   has_str (report_reason (&r.rep, "kata.hypervisor"), "\"firecracker\"", "the reason shows the allowlist");
-  ok (r.pf.kata != NULL && strcmp (r.pf.kata->hypervisor_name, "qemu") == 0,
+  ok (r.pf.from_kata.config != NULL && strcmp (r.pf.from_kata.config->hypervisor_name, "qemu") == 0,
       "a disallowed hypervisor's configuration is still handed on");
   done (&r);
   run (&r, "QEMU profile, allowed", .hv = { "firecracker", "qemu" });
@@ -425,7 +425,7 @@ runtime_cases (void)
   run (&r, "world-writable runtime");
   expect (&r, "kata.runtime", VERDICT_FAIL, "is writable by others");
   has_str (report_reason (&r.rep, "kata.runtime"), "[runtime] shim", "the reason names the key");
-  ok (r.pf.runtime_fd < 0, "world-writable runtime: no descriptor is kept");
+  ok (r.pf.from_kata.runtime_fd < 0, "world-writable runtime: no descriptor is kept");
   expect (&r, "kata.config", VERDICT_PASS, NULL);
   done (&r);
 
@@ -464,7 +464,7 @@ runtime_cases (void)
       run (&r, "runtime = the guard itself via a symlink");
       expect (&r, "kata.runtime", VERDICT_FAIL, "is kata-guard itself");
       has_str (report_reason (&r.rep, "kata.runtime"), "exec loop", "the reason says why");
-      ok (r.pf.runtime_fd < 0, "exec loop: no descriptor is kept");
+      ok (r.pf.from_kata.runtime_fd < 0, "exec loop: no descriptor is kept");
       done (&r);
     }
   else
@@ -723,7 +723,7 @@ hypervisor_cases (void)
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "2 hypervisor tables");
   has_str (report_reason (&r.rep, "kata.hypervisor"), "[hypervisor.firecracker], [hypervisor.qemu]",
            "the reason names both tables");
-  ok (r.pf.kata == NULL, "two tables: no configuration is handed on");
+  ok (r.pf.from_kata.config == NULL, "two tables: no configuration is handed on");
   expect (&r, "kata.jailer", VERDICT_SKIP, "not run");
   expect (&r, "kata.annotations", VERDICT_SKIP, "not run");
   expect (&r, "kata.debug", VERDICT_PASS, NULL);
@@ -733,7 +733,7 @@ hypervisor_cases (void)
   write_file (kconf (), "[runtime]\nenable_debug = false\n", 0644);
   run (&r, "no hypervisor table");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "no [hypervisor.*] table");
-  ok (r.pf.kata == NULL, "no table: no configuration is handed on");
+  ok (r.pf.from_kata.config == NULL, "no table: no configuration is handed on");
   done (&r);
 
   tree_new ("configuration-fc.toml", NULL);
@@ -742,7 +742,7 @@ hypervisor_cases (void)
   expect (&r, "kata.hypervisor", VERDICT_FAIL, tp ("opt/kata/bin/firecracker"));
   has_str (report_reason (&r.rep, "kata.hypervisor"), "is writable by others",
            "world-writable hypervisor: says why");
-  ok (r.pf.kata != NULL, "the configuration is handed on all the same");
+  ok (r.pf.from_kata.config != NULL, "the configuration is handed on all the same");
   done (&r);
 
   tree_new ("configuration-fc.toml", "path =");

@@ -169,9 +169,9 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   memset (rep, 0, sizeof *rep);
   req.bundle = bundle;
   preflight_init (&pf, &req, &cfg, rep);
-  pf.kata = kata;
+  pf.from_kata.config = kata;
   check_policy (&pf);
-  pf.kata = NULL;
+  pf.from_kata.config = NULL;
   preflight_release (&pf);
   guard_config_release (&cfg);
   if (bundle_out != NULL && *bundle_out == NULL)

@@ -66,8 +66,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
         c += strcmp (rep.results[j].id, kata_ids[i]) == 0;
       FUZZ_ASSERT (c == 1);
     }
-  if (pf.kata != NULL)
-    FUZZ_ASSERT (pf.kata->doc != NULL);
+  if (pf.from_kata.config != NULL)
+    FUZZ_ASSERT (pf.from_kata.config->doc != NULL);
   preflight_release (&pf);
   report_release (&rep);
   return 0;

@@ -64,12 +64,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   req.container_id = "fuzz";
   req.bundle = fuzz_dir ();
   preflight_init (&pf, &req, &cfg, &rep);
-  pf.kata = calloc (1, sizeof *pf.kata);
-  FUZZ_ASSERT (pf.kata != NULL);
-  pf.kata->doc = toml_parse ("kata.toml", kata_toml, sizeof kata_toml - 1, &err);
-  FUZZ_ASSERT (pf.kata->doc != NULL);
-  pf.kata->hypervisor_name = "firecracker";
-  pf.kata->hypervisor = toml_get_path (pf.kata->doc, "hypervisor", "firecracker", NULL);
+  pf.from_kata.config = calloc (1, sizeof *pf.from_kata.config);
+  FUZZ_ASSERT (pf.from_kata.config != NULL);
+  pf.from_kata.config->doc = toml_parse ("kata.toml", kata_toml, sizeof kata_toml - 1, &err);
+  FUZZ_ASSERT (pf.from_kata.config->doc != NULL);
+  pf.from_kata.config->hypervisor_name = "firecracker";
+  pf.from_kata.config->hypervisor = toml_get_path (pf.from_kata.config->doc, "hypervisor", "firecracker", NULL);
   check_policy (&pf);
   for (size_t i = 0; i < sizeof policy_ids / sizeof policy_ids[0]; i++)
     {

@@ -183,17 +183,17 @@ view_spec (const char *file)
   req.container_id = "oracle";
   req.bundle = fuzz_dir ();
   preflight_init (&pf, &req, &cfg, &rep);
-  pf.kata = calloc (1, sizeof *pf.kata);
-  if (pf.kata != NULL)
+  pf.from_kata.config = calloc (1, sizeof *pf.from_kata.config);
+  if (pf.from_kata.config != NULL)
     {
       kg_error_t kerr = NULL;
 
-      pf.kata->doc = toml_parse ("kata.toml", kata_toml, sizeof kata_toml - 1, &kerr);
+      pf.from_kata.config->doc = toml_parse ("kata.toml", kata_toml, sizeof kata_toml - 1, &kerr);
       kg_error_release (&kerr);
-      pf.kata->hypervisor_name = "firecracker";
-      pf.kata->hypervisor = toml_get_path (pf.kata->doc, "hypervisor", "firecracker", NULL);
+      pf.from_kata.config->hypervisor_name = "firecracker";
+      pf.from_kata.config->hypervisor = toml_get_path (pf.from_kata.config->doc, "hypervisor", "firecracker", NULL);
     }
-  if (pf.kata == NULL || pf.kata->doc == NULL)
+  if (pf.from_kata.config == NULL || pf.from_kata.config->doc == NULL)
     {
       fprintf (stderr, "guard-view: cannot set up the Kata document\n");
       abort ();

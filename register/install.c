@@ -983,13 +983,10 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
         install_usage (stdout);
         return 1;
       default:
-        *usage = true;
-        if (optopt != 0)
-          return kg_error (err, 0, "bad or incomplete option -%c", optopt);
-        return kg_error (err, 0, "unknown option %s", argv[optind - 1]);
+        return cli_bad_option (argv, usage, err);
       }
-  if (optind != argc)
-    return kg_error (err, 0, "unexpected argument %s", argv[optind]);
+  if (cli_operands (argc, argv, err) < 0)
+    return -1;
   if (o->docker && o->containerd)
     return kg_error (err, 0, "--docker or --containerd, one at a time");
   if (o->containerd && docker_only)

@@ -23,6 +23,12 @@
 typedef int kg_command (int argc, char **argv, bool *usage, kg_error_t *err);
 
 kg_command cli_check, cli_version, cli_help;
+
+/* For a command's getopt_long loop, in one wording for every command:
+   the option that getopt_long returned '?' for (the usage follows), and
+   an operand where the command takes none.  Both return -1 with *ERR. */
+int cli_bad_option (char **argv, bool *usage, kg_error_t *err);
+int cli_operands (int argc, char **argv, kg_error_t *err);
 void cli_usage (FILE *out);
 
 #endif

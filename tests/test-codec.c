@@ -125,27 +125,6 @@ every_kind (struct report *r)
   report_add_file (r, long_path);
 }
 
-static bool
-same_report (const struct report *a, const struct report *b)
-{
-  if (a->n != b->n || a->n_files != b->n_files || a->oom != b->oom
-      || a->pod_sandbox != b->pod_sandbox)
-    return false;
-  for (size_t i = 0; i < a->n; i++)
-    {
-      const struct check_result *x = &a->results[i], *y = &b->results[i];
-
-      if (strcmp (x->id, y->id) != 0 || x->verdict != y->verdict
-          || strcmp (x->reason, y->reason) != 0 || (x->remedy == NULL) != (y->remedy == NULL)
-          || (x->remedy && strcmp (x->remedy, y->remedy) != 0))
-        return false;
-    }
-  for (size_t i = 0; i < a->n_files; i++)
-    if (strcmp (a->files[i], b->files[i]) != 0)
-      return false;
-  return true;
-}
-
 static void
 test_round_trip (void)
 {

@@ -32,29 +32,6 @@
 
 /* ---- the report -------------------------------------------------------- */
 
-static bool
-same_result (const struct check_result *x, const struct check_result *y)
-{
-  return strcmp (x->id, y->id) == 0 && x->verdict == y->verdict
-         && strcmp (x->reason, y->reason) == 0 && (x->remedy == NULL) == (y->remedy == NULL)
-         && (x->remedy == NULL || strcmp (x->remedy, y->remedy) == 0);
-}
-
-static bool
-same_report (const struct report *a, const struct report *b)
-{
-  if (a->n != b->n || a->n_files != b->n_files || a->oom != b->oom
-      || a->pod_sandbox != b->pod_sandbox || a->kata_file != b->kata_file)
-    return false;
-  for (size_t i = 0; i < a->n; i++)
-    if (! same_result (&a->results[i], &b->results[i]))
-      return false;
-  for (size_t i = 0; i < a->n_files; i++)
-    if (strcmp (a->files[i], b->files[i]) != 0)
-      return false;
-  return true;
-}
-
 static void
 parent_report (struct report *r, bool append)
 {

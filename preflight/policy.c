@@ -384,6 +384,8 @@ engine_ns_gather (struct engine_ns *e)
     }
 }
 
+struct mount_dirs;
+
 struct ctx
 {
   struct preflight *pf;
@@ -396,8 +398,10 @@ struct ctx
   /* The process whose network / pid / ipc namespace the container joins
      (a /proc/PID/ns path that passed policy.namespaces), or 0. */
   unsigned long joined_pid[NS_COUNT];
-  const struct dirs *podman;  /* [policy] podman_roots, resolved (check_mounts) */
-  const struct dirs *containerd, *kubelet;  /* [policy] containerd_roots, kubelet_roots */
+  /* The [policy] directories, resolved once (check_policy); when
+     dirs->ok is false, DIRS_ERR says why. */
+  const struct mount_dirs *dirs;
+  const struct kg_error *dirs_err;
   /* cri_pod's answer: 0 not looked up yet, 1 a CRI pod's (its sandbox
      id and pod uid), -1 none. */
   int pod;
@@ -1121,6 +1125,47 @@ dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err)
   return 0;
 }
 
+/* The [policy] directories the per-container rules judge by, resolved
+   once per start (check_policy). */
+struct mount_dirs
+{
+  struct dirs roots, podman, ctd, kubelet, extra, writable;
+  bool ok;        /* every list resolved */
+  bool roots_ok;  /* engine_roots resolved (the first list), whatever came after */
+};
+
+static void
+mount_dirs_release (struct mount_dirs *d)
+{
+  dirs_release (&d->roots);
+  dirs_release (&d->podman);
+  dirs_release (&d->ctd);
+  dirs_release (&d->kubelet);
+  dirs_release (&d->extra);
+  dirs_release (&d->writable);
+}
+#define cleanup_mount_dirs __attribute__ ((cleanup (mount_dirs_release)))
+
+static int
+mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err)
+{
+  if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &d->roots, err) < 0)
+    return -1;
+  d->roots_ok = true;
+  if (dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &d->podman, err) < 0
+      || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &d->ctd, err)
+             < 0
+      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err)
+             < 0
+      || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
+      || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
+                       err)
+             < 0)
+    return -1;
+  d->ok = true;
+  return 0;
+}
+
 static bool
 valid_id (const char *id)
 {
@@ -1507,9 +1552,9 @@ engine_volume (const char *p, const struct dirs *roots)
 
 /* Why P may not be bound at all, or NULL. */
 static const char *
-denied (struct ctx *c, const char *p, const struct dirs *roots, const struct dirs *extra,
-        const char **entry)
+denied (const char *p, const struct mount_dirs *d, const char **entry)
 {
+  const struct dirs *roots = &d->roots, *extra = &d->extra;
   const char *why = scan_components (p);
   int m;
 
@@ -1522,22 +1567,22 @@ denied (struct ctx *c, const char *p, const struct dirs *roots, const struct dir
         *entry = deny_builtin[i].pattern;
         return m == 1 ? deny_builtin[i].why : "contains";
       }
-  for (size_t i = 0; c->kubelet != NULL && i < c->kubelet->n; i++)
-    if ((m = match_entry (c->kubelet->paths[i], p, true)) != 0)
+  for (size_t i = 0; i < d->kubelet.n; i++)
+    if ((m = match_entry (d->kubelet.paths[i], p, true)) != 0)
       {
-        *entry = c->kubelet->paths[i];
+        *entry = d->kubelet.paths[i];
         return m == 2 ? "contains" : "the kubelet's state ([policy] kubelet_roots; not this pod's files)";
       }
-  for (size_t i = 0; c->containerd != NULL && i < c->containerd->n; i++)
-    if ((m = match_entry (c->containerd->paths[i], p, true)) != 0)
+  for (size_t i = 0; i < d->ctd.n; i++)
+    if ((m = match_entry (d->ctd.paths[i], p, true)) != 0)
       {
-        *entry = c->containerd->paths[i];
+        *entry = d->ctd.paths[i];
         return m == 2 ? "contains" : "containerd's state ([policy] containerd_roots; not this pod's files)";
       }
-  for (size_t i = 0; c->podman != NULL && i < c->podman->n; i++)
-    if ((m = match_entry (c->podman->paths[i], p, true)) != 0)
+  for (size_t i = 0; i < d->podman.n; i++)
+    if ((m = match_entry (d->podman.paths[i], p, true)) != 0)
       {
-        *entry = c->podman->paths[i];
+        *entry = d->podman.paths[i];
         return m == 2 ? "contains" : "podman's storage ([policy] podman_roots; not this container's files)";
       }
   for (size_t i = 0; i < roots->n; i++)
@@ -1677,42 +1722,6 @@ static const char *const virtual_fs[] = {
   "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2",
 };
 
-/* The [policy] directories policy.mounts judges by, resolved once per
-   start. */
-struct mount_dirs
-{
-  struct dirs roots, podman, ctd, kubelet, extra, writable;
-};
-
-static void
-mount_dirs_release (struct mount_dirs *d)
-{
-  dirs_release (&d->roots);
-  dirs_release (&d->podman);
-  dirs_release (&d->ctd);
-  dirs_release (&d->kubelet);
-  dirs_release (&d->extra);
-  dirs_release (&d->writable);
-}
-#define cleanup_mount_dirs __attribute__ ((cleanup (mount_dirs_release)))
-
-static int
-mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err)
-{
-  if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &d->roots, err) < 0
-      || dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &d->podman, err) < 0
-      || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &d->ctd, err)
-             < 0
-      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err)
-             < 0
-      || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
-      || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
-                       err)
-             < 0)
-    return -1;
-  return 0;
-}
-
 /* What a mount's options (OPTS, of the mount of source S) say as the
    runtime reads them: *BIND for bind/rbind, *RO when the mount ends up
    read-only, *RRO when "rro" was there at all (for the message). */
@@ -1814,9 +1823,9 @@ judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo
     }
   else
     {
-      why = denied (c, lex, &d->roots, &d->extra, &entry);
+      why = denied (lex, d, &entry);
       if (why == NULL && strcmp (lex, res) != 0)
-        why = denied (c, res, &d->roots, &d->extra, &entry);
+        why = denied (res, d, &entry);
     }
   if (why != NULL)
     {
@@ -1869,22 +1878,17 @@ static void
 check_mounts (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  cleanup_mount_dirs struct mount_dirs d = { 0 };
   cleanup_resolve_memo struct resolve_memo memo = { 0 };
   struct redirect_memo rmemo = { "", false, false };
-  cleanup_error kg_error_t err = NULL;
   struct json_object *mounts;
   size_t n_bind = 0, n_ro = 0, n_engine = 0;
 
-  if (mount_dirs_resolve (c->cfg, &d, &err) < 0)
+  if (! c->dirs->ok)
     {
       report_fail (c->rep, "policy.mounts", "fix the paths in [policy]",
-                   "cannot resolve a [policy] path: %s", err->msg);
+                   "cannot resolve a [policy] path: %s", c->dirs_err->msg);
       return;
     }
-  c->podman = &d.podman;
-  c->containerd = &d.ctd;
-  c->kubelet = &d.kubelet;
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
     {
@@ -1928,7 +1932,7 @@ check_mounts (struct ctx *c)
           finding (&f, "bind mount %zu has no source", i);
           continue;
         }
-      switch (judge_bind (c, &d, &memo, &rmemo, s, ro, rro, &f))
+      switch (judge_bind (c, c->dirs, &memo, &rmemo, s, ro, rro, &f))
         {
         case BIND_ENGINE:
           n_engine++;
@@ -1953,7 +1957,6 @@ check_mounts (struct ctx *c)
                  "under [policy] writable_mounts",
                  n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
                  n_bind - n_ro - n_engine);
-  c->podman = c->containerd = c->kubelet = NULL;
 }
 
 /* ---- policy.capabilities -------------------------------------------- */
@@ -2982,20 +2985,18 @@ has_docker_setkey (struct ctx *c)
 static char *
 docker_network_mode (struct ctx *c)
 {
-  cleanup_dirs struct dirs roots = { 0 };
-  cleanup_error kg_error_t err = NULL;
+  const struct dirs *roots = &c->dirs->roots;
   const char *id = c->pf->req->container_id;
 
-  if (id == NULL || ! valid_id (id)
-      || dirs_resolve (c->cfg->policy.engine_roots, c->cfg->policy.n_engine_roots, &roots, &err) < 0)
+  if (id == NULL || ! valid_id (id) || ! c->dirs->roots_ok)
     return NULL;
-  for (size_t i = 0; i < roots.n; i++)
+  for (size_t i = 0; i < roots->n; i++)
     {
       cleanup_free char *path = NULL;
       struct json_object *doc, *mode;
       char *out = NULL;
 
-      if (asprintf (&path, "%s/containers/%s/hostconfig.json", roots.paths[i], id) < 0)
+      if (asprintf (&path, "%s/containers/%s/hostconfig.json", roots->paths[i], id) < 0)
         return NULL;
       if ((doc = engine_json (path)) == NULL)
         continue;
@@ -3174,7 +3175,9 @@ void
 check_policy (struct preflight *pf)
 {
   struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
+  cleanup_mount_dirs struct mount_dirs dirs = { 0 };
   cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t dirs_err = NULL;
   cleanup_free char *bundle = NULL;
 
   /* Per container: nothing to say without one. */
@@ -3207,6 +3210,10 @@ check_policy (struct preflight *pf)
     c.ns = *pf->req->engine_ns;
   else
     engine_ns_gather (&c.ns);
+  /* policy.mounts and egress.netns judge by the same directories. */
+  mount_dirs_resolve (c.cfg, &dirs, &dirs_err);
+  c.dirs = &dirs;
+  c.dirs_err = dirs_err;
   /* Privileged first: a --privileged refusal should lead with that. */
   check_privileged (&c);
   check_namespaces (&c);

@@ -545,20 +545,22 @@ apply_int (const char *name, const struct key_spec *k, const struct toml_value *
   return 0;
 }
 
-/* KEY_STRING: a string that passes its rule. */
+/* V, the value of K or (ITEM > 0) the ITEM'th of its array, is a string
+   that passes K's rule: 0, or -1 with why. */
 static int
-apply_string (const char *name, const struct key_spec *k, const struct toml_value *v,
-              struct guard_config *cfg, kg_error_t *err)
+string_ok (const char *name, const struct key_spec *k, const struct toml_value *v, size_t item,
+           kg_error_t *err)
 {
-  char *base = (char *) cfg;
   const char *bad;
   char msg[160];
-  char **slot = (char **) (base + k->offset);
-  char *dup;
 
   if (v->kind != TOML_STRING)
     {
-      snprintf (msg, sizeof msg, "expected a string, found %s", toml_kind_name (v->kind));
+      if (item > 0)
+        snprintf (msg, sizeof msg, "item %zu: expected a string, found %s", item,
+                  toml_kind_name (v->kind));
+      else
+        snprintf (msg, sizeof msg, "expected a string, found %s", toml_kind_name (v->kind));
       return key_error (err, name, k, v, msg);
     }
   bad = check_string (k->rule, v->u.string);
@@ -567,6 +569,19 @@ apply_string (const char *name, const struct key_spec *k, const struct toml_valu
       snprintf (msg, sizeof msg, "\"%.64s\" %s", v->u.string, bad);
       return key_error (err, name, k, v, msg);
     }
+  return 0;
+}
+
+/* KEY_STRING: a string that passes its rule. */
+static int
+apply_string (const char *name, const struct key_spec *k, const struct toml_value *v,
+              struct guard_config *cfg, kg_error_t *err)
+{
+  char **slot = (char **) ((char *) cfg + k->offset);
+  char *dup;
+
+  if (string_ok (name, k, v, 0, err) < 0)
+    return -1;
   dup = strdup (v->u.string);
   if (dup == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate", name);
@@ -581,7 +596,6 @@ apply_string_array (const char *name, const struct key_spec *k, const struct tom
                     struct guard_config *cfg, kg_error_t *err)
 {
   char *base = (char *) cfg;
-  const char *bad;
   char msg[160];
   char ***slot = (char ***) (base + k->offset);
   size_t *count = (size_t *) (base + k->count_offset);
@@ -596,22 +610,8 @@ apply_string_array (const char *name, const struct key_spec *k, const struct tom
     }
   n = v->u.array.n;
   for (size_t i = 0; i < n; i++)
-    {
-      const struct toml_value *item = v->u.array.items[i];
-
-      if (item->kind != TOML_STRING)
-        {
-          snprintf (msg, sizeof msg, "item %zu: expected a string, found %s", i + 1,
-                    toml_kind_name (item->kind));
-          return key_error (err, name, k, item, msg);
-        }
-      bad = check_string (k->rule, item->u.string);
-      if (bad != NULL)
-        {
-          snprintf (msg, sizeof msg, "\"%.64s\" %s", item->u.string, bad);
-          return key_error (err, name, k, item, msg);
-        }
-    }
+    if (string_ok (name, k, v->u.array.items[i], i + 1, err) < 0)
+      return -1;
   list = calloc (n + 1, sizeof *list);
   if (list == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate", name);

@@ -848,7 +848,9 @@ check_pins (struct assets_run *run)
 
       free (run->pf->from_assets.cache);
       run->pf->from_assets.cache = NULL;
-      if (cache_encode (&run->cache, &run->pf->from_assets.cache, &run->pf->from_assets.cache_len, &err) < 0)
+      if (cache_encode (&run->cache, &run->pf->from_assets.cache, &run->pf->from_assets.cache_len,
+                        &err)
+          < 0)
         snprintf (note, sizeof note, "; digest cache not written: %s", err->msg);
     }
   if (run->cache.ignored[0] != '\0')

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * docker.*: an audit of Docker's daemon.json (kata-guard(8), Docker configuration audit), in `kata-guard
- * check` only.
+ * docker.*: an audit of Docker's daemon.json (kata-guard(8), Docker
+ * configuration audit), in `kata-guard check` only.
  *
  * A guard that is registered is no use when daemon.json also registers the
  * real Kata runtime under another name: `docker run --runtime kata` then

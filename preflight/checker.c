@@ -618,7 +618,9 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
     report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
   else
     preflight_run (&pf);
-  if (send_report (CHILD_SOCK, &rep, pf.from_kata.runtime_fd, pf.from_assets.cache, pf.from_assets.cache_len) < 0)
+  if (send_report (CHILD_SOCK, &rep, pf.from_kata.runtime_fd, pf.from_assets.cache,
+                   pf.from_assets.cache_len)
+      < 0)
     _exit (CHECKER_EXIT_SEND);
   /* No cleanup: the process ends here, and exit handlers are not the
      checker's business. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * OCI runtime mode (kata-guard(8), OCI runtime mode): kata-guard registered as a runc-style
- * runtime (Docker's "path" runtimes).  `create` and `run` are guarded with
+ * OCI runtime mode (kata-guard(8), OCI runtime mode): kata-guard
+ * registered as a runc-style runtime (Docker's "path" runtimes).  `create` and `run` are guarded with
  * the bundle of --bundle (default: the working directory); a refusal
  * appends an error line to runc's --log file, where the engine looks for
  * the reason, and says it on stderr.  --version prints kata-guard's line

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Shim v2 mode (kata-guard(8), Shim v2 mode): kata-guard invoked by containerd as
- * containerd-shim-NAME-v2.  `start` is guarded: the checks run with the
+ * Shim v2 mode (kata-guard(8), Shim v2 mode): kata-guard invoked by
+ * containerd as containerd-shim-NAME-v2.  `start` is guarded: the checks run with the
  * bundle (the working directory) and the Kata configuration named by the
  * runtime options on stdin, then the real shim is executed with the same
  * arguments, environment and stdin bytes, or the start is refused on

@@ -96,6 +96,27 @@ goflag_one (const struct goflag *table, size_t n, int argc, char **argv, int *i,
   return GOFLAG_OK;
 }
 
+/* Go's FlagSet.Parse: the flags from ARGV[*I] on, up to the first
+   argument that is not one, or past "--"; *I is then that argument.  A
+   flag TABLE does not hold, or a malformed one, stops it: *BAD is that
+   argument and *WHY says what is wrong. */
+static void
+goflag_parse (const struct goflag *table, size_t n, int argc, char **argv, int *i,
+              const char **strs, bool *bools, const char **bad, const char **why)
+{
+  while (*i < argc)
+    {
+      int at = *i;
+      enum goflag_status st = goflag_one (table, n, argc, argv, i, strs, bools, why);
+
+      if (st == GOFLAG_OK)
+        continue;
+      if (st == GOFLAG_UNKNOWN || st == GOFLAG_BAD)
+        *bad = argv[at];
+      break;
+    }
+}
+
 /* ---- containerd's shim arguments ---- */
 
 enum
@@ -138,18 +159,8 @@ shim_parse_args (int argc, char **argv, struct shim_args *a)
   int i = 1;
 
   memset (a, 0, sizeof *a);
-  while (i < argc)
-    {
-      int at = i;
-      enum goflag_status st = goflag_one (shim_flags, ARRAY_SIZE (shim_flags), argc, argv, &i,
-                                          strs, bools, &a->bad_why);
-
-      if (st == GOFLAG_OK)
-        continue;
-      if (st == GOFLAG_UNKNOWN || st == GOFLAG_BAD)
-        a->bad = argv[at];
-      break;
-    }
+  goflag_parse (shim_flags, ARRAY_SIZE (shim_flags), argc, argv, &i, strs, bools, &a->bad,
+                &a->bad_why);
   if (a->bad == NULL && i < argc)
     a->action = argv[i];
   a->ns = strs[S_NAMESPACE];
@@ -408,18 +419,8 @@ oci_parse_args (int argc, char **argv, struct oci_args *a)
   int i = 1;
 
   memset (a, 0, sizeof *a);
-  while (i < argc)
-    {
-      int at = i;
-      enum goflag_status st = goflag_one (global_flags, ARRAY_SIZE (global_flags), argc, argv,
-                                          &i, strs, bools, &a->bad_why);
-
-      if (st == GOFLAG_OK)
-        continue;
-      if (st == GOFLAG_UNKNOWN || st == GOFLAG_BAD)
-        a->bad = argv[at];
-      break;
-    }
+  goflag_parse (global_flags, ARRAY_SIZE (global_flags), argc, argv, &i, strs, bools, &a->bad,
+                &a->bad_why);
   a->log = strs[G_LOG];
   a->log_format = strs[G_LOG_FORMAT];
   a->root = strs[G_ROOT];

@@ -45,6 +45,7 @@ enum str_rule
   STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (not set) */
   STR_CAPABILITY,         /* "CAP_NAME" that libcap knows */
   STR_REGEX,              /* a POSIX extended regular expression */
+  STR_NAMESPACE,          /* a containerd namespace name */
 };
 
 struct key_spec
@@ -107,6 +108,8 @@ static const struct key_spec keys[] = {
     FIELD (policy.n_containerd_roots), STR_ABS_PATH, 0, 0 },
   { "policy", "kubelet_roots", KEY_STRING_ARRAY, FIELD (policy.kubelet_roots),
     FIELD (policy.n_kubelet_roots), STR_ABS_PATH, 0, 0 },
+  { "policy", "cri_namespaces", KEY_STRING_ARRAY, FIELD (policy.cri_namespaces),
+    FIELD (policy.n_cri_namespaces), STR_NAMESPACE, 0, 0 },
   { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks),
     STR_ABS_PATH, 0, 0 },
   { "policy", "annotations", KEY_STRING_ARRAY, FIELD (policy.annotations),
@@ -136,6 +139,8 @@ static const char *const default_podman_roots[] = { "/var/lib/containers/storage
 /* containerd's root and state (CRI keeps each pod's files in both). */
 static const char *const default_containerd_roots[] = { "/var/lib/containerd", "/run/containerd" };
 static const char *const default_kubelet_roots[] = { "/var/lib/kubelet" };
+/* The containerd namespace of its CRI plugin (pkg/cri constants). */
+static const char *const default_cri_namespaces[] = { "k8s.io" };
 /* Docker's libnetwork prestart hook runs dockerd itself. */
 static const char *const default_hooks[] = { "/usr/bin/dockerd", "/usr/sbin/dockerd" };
 
@@ -221,6 +226,8 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
                      default_containerd_roots, ARRAY_SIZE (default_containerd_roots))
       || ! set_list (&cfg->policy.kubelet_roots, &cfg->policy.n_kubelet_roots,
                      default_kubelet_roots, ARRAY_SIZE (default_kubelet_roots))
+      || ! set_list (&cfg->policy.cri_namespaces, &cfg->policy.n_cri_namespaces,
+                     default_cri_namespaces, ARRAY_SIZE (default_cri_namespaces))
       || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
                      ARRAY_SIZE (default_hooks))
       || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0)
@@ -432,6 +439,23 @@ valid_capability (const char *s)
   return strncasecmp (s, "CAP_", 4) == 0 && cap_from_name (s, &v) == 0;
 }
 
+/* containerd's namespaces.Validate (identifiers.Validate): labels of
+   letters and digits joined by single '.', '_' or '-', at most 76 bytes. */
+bool
+conf_valid_namespace (const char *s)
+{
+  size_t n = strlen (s);
+
+  if (n == 0 || n > 76)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (! isalnum ((unsigned char) s[i])
+        && (strchr ("._-", s[i]) == NULL || i == 0 || i + 1 == n
+            || ! isalnum ((unsigned char) s[i + 1])))
+      return false;
+  return true;
+}
+
 /* Returns NULL when S is acceptable, else what is wrong with it. */
 static const char *
 check_string (enum str_rule rule, const char *s)
@@ -481,6 +505,10 @@ check_string (enum str_rule rule, const char *s)
                  "resolve them through the engine's DNS)";
         return NULL;
       }
+    case STR_NAMESPACE:
+      return conf_valid_namespace (s) ? NULL
+                                      : "is not a containerd namespace name (letters, digits, "
+                                        "'.', '_', '-', starting with a letter or digit)";
     case STR_CAPABILITY:
       return valid_capability (s) ? NULL : "is not a capability name libcap knows (CAP_*)";
     case STR_REGEX:
@@ -924,6 +952,7 @@ guard_config_release (struct guard_config *cfg)
   free_list (cfg->policy.podman_roots, cfg->policy.n_podman_roots);
   free_list (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots);
   free_list (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots);
+  free_list (cfg->policy.cri_namespaces, cfg->policy.n_cri_namespaces);
   free_list (cfg->policy.hooks, cfg->policy.n_hooks);
   free_list (cfg->policy.annotations, cfg->policy.n_annotations);
   free_list (cfg->egress.networks, cfg->egress.n_networks);

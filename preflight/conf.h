@@ -98,6 +98,8 @@ struct guard_config
     size_t n_containerd_roots;
     char **kubelet_roots;  /* the kubelet's root directory (its pod files) */
     size_t n_kubelet_roots;
+    char **cri_namespaces;  /* containerd namespaces whose CRI annotations count */
+    size_t n_cri_namespaces;
     char **hooks;         /* programs an OCI hook may run */
     size_t n_hooks;
     char **annotations;   /* regexes (as written) of allowed io.katacontainers.* names */
@@ -147,5 +149,7 @@ int conf_compile_annotation_re (const char *re, regex_t *out, kg_error_t *err);
 
 /* The hypervisor table names Kata knows ([hypervisor.NAME]). */
 bool kata_hypervisor_known (const char *name);
+/* NAME is a containerd namespace name. */
+bool conf_valid_namespace (const char *name);
 
 #endif

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* jscan: one top-level string of a JSON document read as a stream, and
+   the grammar of everything it skips. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "jscan.h"
+#include "tap.h"
+#include "util.h"
+
+/* jscan_top_string_mem of DOC for "NetworkMode": its value, "(absent)",
+   or "!" and the error (static). */
+static const char *
+scan (const char *doc)
+{
+  static char out[512];
+  char got[64];
+  kg_error_t err = NULL;
+  int rc = jscan_top_string_mem (doc, strlen (doc), "NetworkMode", got, sizeof got, &err);
+
+  if (rc < 0)
+    snprintf (out, sizeof out, "!%s", err->msg);
+  else
+    snprintf (out, sizeof out, "%s", rc == 1 ? got : "(absent)");
+  kg_error_release (&err);
+  return out;
+}
+
+static const struct
+{
+  const char *name, *doc, *want;  /* WANT: the value, or "!" and part of the error */
+} rows[] = {
+  { "the key", "{\"NetworkMode\": \"none\"}", "none" },
+  { "after other members", " {\"a\": [1, -2.5e+3, {\"b\": null}], \"c\": true,\n\"NetworkMode\":\"kgnet\"}\n", "kgnet" },
+  { "absent", "{\"Binds\": null}", "(absent)" },
+  { "null", "{\"NetworkMode\": null}", "(absent)" },
+  { "empty object", "{}", "(absent)" },
+  { "only in a nested object", "{\"HostConfig\": {\"NetworkMode\": \"host\"}}", "(absent)" },
+  { "in an array", "{\"x\": [\"NetworkMode\", \"host\"]}", "(absent)" },
+  { "escapes elsewhere", "{\"x\": \"a\\\"b\\\\c\\u00e9\", \"NetworkMode\": \"none\"}", "none" },
+  { "UTF-8 elsewhere", "{\"x\": \"\xc3\xa9\", \"NetworkMode\": \"none\"}", "none" },
+  { "twice", "{\"NetworkMode\": \"none\", \"NetworkMode\": \"kgnet\"}", "!has its key twice" },
+  { "the value escaped", "{\"NetworkMode\": \"n\\u006fne\"}", "!written with escapes" },
+  { "the key escaped", "{\"Network\\u004dode\": \"kgnet\"}", "!an object key written with escapes" },
+  { "another key escaped", "{\"a\\u0062\": 1, \"NetworkMode\": \"none\"}", "!an object key written with escapes" },
+  { "a number", "{\"NetworkMode\": 1}", "!another type than a string" },
+  { "an object", "{\"NetworkMode\": {}}", "!another type than a string" },
+  { "too long", "{\"NetworkMode\": \"0123456789012345678901234567890123456789012345678901234567890123456789\"}", "!too long" },
+  { "invalid UTF-8 in the value", "{\"NetworkMode\": \"\xff\"}", "!not UTF-8" },
+  { "truncated", "{\"NetworkMode\": \"none\"", "!ends early" },
+  { "truncated in a string", "{\"x\": \"abc", "!a string does not end" },
+  { "truncated in a nested value", "{\"x\": [1, 2", "!" },
+  { "trailing data", "{\"NetworkMode\": \"none\"} {}", "!data after the JSON object" },
+  { "trailing comma", "{\"NetworkMode\": \"none\",}", "!an object key is not a string" },
+  { "a missing comma", "{\"a\": 1 \"NetworkMode\": \"none\"}", "!no ','" },
+  { "a missing colon", "{\"a\" 1}", "!no ':'" },
+  { "a control byte in a string", "{\"a\": \"x\ty\", \"NetworkMode\": \"none\"}", "!a control byte" },
+  { "a bad escape", "{\"a\": \"\\q\"}", "!a bad escape" },
+  { "a bad \\u escape", "{\"a\": \"\\u12g4\"}", "!a bad \\u escape" },
+  { "a bad number", "{\"a\": 01}", "!" },
+  { "a lone minus", "{\"a\": -}", "!a bad number" },
+  { "a bad exponent", "{\"a\": 1e}", "!a bad number" },
+  { "a bad literal", "{\"a\": tru}", "!a bad literal" },
+  { "not an object", "[\"NetworkMode\", \"none\"]", "!is not a JSON object" },
+  { "nothing", "", "!is not a JSON object" },
+};
+
+int
+main (void)
+{
+  char path[] = "/tmp/kg-test-jscan.XXXXXX";
+  char got[64], *deep;
+  kg_error_t err = NULL;
+  FILE *f;
+  int fd;
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      const char *g = scan (rows[i].doc);
+
+      if (rows[i].want[0] == '!')
+        {
+          if (! ok (g[0] == '!', "%s: refused", rows[i].name))
+            printf ("#   got \"%s\"\n", g);
+          has_str (g, rows[i].want + 1, "%s: says \"%s\"", rows[i].name, rows[i].want + 1);
+        }
+      else
+        is_str (g, rows[i].want, "%s: %s", rows[i].name, rows[i].want);
+    }
+
+  /* A NUL byte after a backslash is no escape (found by fuzz-jscan). */
+  {
+    static const char nul[] = "{\"a\":\"\\\0\\n\",\"NetworkMode\":\"host\"}";
+
+    is_int (jscan_top_string_mem (nul, sizeof nul - 1, "NetworkMode", got, sizeof got, &err), -1,
+            "a backslash before a NUL byte: refused");
+    kg_error_release (&err);
+  }
+
+  /* Deeper than any engine writes: refused, not a stack overflow. */
+  deep = malloc (200002);
+  if (deep == NULL)
+    abort ();
+  deep[0] = '{';
+  memcpy (deep + 1, "\"a\":", 4);
+  memset (deep + 5, '[', 100000);
+  deep[100005] = '\0';
+  has_str (scan (deep), "nested too deeply", "100000 nested arrays: refused as too deep");
+  free (deep);
+
+  /* A file of 20 MB: read in pieces, the key at its end. */
+  fd = mkstemp (path);
+  f = fd < 0 ? NULL : fdopen (fd, "w");
+  if (f == NULL)
+    abort ();
+  fputs ("{\"PortBindings\": {", f);
+  for (int i = 1; i <= 400000; i++)
+    fprintf (f, "%s\"%d/tcp\": [{\"HostIp\": \"\", \"HostPort\": \"%d\"}]", i > 1 ? "," : "", i, i);
+  fputs ("}, \"NetworkMode\": \"container:abc\"}", f);
+  if (fclose (f) != 0)
+    abort ();
+  is_int (jscan_top_string (path, "NetworkMode", got, sizeof got, &err), 1,
+          "a 20 MB file: the key at its end is found");
+  is_str (got, "container:abc", "a 20 MB file: its value");
+  unlink (path);
+  is_int (jscan_top_string (path, "NetworkMode", got, sizeof got, &err), -1,
+          "a missing file: an error");
+  is_int (err ? err->errnum : 0, ENOENT, "a missing file: ENOENT");
+  kg_error_release (&err);
+  if (symlink ("/etc/hostname", path) == 0)
+    {
+      is_int (jscan_top_string (path, "NetworkMode", got, sizeof got, &err), -1,
+              "a symlink is not followed");
+      kg_error_release (&err);
+      unlink (path);
+    }
+  return tap_done ();
+}

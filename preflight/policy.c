@@ -31,6 +31,7 @@
 #include "checks.h"
 #include "daemonjson.h"
 #include "egress.h"
+#include "jscan.h"
 #include "kata.h"
 #include "netns.h"
 #include "policy.h"
@@ -386,6 +387,30 @@ engine_ns_gather (struct engine_ns *e)
 
 struct mount_dirs;
 
+/* Which engine started this container, as the engine told the guard
+   (its arguments, the bundle's place in its state), never as the spec
+   says (kata-guard(8), THREAT MODEL). */
+enum engine
+{
+  ENGINE_UNKNOWN,     /* no engine the guard can tell */
+  ENGINE_CONTAINERD,  /* a containerd namespace, neither CRI's nor Docker's */
+  ENGINE_CRI,         /* a namespace of [policy] cri_namespaces, started as a shim */
+  ENGINE_DOCKER,      /* Docker's containerd namespace */
+  ENGINE_PODMAN,      /* podman's bundle, <podman root>/<driver>-containers/<id>/userdata */
+};
+
+struct who
+{
+  enum engine engine;
+  char ns[80];              /* the containerd namespace, or "" */
+  /* ENGINE_DOCKER: the engine root whose containers/<id>/config.v2.json
+     names this id (Docker's own record of the container), or NULL. */
+  const char *docker_root;
+  /* ENGINE_PODMAN: the podman root and graph driver of the bundle. */
+  const char *podman_root;
+  char podman_driver[32];
+};
+
 struct ctx
 {
   struct preflight *pf;
@@ -406,6 +431,7 @@ struct ctx
      id and pod uid), -1 none. */
   int pod;
   const char *pod_sid, *pod_uid;
+  struct who who;  /* who_resolve, before every rule */
 };
 
 /* The spec's annotation NAME when it is a string, else NULL. */
@@ -421,13 +447,14 @@ annotation (const struct ctx *c, const char *name)
   return json_object_get_string (v);
 }
 
-/* containerd's CRI marks the pause container so. */
+/* containerd's CRI marks the pause container so; the mark counts only
+   in a start CRI made (policy.annotations refuses it anywhere else). */
 static bool
 is_pod_sandbox (const struct ctx *c)
 {
   const char *t = annotation (c, "io.kubernetes.cri.container-type");
 
-  return t != NULL && strcmp (t, "sandbox") == 0;
+  return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "sandbox") == 0;
 }
 
 /* ---- policy.spec ---------------------------------------------------- */
@@ -587,8 +614,9 @@ load_spec (const char *bundle, kg_error_t *err)
   return policy_spec_parse (name, buf, len, err);
 }
 
-struct json_object *
-policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys,
+/* policy_json_parse's reading, of a document of any type. */
+static struct json_object *
+json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys,
                    kg_error_t *err)
 {
   cleanup_free char *ascii = NULL;
@@ -659,7 +687,16 @@ policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys
       return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end),
              NULL;
     }
-  if (! json_object_is_type (obj, json_type_object))
+  return obj;
+}
+
+struct json_object *
+policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys,
+                   kg_error_t *err)
+{
+  struct json_object *obj = json_parse_strict (name, buf, len, spec_keys, err);
+
+  if (obj != NULL && ! json_object_is_type (obj, json_type_object))
     {
       kg_error (err, 0, "%s: the document is %s, not an object", name, json_kind (obj));
       json_object_put (obj);
@@ -1246,19 +1283,179 @@ own_podman_file (const char *p, const struct dirs *roots, const char *id)
 }
 
 /* An engine's own JSON file (its state, not the container's input): the
-   document, or NULL when it cannot be read as JSON. */
+   document (an object, or with ARRAY an array), or NULL when it cannot be
+   read as JSON. */
 static struct json_object *
-engine_json (const char *path)
+engine_json_of (const char *path, bool array)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *buf = NULL;
+  struct json_object *doc;
   size_t len;
 
   if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0)
     return NULL;
   /* The engine's own format (Docker's config.v2.json has "State"), so
      not judged by the spec's field names; strict all the same. */
-  return policy_json_parse (path, buf, len, false, &err);
+  if (! array)
+    return policy_json_parse (path, buf, len, false, &err);
+  doc = json_parse_strict (path, buf, len, false, &err);
+  if (doc != NULL && ! json_object_is_type (doc, json_type_array))
+    {
+      json_object_put (doc);
+      return NULL;
+    }
+  return doc;
+}
+
+static struct json_object *
+engine_json (const char *path)
+{
+  return engine_json_of (path, false);
+}
+
+/* ---- whose start this is ------------------------------------------- */
+
+/* Docker's containerd namespace (moby's daemon ContainersNamespace). */
+#define DOCKER_NAMESPACE "moby"
+/* containerd's v2 task state: <state>/io.containerd.runtime.v2.task/<ns>/<id>. */
+#define TASK_DIR "io.containerd.runtime.v2.task"
+
+static const char *
+engine_name (const struct who *w)
+{
+  static const char *const names[] = {
+    [ENGINE_UNKNOWN] = "no engine kata-guard can tell",
+    [ENGINE_CONTAINERD] = "containerd",
+    [ENGINE_CRI] = "containerd's CRI",
+    [ENGINE_DOCKER] = "Docker",
+    [ENGINE_PODMAN] = "podman",
+  };
+
+  return names[w->engine];
+}
+
+/* The containerd namespace of BUNDLE, when it is containerd's task
+   directory of container ID: .../io.containerd.runtime.v2.task/NS/ID. */
+static bool
+bundle_namespace (const char *bundle, const char *id, char *out, size_t size)
+{
+  const char *last, *ns;
+  size_t tl = strlen (TASK_DIR);
+
+  if (bundle == NULL || ! valid_id (id) || (last = strrchr (bundle, '/')) == NULL
+      || strcmp (last + 1, id) != 0)
+    return false;
+  for (ns = last - 1; ns > bundle && *ns != '/'; ns--)
+    ;
+  if (ns <= bundle || (size_t) (ns - bundle) < tl + 1 || ns[-(ptrdiff_t) tl - 1] != '/'
+      || strncmp (ns - tl, TASK_DIR, tl) != 0 || (size_t) (last - ns - 1) >= size)
+    return false;
+  memcpy (out, ns + 1, (size_t) (last - ns - 1));
+  out[last - ns - 1] = '\0';
+  return conf_valid_namespace (out);
+}
+
+/* The engine root under which Docker's own record of container ID,
+   <root>/containers/<id>/config.v2.json, names that id; NULL when none
+   does.  Read as a stream: its size is the container's to choose. */
+static const char *
+docker_record_root (const struct dirs *roots, const char *id)
+{
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      cleanup_error kg_error_t err = NULL;
+      cleanup_free char *path = NULL;
+      char got[128];
+
+      if (asprintf (&path, "%s/containers/%s/config.v2.json", roots->paths[i], id) < 0)
+        return path = NULL, NULL;
+      if (jscan_top_string (path, "ID", got, sizeof got, &err) == 1 && strcmp (got, id) == 0)
+        return roots->paths[i];
+    }
+  return NULL;
+}
+
+/* podman's bundle for container ID: <root>/<driver>-containers/<id>/userdata
+   under a podman root; the root and the driver in W. */
+static bool
+podman_bundle (const char *bundle, const struct dirs *roots, const char *id, struct who *w)
+{
+  for (size_t i = 0; bundle != NULL && valid_id (id) && i < roots->n; i++)
+    {
+      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
+      size_t rl = strlen (r), dl, il = strlen (id);
+      const char *q = bundle + rl;
+
+      if (strncmp (bundle, r, rl) != 0 || q[0] != '/')
+        continue;
+      q++;
+      dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
+      if (dl == 0 || dl >= sizeof w->podman_driver || strncmp (q + dl, "-containers/", 12) != 0)
+        continue;
+      if (strncmp (q + dl + 12, id, il) != 0 || strcmp (q + dl + 12 + il, "/userdata") != 0)
+        continue;
+      memcpy (w->podman_driver, q, dl);
+      w->podman_driver[dl] = '\0';
+      w->podman_root = roots->paths[i];
+      return true;
+    }
+  return false;
+}
+
+static bool
+in_list (char *const *list, size_t n, const char *s)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (list[i], s) == 0)
+      return true;
+  return false;
+}
+
+/* Who started this container.  The namespace is containerd's -namespace
+   argument in shim mode, else the bundle's place in containerd's state
+   (runc under containerd's runc shim; kata-guard check --bundle). */
+static void
+who_resolve (struct ctx *c)
+{
+  const struct request *req = c->pf->req;
+  const char *id = req->container_id;
+  struct who *w = &c->who;
+
+  memset (w, 0, sizeof *w);
+  if (req->mode == KG_MODE_SHIM)
+    {
+      if (req->ns != NULL && conf_valid_namespace (req->ns))
+        snprintf (w->ns, sizeof w->ns, "%s", req->ns);
+    }
+  else
+    bundle_namespace (c->bundle, id, w->ns, sizeof w->ns);
+  if (w->ns[0] == '\0')
+    {
+      if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
+        w->engine = ENGINE_PODMAN;
+      return;
+    }
+  if (strcmp (w->ns, DOCKER_NAMESPACE) == 0)
+    {
+      w->engine = ENGINE_DOCKER;
+      if (c->dirs->roots_ok && valid_id (id))
+        w->docker_root = docker_record_root (&c->dirs->roots, id);
+    }
+  /* CRI runs Kata as a shim; an OCI-mode start is not CRI's. */
+  else if (req->mode != KG_MODE_OCI
+           && in_list (c->cfg->policy.cri_namespaces, c->cfg->policy.n_cri_namespaces, w->ns))
+    w->engine = ENGINE_CRI;
+  else
+    w->engine = ENGINE_CONTAINERD;
+}
+
+/* Docker's per-container files count only for a start in Docker's
+   namespace whose own record names the container. */
+static bool
+docker_start (const struct ctx *c)
+{
+  return c->who.engine == ENGINE_DOCKER && c->who.docker_root != NULL;
 }
 
 /* This container's pod, as containerd's CRI describes it: the sandbox
@@ -1277,15 +1474,21 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
   bool yes = false;
   char *slash;
 
-  if (! valid_id (sid) || ! valid_id (uid) || c->bundle == NULL)
+  const char *type = annotation (c, "io.kubernetes.cri.container-type");
+
+  if (c->who.engine != ENGINE_CRI || type == NULL || ! valid_id (sid) || ! valid_id (uid)
+      || c->bundle == NULL)
     return false;
-  if (strcmp (sid, c->pf->req->container_id ? c->pf->req->container_id : "") == 0)
+  if (strcmp (type, "sandbox") == 0)
     {
-      /* The sandbox itself. */
+      /* The sandbox itself: the id is its own. */
       *sandbox_id = sid;
       *pod_uid = uid;
-      return is_pod_sandbox (c);
+      return strcmp (sid, c->pf->req->container_id ? c->pf->req->container_id : "") == 0;
     }
+  if (strcmp (type, "container") != 0
+      || strcmp (sid, c->pf->req->container_id ? c->pf->req->container_id : "") == 0)
+    return false;
   dir = strdup (c->bundle);
   if (dir == NULL || (slash = strrchr (dir, '/')) == NULL)
     return false;
@@ -1803,9 +2006,12 @@ judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo
       finding (f, "%s: writable, but the kubelet binds it read-only", s);
       return BIND_REFUSED;
     }
-  if (own != OWN_NOT || own_engine_file (res, &d->roots, c->pf->req->container_id)
-      || joined_engine_file (c, res, &d->roots)
-      || own_podman_file (res, &d->podman, c->pf->req->container_id))
+  if (own != OWN_NOT
+      || (docker_start (c)
+          && (own_engine_file (res, &d->roots, c->pf->req->container_id)
+              || joined_engine_file (c, res, &d->roots)))
+      || (c->who.engine == ENGINE_PODMAN
+          && own_podman_file (res, &d->podman, c->pf->req->container_id)))
     return BIND_ENGINE;
   if (engine_volume (res, &d->roots) && engine_volume (lex, &d->roots))
     {
@@ -1874,6 +2080,180 @@ judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo
   return BIND_REFUSED;
 }
 
+/* ---- the rootfs (policy.mounts) ------------------------------------- */
+
+/* Whether Q is A/B/C. */
+static bool
+is_path3 (const char *q, const char *a, const char *b, const char *c)
+{
+  size_t al = strlen (a), bl = strlen (b);
+
+  return strncmp (q, a, al) == 0 && q[al] == '/' && strncmp (q + al + 1, b, bl) == 0
+         && q[al + 1 + bl] == '/' && strcmp (q + al + bl + 2, c) == 0;
+}
+
+/* A graph driver's mount of layer (or mount id) L, Q relative to the
+   driver's root: DRIVER/L/merged (overlay2, overlay, fuse-overlayfs) or
+   the driver's own place (vfs/dir/L, btrfs/subvolumes/L, zfs/graph/L). */
+static bool
+driver_mount (const char *q, const char *driver, const char *l)
+{
+  return is_path3 (q, driver, l, "merged") || is_path3 (q, "vfs", "dir", l)
+         || is_path3 (q, "btrfs", "subvolumes", l) || is_path3 (q, "zfs", "graph", l);
+}
+
+/* Docker's mount of this container's rootfs: the mount id of
+   <root>/image/<driver>/layerdb/mounts/<id>/mount-id, mounted by the
+   graph driver under <root>/<driver>; with the containerd image store,
+   <root>/rootfs/<snapshotter>/<id>. */
+static bool
+docker_rootfs (const struct ctx *c, const char *res)
+{
+  const char *id = c->pf->req->container_id;
+  const char *q = under_root (res, &c->dirs->roots);
+  char driver[64];
+  size_t dl;
+
+  if (q == NULL || ! docker_start (c))
+    return false;
+  q++;
+  dl = strcspn (q, "/");
+  if (dl == 0 || dl >= sizeof driver || q[dl] != '/')
+    return false;
+  memcpy (driver, q, dl);
+  driver[dl] = '\0';
+  if (strcmp (driver, "rootfs") == 0)
+    {
+      const char *snap = q + dl + 1, *slash = strchr (snap, '/');
+
+      return slash != NULL && slash > snap && strcmp (slash + 1, id) == 0;
+    }
+  for (size_t i = 0; i < c->dirs->roots.n; i++)
+    {
+      cleanup_error kg_error_t err = NULL;
+      cleanup_free char *path = NULL;
+      cleanup_free char *mid = NULL;
+      size_t len;
+
+      if (asprintf (&path, "%s/image/%s/layerdb/mounts/%s/mount-id", c->dirs->roots.paths[i],
+                    driver, id)
+          < 0)
+        return path = NULL, false;
+      if (kg_read_file_bounded (path, O_NOFOLLOW, 256, &mid, &len, &err) < 0)
+        continue;
+      return len > 0 && strspn (mid, "0123456789abcdef") == len && driver_mount (q, driver, mid);
+    }
+  return false;
+}
+
+/* The layer podman's <root>/<driver>-containers/containers.json gives
+   container ID (a pointer into DOC), or NULL. */
+static const char *
+podman_layer (struct json_object *doc, const char *id)
+{
+  for (size_t i = 0; doc != NULL && json_object_is_type (doc, json_type_array)
+                     && i < json_object_array_length (doc);
+       i++)
+    {
+      struct json_object *e = json_object_array_get_idx (doc, i), *v, *l;
+
+      if (json_object_object_get_ex (e, "id", &v) && json_object_is_type (v, json_type_string)
+          && strcmp (json_object_get_string (v), id) == 0)
+        return json_object_object_get_ex (e, "layer", &l)
+                       && json_object_is_type (l, json_type_string)
+                       && valid_id (json_object_get_string (l))
+                   ? json_object_get_string (l)
+                   : NULL;
+    }
+  return NULL;
+}
+
+/* podman's mount of this container's rootfs: its layer, mounted by the
+   graph driver under the podman root the bundle is in. */
+static bool
+podman_rootfs (const struct ctx *c, const char *res)
+{
+  const struct who *w = &c->who;
+  cleanup_free char *path = NULL;
+  struct json_object *doc;
+  const char *layer, *r;
+  size_t rl;
+  bool yes;
+
+  if (w->engine != ENGINE_PODMAN)
+    return false;
+  r = strcmp (w->podman_root, "/") ? w->podman_root : "";
+  rl = strlen (r);
+  if (strncmp (res, r, rl) != 0 || res[rl] != '/'
+      || asprintf (&path, "%s/%s-containers/containers.json", r, w->podman_driver) < 0)
+    return path = NULL, false;
+  doc = engine_json_of (path, true);
+  layer = podman_layer (doc, c->pf->req->container_id);
+  yes = layer != NULL && driver_mount (res + rl + 1, w->podman_driver, layer);
+  json_object_put (doc);
+  return yes;
+}
+
+/* The container's root filesystem, root.path (relative to the bundle):
+   the engine's own mount of this container's image passes (the bundle's
+   rootfs, where containerd mounts the snapshot; Docker's and podman's
+   graph-driver mount of this container); any other directory is judged
+   as a bind source of the same writability would be (ctr run --rootfs,
+   podman run --rootfs).  What it is, in *HOW. */
+static void
+judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
+              struct findings *f, const char **how)
+{
+  cleanup_findings struct findings sub = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *res = NULL;
+  cleanup_free char *own = NULL;
+  struct json_object *root, *path, *ro;
+  struct resolved_info ri;
+  const char *s;
+
+  *how = NULL;
+  root = jget_type (c->spec, "spec", "root", json_type_object, f);
+  path = jget_type (root, "root", "path", json_type_string, f);
+  ro = jget_type (root, "root", "readonly", json_type_boolean, f);
+  s = path ? json_object_get_string (path) : "";
+  if (*s == '\0')
+    {
+      finding (f, "the spec names no root filesystem (root.path)");
+      return;
+    }
+  if (resolve_memo (memo, c->bundle, s, &res, &ri, &err) < 0)
+    {
+      finding (f, "root.path %s: %s", s, err->msg);
+      return;
+    }
+  if (asprintf (&own, "%s/rootfs", c->bundle) < 0)
+    own = NULL;
+  if (own != NULL && strcmp (res, own) == 0)
+    *how = "the bundle's rootfs";
+  else if (docker_rootfs (c, res))
+    *how = "Docker's mount of this container's image";
+  else if (podman_rootfs (c, res))
+    *how = "podman's mount of this container's image";
+  if (*how != NULL)
+    return;
+  switch (judge_bind (c, c->dirs, memo, rmemo, s, ro && json_object_get_boolean (ro), false, &sub))
+    {
+    case BIND_REFUSED:
+      finding (f, "root.path %s", sb_str (&sub.text));
+      return;
+    case BIND_ENGINE:
+      finding (f, "root.path %s: an engine's file of the container, not a root filesystem", s);
+      return;
+    case BIND_READONLY:
+      *how = "a read-only directory of the host";
+      return;
+    case BIND_WRITABLE:
+      *how = "a directory under [policy] writable_mounts";
+      return;
+    }
+}
+
 static void
 check_mounts (struct ctx *c)
 {
@@ -1882,6 +2262,7 @@ check_mounts (struct ctx *c)
   struct redirect_memo rmemo = { "", false, false };
   struct json_object *mounts;
   size_t n_bind = 0, n_ro = 0, n_engine = 0;
+  const char *rootfs;
 
   if (! c->dirs->ok)
     {
@@ -1889,6 +2270,7 @@ check_mounts (struct ctx *c)
                    "cannot resolve a [policy] path: %s", c->dirs_err->msg);
       return;
     }
+  judge_rootfs (c, &memo, &rmemo, &f, &rootfs);
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
     {
@@ -1954,9 +2336,9 @@ check_mounts (struct ctx *c)
   else
     report_pass (c->rep, "policy.mounts",
                  "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "
-                 "under [policy] writable_mounts",
+                 "under [policy] writable_mounts; the rootfs is %s",
                  n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
-                 n_bind - n_ro - n_engine);
+                 n_bind - n_ro - n_engine, rootfs);
 }
 
 /* ---- policy.capabilities -------------------------------------------- */
@@ -2404,55 +2786,149 @@ static const struct
   { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing" },
 };
 
+/* The annotations by which Kata places a container in a pod and sizes
+   the pod's VM (CRIContainerTypeKeyList and CRISandboxNameKeyList in
+   src/runtime/pkg/oci/utils.go, containerd's sandbox-* sizing keys),
+   each with the one engine that writes it: podman marks the members of
+   its pods with CRI-O's keys, and nothing writes dockershim's any more. */
+static const struct
+{
+  const char *name;
+  bool prefix;
+  enum engine owner;  /* ENGINE_UNKNOWN: no engine kata-guard guards */
+  const char *owner_name;
+} claim_keys[] = {
+  { "io.kubernetes.cri.", true, ENGINE_CRI,
+    "containerd's CRI (in a namespace of [policy] cri_namespaces)" },
+  { "io.kubernetes.cri-o.ContainerType", false, ENGINE_PODMAN, "podman (for its pods)" },
+  { "io.kubernetes.cri-o.SandboxID", false, ENGINE_PODMAN, "podman (for its pods)" },
+  { "io.kubernetes.docker.type", false, ENGINE_UNKNOWN, "dockershim (no engine now)" },
+  { "io.kubernetes.sandbox.id", false, ENGINE_UNKNOWN, "dockershim (no engine now)" },
+};
+
+/* A CRI start's own claim: a sandbox is its own sandbox, a pod member's
+   sandbox is a pod sandbox of this namespace with the same pod uid (else
+   Kata's shim would run it in the VM of whatever container it names). */
+static void
+judge_cri_claim (struct ctx *c, struct json_object *ann, struct findings *f)
+{
+  const char *type = annotation (c, "io.kubernetes.cri.container-type");
+  const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
+  const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
+  const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
+  const char *psid, *puid;
+
+  json_object_object_foreach (ann, key, val)
+    if (strncmp (key, "io.kubernetes.cri.", 18) == 0 && ! json_object_is_type (val, json_type_string))
+      finding (f, "%s is %s, not a string", key, json_kind (val));
+  if (type == NULL)
+    return;
+  if (strcmp (type, "sandbox") == 0)
+    {
+      if (sid == NULL || strcmp (sid, id) != 0)
+        finding (f, "a pod sandbox whose io.kubernetes.cri.sandbox-id (%.80s) is not its own id",
+                 sid ? sid : "absent");
+    }
+  else if (strcmp (type, "container") != 0)
+    finding (f, "io.kubernetes.cri.container-type \"%.40s\" is neither sandbox nor container",
+             type);
+  else if (! cri_pod (c, &psid, &puid))
+    finding (f, "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
+                "pod uid %.80s (Kata would run this container in the VM of the container it "
+                "names)",
+             sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
+}
+
+/* Claims of a pod by another engine's annotations. */
+static void
+judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
+{
+  json_object_object_foreach (ann, key, val)
+    {
+      (void) val;
+      for (size_t i = 0; i < ARRAY_SIZE (claim_keys); i++)
+        if ((claim_keys[i].prefix ? strncmp (key, claim_keys[i].name, strlen (claim_keys[i].name))
+                                  : strcmp (key, claim_keys[i].name))
+                == 0
+            && claim_keys[i].owner != c->who.engine)
+          {
+            finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
+                     claim_keys[i].owner_name, engine_name (&c->who),
+                     c->who.ns[0] ? " (namespace \"" : "", c->who.ns, c->who.ns[0] ? "\")" : "");
+            break;
+          }
+    }
+  if (c->who.engine == ENGINE_CRI)
+    judge_cri_claim (c, ann, f);
+}
+
+/* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
+static size_t
+judge_kata_annotations (struct ctx *c, struct json_object *ann, struct findings *f)
+{
+  size_t n_kata = 0;
+
+  json_object_object_foreach (ann, key, val)
+    {
+      bool ok = false;
+
+      /* Kata matches the prefix exactly; any case is refused here. */
+      if (strncasecmp (key, "io.katacontainers.", 18) != 0)
+        continue;
+      n_kata++;
+      for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations) && ! ok; i++)
+        if (strcmp (key, ungated_annotations[i].name) == 0)
+          {
+            finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                     ungated_annotations[i].why);
+            ok = true;
+          }
+      if (ok)
+        continue;
+      for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
+        if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
+          ok = true;
+      if (! ok)
+        finding (f, "%.128s", key);
+      /* Kata appends it to the guest's command line unchecked
+         (Kata's shipped configurations enable it). */
+      else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
+        {
+          char why[256];
+
+          if (! json_object_is_type (val, json_type_string))
+            finding (f, "%s is %s, not a string", key, json_kind (val));
+          else if (kata_kernel_params_judge (json_object_get_string (val), why, sizeof why)
+                   != KATA_PARAMS_OK)
+            finding (f, "%s: %s", key, why);
+        }
+    }
+  return n_kata;
+}
+
 static void
 check_annotations (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
+  cleanup_findings struct findings claims = { 0 };
   struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
   size_t n_kata = 0;
 
   if (ann != NULL)
     {
-      json_object_object_foreach (ann, key, val)
-        {
-          bool ok = false;
-
-          /* Kata matches the prefix exactly; any case is refused here. */
-          if (strncasecmp (key, "io.katacontainers.", 18) != 0)
-            continue;
-          n_kata++;
-          for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations) && ! ok; i++)
-            if (strcmp (key, ungated_annotations[i].name) == 0)
-              {
-                finding (&f, "%s (%s; Kata applies it without enable_annotations)", key,
-                         ungated_annotations[i].why);
-                ok = true;
-              }
-          if (ok)
-            continue;
-          for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
-            if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
-              ok = true;
-          if (! ok)
-            finding (&f, "%.128s", key);
-          /* Kata appends it to the guest's command line unchecked
-             (Kata's shipped configurations enable it). */
-          else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
-            {
-              char why[256];
-
-              if (! json_object_is_type (val, json_type_string))
-                finding (&f, "%s is %s, not a string", key, json_kind (val));
-              else if (kata_kernel_params_judge (json_object_get_string (val), why, sizeof why)
-                       != KATA_PARAMS_OK)
-                finding (&f, "%s: %s", key, why);
-            }
-        }
+      n_kata = judge_kata_annotations (c, ann, &f);
+      judge_claims (c, ann, &claims);
     }
   /* A pod sandbox: the start must see what its shim answers. */
   if (is_pod_sandbox (c))
     c->rep->pod_sandbox = true;
-  if (f.n > 0)
+  if (claims.n > 0)
+    report_fail (c->rep, "policy.annotations",
+                 "a container cannot say which pod it belongs to: remove the annotation; a pod's "
+                 "annotations are its engine's own",
+                 "%s%s%s", sb_str (&claims.text), f.n > 0 ? "; Kata annotations not allowed: " : "",
+                 f.n > 0 ? sb_str (&f.text) : "");
+  else if (f.n > 0)
     report_fail (c->rep, "policy.annotations",
                  "remove the annotation (a Kata annotation changes how the VM is built), or "
                  "allow its name with a regex in [policy] annotations",
@@ -2583,35 +3059,65 @@ positive_int (struct json_object *v, const char *what, int64_t *out, struct find
   return true;
 }
 
-/* CRI's sandbox sizing annotations as JSON integers (NULL when absent or
-   0, which bounds nothing); one that is not a decimal integer is a
-   finding. */
-static struct json_object *
-sizing_number (const struct ctx *c, const char *name, struct findings *f)
+/* CRI's sandbox sizing annotation NAME as Kata parses it (strconv, base
+   10) into *OUT: 0 when absent; one that is not a decimal integer is a
+   finding (Kata would read 0 and size the VM by default alone). */
+static bool
+sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out,
+            struct findings *f)
 {
   const char *v = annotation (c, name);
   char *end;
   long long n;
 
+  *out = 0;
   if (v == NULL)
-    return NULL;
+    return true;
   errno = 0;
   n = strtoll (v, &end, 10);
-  if (errno != 0 || end == v || *end != '\0' || v[0] == '+' || v[0] == ' ')
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '+' || v[0] == ' '
+      || (! sign_ok && n < 0))
     {
       finding (f, "%s is \"%.40s\", not a number", name, v);
-      return NULL;
+      return false;
     }
-  return n == 0 ? NULL : json_object_new_int64 (n);
+  *out = n;
+  return true;
 }
 
-static void
-sandbox_sizing (const struct ctx *c, struct json_object **limit, struct json_object **quota,
-                struct json_object **period, struct findings *f)
+/* A pod sandbox's workload as Kata sizes the pod's VM from it
+   (CalculateSandboxSizing in src/runtime/pkg/oci/utils.go): CRI's
+   sandbox-memory, and sandbox-cpu-quota / sandbox-cpu-period, or, when
+   the quota is negative (the kubelet's static CPU manager), the
+   sandbox-cpu-shares in whole CPUs of 1024.  The sandbox spec's own
+   limits do not count: Kata does not read them.  *CPUS_WHY says where
+   the vCPUs came from. */
+static bool
+sandbox_workload (const struct ctx *c, int64_t *mem, int64_t *cpus, char *cpus_why, size_t size,
+                  struct findings *f)
 {
-  *limit = sizing_number (c, "io.kubernetes.cri.sandbox-memory", f);
-  *quota = sizing_number (c, "io.kubernetes.cri.sandbox-cpu-quota", f);
-  *period = *quota ? sizing_number (c, "io.kubernetes.cri.sandbox-cpu-period", f) : NULL;
+  int64_t quota, period, shares;
+  bool ok = sizing_int (c, "io.kubernetes.cri.sandbox-memory", true, mem, f);
+
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-quota", true, &quota, f) && ok;
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-period", false, &period, f) && ok;
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-shares", false, &shares, f) && ok;
+  if (*mem < 0)
+    *mem = 0;
+  *cpus = 0;
+  snprintf (cpus_why, size, "no CPU quota");
+  if (quota >= 0 && period > 0)
+    {
+      *cpus = quota / period + (quota % period != 0);
+      snprintf (cpus_why, size, "sandbox-cpu-quota %" PRId64 " / period %" PRId64, quota, period);
+    }
+  else if (quota < 0 && shares > 0)
+    {
+      *cpus = shares / 1024 + (shares % 1024 != 0);
+      snprintf (cpus_why, size, "sandbox-cpu-shares %" PRId64 " with a quota of %" PRId64, shares,
+                quota);
+    }
+  return ok;
 }
 
 /* MemTotal of /proc/meminfo, in MiB. */
@@ -2670,8 +3176,8 @@ check_resources (struct ctx *c)
   int64_t def_mem = 0, def_vcpus = 0, lim = 0, q = 0, per = 0, max_mem, max_vcpus;
   int64_t vm_mem, vm_vcpus, lim_mib = 0, cpus = 0;
   const char *max_mem_from = "[policy] max_vm_memory_mib", *max_vcpus_from = "[policy] max_vcpus";
-  bool have_lim = false, have_q = false, sizes = true, sandbox = false;
-  struct json_object *sandbox_limit = NULL, *sandbox_quota = NULL, *sandbox_period = NULL;
+  bool sizes = true, sandbox = is_pod_sandbox (c);
+  char cpus_why[128];
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
   res = jget_type (linux_, "linux", "resources", json_type_object, &f);
@@ -2681,46 +3187,45 @@ check_resources (struct ctx *c)
   quota = jget (cpu, "cpu", "quota", &f);
   period = jget (cpu, "cpu", "period", &f);
 
-  /* A pod sandbox (the pause container) has no limit of its own: Kata
-     sizes the pod's VM from CRI's sandbox annotations, the sums of the
-     pod's container limits (static_sandbox_resource_mgmt). */
-  if (limit == NULL && quota == NULL && is_pod_sandbox (c))
+  if (sandbox)
     {
-      sandbox_sizing (c, &sandbox_limit, &sandbox_quota, &sandbox_period, &f);
-      limit = sandbox_limit;
-      quota = sandbox_quota;
-      period = sandbox_period;
-      sandbox = true;
-    }
-  if (limit != NULL)
-    {
-      have_lim = positive_int (limit, sandbox ? "the pod's memory limit (io.kubernetes.cri.sandbox-memory)"
-                                              : "memory limit",
-                               &lim, &f);
-      sizes = sizes && have_lim;
+      /* The pause container: Kata sizes the pod's VM from CRI's sandbox
+         annotations (the sums of the pod's container limits), whatever
+         the sandbox's own spec says. */
+      sizes = sandbox_workload (c, &lim, &cpus, cpus_why, sizeof cpus_why, &f);
       lim_mib = lim / (1024 * 1024) + (lim % (1024 * 1024) != 0);
+      if (lim == 0 && c->cfg->policy.require_memory_limit)
+        finding (&f, "a pod sandbox that nothing bounds: io.kubernetes.cri.sandbox-memory is "
+                     "absent or 0 (give the pod's containers memory limits)");
     }
-  else if (c->cfg->policy.require_memory_limit)
-    finding (&f, sandbox ? "a pod sandbox that nothing bounds: no memory limit, and CRI's "
-                           "io.kubernetes.cri.sandbox-memory is absent or 0 (give the pod's "
-                           "containers memory limits)"
-                         : "no memory limit (linux.resources.memory.limit)");
-  if (quota != NULL)
+  else
     {
-      have_q = positive_int (quota, "CPU quota", &q, &f);
-      if (period == NULL)
+      if (limit != NULL)
         {
-          finding (&f, "CPU quota %s without a period", json_object_to_json_string (quota));
-          have_q = false;
+          sizes = positive_int (limit, "memory limit", &lim, &f) && sizes;
+          lim_mib = lim / (1024 * 1024) + (lim % (1024 * 1024) != 0);
         }
-      else if (! positive_int (period, "CPU period", &per, &f))
-        have_q = false;
-      sizes = sizes && have_q;
-      if (have_q)
-        cpus = q / per + (q % per != 0);
+      else if (c->cfg->policy.require_memory_limit)
+        finding (&f, "no memory limit (linux.resources.memory.limit)");
+      if (quota != NULL)
+        {
+          bool have_q = positive_int (quota, "CPU quota", &q, &f);
+
+          if (period == NULL)
+            {
+              finding (&f, "CPU quota %s without a period", json_object_to_json_string (quota));
+              have_q = false;
+            }
+          else if (! positive_int (period, "CPU period", &per, &f))
+            have_q = false;
+          sizes = sizes && have_q;
+          if (have_q)
+            cpus = q / per + (q % per != 0);
+        }
+      else if (period != NULL && ! positive_int (period, "CPU period", &per, &f))
+        sizes = false;
+      snprintf (cpus_why, sizeof cpus_why, "quota %" PRId64 " / period %" PRId64, q, per);
     }
-  else if (period != NULL && ! positive_int (period, "CPU period", &per, &f))
-    sizes = false;
 
   if (c->pf->from_kata.config == NULL || c->pf->from_kata.config->hypervisor == NULL)
     {
@@ -2755,16 +3260,14 @@ check_resources (struct ctx *c)
   vm_mem = def_mem + lim_mib;
   vm_vcpus = def_vcpus + cpus;
   if (sizes && vm_mem > max_mem)
-    finding (&f, "the VM would have %" PRId64 " MiB (default_memory %" PRId64 " + limit %" PRId64
+    finding (&f, "the VM would have %" PRId64 " MiB (default_memory %" PRId64 " + %s %" PRId64
                  " MiB), more than %s (%" PRId64 " MiB)",
-             vm_mem, def_mem, lim_mib, max_mem_from, max_mem);
+             vm_mem, def_mem, sandbox ? "the pod's sandbox-memory" : "limit", lim_mib,
+             max_mem_from, max_mem);
   if (sizes && vm_vcpus > max_vcpus)
     finding (&f, "the VM would have %" PRId64 " vCPUs (default_vcpus %" PRId64 " + %" PRId64
-                 " from quota %" PRId64 " / period %" PRId64 "), more than %s (%" PRId64 ")",
-             vm_vcpus, def_vcpus, cpus, q, per, max_vcpus_from, max_vcpus);
-  json_object_put (sandbox_limit);
-  json_object_put (sandbox_quota);
-  json_object_put (sandbox_period);
+                 " from %s), more than %s (%" PRId64 ")",
+             vm_vcpus, def_vcpus, cpus, cpus_why, max_vcpus_from, max_vcpus);
   if (f.n > 0)
     report_fail (c->rep, "policy.resources",
                  "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
@@ -2772,9 +3275,10 @@ check_resources (struct ctx *c)
                  "%s", sb_str (&f.text));
   else
     report_pass (c->rep, "policy.resources",
-                 "the VM: %" PRId64 " MiB (default_memory %" PRId64 " + limit %" PRId64
+                 "the VM: %" PRId64 " MiB (default_memory %" PRId64 " + %s %" PRId64
                  " MiB) of at most %" PRId64 ", %" PRId64 " vCPUs of at most %" PRId64,
-                 vm_mem, def_mem, lim_mib, max_mem, vm_vcpus, max_vcpus);
+                 vm_mem, def_mem, sandbox ? "the pod's sandbox-memory" : "limit", lim_mib,
+                 max_mem, vm_vcpus, max_vcpus);
 }
 
 /* ---- the family ----------------------------------------------------- */
@@ -2980,33 +3484,69 @@ has_docker_setkey (struct ctx *c)
   return false;
 }
 
-/* Docker's network mode for this container (its hostconfig.json under an
-   engine root), malloc'd, or NULL. */
-static char *
-docker_network_mode (struct ctx *c)
+/* Whether this start is Docker's by anything the guard can see: Docker's
+   namespace, Docker's network hook, or a bind of Docker's per-container
+   files (<engine root>/containers/...). */
+static bool
+docker_shaped (struct ctx *c)
+{
+  struct json_object *mounts;
+  const struct dirs *roots = &c->dirs->roots;
+
+  if (c->who.engine == ENGINE_DOCKER || has_docker_setkey (c))
+    return true;
+  if (! json_object_object_get_ex (c->spec, "mounts", &mounts)
+      || ! json_object_is_type (mounts, json_type_array))
+    return false;
+  for (size_t i = 0; i < json_object_array_length (mounts); i++)
+    {
+      struct json_object *m = json_object_array_get_idx (mounts, i), *src;
+      const char *q;
+
+      if (json_object_is_type (m, json_type_object) && json_object_object_get_ex (m, "source", &src)
+          && json_object_is_type (src, json_type_string)
+          && (q = under_root (json_object_get_string (src), roots)) != NULL
+          && strncmp (q, "/containers/", 12) == 0)
+        return true;
+    }
+  return false;
+}
+
+/* Docker's network mode for this container, from its hostconfig.json
+   (under the engine root of Docker's record of it, else under any engine
+   root), read whole as a stream whatever its size: 1 with the mode in
+   OUT (Docker's "default" when the file has none), -1 with *ERR. */
+static int
+docker_network_mode (struct ctx *c, char *out, size_t size, kg_error_t *err)
 {
   const struct dirs *roots = &c->dirs->roots;
   const char *id = c->pf->req->container_id;
 
-  if (id == NULL || ! valid_id (id) || ! c->dirs->roots_ok)
-    return NULL;
+  if (! c->dirs->roots_ok)
+    return kg_error (err, 0, "[policy] engine_roots cannot be resolved: %s", c->dirs_err->msg);
+  if (id == NULL || ! valid_id (id))
+    return kg_error (err, 0, "the start names no container id");
   for (size_t i = 0; i < roots->n; i++)
     {
       cleanup_free char *path = NULL;
-      struct json_object *doc, *mode;
-      char *out = NULL;
+      int rc;
 
-      if (asprintf (&path, "%s/containers/%s/hostconfig.json", roots->paths[i], id) < 0)
-        return NULL;
-      if ((doc = engine_json (path)) == NULL)
+      if (c->who.docker_root != NULL && roots->paths[i] != c->who.docker_root)
         continue;
-      if (json_object_object_get_ex (doc, "NetworkMode", &mode)
-          && json_object_is_type (mode, json_type_string))
-        out = strdup (json_object_get_string (mode));
-      json_object_put (doc);
-      return out;
+      if (asprintf (&path, "%s/containers/%s/hostconfig.json", roots->paths[i], id) < 0)
+        return path = NULL, kg_error (err, ENOMEM, "out of memory");
+      rc = jscan_top_string (path, "NetworkMode", out, size, err);
+      if (rc < 0 && (*err)->errnum == ENOENT)
+        {
+          kg_error_release (err);
+          continue;
+        }
+      if (rc == 0)
+        snprintf (out, size, "default");
+      return rc < 0 ? -1 : 1;
     }
-  return NULL;
+  return kg_error (err, ENOENT, "no containers/%s/hostconfig.json under [policy] engine_roots",
+                   id);
 }
 
 /* egress.netns: the network the container will have, as the VM will get
@@ -3025,7 +3565,7 @@ check_network (struct ctx *c)
   struct netns_net nets[16];
   struct netns_probe probe;
   size_t n_nets = 0;
-  cleanup_free char *mode = NULL;
+  char mode[256] = "";
   unsigned long pid = 0;
   const char *p = NULL, *proxy = cfg->egress.proxy;
   bool docker_attaches, no_path, hook;
@@ -3065,15 +3605,23 @@ check_network (struct ctx *c)
      (Firecracker) and hot-plugs what the hook made after boot otherwise
      (QEMU, Cloud Hypervisor): src/runtime/virtcontainers/sandbox.go
      startVM. */
-  mode = docker_network_mode (c);
-  docker_attaches = mode != NULL && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
+  if (docker_shaped (c) && docker_network_mode (c, mode, sizeof mode, &err) < 0)
+    {
+      report_fail (c->rep, "egress.netns",
+                   "list Docker's data root (dockerd --data-root) in [policy] engine_roots",
+                   "a start of Docker's whose network cannot be told: %s (Docker attaches it "
+                   "after the guard looked)",
+                   err->msg);
+      return;
+    }
+  docker_attaches = mode[0] != '\0' && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
                     && strncmp (mode, "container:", 10) != 0;
   no_path = ! json_object_object_get_ex (entry, "path", &path)
             || json_object_is_type (path, json_type_null);
   /* A namespace the runtime creates holds loopback only, unless Docker's
      hook is there to attach a network whose mode is not none. */
   hook = no_path && has_docker_setkey (c);
-  if (no_path && ! docker_attaches && (! hook || (mode != NULL && strcmp (mode, "none") == 0)))
+  if (no_path && ! docker_attaches && (! hook || strcmp (mode, "none") == 0))
     {
       report_pass (c->rep, "egress.netns", "a new network namespace, loopback only (%s)",
                    hook ? "Docker --network none" : "the runtime creates it");
@@ -3088,7 +3636,7 @@ check_network (struct ctx *c)
                    "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
                    "the VM: before boot on Firecracker, hot-plugged on QEMU and Cloud "
                    "Hypervisor), so its routes cannot be checked",
-                   mode ? mode : "(unknown: hostconfig.json not found)");
+                   mode[0] ? mode : "(unknown)");
       return;
     }
   if (! json_object_is_type (path, json_type_string))
@@ -3214,6 +3762,7 @@ check_policy (struct preflight *pf)
   mount_dirs_resolve (c.cfg, &dirs, &dirs_err);
   c.dirs = &dirs;
   c.dirs_err = dirs_err;
+  who_resolve (&c);
   /* Privileged first: a --privileged refusal should lead with that. */
   check_privileged (&c);
   check_namespaces (&c);

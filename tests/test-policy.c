@@ -124,6 +124,19 @@ load_kata (struct kata_config *k, const char *path, const char *text)
 
 /* The mode the rows run in: `kata-guard check` unless a row says. */
 static enum kg_mode run_mode = KG_MODE_CHECK;
+/* The containerd namespace the rows run in (NULL: none): the bundle is
+   then containerd's task directory of the container, and a shim-mode
+   row passes it as -namespace. */
+static const char *run_ns;
+
+static void
+mkdir_p (const char *dir)
+{
+  cleanup_free char *cmd = NULL;
+
+  if (asprintf (&cmd, "mkdir -p '%s'", dir) < 0 || system (cmd) != 0)
+    abort ();
+}
 
 /* Run the policy family on SPEC (config.json text; NULL: leave the bundle
    as the caller made it in *BUNDLE) with [policy] POLICY lines added. */
@@ -136,12 +149,20 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   cleanup_free char *cfg_text = NULL;
   cleanup_free char *spec_path = NULL;
   struct guard_config cfg;
-  struct request req = { .mode = run_mode, .container_id = id };
+  struct request req = { .mode = run_mode, .container_id = id,
+                         .ns = run_mode == KG_MODE_SHIM ? run_ns : NULL };
   struct preflight pf;
   kg_error_t err = NULL;
 
   if (bundle_out != NULL && *bundle_out != NULL)
     bundle = strdup (*bundle_out);
+  else if (run_ns != NULL)
+    {
+      if (asprintf (&bundle, "%s/state/io.containerd.runtime.v2.task/%s/%s", tmpdir, run_ns, id)
+          < 0)
+        abort ();
+      mkdir_p (bundle);
+    }
   else if (asprintf (&bundle, "%s/b%d", tmpdir, ++bundle_seq) < 0 || mkdir (bundle, 0755) < 0)
     abort ();
   if (spec != NULL)
@@ -319,6 +340,70 @@ static const struct
     "policy.mounts", "/etc/hosts: the host's configuration" },
 };
 
+/* Docker's record of container ID in the rows' Docker root
+   (TMPDIR/docker): config.v2.json naming the id, hostconfig.json with
+   network mode NETWORK, and MID as the mount id of its rootfs. */
+static char *
+docker_record (const char *id, const char *mid, const char *network)
+{
+  cleanup_free char *dir = NULL, *path = NULL, *text = NULL;
+  char *root;
+
+  if (asprintf (&root, "%s/docker", tmpdir) < 0 || asprintf (&dir, "%s/containers/%s", root, id) < 0)
+    abort ();
+  mkdir_p (dir);
+  if (asprintf (&path, "%s/config.v2.json", dir) < 0
+      || asprintf (&text, "{\"State\": {\"Running\": false}, \"ID\": \"%s\", \"Name\": \"/x\"}",
+                   id) < 0)
+    abort ();
+  write_text (path, text);
+  free (path);
+  free (text);
+  if (asprintf (&path, "%s/hostconfig.json", dir) < 0
+      || asprintf (&text, "{\"NetworkMode\": \"%s\"}", network) < 0)
+    abort ();
+  write_text (path, text);
+  free (path);
+  free (dir);
+  if (asprintf (&dir, "%s/image/overlay2/layerdb/mounts/%s", root, id) < 0)
+    abort ();
+  mkdir_p (dir);
+  if (asprintf (&path, "%s/mount-id", dir) < 0)
+    abort ();
+  write_text (path, mid);
+  return root;
+}
+
+/* The mount id of a Docker spec's rootfs (.../overlay2/MID/merged). */
+static char *
+docker_mount_id (const char *spec)
+{
+  const char *p = strstr (spec, "/overlay2/");
+
+  return p ? strndup (p + 10, 64) : strdup ("none");
+}
+
+/* Run a spec Docker wrote (*SPEC, rewritten) as Docker starts it: in
+   its namespace, with its record of container ID in a Docker root of
+   the rows' own (/var/lib/docker in the spec moved there). */
+static void
+run_docker (char **spec, const char *id, const char *policy, struct kata_config *kata,
+            struct report *rep)
+{
+  cleanup_free char *mid = docker_mount_id (*spec);
+  cleanup_free char *root = docker_record (id, mid, "none");
+  cleanup_free char *with_root = NULL;
+  cleanup_free char *root_slash = NULL;
+
+  if (asprintf (&with_root, "engine_roots = [\"%s\"]\n%s", root, policy ? policy : "") < 0
+      || asprintf (&root_slash, "%s/", root) < 0)
+    abort ();
+  *spec = replace (*spec, "/var/lib/docker/", root_slash);
+  run_ns = "moby";
+  run_policy (*spec, id, with_root, kata, rep, NULL);
+  run_ns = NULL;
+}
+
 static void
 test_fixtures (void)
 {
@@ -343,7 +428,16 @@ test_fixtures (void)
         spec = replace (spec, "/proc/12695/exe", "/usr/sbin/dockerd");
       /* The engine's own network namespace, as Docker's netns/default is. */
       spec = replace (spec, "/var/run/docker/netns/default", "/proc/self/ns/net");
-      run_policy (spec, id, fixture_rows[i].policy, &kata_fc, &rep, NULL);
+      /* Docker's specs as Docker starts them: in its namespace, with its
+         record of the container in its data root; ctr's in "default". */
+      if (strncmp (fixture_rows[i].file, "docker", 6) == 0)
+        run_docker (&spec, id, fixture_rows[i].policy, &kata_fc, &rep);
+      else
+        {
+          run_ns = "default";
+          run_policy (spec, id, fixture_rows[i].policy, &kata_fc, &rep, NULL);
+        }
+      run_ns = NULL;
       expect (&rep, name, fixture_rows[i].fails, fixture_rows[i].item_id, fixture_rows[i].needle);
       if (strstr (fixture_rows[i].fails, "policy.privileged") == fixture_rows[i].fails
           && *fixture_rows[i].fails)
@@ -497,10 +591,7 @@ test_mounts (void)
   mount_row ("another container's resolv.conf", "/var/lib/docker/containers/" ID_B "/resolv.conf",
              "\"rbind\", \"rprivate\"", NULL, "policy.mounts",
              "resolv.conf: the engine's per-container files (not this container's)");
-  mount_row ("this container's resolv.conf", "/var/lib/docker/containers/" ID_A "/resolv.conf",
-             "\"rbind\", \"rprivate\"", NULL, "", "1 this container's engine file");
-  mount_row ("this container's shm", "/var/lib/docker/containers/" ID_A "/mounts/shm",
-             "\"rbind\", \"rprivate\"", NULL, "", "1 this container's engine file");
+  /* (This container's own files: test_identity, as Docker starts it.) */
   mount_row ("'..' out of this container's dir",
              "/var/lib/docker/containers/" ID_A "/../" ID_B "/hosts", "\"rbind\"", NULL,
              "policy.mounts", "not this container's");
@@ -1172,6 +1263,25 @@ network_row (const char *name, const char *spec, const char *policy, const char 
   report_release (&rep);
 }
 
+/* Docker's hostconfig.json for -p 1-65535:1-65535 -p 1-65535:1-65535/udp,
+   with network mode MODE after the bindings. */
+static void
+big_hostconfig (const char *path, const char *mode)
+{
+  FILE *f = fopen (path, "w");
+
+  if (f == NULL)
+    abort ();
+  fputs ("{\"Binds\":null,\"PortBindings\":{", f);
+  for (int proto = 0; proto < 2; proto++)
+    for (int p = 1; p <= 65535; p++)
+      fprintf (f, "%s\"%d/%s\":[{\"HostIp\":\"\",\"HostPort\":\"%d\"}]",
+               proto == 0 && p == 1 ? "" : ",", p, proto ? "udp" : "tcp", p);
+  fprintf (f, "},\"NetworkMode\":\"%s\",\"Privileged\":false}", mode);
+  if (fclose (f) != 0)
+    abort ();
+}
+
 static void
 test_network (void)
 {
@@ -1209,20 +1319,44 @@ test_network (void)
   write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
   network_row ("a Docker network attached after create", spec, policy, "egress.netns",
                "Docker attaches network \"kgnet\" after the guard looked");
+  /* docker create -p 1-65535:1-65535 -p 1-65535:1-65535/udp: 7.5 MB of
+     port bindings before the mode, read whole. */
+  big_hostconfig (hc, "none");
+  network_row ("a 7.5 MB hostconfig.json, --network none", spec, policy, "",
+               "loopback only (Docker --network none)");
+  big_hostconfig (hc, "kgnet");
+  network_row ("a 7.5 MB hostconfig.json, a Docker network", spec, policy, "egress.netns",
+               "Docker attaches network \"kgnet\" after the guard looked");
+  write_text (hc, "{\"NetworkMode\": \"n\\u006fne\"}");
+  network_row ("a network mode written with an escape", spec, policy, "egress.netns",
+               "written with escapes");
+  write_text (hc, "{\"NetworkMode\": \"none\", \"NetworkMode\": \"kgnet\"}");
+  network_row ("the network mode twice", spec, policy, "egress.netns", "has its key twice");
+  write_text (hc, "{\"NetworkMode\": \"none\"");
+  network_row ("a truncated hostconfig.json", spec, policy, "egress.netns", "is not JSON");
+  write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
   /* Docker 28: a namespace of Docker's own, named by path, loopback only
      at create; hostconfig.json still says what comes. */
   {
     char *joined = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ",
                             "{\"type\": \"network\", \"path\": \"/proc/self/ns/net\"}, ");
 
+    run_ns = "moby";
     network_row ("a Docker network, named by a namespace path", joined, policy,
                  "policy.namespaces egress.netns",
                  "Docker attaches network \"kgnet\" after the guard looked");
+    /* Docker's namespace without Docker's hostconfig.json: not judged
+       by the namespace alone. */
+    network_row ("Docker's namespace, a namespace path, no hostconfig.json", joined,
+                 "engine_roots = [\"/nonexistent\"]", "policy.namespaces egress.netns",
+                 "a start of Docker's whose network cannot be told");
+    run_ns = NULL;
     free (joined);
   }
   unlink (hc);
   network_row ("Docker's hook, no hostconfig.json", spec, policy, "egress.netns",
-               "(unknown: hostconfig.json not found)");
+               "a start of Docker's whose network cannot be told: no containers/" ID_A
+               "/hostconfig.json under [policy] engine_roots");
   free (spec);
   /* A path that is no namespace is not opened for real. */
   if (asprintf (&file, "%s/not-a-namespace", tmpdir) < 0)
@@ -1390,8 +1524,8 @@ test_seccomp (void)
 
       if (rows[i].from != NULL)
         spec = replace (spec, rows[i].from, rows[i].to);
-      run_policy (spec, id, "require_seccomp = true", rows[i].fc ? &kata_fc : &kata_seccomp,
-                  &rep, NULL);
+      run_docker (&spec, id, "require_seccomp = true", rows[i].fc ? &kata_fc : &kata_seccomp,
+                  &rep);
       expect (&rep, rows[i].name, rows[i].fails, "policy.seccomp", rows[i].needle);
       report_release (&rep);
       free (spec);
@@ -1401,7 +1535,7 @@ test_seccomp (void)
     char *spec = strdup (docker);
     cleanup_free char *id = docker_id (spec);
 
-    run_policy (spec, id, "require_seccomp = true", NULL, &rep, NULL);
+    run_docker (&spec, id, "require_seccomp = true", NULL, &rep);
     expect (&rep, "seccomp without a Kata configuration", "policy.seccomp policy.resources",
             "policy.seccomp", "cannot tell whether Kata applies the profile");
     report_release (&rep);
@@ -1615,8 +1749,152 @@ test_resolve (void)
 
 /* ---- Kubernetes pods (containerd's CRI) ------------------------------ */
 
+/* ---- whose start it is ------------------------------------------------ */
+
+/* A row started as Docker starts ID_A: in Docker's namespace, with
+   Docker's record of the container (NS, RECORD_ID: another namespace, or
+   a record naming another container, as a forged start would be). */
+static void
+docker_row (const char *name, const char *ns, const char *record_id, const char *source,
+            const char *options, const char *root_path, const char *fails, const char *item,
+            const char *needle)
+{
+  cleanup_free char *root = docker_record (ID_A, "c0ffee", "none");
+  cleanup_free char *src = NULL, *m = NULL, *spec = NULL, *policy = NULL, *rp = NULL;
+  cleanup_free char *cfg2 = NULL, *text = NULL;
+  struct report rep;
+
+  if (asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0
+      || asprintf (&cfg2, "%s/containers/" ID_A "/config.v2.json", root) < 0
+      || asprintf (&text, "{\"ID\": \"%s\"}", record_id) < 0)
+    abort ();
+  write_text (cfg2, text);
+  if (source != NULL && (asprintf (&src, "%s/%s", root, source) < 0
+                         || (m = bind_of (src, options)) == NULL))
+    abort ();
+  spec = spec_of (NULL, m, NULL, NULL, NULL);
+  if (root_path != NULL)
+    {
+      if (asprintf (&rp, "\"path\": \"%s%s\"", root_path[0] == '/' ? "" : root, root_path[0] == '/' ? root_path : root_path + 1) < 0)
+        abort ();
+      spec = replace (spec, "\"path\": \"rootfs\"", rp);
+    }
+  run_ns = ns;
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  run_ns = NULL;
+  expect (&rep, name, fails, item, needle);
+  report_release (&rep);
+}
+
+/* A row whose root.path is PATH (relative to the bundle when not
+   absolute), readonly RO, in containerd namespace "default". */
+static void
+rootfs_row (const char *name, const char *path, bool ro, const char *policy, const char *fails,
+            const char *needle)
+{
+  cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+  cleanup_free char *rp = NULL;
+  struct report rep;
+
+  if (asprintf (&rp, "\"path\": \"%s\"%s", path, ro ? ", \"readonly\": true" : "") < 0)
+    abort ();
+  spec = replace (spec, "\"path\": \"rootfs\"", rp);
+  run_ns = "default";
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  run_ns = NULL;
+  expect (&rep, name, fails, "policy.mounts", needle);
+  report_release (&rep);
+}
+
+static void
+test_identity (void)
+{
+  cleanup_free char *dir = NULL, *ro_dir = NULL, *policy = NULL, *pm = NULL, *bundle = NULL;
+  cleanup_free char *cj = NULL, *text = NULL, *layer = NULL, *spec = NULL, *rp = NULL;
+  struct report rep;
+
+  /* Docker's own files of the container, for Docker's start only. */
+  docker_row ("this container's resolv.conf, Docker's start", "moby", ID_A,
+              "containers/" ID_A "/resolv.conf", "\"rbind\", \"rprivate\"", NULL, "",
+              "policy.mounts", "1 this container's engine file");
+  docker_row ("this container's shm, Docker's start", "moby", ID_A,
+              "containers/" ID_A "/mounts/shm", "\"rbind\", \"rprivate\"", NULL, "",
+              "policy.mounts", "1 this container's engine file");
+  docker_row ("a Docker container's resolv.conf, from namespace default", "default", ID_A,
+              "containers/" ID_A "/resolv.conf", "\"rbind\", \"rprivate\"", NULL,
+              "policy.mounts", "policy.mounts", "not this container's");
+  docker_row ("a Docker container's shm, from namespace default", "default", ID_A,
+              "containers/" ID_A "/mounts/shm", "\"rbind\"", NULL, "policy.mounts",
+              "policy.mounts", "not this container's");
+  docker_row ("Docker's namespace, but Docker's record names another container", "moby", ID_B,
+              "containers/" ID_A "/hosts", "\"rbind\"", NULL, "policy.mounts", "policy.mounts",
+              "not this container's");
+  /* The rootfs: Docker's mount of this container's layer, and no other. */
+  docker_row ("Docker's rootfs of this container", "moby", ID_A, NULL, NULL,
+              "+/overlay2/c0ffee/merged", "", "policy.mounts",
+              "the rootfs is Docker's mount of this container's image");
+  docker_row ("Docker's rootfs of another container's layer", "moby", ID_A, NULL, NULL,
+              "+/overlay2/beef/merged", "policy.mounts", "policy.mounts",
+              "root.path");
+  docker_row ("Docker's rootfs of this layer, from namespace default", "default", ID_A, NULL,
+              NULL, "+/overlay2/c0ffee/merged", "policy.mounts", "policy.mounts",
+              "the engine's state ([policy] engine_roots)");
+  /* ctr run --rootfs DIR. */
+  rootfs_row ("the bundle's rootfs", "rootfs", false, NULL, "", "the rootfs is the bundle's rootfs");
+  rootfs_row ("ctr run --rootfs /usr", "/usr", false, NULL, "policy.mounts",
+              "root.path /usr: writable bind mount outside [policy] writable_mounts");
+  rootfs_row ("ctr run --rootfs /etc, read-only", "/etc", true, NULL, "policy.mounts",
+              "root.path /etc: the host's configuration");
+  rootfs_row ("a rootfs of /", "/", true, NULL, "policy.mounts", "root.path /: contains");
+  rootfs_row ("a rootfs of ../../..", "../../../../../../../../..", true, NULL, "policy.mounts",
+              "root.path ../../../../../../../../.. -> /");
+  rootfs_row ("a rootfs in containerd's state", "/run/containerd", true, NULL, "policy.mounts",
+              "containerd's state");
+  if (asprintf (&dir, "%s/srv-root", tmpdir) < 0 || asprintf (&ro_dir, "%s/ro-root", tmpdir) < 0
+      || asprintf (&policy, "writable_mounts = [\"%s\"]", dir) < 0)
+    abort ();
+  mkdir_p (dir);
+  mkdir_p (ro_dir);
+  rootfs_row ("a rootfs of the host's, writable", ro_dir, false, NULL, "policy.mounts",
+              "writable bind mount outside [policy] writable_mounts");
+  rootfs_row ("a rootfs of the host's, read-only", ro_dir, true, NULL, "",
+              "the rootfs is a read-only directory of the host");
+  rootfs_row ("a writable rootfs under writable_mounts", dir, false, policy, "",
+              "the rootfs is a directory under [policy] writable_mounts");
+  rootfs_row ("no root.path", "", true, NULL, "policy.mounts", "names no root filesystem");
+
+  /* podman: its own files and its mount of the container's layer, for a
+     bundle in podman's storage. */
+  free (policy);
+  if (asprintf (&pm, "%s/podman", tmpdir) < 0
+      || asprintf (&bundle, "%s/overlay-containers/" ID_A "/userdata", pm) < 0
+      || asprintf (&cj, "%s/overlay-containers/containers.json", pm) < 0
+      || asprintf (&text, "[{\"id\": \"" ID_B "\", \"layer\": \"l2\"}, {\"id\": \"" ID_A
+                          "\", \"layer\": \"l1\"}]") < 0
+      || asprintf (&policy, "podman_roots = [\"%s\"]", pm) < 0
+      || asprintf (&layer, "\"path\": \"%s/overlay/l1/merged\"", pm) < 0)
+    abort ();
+  mkdir_p (bundle);
+  write_text (cj, text);
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "\"path\": \"rootfs\"", layer);
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, &bundle);
+  expect (&rep, "podman's rootfs of this container", "", "policy.mounts",
+          "the rootfs is podman's mount of this container's image");
+  report_release (&rep);
+  free (spec);
+  spec = replace (replace (spec_of (NULL, NULL, NULL, NULL, NULL), "\"path\": \"rootfs\"", layer),
+                  "/l1/", "/l2/");
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, &bundle);
+  expect (&rep, "podman's rootfs of another container", "policy.mounts", "policy.mounts",
+          "podman's storage");
+  report_release (&rep);
+}
+
 #define SANDBOX_ID "5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b"
 #define POD_UID "0d7e3c5a-1111-4222-8333-944455556666"
+
+/* The containerd namespace pod_row runs its container in. */
+static const char *pod_ns = "k8s.io";
 
 static void
 pod_row (const char *name, const char *id, const char *ann, const char *res, const char *mounts,
@@ -1628,11 +1906,12 @@ pod_row (const char *name, const char *id, const char *ann, const char *res, con
   cleanup_free char *sbspec = NULL;
   struct report rep;
 
-  /* The pod's sandbox, beside the container's bundle as in containerd's
-     state directory. */
-  if (asprintf (&sb, "%s/" SANDBOX_ID, tmpdir) < 0 || (mkdir (sb, 0755) < 0 && errno != EEXIST)
+  /* The pod's sandbox, in CRI's namespace of containerd's state, beside
+     the container's bundle when the row runs there. */
+  if (asprintf (&sb, "%s/state/io.containerd.runtime.v2.task/k8s.io/" SANDBOX_ID, tmpdir) < 0
       || asprintf (&sbspec, "%s/config.json", sb) < 0)
     abort ();
+  mkdir_p (sb);
   write_text (sbspec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
                       "\"io.kubernetes.cri.container-type\": \"sandbox\", "
                       "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
@@ -1640,7 +1919,9 @@ pod_row (const char *name, const char *id, const char *ann, const char *res, con
   if (asprintf (&top, "\"annotations\": {%s}", ann) < 0)
     abort ();
   spec = spec_of (NULL, mounts, res, NULL, top);
+  run_ns = pod_ns;
   run_policy (spec, id, policy, &kata_fc, &rep, NULL);
+  run_ns = NULL;
   expect (&rep, name, fails, item, needle);
   report_release (&rep);
 }
@@ -1720,9 +2001,123 @@ test_pods (void)
       < 0)
     abort ();
   pod_row ("annotations whose uid is not the sandbox's", ID_A, ann, NULL, m, roots,
-           "policy.mounts", "policy.mounts", "kubelet_roots");
+           "policy.mounts policy.annotations", "policy.mounts", "kubelet_roots");
+  free (m);
+  free (ann);
+  ann = NULL;
+
+  /* A claim of a pod outside CRI's namespace: ctr --annotation, docker
+     run --annotation and podman --annotation set them anywhere. */
+  m = bind_of ("/srv/kubelet/pods/" POD_UID "/volumes/kubernetes.io~secret/token", "\"rbind\", \"ro\"");
+  pod_ns = "default";
+  pod_row ("a forged sandbox in namespace default, binding the pod's secret", SANDBOX_ID,
+           sandbox_ann, NULL, m, roots, "policy.mounts policy.annotations", "policy.annotations",
+           "io.kubernetes.cri.container-type: only containerd's CRI (in a namespace of [policy] "
+           "cri_namespaces) writes it; this start is containerd (namespace \"default\")");
+  pod_row ("a forged pod member in namespace default", ID_A, app_ann, NULL, NULL, roots,
+           "policy.annotations", "policy.annotations", "io.kubernetes.cri.sandbox-id: only");
+  pod_ns = "moby";
+  pod_row ("a pod claim in Docker's namespace", ID_A, app_ann, NULL, NULL, roots,
+           "policy.annotations", "policy.annotations", "this start is Docker");
+  pod_ns = "k8s.io";
+  run_mode = KG_MODE_OCI;
+  pod_row ("a pod claim in an OCI-mode start in k8s.io", ID_A, app_ann, NULL, NULL, roots,
+           "policy.annotations", "policy.annotations", "this start is containerd (namespace");
+  /* Shim mode: the namespace is containerd's -namespace argument. */
+  run_mode = KG_MODE_SHIM;
+  pod_row ("a pod member started as a shim in k8s.io", ID_A, app_ann, NULL, NULL, roots, "",
+           "policy.annotations", "0 Kata annotations");
   free (m);
   m = NULL;
+  run_mode = KG_MODE_CHECK;
+  /* In CRI's namespace: the sandbox a member names is a pod sandbox. */
+  if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"container\", "
+                      "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
+                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"") < 0)
+    abort ();
+  {
+    cleanup_free char *other = NULL, *other_spec = NULL;
+
+    if (asprintf (&other, "%s/state/io.containerd.runtime.v2.task/k8s.io/" ID_B, tmpdir) < 0
+        || asprintf (&other_spec, "%s/config.json", other) < 0)
+      abort ();
+    mkdir_p (other);
+    write_text (other_spec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
+                            "\"io.kubernetes.cri.container-type\": \"container\", "
+                            "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                            "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
+  }
+  pod_row ("a member naming another pod's container as its sandbox", ID_A, ann, NULL, NULL,
+           NULL, "policy.annotations", "policy.annotations",
+           "io.kubernetes.cri.sandbox-id " ID_B " is no pod sandbox of namespace \"k8s.io\"");
+  free (ann);
+  if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"container\", "
+                      "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "feed\", "
+                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"") < 0)
+    abort ();
+  pod_row ("a member naming a sandbox that does not exist", ID_A, ann, NULL, NULL, NULL,
+           "policy.annotations", "policy.annotations", "is no pod sandbox");
+  free (ann);
+  if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+                      "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
+                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\", "
+                      "\"io.kubernetes.cri.sandbox-memory\": \"268435456\"") < 0)
+    abort ();
+  pod_row ("a sandbox that names another sandbox id", ID_A, ann, no_limit, NULL, NULL,
+           "policy.annotations", "policy.annotations", "is not its own id");
+  free (ann);
+  if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"podsandbox\"") < 0)
+    abort ();
+  pod_row ("an unknown container type", ID_A, ann, NULL, NULL, NULL, "policy.annotations",
+           "policy.annotations", "neither sandbox nor container");
+  free (ann);
+  ann = NULL;
+  /* Kata's other readers of a pod: CRI-O's and dockershim's keys. */
+  pod_row ("CRI-O's container type in containerd", ID_A,
+           "\"io.kubernetes.cri-o.ContainerType\": \"container\", "
+           "\"io.kubernetes.cri-o.SandboxID\": \"" SANDBOX_ID "\"",
+           NULL, NULL, NULL, "policy.annotations", "policy.annotations",
+           "io.kubernetes.cri-o.ContainerType: only podman (for its pods) writes it");
+  pod_row ("dockershim's container type", ID_A,
+           "\"io.kubernetes.docker.type\": \"container\", "
+           "\"io.kubernetes.sandbox.id\": \"" SANDBOX_ID "\"",
+           NULL, NULL, NULL, "policy.annotations", "policy.annotations",
+           "io.kubernetes.docker.type: only dockershim (no engine now) writes it");
+
+  /* The pod's VM as Kata sizes it: the sandbox's annotations, not its
+     own limits. */
+  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"1099511627776\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"20000000\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
+                sandbox_ann) < 0)
+    abort ();
+  pod_row ("a small sandbox limit, 1 TiB and 200 vCPUs in the annotations", SANDBOX_ID, ann,
+           NULL, NULL, NULL, "policy.resources", "policy.resources",
+           "the VM would have 1050624 MiB (default_memory 2048 + the pod's sandbox-memory "
+           "1048576 MiB)");
+  pod_row ("the same: 200 vCPUs", SANDBOX_ID, ann, NULL, NULL, NULL, "policy.resources",
+           "policy.resources", "+ 200 from sandbox-cpu-quota 20000000 / period 100000");
+  free (ann);
+  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-shares\": \"40960\"",
+                sandbox_ann) < 0)
+    abort ();
+  pod_row ("a quota of -1: the vCPUs from the shares", SANDBOX_ID, ann, no_limit, NULL, NULL,
+           "policy.resources", "policy.resources",
+           "+ 40 from sandbox-cpu-shares 40960 with a quota of -1");
+  free (ann);
+  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-shares\": \"2048\"",
+                sandbox_ann) < 0)
+    abort ();
+  pod_row ("a quota of -1 and 2048 shares", SANDBOX_ID, ann, no_limit, NULL, NULL, "",
+           "policy.resources", "2304 MiB (default_memory 2048 + the pod's sandbox-memory 256 MiB) of at most "
+           "16384, 3 vCPUs");
+  free (ann);
+  ann = NULL;
 }
 
 int
@@ -1753,6 +2148,7 @@ main (void)
   test_capabilities ();
   test_resources ();
   test_pods ();
+  test_identity ();
   test_namespaces ();
   test_devices ();
   test_hooks ();

@@ -894,12 +894,14 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
   if (r < 0)
     return -1;
   /* The digest cache only saves time: one that cannot be written costs
-     the next start a hash, never a verdict. */
+     the next start a hash, never a verdict.  It is the child's word for
+     what later starts will not hash again: the parent writes only the
+     entries it checked itself (assets_cache_vet). */
   if (cache != NULL)
     {
       cleanup_error kg_error_t cache_err = NULL;
 
-      assets_cache_write (cache, cache_len, &cache_err);
+      assets_cache_write (pf->cfg, cache, cache_len, &cache_err);
     }
   if (pf->from_kata.runtime_fd >= 0)
     close (pf->from_kata.runtime_fd);

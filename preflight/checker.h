@@ -5,10 +5,11 @@
  * that confines itself (confine.h) before it reads any input, runs the
  * checks and sends its report back as one bounded, fixed-format message
  * (and the checked runtime's descriptor with SCM_RIGHTS).  The parent is
- * not free of parsers: it reads the guard config (TOML) for itself, in
- * the wrapper the engine's stdin options (protobuf) and a pod sandbox
- * shim's answer, for a request the bundle's config.json (policy.h's
- * strict reader), and the checker's message (codec.h).  It believes the
+ * not free of parsers: it reads the guard config (TOML) for itself; the
+ * wrapper around it reads the engine's stdin options (protobuf), a pod
+ * sandbox shim's start answer and a runc exec's process.json; here it
+ * reads the bundle's config.json at the child's first request (policy.h's
+ * strict reader) and the checker's message (codec.h).  It believes the
  * message only when it is exactly well formed, the child exited 0, and
  * all of it came within [runtime] deadline_ms; and it believes nothing
  * the child hands over without checking it against what it knows itself

@@ -62,7 +62,7 @@ one_run (const struct request *req, const struct guard_config *cfg, long long *n
       ns[f] = now_ns () - t0;
     }
   if (pf.from_assets.cache != NULL
-      && assets_cache_write (pf.from_assets.cache, pf.from_assets.cache_len, &err) < 0)
+      && assets_cache_write (cfg, pf.from_assets.cache, pf.from_assets.cache_len, &err) < 0)
     {
       fprintf (stderr, "bench/families: %s\n", err->msg);
       rc = -1;

@@ -286,24 +286,128 @@ cache_encode (const struct digest_cache *c, char **out, size_t *out_len, kg_erro
   return 0;
 }
 
+static void cache_release (struct digest_cache *c);
+
+/* ---- the parent's check of the checker's cache ------------------------ */
+
+/* A pinned file as the parent itself reaches it: by the trusted-path walk,
+   immutable, with its key; its digest once an entry asks for it. */
+struct vetted_pin
+{
+  bool usable;  /* reached, immutable and keyed */
+  bool hashed, hash_ok;
+  struct cache_entry key;  /* hex: the digest, once hash_ok */
+  int rfd;
+};
+
+static void
+vetted_pin_open (const char *path, struct vetted_pin *v)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int fd = -1;
+  struct trust_info info;
+  struct stat st;
+  int flags = 0;
+
+  memset (v, 0, sizeof *v);
+  v->rfd = -1;
+  if (path == NULL || path[0] != '/' || (fd = trust_open (path, TRUST_REGULAR, &info, &err)) < 0)
+    return;
+  v->rfd = trust_reopen (fd, O_RDONLY | O_NONBLOCK | O_NOCTTY, &info.st, &err);
+  if (v->rfd < 0 || ioctl (v->rfd, FS_IOC_GETFLAGS, &flags) < 0 || ! (flags & FS_IMMUTABLE_FL)
+      || fstat (v->rfd, &st) < 0)
+    return;
+  v->usable = cache_key (&st, &v->key);
+}
+
+/* V's digest, computed once; the file may not change while it is read. */
+static bool
+vetted_pin_hash (struct vetted_pin *v, const char *path)
+{
+  cleanup_error kg_error_t err = NULL;
+  struct stat before, after;
+  struct cache_entry k;
+
+  if (v->hashed)
+    return v->hash_ok;
+  v->hashed = true;
+  if (fstat (v->rfd, &before) < 0 || ! cache_key (&before, &k) || ! cache_same_key (&k, &v->key)
+      || sha256_fd (v->rfd, &before, path, v->key.hex, &err) < 0 || fstat (v->rfd, &after) < 0
+      || ! cache_key (&after, &k) || ! cache_same_key (&k, &v->key))
+    return false;
+  v->hash_ok = true;
+  return true;
+}
+
+/* Whether the parent stands behind E: the cache on disk (which only a
+   parent writes) holds it as it is, or E is the key of a file CFG pins,
+   reached and found immutable by the parent itself, and the parent's own
+   hash of that file is E's digest. */
+static bool
+cache_entry_vetted (const struct cache_entry *e, const struct digest_cache *disk,
+                    const struct guard_config *cfg, struct vetted_pin *pins)
+{
+  for (size_t i = 0; i < disk->n; i++)
+    if (cache_same_key (&disk->e[i], e) && strcmp (disk->e[i].hex, e->hex) == 0)
+      return true;
+  for (size_t i = 0; i < cfg->assets.n_pins; i++)
+    if (pins[i].usable && cache_same_key (&pins[i].key, e))
+      return vetted_pin_hash (&pins[i], cfg->assets.pins[i].path)
+             && strcmp (pins[i].key.hex, e->hex) == 0;
+  return false;
+}
+
+int
+assets_cache_vet (const struct guard_config *cfg, const char *buf, size_t len, char **out,
+                  size_t *out_len, size_t *dropped, kg_error_t *err)
+{
+  cleanup_free struct cache_entry *entries = NULL;
+  cleanup_free struct vetted_pin *pins = NULL;
+  struct digest_cache disk = { 0 }, kept = { 0 };
+  size_t n_entries = 0;
+  int rc;
+
+  *dropped = 0;
+  if (len > CACHE_MAX_SIZE || cache_parse (buf, len, &entries, &n_entries) != 0)
+    return kg_error (err, 0, "%s: the checker's cache is not a valid cache", CACHE_PATH);
+  pins = calloc (cfg->assets.n_pins + 1, sizeof *pins);
+  if (pins == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  for (size_t i = 0; i < cfg->assets.n_pins; i++)
+    vetted_pin_open (cfg->assets.pins[i].path, &pins[i]);
+  cache_load (&disk);
+  kept.e = entries;
+  for (size_t i = 0; i < n_entries; i++)
+    if (cache_entry_vetted (&entries[i], &disk, cfg, pins))
+      entries[kept.n++] = entries[i];
+    else
+      (*dropped)++;
+  rc = cache_encode (&kept, out, out_len, err);
+  for (size_t i = 0; i < cfg->assets.n_pins; i++)
+    if (pins[i].rfd >= 0)
+      close (pins[i].rfd);
+  cache_release (&disk);
+  return rc;
+}
+
 /* Write the whole cache atomically: a temporary file in the same
    directory, fsync, rename, fsync the directory.  A reader sees the old
    file or the new one, never half of one.  BUF came from the confined
-   checker: it is written only when it is a cache as cache_load reads it
-   (BUF[LEN] is a NUL). */
+   checker: what is written is only what assets_cache_vet keeps of it. */
 int
-assets_cache_write (const char *buf, size_t len, kg_error_t *err)
+assets_cache_write (const struct guard_config *cfg, const char *buf, size_t len,
+                    kg_error_t *err)
 {
   cleanup_close int dir = -1;
-  cleanup_free struct cache_entry *entries = NULL;
-  size_t n_entries = 0;
+  cleanup_free char *vetted = NULL;
+  size_t vetted_len = 0, dropped = 0;
 
-  if (len > CACHE_MAX_SIZE || cache_parse (buf, len, &entries, &n_entries) != 0)
-    return kg_error (err, 0, "%s: the checker's cache is not a valid cache", CACHE_PATH);
+  if (assets_cache_vet (cfg, buf, len, &vetted, &vetted_len, &dropped, err) < 0)
+    return -1;
   dir = rundir_open (NULL, true, err);
   if (dir < 0)
     return -1;
-  return rundir_write (dir, RUNDIR, CACHE_NAME, buf, len, err);
+  return rundir_write (dir, RUNDIR, CACHE_NAME, vetted, vetted_len, err);
 }
 
 static void

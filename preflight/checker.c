@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The confined checker (checker.h).  The parent's part is small on
- * purpose: it gathers what needs privilege, forks, and then only reads one
- * bounded message, checks every byte of it against a fixed format
- * (codec.h) and reaps the child.  Everything that parses input runs in the
- * child, after confine_enter.
+ * purpose: it gathers what needs privilege, forks, reads one bounded
+ * message, checks every byte of it against a fixed format (codec.h) and
+ * reaps the child.  The checks' parsers run in the child, after
+ * confine_enter; the parent still parses some input of its own (the guard
+ * config before the fork, the bundle's config.json when the child first
+ * asks about a process or a namespace), and it re-checks everything the
+ * child hands it against what it knows itself: the descriptor against
+ * its own open of [runtime], each request against the spec, the probe
+ * from its own [egress], the digest cache by hashing (assets.c).
  */
 #include "config.h"
 
@@ -28,8 +33,13 @@
 #include "codec.h"
 #include "conf.h"
 #include "confine.h"
+#include "egress.h"
 #include "netns.h"
+#include "policy.h"
+#include "trust.h"
 #include "util.h"
+
+#include <json-c/json.h>
 
 /* ---- the parent -------------------------------------------------------- */
 
@@ -52,23 +62,185 @@ write_full (int fd, const void *data, size_t n)
   return 0;
 }
 
-/* The answers, to requests checker_request_parse validated (VALID
-   false: answered EINVAL).  The parent builds every path itself, from
-   numbers or from a path it checked. */
+/* ---- what this start's spec names ----------------------------------- */
+
+static void
+names_release (struct checker_names *n)
+{
+  for (size_t i = 0; i < n->n_ns; i++)
+    free (n->ns_path[i]);
+  for (size_t i = 0; i < n->n_hooks; i++)
+    free (n->hook_path[i]);
+  memset (n, 0, sizeof *n);
+}
+
+void
+checker_parent_release (struct checker_parent *parent)
+{
+  names_release (&parent->names);
+  parent->names_read = false;
+}
+
+/* O's member KEY when it is of TYPE, else NULL. */
+static struct json_object *
+member (struct json_object *o, const char *key, enum json_type type)
+{
+  struct json_object *v;
+
+  if (o == NULL || ! json_object_is_type (o, json_type_object)
+      || ! json_object_object_get_ex (o, key, &v) || ! json_object_is_type (v, type))
+    return NULL;
+  return v;
+}
+
+/* Each linux.namespaces entry that has a path. */
+static void
+names_add_namespaces (struct checker_names *n, struct json_object *spec)
+{
+  struct json_object *list = member (member (spec, "linux", json_type_object), "namespaces",
+                                     json_type_array);
+
+  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+    {
+      struct json_object *e = json_object_array_get_idx (list, i);
+      struct json_object *type = member (e, "type", json_type_string);
+      struct json_object *path = member (e, "path", json_type_string);
+
+      if (path == NULL || n->n_ns == CHECKER_MAX_NAMES)
+        continue;
+      n->ns_path[n->n_ns] = strdup (json_object_get_string (path));
+      if (n->ns_path[n->n_ns] == NULL)
+        continue;
+      n->ns_network[n->n_ns] = type != NULL && strcmp (json_object_get_string (type), "network") == 0;
+      n->n_ns++;
+    }
+}
+
+/* Each hook's path, of every kind. */
+static void
+names_add_hooks (struct checker_names *n, struct json_object *spec)
+{
+  struct json_object *hooks = member (spec, "hooks", json_type_object);
+
+  if (hooks == NULL)
+    return;
+  json_object_object_foreach (hooks, kind, list)
+    {
+      (void) kind;
+      for (size_t i = 0; json_object_is_type (list, json_type_array)
+                         && i < json_object_array_length (list);
+           i++)
+        {
+          struct json_object *path
+              = member (json_object_array_get_idx (list, i), "path", json_type_string);
+
+          if (path == NULL || n->n_hooks == CHECKER_MAX_NAMES)
+            continue;
+          n->hook_path[n->n_hooks] = strdup (json_object_get_string (path));
+          if (n->hook_path[n->n_hooks] != NULL)
+            n->n_hooks++;
+        }
+    }
+}
+
+/* What PARENT's bundle names, read at the first request.  A spec that
+   does not load names nothing: every request is refused, and the child's
+   policy.spec fails on the same file. */
+static const struct checker_names *
+spec_names (struct checker_parent *parent)
+{
+  if (! parent->names_read)
+    {
+      cleanup_error kg_error_t err = NULL;
+      struct json_object *spec;
+
+      parent->names_read = true;
+      spec = parent->bundle != NULL ? policy_spec_load (parent->bundle, &err) : NULL;
+      names_add_namespaces (&parent->names, spec);
+      names_add_hooks (&parent->names, spec);
+      json_object_put (spec);
+    }
+  return &parent->names;
+}
+
+/* Whether one of PATHS (N of them; only those with ONLY set when ONLY is
+   not NULL) is WANT, byte for byte: the child asks by the number it read
+   from the same text. */
+static bool
+named (char *const *paths, const bool *only, size_t n, const char *want)
+{
+  for (size_t i = 0; i < n; i++)
+    if ((only == NULL || only[i]) && strcmp (paths[i], want) == 0)
+      return true;
+  return false;
+}
+
+/* Whether this start's spec names what RQ asks about: an EXE pid by a
+   hook's /proc/PID/exe, an NS pid by a namespace path /proc/PID/ns/NAME of
+   the same NAME, a NETNS pid by a network namespace's /proc/PID/ns/net,
+   a NETNS path by a network namespace's path. */
+static bool
+permitted (struct checker_parent *parent, const struct checker_request *rq)
+{
+  const struct checker_names *n = spec_names (parent);
+  char want[64];
+
+  switch (rq->kind)
+    {
+    case CHECKER_REQ_EXE:
+      snprintf (want, sizeof want, "/proc/%u/exe", (unsigned) rq->pid);
+      return named (n->hook_path, NULL, n->n_hooks, want);
+    case CHECKER_REQ_NS:
+      snprintf (want, sizeof want, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
+      return named (n->ns_path, NULL, n->n_ns, want);
+    case CHECKER_REQ_NETNS:
+      if (rq->netns.pid == 0)
+        return named (n->ns_path, n->ns_network, n->n_ns, rq->netns.path);
+      snprintf (want, sizeof want, "/proc/%u/ns/net", (unsigned) rq->netns.pid);
+      return named (n->ns_path, n->ns_network, n->n_ns, want);
+    }
+  return false;
+}
+
+/* The probe as the parent's own [egress] makes it: its proxy, its
+   timeout, its probe_host or a fresh name (egress_probe_host).  What the
+   child put in its request is not used. */
+static int
+parent_probe (const struct guard_config *cfg, struct netns_probe *probe)
+{
+  cleanup_error kg_error_t err = NULL;
+  unsigned len = 0;
+
+  memset (probe, 0, sizeof *probe);
+  if (cfg == NULL || ! cfg->egress.enabled || cfg->egress.proxy == NULL
+      || conf_parse_endpoint (cfg->egress.proxy, &probe->proxy, &len, &err) < 0
+      || (probe->proxy.ss_family != AF_INET && probe->proxy.ss_family != AF_INET6)
+      || cfg->egress.timeout_ms < 1 || cfg->egress.timeout_ms > 60000)
+    return -1;
+  probe->proxy_len = len;
+  probe->timeout_ms = (uint32_t) cfg->egress.timeout_ms;
+  return egress_probe_host (cfg, probe->host, sizeof probe->host);
+}
+
+/* ---- the answers ------------------------------------------------------ */
+
+/* The answers, to requests checker_request_parse validated and this
+   start's spec names (REFUSE: the errno to answer instead, EINVAL for a
+   request of the wrong form, EPERM for one about something the spec does
+   not name).  The parent builds every path itself, from numbers or from
+   a path it checked. */
 
 /* readlink /proc/PID/exe: errno (int32), the target's length (uint32),
    the target. */
 static int
-answer_exe (int sock, const struct checker_request *rq, bool valid)
+answer_exe (int sock, const struct checker_request *rq, int32_t refuse)
 {
   char path[64], target[CHECKER_PATH_MAX];
-  int32_t e = 0;
+  int32_t e = refuse;
   uint32_t n = 0;
   ssize_t r = -1;
 
-  if (! valid)
-    e = EINVAL;
-  else
+  if (e == 0)
     {
       snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) rq->pid);
       r = readlink (path, target, sizeof target);
@@ -88,17 +260,15 @@ answer_exe (int sock, const struct checker_request *rq, bool valid)
 /* stat /proc/PID/ns/NAME: errno (int32), st_dev and st_ino (uint64
    each). */
 static int
-answer_ns (int sock, const struct checker_request *rq, bool valid)
+answer_ns (int sock, const struct checker_request *rq, int32_t refuse)
 {
   unsigned char out[20];
   char path[64];
   struct stat st;
-  int32_t e = 0;
+  int32_t e = refuse;
   uint64_t dev = 0, ino = 0;
 
-  if (! valid)
-    e = EINVAL;
-  else
+  if (e == 0)
     {
       snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
       if (stat (path, &st) < 0)
@@ -113,19 +283,22 @@ answer_ns (int sock, const struct checker_request *rq, bool valid)
 }
 
 /* A network namespace's facts (netns.h), of a process's namespace (pid)
-   or a path's: errno (int32), then the facts. */
+   or a path's, probed with the parent's own probe: errno (int32), then
+   the facts. */
 static int
-answer_netns (int sock, const struct checker_request *rq, bool valid)
+answer_netns (int sock, const struct checker_request *rq, int32_t refuse,
+              const struct guard_config *cfg)
 {
   static struct netns_facts facts;
   cleanup_error kg_error_t gerr = NULL;
   const struct netns_request *n = &rq->netns;
-  int32_t e = 0;
+  struct netns_probe probe;
+  int32_t e = refuse;
 
   memset (&facts, 0, sizeof facts);
-  if (! valid)
-    e = EINVAL;
-  else if (netns_gather (n->pid, n->pid ? NULL : n->path, &n->probe, &facts, &gerr) < 0)
+  if (e == 0 && parent_probe (cfg, &probe) < 0)
+    e = EPERM;
+  if (e == 0 && netns_gather (n->pid, n->pid ? NULL : n->path, &probe, &facts, &gerr) < 0)
     e = gerr->errnum ? gerr->errnum : EIO;
   if (write_full (sock, &e, sizeof e) < 0)
     return -1;
@@ -134,20 +307,59 @@ answer_netns (int sock, const struct checker_request *rq, bool valid)
 
 /* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED). */
 static int
-answer (int sock, const struct checker_request *rq, enum checker_parse parsed)
+answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
+        struct checker_parent *parent)
 {
-  bool valid = parsed == CHECKER_PARSE_OK;
+  int32_t refuse = parsed != CHECKER_PARSE_OK ? EINVAL : ! permitted (parent, rq) ? EPERM : 0;
 
   switch (rq->kind)
     {
     case CHECKER_REQ_EXE:
-      return answer_exe (sock, rq, valid);
+      return answer_exe (sock, rq, refuse);
     case CHECKER_REQ_NS:
-      return answer_ns (sock, rq, valid);
+      return answer_ns (sock, rq, refuse);
     case CHECKER_REQ_NETNS:
-      return answer_netns (sock, rq, valid);
+      return answer_netns (sock, rq, refuse, parent->cfg);
     }
   return -1;
+}
+
+/* ---- the runtime descriptor ------------------------------------------ */
+
+int
+checker_runtime_verify (const struct checker_parent *parent, int fd, kg_error_t *err)
+{
+  const bool oci = parent->mode == KG_MODE_OCI;
+  const char *key = oci ? "[runtime] oci" : "[runtime] shim";
+  const char *path = parent->cfg == NULL ? NULL : oci ? parent->cfg->runtime.oci
+                                                      : parent->cfg->runtime.shim;
+  cleanup_error kg_error_t terr = NULL;
+  cleanup_close int own = -1;
+  struct trust_info info;
+  struct stat st;
+
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "cannot fstat the checker's runtime descriptor");
+  if (! S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0)
+    return kg_error (err, 0, "the checker handed over a runtime descriptor that is not a regular "
+                     "executable file (mode %#o)", (unsigned) st.st_mode);
+  if (path == NULL || path[0] == '\0')
+    return kg_error (err, 0, "the checker handed over a runtime descriptor, but %s is not set", key);
+  if (oci && ! parent->cfg->runtime.oci_vm)
+    return kg_error (err, 0, "the checker handed over a runtime descriptor, but %s %s is not "
+                     "declared to run containers in a VM ([runtime] oci_vm is false)", key, path);
+  /* The parent's own walk, as kata.runtime's: the child's answer counts
+     only when it is the very file the parent reaches. */
+  own = trust_open (path, TRUST_EXEC, &info, &terr);
+  if (own < 0 || trust_check_not_self (&info.st, &terr) < 0)
+    return kg_error (err, terr->errnum, "the checker handed over a runtime descriptor, but %s %s "
+                     "fails the parent's own check: %s", key, path, terr->msg);
+  if (st.st_dev != info.st.st_dev || st.st_ino != info.st.st_ino)
+    return kg_error (err, 0, "the checker handed over a runtime descriptor that is not %s %s (%s): "
+                     "device %ju inode %ju, not device %ju inode %ju", key, path, info.path,
+                     (uintmax_t) st.st_dev, (uintmax_t) st.st_ino, (uintmax_t) info.st.st_dev,
+                     (uintmax_t) info.st.st_ino);
+  return 0;
 }
 
 static int64_t
@@ -216,6 +428,7 @@ struct channel
   unsigned char *buf;  /* CHECKER_MSG_MAX + 1 bytes */
   size_t len;
   int passed;          /* the descriptor that came, or -1 */
+  struct checker_parent *parent;  /* what the requests are checked against */
   bool eof, too_long, bad_fds, report_started;
   const char *read_error;  /* why reading stopped early, or NULL */
   unsigned n_requests;
@@ -277,7 +490,7 @@ serve_requests (struct channel *ch)
         ch->read_error = "a malformed request";
       else if (++ch->n_requests > CHECKER_MAX_REQUESTS || ch->passed >= 0)
         ch->read_error = "too many requests";
-      else if (answer (ch->sock, &rq, parsed) < 0)
+      else if (answer (ch->sock, &rq, parsed, ch->parent) < 0)
         ch->read_error = "cannot answer a request";
       else
         {
@@ -376,11 +589,11 @@ child_ended (int status, const volatile uint32_t *refused, kg_error_t *err)
 
 int
 checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
-                 struct report *rep, int *fd_out, char **cache, size_t *cache_len,
-                 kg_error_t *err)
+                 struct checker_parent *parent, struct report *rep, int *fd_out, char **cache,
+                 size_t *cache_len, kg_error_t *err)
 {
   const int64_t deadline = now_ms () + deadline_ms;
-  cleanup_channel struct channel ch = { .sock = sock, .passed = -1 };
+  cleanup_channel struct channel ch = { .sock = sock, .passed = -1, .parent = parent };
   bool timed_out = false, want_fd;
   int status = 0;
 
@@ -419,6 +632,8 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
   if (want_fd != (ch.passed >= 0))
     return kg_error (err, 0, "the checker's report %s a runtime descriptor but %s came",
                      want_fd ? "announces" : "does not announce", ch.passed >= 0 ? "one" : "none");
+  if (ch.passed >= 0 && checker_runtime_verify (parent, ch.passed, err) < 0)
+    return -1;
   if (checker_decode (ch.buf, ch.len, rep, &want_fd, cache, cache_len, err) < 0)
     return -1;
   *fd_out = steal_fd (&ch.passed);
@@ -630,6 +845,8 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
 int
 checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms, kg_error_t *err)
 {
+  struct checker_parent parent = { .cfg = pf->cfg, .mode = pf->req->mode,
+                                   .bundle = pf->req->bundle };
   struct engine_ns ns;
   int sv[2];
   pid_t pid;
@@ -669,18 +886,22 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
       child_main (pf, &ns, config_path, sv[1], refused);
     }
   close (sv[1]);
-  r = checker_collect (pid, sv[0], deadline_ms, refused, pf->rep, &fd, &cache, &cache_len, err);
+  r = checker_collect (pid, sv[0], deadline_ms, refused, &parent, pf->rep, &fd, &cache,
+                       &cache_len, err);
   close (sv[0]);
+  checker_parent_release (&parent);
   munmap ((void *) refused, sizeof *refused);
   if (r < 0)
     return -1;
   /* The digest cache only saves time: one that cannot be written costs
-     the next start a hash, never a verdict. */
+     the next start a hash, never a verdict.  It is the child's word for
+     what later starts will not hash again: the parent writes only the
+     entries it checked itself (assets_cache_vet). */
   if (cache != NULL)
     {
       cleanup_error kg_error_t cache_err = NULL;
 
-      assets_cache_write (cache, cache_len, &cache_err);
+      assets_cache_write (pf->cfg, cache, cache_len, &cache_err);
     }
   if (pf->from_kata.runtime_fd >= 0)
     close (pf->from_kata.runtime_fd);

@@ -1,18 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The confined checker (kata-guard(8), SECURITY, Confinement): a guarded
- * start and `kata-guard check` split into a parent that only decides and
- * executes, and a child that confines itself (confine.h) before it reads
- * any input, runs the checks and sends its report back as one bounded,
- * fixed-format message (and the checked runtime's descriptor with
- * SCM_RIGHTS).  The parent believes the message only when it is exactly
- * well formed, the child exited 0, and all of it came within [runtime]
- * deadline_ms.
+ * start and `kata-guard check` split into a privileged parent and a child
+ * that confines itself (confine.h) before it reads any input, runs the
+ * checks and sends its report back as one bounded, fixed-format message
+ * (and the checked runtime's descriptor with SCM_RIGHTS).  The parent is
+ * not free of parsers: it reads the guard config (TOML) for itself; the
+ * wrapper around it reads the engine's stdin options (protobuf), a pod
+ * sandbox shim's start answer and a runc exec's process.json; here it
+ * reads the bundle's config.json at the child's first request (policy.h's
+ * strict reader) and the checker's message (codec.h).  It believes the
+ * message only when it is exactly well formed, the child exited 0, and
+ * all of it came within [runtime] deadline_ms; and it believes nothing
+ * the child hands over without checking it against what it knows itself
+ * (struct checker_parent).
  *
  * Before its report the child may ask what it lacks the privilege for
  * (a hook's /proc/PID/exe, a process's namespace identities, a network
- * namespace's facts); the parent answers each request it validated.  The
- * message and the requests are codec.h's.
+ * namespace's facts); the parent answers a request only when it is well
+ * formed and names a process or a path this start's own config.json
+ * names, and probes with its own [egress] settings, never the child's.
+ * The message and the requests are codec.h's.
  */
 #ifndef KG_CHECKER_H
 #define KG_CHECKER_H
@@ -43,19 +51,60 @@
    append its results and files to PF->rep and put the runtime descriptor
    it checked in PF->from_kata.runtime_fd.  Fails (and PF->rep is unchanged) when
    the checker could not be started, died, overran DEADLINE_MS or sent
-   anything but one well-formed report: *ERR then says which. */
+   anything but one well-formed report, or handed over a descriptor that
+   is not the parent's own trusted open of [runtime]: *ERR then says
+   which.  PF->cfg is the parent's own load of the guard config: what the
+   child hands over is checked against it (struct checker_parent). */
 int checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
                  kg_error_t *err);
 
 /* ---- the pieces, exposed for the unit tests ---- */
 
-/* The parent's side: read the message from SOCK until EOF, reap PID, all
-   within DEADLINE_MS (else SIGKILL and reap), then decode.  *FD_OUT gets
-   the passed descriptor or -1, *CACHE the digest cache or NULL.  REFUSED
-   (or NULL): the word the child's confine_enter was given, read once the
-   child is reaped, to name the call that a SIGSYS death refused. */
+#define CHECKER_MAX_NAMES 64  /* namespace paths, and hook paths, of one spec */
+
+/* What this start's config.json names, as the parent reads it itself
+   (policy_spec_load): each linux.namespaces entry's type and path, each
+   hook's path.  A request about a process or a namespace is answered only
+   when one of these names it. */
+struct checker_names
+{
+  char *ns_path[CHECKER_MAX_NAMES];
+  bool ns_network[CHECKER_MAX_NAMES];  /* the entry's type is "network" */
+  size_t n_ns;
+  char *hook_path[CHECKER_MAX_NAMES];
+  size_t n_hooks;
+};
+
+/* What the parent knows itself, and checks what the child hands it
+   against: the descriptor against its own trusted open of [runtime], each
+   request against what this start's spec names, the probe from its own
+   [egress].  BUNDLE NULL: no spec, so no request is answered. */
+struct checker_parent
+{
+  const struct guard_config *cfg;  /* the parent's own load */
+  enum kg_mode mode;               /* which [runtime] key runs */
+  const char *bundle;
+  bool names_read;                 /* NAMES read, at the first request */
+  struct checker_names names;
+};
+
+void checker_parent_release (struct checker_parent *parent);
+
+/* Whether the O_PATH descriptor FD is the file the parent itself reaches
+   by the trusted-path walk of PARENT's [runtime] key for its mode (same
+   device and inode), a regular executable file, not kata-guard itself,
+   and (OCI mode) declared a VM runtime.  0, or -1 with why. */
+int checker_runtime_verify (const struct checker_parent *parent, int fd, kg_error_t *err);
+
+/* The parent's side: read the message from SOCK until EOF, answering the
+   requests PARENT permits, reap PID, all within DEADLINE_MS (else SIGKILL
+   and reap), then decode.  *FD_OUT gets the passed descriptor (verified
+   with checker_runtime_verify) or -1, *CACHE the digest cache or NULL.
+   REFUSED (or NULL): the word the child's confine_enter was given, read
+   once the child is reaped, to name the call that a SIGSYS death
+   refused. */
 int checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
-                     struct report *rep, int *fd_out, char **cache, size_t *cache_len,
-                     kg_error_t *err);
+                     struct checker_parent *parent, struct report *rep, int *fd_out,
+                     char **cache, size_t *cache_len, kg_error_t *err);
 
 #endif

@@ -3,8 +3,11 @@
  * The confined checker's wire format (checker.h; kata-guard(8), SECURITY,
  * Confinement): the report the child sends its parent, and the requests
  * it may send before it.  Pure: bytes in, bytes or a validated value out,
- * no I/O.  The decoders are the only parsers on the privileged side, and
- * read what a compromised child could have written.
+ * no I/O.  The decoders run on the privileged side and read what a
+ * compromised child could have written.  They are not its only parsers
+ * (checker.h says which others it runs): a decoded request is then checked
+ * against this start's own spec, and a decoded cache against the files the
+ * parent hashes itself, before the parent acts on it.
  *
  * The report, in host byte order (both ends are this program):
  *   header  "KGCR" u8 version=1 u8 flags u16 kata_file u32 n_results u32 n_files

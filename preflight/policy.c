@@ -574,8 +574,8 @@ folded_spec_key (struct json_object *o, const char **field)
 }
 
 
-static struct json_object *
-load_spec (const char *bundle, kg_error_t *err)
+struct json_object *
+policy_spec_load (const char *bundle, kg_error_t *err)
 {
   cleanup_close int dfd = -1;
   cleanup_close int fd = -1;
@@ -3743,7 +3743,7 @@ check_policy (struct preflight *pf)
       goto not_run;
     }
   c.bundle = bundle;
-  c.spec = load_spec (bundle, &err);
+  c.spec = policy_spec_load (bundle, &err);
   if (c.spec == NULL)
     {
       report_fail (pf->rep, "policy.spec",

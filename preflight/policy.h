@@ -43,6 +43,11 @@ struct json_object *policy_json_parse (const char *name, const char *buf, size_t
                                        bool spec_keys, kg_error_t *err);
 struct json_object *policy_spec_parse (const char *name, const char *buf, size_t len,
                                        kg_error_t *err);
+/* BUNDLE's config.json, read as the policy reads it: opened without
+   following a symlink, a regular file of at most POLICY_MAX_SPEC bytes,
+   then policy_spec_parse.  The checker's parent reads it too, to answer
+   only requests about what the spec names (checker.h). */
+struct json_object *policy_spec_load (const char *bundle, kg_error_t *err);
 
 /* runc exec (OCI mode): the process of PROCESS (a process.json, or NULL)
    and each --cap of CAPS may hold no capability beyond [policy]

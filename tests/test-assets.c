@@ -14,6 +14,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <ftw.h>
 #include <linux/fs.h>
 #include <sched.h>
@@ -27,6 +28,7 @@
 
 #include "checks.h"
 #include "check-helpers.h"
+#include "sha256.h"
 #include "tap.h"
 #include "toml.h"
 #include "util.h"
@@ -187,6 +189,98 @@ count_id (const struct run *r, const char *prefix)
 
 /* printf 'ro\n' | sha256sum */
 #define SHA_RO "ecd8a0e06e165df468fc47920cf65f056c5aa5a38e1aedb182e6ecdc8bb764fd"
+
+/* ---- the checker's digest cache, as its parent takes it ---------------- */
+
+#define CACHE_HEAD "kata-guard sha256 cache 1\n"
+#define WRONG_HEX "0000000000000000000000000000000000000000000000000000000000000000"
+
+/* The cache line for REL as it is now, with digest HEX; CTIME_SKEW moves
+   its ctime nanoseconds. */
+static char *
+cache_line (const char *rel, const char *hex, unsigned ctime_skew)
+{
+  static char line[512];
+  struct stat st;
+
+  if (stat (at (rel), &st) < 0)
+    abort ();
+  snprintf (line, sizeof line, "%ju %ju %jd %jd %ld %jd %ld %s\n", (uintmax_t) st.st_dev,
+            (uintmax_t) st.st_ino, (intmax_t) st.st_size, (intmax_t) st.st_mtim.tv_sec,
+            st.st_mtim.tv_nsec, (intmax_t) st.st_ctim.tv_sec,
+            (st.st_ctim.tv_nsec + ctime_skew) % 1000000000, hex);
+  return line;
+}
+
+/* What the parent keeps of a cache of one LINE (NULL: none). */
+static void
+vet (const struct guard_config *cfg, const char *line, bool kept, const char *name)
+{
+  char text[1024];
+  char *out = NULL;
+  size_t out_len = 0, dropped = 9;
+  kg_error_t err = NULL;
+  int rc;
+
+  snprintf (text, sizeof text, "%s%s", CACHE_HEAD, line);
+  rc = assets_cache_vet (cfg, text, strlen (text), &out, &out_len, &dropped, &err);
+  ok (rc == 0, "%s: a valid cache (%s)", name, err ? err->msg : "ok");
+  if (kept)
+    ok (out != NULL && strcmp (out, text) == 0 && dropped == 0, "%s: the entry is written", name);
+  else
+    ok (out != NULL && strcmp (out, CACHE_HEAD) == 0 && dropped == 1,
+        "%s: the entry is dropped", name);
+  free (out);
+  kg_error_release (&err);
+}
+
+static void
+test_cache_vet (void)
+{
+  struct guard_config cfg;
+  struct sha256_pin pin;
+  char hex[SHA256_HEX_LEN + 1], other[SHA256_HEX_LEN + 1];
+  char *out = NULL;
+  size_t out_len, dropped;
+  kg_error_t err = NULL;
+  struct stat st;
+  int fd;
+
+  mkfile ("cached", "cached\n", 0644);
+  mkfile ("cached-writable", "cached-writable\n", 0644);
+  if (set_immutable (at ("cached"), true) < 0)
+    abort ();
+  fd = open (at ("cached"), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0 || sha256_fd (fd, &st, "cached", hex, &err) < 0)
+    abort ();
+  close (fd);
+  fd = open (at ("cached-writable"), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0 || sha256_fd (fd, &st, "cached-writable", other, &err) < 0)
+    abort ();
+  close (fd);
+  memset (&cfg, 0, sizeof cfg);
+  pin.path = at ("cached");
+  pin.hex = hex;
+  cfg.assets.pins = &pin;
+  cfg.assets.n_pins = 1;
+
+  vet (&cfg, cache_line ("cached", hex, 0), true, "a pinned immutable file's true digest");
+  vet (&cfg, cache_line ("cached", WRONG_HEX, 0), false, "a pinned file with a digest it does not have");
+  vet (&cfg, cache_line ("cached", hex, 1), false, "a pinned file's digest under a key it does not have");
+  vet (&cfg, cache_line ("vmlinux", WRONG_HEX, 0), false, "a file nothing pins");
+  pin.path = at ("cached-writable");
+  pin.hex = other;
+  vet (&cfg, cache_line ("cached-writable", other, 0), false,
+       "a pinned file that is not immutable (its digest can change under the key)");
+  pin.path = at ("cached");
+  pin.hex = hex;
+
+  ok (assets_cache_vet (&cfg, CACHE_HEAD "1 2 3\n", strlen (CACHE_HEAD "1 2 3\n"), &out,
+                        &out_len, &dropped, &err) < 0 && out == NULL,
+      "a cache that does not parse is refused whole");
+  has_str (err ? err->msg : "", "not a valid cache", "... and says why");
+  kg_error_release (&err);
+}
 
 int
 main (void)
@@ -377,5 +471,6 @@ main (void)
     for (int i = 0; i < 20; i++)
       printf ("ok %d # SKIP no private mount namespace\n", ++tap_count);
 
+  test_cache_vet ();
   return tap_done ();
 }

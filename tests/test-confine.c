@@ -8,7 +8,10 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/kvm.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -479,6 +482,67 @@ static int sandbox_fd;
 static volatile uint32_t *shared_word;
 static char asked[4096];
 
+/* ---- what the parent knows itself ------------------------------------ */
+
+/* The parent's own guard config and this start's bundle: its spec names
+   the test's own process by a hook (/proc/PID/exe), by its network and
+   pid namespaces, and one network namespace path. */
+static struct guard_config parent_cfg;
+static struct checker_parent parent;
+static char bundle[] = "/tmp/kg-test-confine.XXXXXX";
+static char proxy[64];
+/* Shared: what the parent answered each request of the hostile child. */
+static volatile int32_t *answers;
+#define NETNS_NAMED "/run/netns/kg-test-confine-named"
+
+static void
+parent_setup (int proxy_port)
+{
+  char path[PATH_MAX];
+  FILE *f;
+  pid_t me = getpid ();
+
+  if (mkdtemp (bundle) == NULL)
+    abort ();
+  snprintf (path, sizeof path, "%s/config.json", bundle);
+  f = fopen (path, "we");
+  if (f == NULL)
+    abort ();
+  fprintf (f,
+           "{\"ociVersion\": \"1.0.2\", \"hooks\": {\"prestart\": [{\"path\": "
+           "\"/proc/%d/exe\"}]}, \"linux\": {\"namespaces\": [{\"type\": \"network\", "
+           "\"path\": \"/proc/%d/ns/net\"}, {\"type\": \"pid\", \"path\": "
+           "\"/proc/%d/ns/pid\"}, {\"type\": \"network\", \"path\": \"" NETNS_NAMED "\"}]}}\n",
+           (int) me, (int) me, (int) me);
+  if (fclose (f) != 0)
+    abort ();
+  snprintf (proxy, sizeof proxy, "127.0.0.1:%d", proxy_port);
+  memset (&parent_cfg, 0, sizeof parent_cfg);
+  parent_cfg.runtime.shim = (char *) "/usr/bin/true";
+  parent_cfg.runtime.oci = (char *) "";
+  parent_cfg.egress.enabled = true;
+  parent_cfg.egress.proxy = proxy;
+  parent_cfg.egress.timeout_ms = 300;
+  parent_cfg.egress.probe_host = (char *) "";
+  parent.cfg = &parent_cfg;
+  parent.mode = KG_MODE_SHIM;
+  parent.bundle = bundle;
+  answers = mmap (NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (answers == MAP_FAILED)
+    abort ();
+}
+
+static void
+parent_cleanup (void)
+{
+  char path[PATH_MAX];
+
+  snprintf (path, sizeof path, "%s/config.json", bundle);
+  unlink (path);
+  rmdir (bundle);
+  checker_parent_release (&parent);
+}
+
 /* Ask the parent for /proc/<parent>/exe, then send the report. */
 static void
 ask_then_whole (int fd)
@@ -516,6 +580,109 @@ ask_forever (int fd)
   while (read (fd, reply, sizeof reply) > 0)
     ;
   _exit (0);
+}
+
+static bool
+read_exact (int fd, void *buf, size_t n)
+{
+  char *p = buf;
+
+  while (n > 0)
+    {
+      ssize_t r = read (fd, p, n);
+
+      if (r <= 0)
+        return false;
+      p += r;
+      n -= (size_t) r;
+    }
+  return true;
+}
+
+/* One request, its reply read whole (EXE: the target after the length);
+   the errno the parent answered. */
+static int32_t
+ask (int fd, const unsigned char *rq, size_t len, size_t reply_len, struct netns_facts *facts)
+{
+  static unsigned char reply[sizeof (struct netns_facts) + 32];
+  static char target[CHECKER_PATH_MAX];
+  int32_t e;
+  uint32_t n;
+
+  write_all (fd, rq, len);
+  if (! read_exact (fd, reply, reply_len))
+    _exit (8);
+  memcpy (&e, reply, 4);
+  if (rq[3] == 'Q')  /* KGRQ */
+    {
+      memcpy (&n, reply + 4, 4);
+      if (n > sizeof target || ! read_exact (fd, target, n))
+        _exit (8);
+    }
+  if (facts != NULL)
+    memcpy (facts, reply + 4, sizeof *facts);
+  return e;
+}
+
+static struct netns_probe
+hostile_probe (int port)
+{
+  struct netns_probe p;
+  struct sockaddr_in *in = (struct sockaddr_in *) &p.proxy;
+
+  memset (&p, 0, sizeof p);
+  in->sin_family = AF_INET;
+  in->sin_port = htons ((uint16_t) port);
+  in->sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  p.proxy_len = sizeof *in;
+  p.timeout_ms = 300;
+  snprintf (p.host, sizeof p.host, "evil.example");
+  return p;
+}
+
+/* A hostile child: asks about what the spec names and what it does not,
+   keeps each answer in ANSWERS, then sends the report. */
+static void
+ask_each (int fd)
+{
+  static unsigned char nn[CHECKER_NETNS_REQUEST_LEN];
+  struct netns_probe probe = hostile_probe (9);
+  unsigned long me = (unsigned long) getppid ();
+  unsigned char rq[CHECKER_REQUEST_HEAD];
+
+  checker_request_exe (1, rq);
+  answers[0] = ask (fd, rq, sizeof rq, 8, NULL);
+  checker_request_exe (me, rq);
+  answers[1] = ask (fd, rq, sizeof rq, 8, NULL);
+  checker_request_ns (1, 0, rq);
+  answers[2] = ask (fd, rq, sizeof rq, 20, NULL);
+  checker_request_ns (me, 1, rq);
+  answers[3] = ask (fd, rq, sizeof rq, 20, NULL);
+  checker_request_ns (me, 2, rq);
+  answers[4] = ask (fd, rq, sizeof rq, 20, NULL);
+  checker_request_netns (0, "/proc/1/ns/net", &probe, nn);
+  answers[5] = ask (fd, nn, sizeof nn, 4 + sizeof (struct netns_facts), NULL);
+  checker_request_netns (1, NULL, &probe, nn);
+  answers[6] = ask (fd, nn, sizeof nn, 4 + sizeof (struct netns_facts), NULL);
+  checker_request_netns (0, NETNS_NAMED, &probe, nn);
+  answers[7] = ask (fd, nn, sizeof nn, 4 + sizeof (struct netns_facts), NULL);
+  write_all (fd, msg, msg_len);
+}
+
+/* The port the hostile child's probe names (answers[8]), the parent's
+   answer (answers[9]) and the probe's status and error (10, 11). */
+static void
+ask_probe (int fd)
+{
+  static unsigned char nn[CHECKER_NETNS_REQUEST_LEN];
+  static struct netns_facts facts;
+  struct netns_probe probe = hostile_probe (answers[8]);
+
+  checker_request_netns (getppid (), NULL, &probe, nn);
+  answers[9] = ask (fd, nn, sizeof nn, 4 + sizeof facts, &facts);
+  answers[10] = facts.probe_status;
+  answers[11] = facts.probe_error;
+  write_all (fd, msg, msg_len);
 }
 
 static void
@@ -593,7 +760,7 @@ collect (void (*fn) (int), int64_t deadline, const char *want, const char *name)
 
   *shared_word = 0;
   pid = child (&sock, fn);
-  rc = checker_collect (pid, sock, deadline, shared_word, &r, &fd, NULL, NULL, &err);
+  rc = checker_collect (pid, sock, deadline, shared_word, &parent, &r, &fd, NULL, NULL, &err);
 
   close (sock);
   if (want == NULL)
@@ -610,6 +777,103 @@ collect (void (*fn) (int), int64_t deadline, const char *want, const char *name)
   ok (kill (pid, 0) < 0 && errno == ESRCH, "%s: the child is reaped", name);
   kg_error_release (&err);
   report_release (&r);
+}
+
+static void
+hand_over (const char *path, const char *want, const char *name)
+{
+  sandbox_fd = open (path, O_PATH | O_CLOEXEC);
+  collect (with_fd, 5000, want, name);
+  close (sandbox_fd);
+}
+
+static int
+listener (int *port)
+{
+  struct sockaddr_in a = { .sin_family = AF_INET };
+  socklen_t len = sizeof a;
+  int s = socket (AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+
+  a.sin_addr.s_addr = htonl (INADDR_LOOPBACK);
+  if (s < 0 || bind (s, (struct sockaddr *) &a, sizeof a) < 0 || listen (s, 4) < 0
+      || getsockname (s, (struct sockaddr *) &a, &len) < 0)
+    abort ();
+  *port = ntohs (a.sin_port);
+  return s;
+}
+
+/* The first bytes a connection to listener S sent, or "" when none came. */
+static void
+came (int s, char *buf, size_t size)
+{
+  int c = accept4 (s, NULL, NULL, SOCK_CLOEXEC);
+  struct pollfd p = { c, POLLIN, 0 };
+  ssize_t n = -1;
+
+  buf[0] = '\0';
+  if (c < 0)
+    return;
+  if (poll (&p, 1, 2000) == 1)
+    n = read (c, buf, size - 1);
+  buf[n > 0 ? n : 0] = '\0';
+  /* The request line alone, so that it prints on one line. */
+  buf[strcspn (buf, "\r\n")] = '\0';
+  close (c);
+}
+
+/* Whether this network namespace has an interface but loopback (else
+   netns_gather does not probe). */
+static bool
+has_interface (void)
+{
+  struct if_nameindex *ifs = if_nameindex (), *i;
+  bool any = false;
+
+  for (i = ifs; i != NULL && i->if_index != 0; i++)
+    any = any || strcmp (i->if_name, "lo") != 0;
+  if (ifs != NULL)
+    if_freenameindex (ifs);
+  return any;
+}
+
+/* A hostile child's requests: answered only for what the spec names, and
+   probed with the parent's own [egress], never the child's. */
+static void
+test_requests (int hostile, int hostile_port, int own)
+{
+  char got[512];
+  struct report in;
+  kg_error_t err = NULL;
+
+  sample (&in);
+  checker_encode (&in, false, NULL, 0, &msg, &msg_len, &err);
+  report_release (&in);
+  collect (ask_each, 5000, NULL, "a child that asks about what its spec does not name");
+  ok (answers[0] == EPERM, "/proc/1/exe, which no hook names: EPERM (got %d)", answers[0]);
+  ok (answers[1] == 0, "a hook's /proc/PID/exe: answered (got %d)", answers[1]);
+  ok (answers[2] == EPERM, "/proc/1/ns/net, which no namespace names: EPERM (got %d)", answers[2]);
+  ok (answers[3] == 0, "a namespace path's /proc/PID/ns/pid: answered (got %d)", answers[3]);
+  ok (answers[4] == EPERM, "the same process's ipc namespace, not named: EPERM (got %d)",
+      answers[4]);
+  ok (answers[5] == EPERM, "a network namespace path no entry names: EPERM (got %d)", answers[5]);
+  ok (answers[6] == EPERM, "pid 1's network namespace, not named: EPERM (got %d)", answers[6]);
+  ok (answers[7] != EPERM && answers[7] != EINVAL, "a named network namespace path: gathered (got %d)",
+      answers[7]);
+
+  answers[8] = hostile_port;
+  collect (ask_probe, 5000, NULL, "a child whose probe names its own proxy and host");
+  ok (answers[9] == 0, "its own network namespace (named): answered (got %d)", answers[9]);
+  if (! has_interface ())
+    ok (1, "# SKIP no interface but loopback here: netns_gather does not probe");
+  else
+    {
+      came (hostile, got, sizeof got);
+      ok (got[0] == '\0', "nothing reached the child's proxy (got \"%.60s\")", got);
+      came (own, got, sizeof got);
+      ok (strncmp (got, "CONNECT kg-", 11) == 0 && strstr (got, ".invalid:443 HTTP/1.1") != NULL,
+          "the parent's proxy got the probe, for a fresh .invalid name (got \"%.60s\")", got);
+    }
+  free (msg);
 }
 
 static void
@@ -654,7 +918,8 @@ test_collect (void)
   close (sandbox_fd);
   free (msg);
 
-  /* The same report announcing the descriptor, and carrying it. */
+  /* The same report announcing the descriptor, and carrying it: the
+     parent's own [runtime] shim (/usr/bin/true), and nothing else. */
   sample (&in);
   checker_encode (&in, true, NULL, 0, &msg, &msg_len, &err);
   report_release (&in);
@@ -664,10 +929,10 @@ test_collect (void)
     int sock, fd = -1;
     pid_t pid;
 
-    sandbox_fd = open ("/etc/passwd", O_PATH | O_CLOEXEC);
+    sandbox_fd = open ("/usr/bin/true", O_PATH | O_CLOEXEC);
     pid = child (&sock, with_fd);
-    ok (checker_collect (pid, sock, 5000, NULL, &r, &fd, NULL, NULL, &err) == 0 && fd >= 0,
-        "an announced descriptor is handed over");
+    ok (checker_collect (pid, sock, 5000, NULL, &parent, &r, &fd, NULL, NULL, &err) == 0 && fd >= 0,
+        "an announced descriptor of [runtime] shim is handed over");
     ok (fd >= 0 && fstat (fd, &a) == 0 && fstat (sandbox_fd, &b) == 0 && a.st_ino == b.st_ino
             && (fcntl (fd, F_GETFD) & FD_CLOEXEC),
         "it is the child's file, close-on-exec");
@@ -676,6 +941,23 @@ test_collect (void)
     close (sandbox_fd);
     report_release (&r);
   }
+  hand_over ("/etc/passwd", "not a regular executable file",
+             "a descriptor of a file that is no executable");
+  hand_over ("/usr/bin/false", "is not [runtime] shim /usr/bin/true",
+             "a descriptor of another trusted executable");
+  hand_over ("/usr/bin", "not a regular executable file", "a descriptor of a directory");
+  parent.mode = KG_MODE_OCI;
+  hand_over ("/usr/bin/true", "[runtime] oci is not set", "a descriptor in OCI mode, no [runtime] oci");
+  parent_cfg.runtime.oci = (char *) "/usr/bin/true";
+  hand_over ("/usr/bin/true", "[runtime] oci_vm is false",
+             "a descriptor in OCI mode, [runtime] oci not declared a VM runtime");
+  parent_cfg.runtime.oci_vm = true;
+  hand_over ("/usr/bin/true", NULL, "a descriptor of [runtime] oci, declared a VM runtime");
+  parent.mode = KG_MODE_SHIM;
+  parent_cfg.runtime.shim = (char *) "/etc/passwd";
+  hand_over ("/usr/bin/true", "fails the parent's own check",
+             "a descriptor when the parent's own [runtime] does not pass");
+  parent_cfg.runtime.shim = (char *) "/usr/bin/true";
   collect (whole, 5000, "announces a runtime descriptor but none came",
            "an announced descriptor that does not come");
   free (msg);
@@ -698,7 +980,17 @@ main (void)
     ok (1, "# SKIP the confinement under valgrind (no seccomp there)");
   else
     test_confinement ();
-  test_codec ();
-  test_collect ();
+  {
+    int hostile_port, own_port;
+    int hostile = listener (&hostile_port), own = listener (&own_port);
+
+    parent_setup (own_port);
+    test_codec ();
+    test_collect ();
+    test_requests (hostile, hostile_port, own);
+    parent_cleanup ();
+    close (hostile);
+    close (own);
+  }
   return tap_done ();
 }

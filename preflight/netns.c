@@ -145,6 +145,13 @@ add_route (const struct nlmsghdr *h, struct netns_facts *f)
         r->multipath = true;
         r->has_gw = true;  /* judged as routed: next hops are elsewhere */
         break;
+      case RTA_NH_ID:
+        /* A nexthop object (ip nexthop): a gateway, a group or a
+           blackhole, judged as routed. */
+        if (RTA_PAYLOAD (a) >= sizeof (uint32_t))
+          memcpy (&r->nh_id, RTA_DATA (a), sizeof (uint32_t));
+        r->has_gw = true;
+        break;
       case RTA_OIF:
         if (RTA_PAYLOAD (a) >= sizeof (int32_t))
           memcpy (&r->oif, RTA_DATA (a), sizeof (int32_t));
@@ -421,12 +428,14 @@ net_within (const struct netns_net *inner, const struct netns_net *outer)
          && in_net (inner->family, inner->addr, outer);
 }
 
-/* IPv6's own: link-local unicast (fe80::/10) and multicast (ff00::/8),
-   on every interface that has IPv6; they route nowhere. */
+/* Within IPv6's own networks, link-local unicast (fe80::/10) and
+   multicast (ff00::/8), on every interface that has IPv6: they route
+   nowhere.  A wider prefix (fe80::/1) is not within them. */
 static bool
-v6_local (uint8_t family, const uint8_t *a)
+v6_local (uint8_t family, const uint8_t *a, uint8_t prefix)
 {
-  return family == AF_INET6 && (a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80));
+  return family == AF_INET6
+         && ((a[0] == 0xff && prefix >= 8) || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80 && prefix >= 10));
 }
 
 static const char *
@@ -434,6 +443,19 @@ show_addr (uint8_t family, const uint8_t *a, char *buf, size_t size)
 {
   if (inet_ntop (family, a, buf, (socklen_t) size) == NULL)
     snprintf (buf, size, "?");
+  return buf;
+}
+
+/* Where a routed R goes: its gateway, or what holds its next hops. */
+static const char *
+show_via (const struct netns_route *r, char *buf, size_t size)
+{
+  if (r->nh_id != 0)
+    snprintf (buf, size, "nexthop object %u", r->nh_id);
+  else if (r->multipath)
+    snprintf (buf, size, "several next hops");
+  else
+    show_addr (r->family, r->gw, buf, size);
   return buf;
 }
 
@@ -446,22 +468,139 @@ link_name (const struct netns_facts *f, int32_t index)
   return "?";
 }
 
-/* Routes that carry traffic somewhere: not the local table's, not the
-   local, broadcast and multicast kinds, not the ones that drop it. */
 static bool
-route_counts (const struct netns_route *r)
+link_is_loopback (const struct netns_facts *f, int32_t index)
 {
-  if (r->table == RT_TABLE_LOCAL)
-    return false;
+  for (uint32_t i = 0; i < f->n_links && i < NETNS_MAX_LINKS; i++)
+    if (f->links[i].index == index)
+      return (f->links[i].flags & IFF_LOOPBACK) != 0;
+  return false;
+}
+
+enum route_kind
+{
+  ROUTE_IGNORED,
+  ROUTE_COUNTS,
+  ROUTE_UNKNOWN,
+};
+
+/* A route as Kata reads it (src/runtime/virtcontainers/network_linux.go
+   networkInfoFromLink, network.go generateVCNetworkStructures): netlink's
+   RouteList of each interface it hands the VM (main table, that
+   interface as RTA_OIF), copied as destination, gateway and scope, its
+   type dropped: whatever the type, the VM gets a plain route.  So every
+   type counts by destination and gateway (any table but the kernel's
+   local one, to be safe), except the ones that drop traffic, which hold
+   no interface (IPv4) or loopback (IPv6), none that Kata hands over.  A
+   type not known here refuses. */
+static enum route_kind
+route_kind (const struct netns_facts *f, const struct netns_route *r)
+{
+  if (r->table == RT_TABLE_LOCAL || v6_local (r->family, r->dst, r->dst_len))
+    return ROUTE_IGNORED;
   switch (r->type)
     {
-    case RTN_UNICAST:
     case RTN_UNSPEC:
+    case RTN_UNICAST:
+    case RTN_LOCAL:
+    case RTN_BROADCAST:
+    case RTN_ANYCAST:
+    case RTN_MULTICAST:
     case RTN_NAT:
     case RTN_XRESOLVE:
-      return ! (r->dst_len > 0 && v6_local (r->family, r->dst));
+      return ROUTE_COUNTS;
+    case RTN_BLACKHOLE:
+    case RTN_UNREACHABLE:
+    case RTN_PROHIBIT:
+    case RTN_THROW:
+      return r->oif == 0 || link_is_loopback (f, r->oif) ? ROUTE_IGNORED : ROUTE_COUNTS;
     default:
-      return false;
+      return ROUTE_UNKNOWN;
+    }
+}
+
+static bool
+within_any (const struct netns_net *n, const struct netns_net *allowed, size_t n_allowed)
+{
+  for (size_t k = 0; k < n_allowed; k++)
+    if (net_within (n, &allowed[k]))
+      return true;
+  return false;
+}
+
+/* Every route the VM would get: none by default or via a gateway, each
+   on-link one within ALLOWED. */
+static void
+judge_routes (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+              struct strbuf *why, size_t *n_why, struct strbuf *seen)
+{
+  char a[INET6_ADDRSTRLEN], g[32 + INET6_ADDRSTRLEN];
+
+  for (uint32_t i = 0; i < f->n_routes; i++)
+    {
+      const struct netns_route *r = &f->routes[i];
+      struct netns_net n = { r->family, r->dst_len, { 0 } };
+      enum route_kind kind = route_kind (f, r);
+
+      if (kind == ROUTE_IGNORED)
+        continue;
+      memcpy (n.addr, r->dst, 16);
+      show_addr (r->family, r->dst, a, sizeof a);
+      if (kind == ROUTE_UNKNOWN)
+        sb_printf (why, "%sroute to %s/%u on %s of type %u, which is not known here",
+                   (*n_why)++ ? "; " : "", a, r->dst_len, link_name (f, r->oif), r->type);
+      else if (r->dst_len == 0)
+        {
+          sb_printf (why, "%sdefault route", (*n_why)++ ? "; " : "");
+          if (r->has_gw)
+            sb_printf (why, " via %s", show_via (r, g, sizeof g));
+          sb_printf (why, " on %s", link_name (f, r->oif));
+        }
+      else if (r->has_gw)
+        sb_printf (why, "%sroute to %s/%u via %s on %s", (*n_why)++ ? "; " : "", a, r->dst_len,
+                   show_via (r, g, sizeof g), link_name (f, r->oif));
+      else if (! within_any (&n, allowed, n_allowed))
+        sb_printf (why, "%sroute to %s/%u on %s outside the allowed networks",
+                   (*n_why)++ ? "; " : "", a, r->dst_len, link_name (f, r->oif));
+      else if (seen->len < 512)
+        sb_printf (seen, "%s%s/%u on %s", seen->len ? ", " : "", a, r->dst_len,
+                   link_name (f, r->oif));
+    }
+}
+
+/* Every interface but loopback on an allowed network, and none of its
+   addresses outside them. */
+static void
+judge_links (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+             struct strbuf *why, size_t *n_why)
+{
+  char a[INET6_ADDRSTRLEN];
+
+  for (uint32_t i = 0; i < f->n_links; i++)
+    {
+      const struct netns_link *l = &f->links[i];
+      bool on_allowed = false;
+
+      if (l->flags & IFF_LOOPBACK)
+        continue;
+      for (uint32_t j = 0; j < f->n_addrs; j++)
+        {
+          const struct netns_addr *x = &f->addrs[j];
+          bool ok = false;
+
+          if (x->index != l->index || v6_local (x->family, x->addr, x->prefix))
+            continue;
+          show_addr (x->family, x->addr, a, sizeof a);
+          for (size_t k = 0; k < n_allowed && ! ok; k++)
+            ok = in_net (x->family, x->addr, &allowed[k]);
+          if (ok)
+            on_allowed = true;
+          else
+            sb_printf (why, "%sinterface %s has %s/%u outside the allowed networks",
+                       (*n_why)++ ? "; " : "", l->name, a, x->prefix);
+        }
+      if (! on_allowed)
+        sb_printf (why, "%sinterface %s is on no allowed network", (*n_why)++ ? "; " : "", l->name);
     }
 }
 
@@ -473,7 +612,7 @@ netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_
   uint8_t pfam, paddr[16] = { 0 };
   size_t n_derived = 0, n_why = 0;
   bool only_lo = true;
-  char a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
+  char a[INET6_ADDRSTRLEN];
 
   if (f->error != 0)
     {
@@ -500,17 +639,18 @@ netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_
     memcpy (paddr, &((const struct sockaddr_in *) proxy)->sin_addr, 4);
   else
     memcpy (paddr, &((const struct sockaddr_in6 *) proxy)->sin6_addr, 16);
-  /* No [egress] networks: the proxy's own, the on-link routes that hold
-     its address. */
   if (n_allowed == 0)
     {
+      /* The proxy's own network: the on-link routes that hold its
+         address. */
       for (uint32_t i = 0; i < f->n_routes && n_derived < 8; i++)
         {
           const struct netns_route *r = &f->routes[i];
           struct netns_net n = { r->family, r->dst_len, { 0 } };
 
           memcpy (n.addr, r->dst, 16);
-          if (route_counts (r) && ! r->has_gw && r->dst_len > 0 && in_net (pfam, paddr, &n))
+          if (route_kind (f, r) == ROUTE_COUNTS && ! r->has_gw && r->dst_len > 0
+              && in_net (pfam, paddr, &n))
             derived[n_derived++] = n;
         }
       allowed = derived;
@@ -519,65 +659,7 @@ netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_
         sb_printf (why, "%sno on-link route reaches the proxy %s", n_why++ ? "; " : "",
                    show_addr (pfam, paddr, a, sizeof a));
     }
-  for (uint32_t i = 0; i < f->n_routes; i++)
-    {
-      const struct netns_route *r = &f->routes[i];
-      struct netns_net n = { r->family, r->dst_len, { 0 } };
-      bool ok = false;
-
-      if (! route_counts (r))
-        continue;
-      memcpy (n.addr, r->dst, 16);
-      if (r->dst_len == 0)
-        {
-          sb_printf (why, "%sdefault route", n_why++ ? "; " : "");
-          if (r->has_gw && ! r->multipath)
-            sb_printf (why, " via %s", show_addr (r->family, r->gw, g, sizeof g));
-          sb_printf (why, " on %s", link_name (f, r->oif));
-          continue;
-        }
-      if (r->has_gw)
-        {
-          sb_printf (why, "%sroute to %s/%u via %s on %s", n_why++ ? "; " : "",
-                     show_addr (r->family, r->dst, a, sizeof a), r->dst_len,
-                     r->multipath ? "several next hops" : show_addr (r->family, r->gw, g, sizeof g),
-                     link_name (f, r->oif));
-          continue;
-        }
-      for (size_t k = 0; k < n_allowed && ! ok; k++)
-        ok = net_within (&n, &allowed[k]);
-      if (! ok)
-        sb_printf (why, "%sroute to %s/%u on %s outside the allowed networks", n_why++ ? "; " : "",
-                   show_addr (r->family, r->dst, a, sizeof a), r->dst_len, link_name (f, r->oif));
-      else if (seen->len < 512)
-        sb_printf (seen, "%s%s/%u on %s", seen->len ? ", " : "",
-                   show_addr (r->family, r->dst, a, sizeof a), r->dst_len, link_name (f, r->oif));
-    }
-  for (uint32_t i = 0; i < f->n_links; i++)
-    {
-      const struct netns_link *l = &f->links[i];
-      bool on_allowed = false;
-
-      if (l->flags & IFF_LOOPBACK)
-        continue;
-      for (uint32_t j = 0; j < f->n_addrs; j++)
-        {
-          const struct netns_addr *x = &f->addrs[j];
-          bool ok = false;
-
-          if (x->index != l->index || v6_local (x->family, x->addr))
-            continue;
-          for (size_t k = 0; k < n_allowed && ! ok; k++)
-            ok = in_net (x->family, x->addr, &allowed[k]);
-          if (ok)
-            on_allowed = true;
-          else
-            sb_printf (why, "%sinterface %s has %s/%u outside the allowed networks",
-                       n_why++ ? "; " : "", l->name, show_addr (x->family, x->addr, a, sizeof a),
-                       x->prefix);
-        }
-      if (! on_allowed)
-        sb_printf (why, "%sinterface %s is on no allowed network", n_why++ ? "; " : "", l->name);
-    }
+  judge_routes (f, allowed, n_allowed, why, &n_why, seen);
+  judge_links (f, allowed, n_allowed, why, &n_why);
   return n_why > 0 ? -1 : 0;
 }

@@ -55,6 +55,7 @@ struct netns_route
   uint32_t table;
   int32_t oif;
   bool has_gw, multipath;
+  uint32_t nh_id;  /* RTA_NH_ID: routed through a nexthop object, else 0 */
   uint8_t dst[16], gw[16];
 };
 
@@ -90,8 +91,9 @@ struct netns_net
 };
 
 struct strbuf;
-/* Judge F: nothing but loopback, or no default route, every route on-link
-   to one of ALLOWED (N_ALLOWED of them; none: the on-link routes that hold
+/* Judge F: nothing but loopback, or no default route, every route as
+   Kata hands it to the VM (any type: destination and gateway) on-link to
+   one of ALLOWED (N_ALLOWED of them; none: the on-link routes that hold
    the PROXY's address), and no interface but loopback and ones on those
    networks.  0 with what was seen in SEEN, or -1 with every reason in
    WHY.  The probe's answer (f->probe_*) is the caller's to judge. */

@@ -519,6 +519,32 @@ route_kind (const struct netns_facts *f, const struct netns_route *r)
     }
 }
 
+/* No [egress] networks: the network of the address that holds the
+   proxy, on an interface the VM gets (not loopback), the longest prefix
+   when several do (any wider one is then outside).  Not from routes: an
+   on-link 0.0.0.0/1 holds the proxy too.  A /0 defines none.  False when
+   no address holds the proxy. */
+static bool
+proxy_network (const struct netns_facts *f, uint8_t pfam, const uint8_t *paddr,
+               struct netns_net *out)
+{
+  bool found = false;
+
+  for (uint32_t j = 0; j < f->n_addrs; j++)
+    {
+      const struct netns_addr *x = &f->addrs[j];
+      struct netns_net n = { x->family, x->prefix, { 0 } };
+
+      memcpy (n.addr, x->addr, 16);
+      if (x->prefix == 0 || link_is_loopback (f, x->index) || ! in_net (pfam, paddr, &n)
+          || (found && n.prefix <= out->prefix))
+        continue;
+      *out = n;
+      found = true;
+    }
+  return found;
+}
+
 static bool
 within_any (const struct netns_net *n, const struct netns_net *allowed, size_t n_allowed)
 {
@@ -568,8 +594,10 @@ judge_routes (const struct netns_facts *f, const struct netns_net *allowed, size
     }
 }
 
-/* Every interface but loopback on an allowed network, and none of its
-   addresses outside them. */
+/* Every interface but loopback on an allowed network, with each of its
+   addresses, prefix and all, within one (Kata hands the VM the address
+   with its prefix, and the VM's kernel makes the prefix route the
+   namespace may not have: noprefixroute). */
 static void
 judge_links (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
              struct strbuf *why, size_t *n_why)
@@ -586,14 +614,16 @@ judge_links (const struct netns_facts *f, const struct netns_net *allowed, size_
       for (uint32_t j = 0; j < f->n_addrs; j++)
         {
           const struct netns_addr *x = &f->addrs[j];
-          bool ok = false;
+          struct netns_net n = { x->family, x->prefix, { 0 } };
 
           if (x->index != l->index || v6_local (x->family, x->addr, x->prefix))
             continue;
+          memcpy (n.addr, x->addr, 16);
           show_addr (x->family, x->addr, a, sizeof a);
-          for (size_t k = 0; k < n_allowed && ! ok; k++)
-            ok = in_net (x->family, x->addr, &allowed[k]);
-          if (ok)
+          if (x->prefix == 0)
+            sb_printf (why, "%sinterface %s has %s/0, a default route for the VM",
+                       (*n_why)++ ? "; " : "", l->name, a);
+          else if (within_any (&n, allowed, n_allowed))
             on_allowed = true;
           else
             sb_printf (why, "%sinterface %s has %s/%u outside the allowed networks",
@@ -608,9 +638,9 @@ int
 netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
              const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen)
 {
-  struct netns_net derived[8];
+  struct netns_net derived;
   uint8_t pfam, paddr[16] = { 0 };
-  size_t n_derived = 0, n_why = 0;
+  size_t n_why = 0;
   bool only_lo = true;
   char a[INET6_ADDRSTRLEN];
 
@@ -641,22 +671,10 @@ netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_
     memcpy (paddr, &((const struct sockaddr_in6 *) proxy)->sin6_addr, 16);
   if (n_allowed == 0)
     {
-      /* The proxy's own network: the on-link routes that hold its
-         address. */
-      for (uint32_t i = 0; i < f->n_routes && n_derived < 8; i++)
-        {
-          const struct netns_route *r = &f->routes[i];
-          struct netns_net n = { r->family, r->dst_len, { 0 } };
-
-          memcpy (n.addr, r->dst, 16);
-          if (route_kind (f, r) == ROUTE_COUNTS && ! r->has_gw && r->dst_len > 0
-              && in_net (pfam, paddr, &n))
-            derived[n_derived++] = n;
-        }
-      allowed = derived;
-      n_allowed = n_derived;
-      if (n_allowed == 0)
-        sb_printf (why, "%sno on-link route reaches the proxy %s", n_why++ ? "; " : "",
+      if (proxy_network (f, pfam, paddr, &derived))
+        allowed = &derived, n_allowed = 1;
+      else
+        sb_printf (why, "%sno interface address holds the proxy %s", n_why++ ? "; " : "",
                    show_addr (pfam, paddr, a, sizeof a));
     }
   judge_routes (f, allowed, n_allowed, why, &n_why, seen);

@@ -93,10 +93,11 @@ struct netns_net
 struct strbuf;
 /* Judge F: nothing but loopback, or no default route, every route as
    Kata hands it to the VM (any type: destination and gateway) on-link to
-   one of ALLOWED (N_ALLOWED of them; none: the on-link routes that hold
-   the PROXY's address), and no interface but loopback and ones on those
-   networks.  0 with what was seen in SEEN, or -1 with every reason in
-   WHY.  The probe's answer (f->probe_*) is the caller's to judge. */
+   one of ALLOWED (N_ALLOWED of them; none: the network of the interface
+   address that holds the PROXY's address), and no interface but loopback
+   and ones on those networks, their addresses' prefixes within them.  0
+   with what was seen in SEEN, or -1 with every reason in WHY.  The
+   probe's answer (f->probe_*) is the caller's to judge. */
 int netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
                  const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen);
 

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/netlink.h>
+#include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <arpa/inet.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -33,6 +35,7 @@
 
 #include "egress.h"
 #include "netns.h"
+#include "trust.h"
 #include "util.h"
 
 #ifndef NSFS_MAGIC
@@ -270,6 +273,61 @@ child_gather (int nsfd, const struct netns_probe *probe, struct netns_facts *f)
 
 /* ---- the parent's side ----------------------------------------------- */
 
+/* PATH as an O_PATH descriptor, reached by the trusted-path walk: every
+   directory root's and not group/other-writable, every symlink root's
+   (nobody else can put another namespace under that name before Kata
+   opens it).  The walk reads symlinks as text, so the kernel's own
+   resolution must land on the same file (a /proc magic link such as
+   /proc/PID/root does not).  -1 with out->error or out->untrusted. */
+static int
+open_trusted (const char *path, struct netns_facts *out)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int fd = -1;
+  cleanup_close int plain = -1;
+  cleanup_free struct trust_info *info = malloc (sizeof *info);
+  struct stat st;
+
+  if (info == NULL)
+    {
+      out->error = ENOMEM;
+      return -1;
+    }
+  fd = trust_open (path, TRUST_ANY, info, &err);
+  if (fd < 0 && err->errnum != 0)
+    out->error = err->errnum;
+  else if (fd < 0)
+    snprintf (out->untrusted, sizeof out->untrusted, "%s", err->msg);
+  else if ((plain = open (path, O_PATH | O_CLOEXEC)) < 0 || fstat (plain, &st) < 0)
+    out->error = errno;
+  else if (st.st_dev != info->st.st_dev || st.st_ino != info->st.st_ino)
+    snprintf (out->untrusted, sizeof out->untrusted,
+              "%s is another file when the kernel follows it", path);
+  else
+    return steal_fd (&fd);
+  return -1;
+}
+
+/* Who owns the namespace NSFD: the user namespace whose members may
+   change its interfaces and routes.  The host's is the gatherer's own
+   (/proc/1/ns/user is not readable everywhere), created by root. */
+static void
+read_owner (int nsfd, struct netns_facts *out)
+{
+  cleanup_close int user = ioctl (nsfd, NS_GET_USERNS);
+  struct stat st, self;
+  uid_t uid;
+
+  if (user < 0 || ioctl (user, NS_GET_OWNER_UID, &uid) < 0 || fstat (user, &st) < 0
+      || stat ("/proc/self/ns/user", &self) < 0)
+    {
+      out->owner_error = errno ? errno : EIO;
+      return;
+    }
+  out->owner_uid = (uint32_t) uid;
+  out->owner_initial = uid == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+}
+
 int
 netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
               struct netns_facts *out, kg_error_t *err)
@@ -285,18 +343,21 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
 
   memset (out, 0, sizeof *out);
   if (path == NULL)
-    snprintf (p, sizeof p, "/proc/%lu/ns/net", pid);
-  else if (path[0] != '/' || strlen (path) >= NETNS_PATH_MAX)
     {
-      out->error = EINVAL;
-      return 0;
+      snprintf (p, sizeof p, "/proc/%lu/ns/net", pid);
+      pfd = open (p, O_PATH | O_CLOEXEC);
+      if (pfd < 0)
+        out->error = errno;
     }
+  else if (path[0] != '/' || strlen (path) >= NETNS_PATH_MAX)
+    out->error = EINVAL;
   else
-    snprintf (p, sizeof p, "%s", path);
+    pfd = open_trusted (path, out);
+  if (pfd < 0)
+    return 0;
   /* Looked at as an O_PATH descriptor first: only a namespace file is
      ever opened for real (a FIFO or a device named by a spec is not). */
-  pfd = open (p, O_PATH | O_CLOEXEC);
-  if (pfd < 0 || fstatfs (pfd, &sfs) < 0)
+  if (fstatfs (pfd, &sfs) < 0)
     {
       out->error = errno;
       return 0;
@@ -313,6 +374,10 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
       out->error = errno;
       return 0;
     }
+  /* Not entered, nor probed, when someone but the host can change it. */
+  read_owner (nsfd, out);
+  if (! out->owner_initial)
+    return 0;
   if (pipe2 (pipefd, O_CLOEXEC) < 0)
     return kg_error (err, errno, "pipe");
   child = fork ();
@@ -371,6 +436,12 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
       memset (out, 0, sizeof *out);
       return kg_error (err, ETIMEDOUT, "the namespace reader gave no answer");
     }
+  /* The child's record holds what it read inside; who owns the
+     namespace is what the parent found. */
+  out->owner_error = 0;
+  out->owner_uid = 0;
+  out->owner_initial = true;
+  out->untrusted[0] = '\0';
   return 0;
 }
 
@@ -634,6 +705,28 @@ judge_links (const struct netns_facts *f, const struct netns_net *allowed, size_
     }
 }
 
+/* Whether anyone but the host can change the namespace, or could put
+   another one under its path before Kata opens it; the reason in WHY. */
+static bool
+judge_owner_and_path (const struct netns_facts *f, struct strbuf *why)
+{
+  if (f->untrusted[0] != '\0')
+    sb_printf (why, "its path is not trusted: %.*s", (int) sizeof f->untrusted, f->untrusted);
+  else if (f->owner_error != 0)
+    sb_printf (why, "its owner cannot be read: %s", strerror (f->owner_error));
+  else if (! f->owner_initial && f->owner_uid != 0)
+    sb_printf (why,
+               "owned by a user namespace that uid %u created, not the host's: its owner can "
+               "give it interfaces and routes at any time",
+               f->owner_uid);
+  else if (! f->owner_initial)
+    sb_printf (why, "owned by a user namespace other than the host's: its members can give it "
+                    "interfaces and routes at any time");
+  else
+    return true;
+  return false;
+}
+
 int
 netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
              const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen)
@@ -649,6 +742,8 @@ netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_
       sb_printf (why, "cannot read the namespace: %s", strerror (f->error));
       return -1;
     }
+  if (! judge_owner_and_path (f, why))
+    return -1;
   if (f->truncated || f->n_links > NETNS_MAX_LINKS || f->n_addrs > NETNS_MAX_ADDRS
       || f->n_routes > NETNS_MAX_ROUTES)
     {

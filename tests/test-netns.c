@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <net/if_arp.h>
@@ -25,6 +26,10 @@ static struct sockaddr_storage proxy;
 static void
 trusted (void)
 {
+  facts.owner_error = 0;
+  facts.owner_uid = 0;
+  facts.owner_initial = true;
+  facts.untrusted[0] = '\0';
 }
 
 static void
@@ -303,6 +308,33 @@ test_default_networks (void)
            "IPv6: a route wider than a0's /64");
 }
 
+/* The namespace's owner and path, as the gatherer found them. */
+static void
+test_owner_and_path (void)
+{
+  contained ();
+  facts.n_links = 1;
+  facts.n_addrs = 1;
+  facts.n_routes = 0;
+  passes ("", "loopback only, the host's");
+  facts.owner_initial = false;
+  facts.owner_uid = 65534;
+  refuses ("", "owned by a user namespace that uid 65534 created",
+           "loopback only, owned by nobody's user namespace");
+  facts.owner_uid = 0;
+  refuses ("", "owned by a user namespace other than the host's",
+           "loopback only, owned by another user namespace of root's");
+  trusted ();
+  facts.owner_error = EPERM;
+  refuses ("", "its owner cannot be read", "an owner that cannot be read");
+  trusted ();
+  snprintf (facts.untrusted, sizeof facts.untrusted, "directory /run/x is owned by uid 65534, not root");
+  refuses ("", "its path is not trusted: directory /run/x is owned by uid 65534", "an untrusted path");
+  /* Whatever crossed the channel: no terminating NUL. */
+  memset (facts.untrusted, 'x', sizeof facts.untrusted);
+  refuses ("", "its path is not trusted: xxx", "an untrusted path without its NUL");
+}
+
 int
 main (void)
 {
@@ -312,6 +344,7 @@ main (void)
   test_unknown_type ();
   test_v6_local ();
   test_default_networks ();
+  test_owner_and_path ();
   sb_release (&why);
   return tap_done ();
 }

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <linux/netlink.h>
+#include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <arpa/inet.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -33,6 +35,7 @@
 
 #include "egress.h"
 #include "netns.h"
+#include "trust.h"
 #include "util.h"
 
 #ifndef NSFS_MAGIC
@@ -144,6 +147,13 @@ add_route (const struct nlmsghdr *h, struct netns_facts *f)
       case RTA_MULTIPATH:
         r->multipath = true;
         r->has_gw = true;  /* judged as routed: next hops are elsewhere */
+        break;
+      case RTA_NH_ID:
+        /* A nexthop object (ip nexthop): a gateway, a group or a
+           blackhole, judged as routed. */
+        if (RTA_PAYLOAD (a) >= sizeof (uint32_t))
+          memcpy (&r->nh_id, RTA_DATA (a), sizeof (uint32_t));
+        r->has_gw = true;
         break;
       case RTA_OIF:
         if (RTA_PAYLOAD (a) >= sizeof (int32_t))
@@ -263,6 +273,61 @@ child_gather (int nsfd, const struct netns_probe *probe, struct netns_facts *f)
 
 /* ---- the parent's side ----------------------------------------------- */
 
+/* PATH as an O_PATH descriptor, reached by the trusted-path walk: every
+   directory root's and not group/other-writable, every symlink root's
+   (nobody else can put another namespace under that name before Kata
+   opens it).  The walk reads symlinks as text, so the kernel's own
+   resolution must land on the same file (a /proc magic link such as
+   /proc/PID/root does not).  -1 with out->error or out->untrusted. */
+static int
+open_trusted (const char *path, struct netns_facts *out)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int fd = -1;
+  cleanup_close int plain = -1;
+  cleanup_free struct trust_info *info = malloc (sizeof *info);
+  struct stat st;
+
+  if (info == NULL)
+    {
+      out->error = ENOMEM;
+      return -1;
+    }
+  fd = trust_open (path, TRUST_ANY, info, &err);
+  if (fd < 0 && err->errnum != 0)
+    out->error = err->errnum;
+  else if (fd < 0)
+    snprintf (out->untrusted, sizeof out->untrusted, "%s", err->msg);
+  else if ((plain = open (path, O_PATH | O_CLOEXEC)) < 0 || fstat (plain, &st) < 0)
+    out->error = errno;
+  else if (st.st_dev != info->st.st_dev || st.st_ino != info->st.st_ino)
+    snprintf (out->untrusted, sizeof out->untrusted,
+              "%s is another file when the kernel follows it", path);
+  else
+    return steal_fd (&fd);
+  return -1;
+}
+
+/* Who owns the namespace NSFD: the user namespace whose members may
+   change its interfaces and routes.  The host's is the gatherer's own
+   (/proc/1/ns/user is not readable everywhere), created by root. */
+static void
+read_owner (int nsfd, struct netns_facts *out)
+{
+  cleanup_close int user = ioctl (nsfd, NS_GET_USERNS);
+  struct stat st, self;
+  uid_t uid;
+
+  if (user < 0 || ioctl (user, NS_GET_OWNER_UID, &uid) < 0 || fstat (user, &st) < 0
+      || stat ("/proc/self/ns/user", &self) < 0)
+    {
+      out->owner_error = errno ? errno : EIO;
+      return;
+    }
+  out->owner_uid = (uint32_t) uid;
+  out->owner_initial = uid == 0 && st.st_dev == self.st_dev && st.st_ino == self.st_ino;
+}
+
 int
 netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
               struct netns_facts *out, kg_error_t *err)
@@ -278,18 +343,21 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
 
   memset (out, 0, sizeof *out);
   if (path == NULL)
-    snprintf (p, sizeof p, "/proc/%lu/ns/net", pid);
-  else if (path[0] != '/' || strlen (path) >= NETNS_PATH_MAX)
     {
-      out->error = EINVAL;
-      return 0;
+      snprintf (p, sizeof p, "/proc/%lu/ns/net", pid);
+      pfd = open (p, O_PATH | O_CLOEXEC);
+      if (pfd < 0)
+        out->error = errno;
     }
+  else if (path[0] != '/' || strlen (path) >= NETNS_PATH_MAX)
+    out->error = EINVAL;
   else
-    snprintf (p, sizeof p, "%s", path);
+    pfd = open_trusted (path, out);
+  if (pfd < 0)
+    return 0;
   /* Looked at as an O_PATH descriptor first: only a namespace file is
      ever opened for real (a FIFO or a device named by a spec is not). */
-  pfd = open (p, O_PATH | O_CLOEXEC);
-  if (pfd < 0 || fstatfs (pfd, &sfs) < 0)
+  if (fstatfs (pfd, &sfs) < 0)
     {
       out->error = errno;
       return 0;
@@ -306,6 +374,10 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
       out->error = errno;
       return 0;
     }
+  /* Not entered, nor probed, when someone but the host can change it. */
+  read_owner (nsfd, out);
+  if (! out->owner_initial)
+    return 0;
   if (pipe2 (pipefd, O_CLOEXEC) < 0)
     return kg_error (err, errno, "pipe");
   child = fork ();
@@ -364,6 +436,12 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
       memset (out, 0, sizeof *out);
       return kg_error (err, ETIMEDOUT, "the namespace reader gave no answer");
     }
+  /* The child's record holds what it read inside; who owns the
+     namespace is what the parent found. */
+  out->owner_error = 0;
+  out->owner_uid = 0;
+  out->owner_initial = true;
+  out->untrusted[0] = '\0';
   return 0;
 }
 
@@ -421,12 +499,14 @@ net_within (const struct netns_net *inner, const struct netns_net *outer)
          && in_net (inner->family, inner->addr, outer);
 }
 
-/* IPv6's own: link-local unicast (fe80::/10) and multicast (ff00::/8),
-   on every interface that has IPv6; they route nowhere. */
+/* Within IPv6's own networks, link-local unicast (fe80::/10) and
+   multicast (ff00::/8), on every interface that has IPv6: they route
+   nowhere.  A wider prefix (fe80::/1) is not within them. */
 static bool
-v6_local (uint8_t family, const uint8_t *a)
+v6_local (uint8_t family, const uint8_t *a, uint8_t prefix)
 {
-  return family == AF_INET6 && (a[0] == 0xff || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80));
+  return family == AF_INET6
+         && ((a[0] == 0xff && prefix >= 8) || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80 && prefix >= 10));
 }
 
 static const char *
@@ -434,6 +514,19 @@ show_addr (uint8_t family, const uint8_t *a, char *buf, size_t size)
 {
   if (inet_ntop (family, a, buf, (socklen_t) size) == NULL)
     snprintf (buf, size, "?");
+  return buf;
+}
+
+/* Where a routed R goes: its gateway, or what holds its next hops. */
+static const char *
+show_via (const struct netns_route *r, char *buf, size_t size)
+{
+  if (r->nh_id != 0)
+    snprintf (buf, size, "nexthop object %u", r->nh_id);
+  else if (r->multipath)
+    snprintf (buf, size, "several next hops");
+  else
+    show_addr (r->family, r->gw, buf, size);
   return buf;
 }
 
@@ -446,40 +539,211 @@ link_name (const struct netns_facts *f, int32_t index)
   return "?";
 }
 
-/* Routes that carry traffic somewhere: not the local table's, not the
-   local, broadcast and multicast kinds, not the ones that drop it. */
 static bool
-route_counts (const struct netns_route *r)
+link_is_loopback (const struct netns_facts *f, int32_t index)
 {
-  if (r->table == RT_TABLE_LOCAL)
-    return false;
+  for (uint32_t i = 0; i < f->n_links && i < NETNS_MAX_LINKS; i++)
+    if (f->links[i].index == index)
+      return (f->links[i].flags & IFF_LOOPBACK) != 0;
+  return false;
+}
+
+enum route_kind
+{
+  ROUTE_IGNORED,
+  ROUTE_COUNTS,
+  ROUTE_UNKNOWN,
+};
+
+/* A route as Kata reads it (src/runtime/virtcontainers/network_linux.go
+   networkInfoFromLink, network.go generateVCNetworkStructures): netlink's
+   RouteList of each interface it hands the VM (main table, that
+   interface as RTA_OIF), copied as destination, gateway and scope, its
+   type dropped: whatever the type, the VM gets a plain route.  So every
+   type counts by destination and gateway (any table but the kernel's
+   local one, to be safe), except the ones that drop traffic, which hold
+   no interface (IPv4) or loopback (IPv6), none that Kata hands over.  A
+   type not known here refuses. */
+static enum route_kind
+route_kind (const struct netns_facts *f, const struct netns_route *r)
+{
+  if (r->table == RT_TABLE_LOCAL || v6_local (r->family, r->dst, r->dst_len))
+    return ROUTE_IGNORED;
   switch (r->type)
     {
-    case RTN_UNICAST:
     case RTN_UNSPEC:
+    case RTN_UNICAST:
+    case RTN_LOCAL:
+    case RTN_BROADCAST:
+    case RTN_ANYCAST:
+    case RTN_MULTICAST:
     case RTN_NAT:
     case RTN_XRESOLVE:
-      return ! (r->dst_len > 0 && v6_local (r->family, r->dst));
+      return ROUTE_COUNTS;
+    case RTN_BLACKHOLE:
+    case RTN_UNREACHABLE:
+    case RTN_PROHIBIT:
+    case RTN_THROW:
+      return r->oif == 0 || link_is_loopback (f, r->oif) ? ROUTE_IGNORED : ROUTE_COUNTS;
     default:
-      return false;
+      return ROUTE_UNKNOWN;
     }
+}
+
+/* No [egress] networks: the network of the address that holds the
+   proxy, on an interface the VM gets (not loopback), the longest prefix
+   when several do (any wider one is then outside).  Not from routes: an
+   on-link 0.0.0.0/1 holds the proxy too.  A /0 defines none.  False when
+   no address holds the proxy. */
+static bool
+proxy_network (const struct netns_facts *f, uint8_t pfam, const uint8_t *paddr,
+               struct netns_net *out)
+{
+  bool found = false;
+
+  for (uint32_t j = 0; j < f->n_addrs; j++)
+    {
+      const struct netns_addr *x = &f->addrs[j];
+      struct netns_net n = { x->family, x->prefix, { 0 } };
+
+      memcpy (n.addr, x->addr, 16);
+      if (x->prefix == 0 || link_is_loopback (f, x->index) || ! in_net (pfam, paddr, &n)
+          || (found && n.prefix <= out->prefix))
+        continue;
+      *out = n;
+      found = true;
+    }
+  return found;
+}
+
+static bool
+within_any (const struct netns_net *n, const struct netns_net *allowed, size_t n_allowed)
+{
+  for (size_t k = 0; k < n_allowed; k++)
+    if (net_within (n, &allowed[k]))
+      return true;
+  return false;
+}
+
+/* Every route the VM would get: none by default or via a gateway, each
+   on-link one within ALLOWED. */
+static void
+judge_routes (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+              struct strbuf *why, size_t *n_why, struct strbuf *seen)
+{
+  char a[INET6_ADDRSTRLEN], g[32 + INET6_ADDRSTRLEN];
+
+  for (uint32_t i = 0; i < f->n_routes; i++)
+    {
+      const struct netns_route *r = &f->routes[i];
+      struct netns_net n = { r->family, r->dst_len, { 0 } };
+      enum route_kind kind = route_kind (f, r);
+
+      if (kind == ROUTE_IGNORED)
+        continue;
+      memcpy (n.addr, r->dst, 16);
+      show_addr (r->family, r->dst, a, sizeof a);
+      if (kind == ROUTE_UNKNOWN)
+        sb_printf (why, "%sroute to %s/%u on %s of type %u, which is not known here",
+                   (*n_why)++ ? "; " : "", a, r->dst_len, link_name (f, r->oif), r->type);
+      else if (r->dst_len == 0)
+        {
+          sb_printf (why, "%sdefault route", (*n_why)++ ? "; " : "");
+          if (r->has_gw)
+            sb_printf (why, " via %s", show_via (r, g, sizeof g));
+          sb_printf (why, " on %s", link_name (f, r->oif));
+        }
+      else if (r->has_gw)
+        sb_printf (why, "%sroute to %s/%u via %s on %s", (*n_why)++ ? "; " : "", a, r->dst_len,
+                   show_via (r, g, sizeof g), link_name (f, r->oif));
+      else if (! within_any (&n, allowed, n_allowed))
+        sb_printf (why, "%sroute to %s/%u on %s outside the allowed networks",
+                   (*n_why)++ ? "; " : "", a, r->dst_len, link_name (f, r->oif));
+      else if (seen->len < 512)
+        sb_printf (seen, "%s%s/%u on %s", seen->len ? ", " : "", a, r->dst_len,
+                   link_name (f, r->oif));
+    }
+}
+
+/* Every interface but loopback on an allowed network, with each of its
+   addresses, prefix and all, within one (Kata hands the VM the address
+   with its prefix, and the VM's kernel makes the prefix route the
+   namespace may not have: noprefixroute). */
+static void
+judge_links (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+             struct strbuf *why, size_t *n_why)
+{
+  char a[INET6_ADDRSTRLEN];
+
+  for (uint32_t i = 0; i < f->n_links; i++)
+    {
+      const struct netns_link *l = &f->links[i];
+      bool on_allowed = false;
+
+      if (l->flags & IFF_LOOPBACK)
+        continue;
+      for (uint32_t j = 0; j < f->n_addrs; j++)
+        {
+          const struct netns_addr *x = &f->addrs[j];
+          struct netns_net n = { x->family, x->prefix, { 0 } };
+
+          if (x->index != l->index || v6_local (x->family, x->addr, x->prefix))
+            continue;
+          memcpy (n.addr, x->addr, 16);
+          show_addr (x->family, x->addr, a, sizeof a);
+          if (x->prefix == 0)
+            sb_printf (why, "%sinterface %s has %s/0, a default route for the VM",
+                       (*n_why)++ ? "; " : "", l->name, a);
+          else if (within_any (&n, allowed, n_allowed))
+            on_allowed = true;
+          else
+            sb_printf (why, "%sinterface %s has %s/%u outside the allowed networks",
+                       (*n_why)++ ? "; " : "", l->name, a, x->prefix);
+        }
+      if (! on_allowed)
+        sb_printf (why, "%sinterface %s is on no allowed network", (*n_why)++ ? "; " : "", l->name);
+    }
+}
+
+/* Whether anyone but the host can change the namespace, or could put
+   another one under its path before Kata opens it; the reason in WHY. */
+static bool
+judge_owner_and_path (const struct netns_facts *f, struct strbuf *why)
+{
+  if (f->untrusted[0] != '\0')
+    sb_printf (why, "its path is not trusted: %.*s", (int) sizeof f->untrusted, f->untrusted);
+  else if (f->owner_error != 0)
+    sb_printf (why, "its owner cannot be read: %s", strerror (f->owner_error));
+  else if (! f->owner_initial && f->owner_uid != 0)
+    sb_printf (why,
+               "owned by a user namespace that uid %u created, not the host's: its owner can "
+               "give it interfaces and routes at any time",
+               f->owner_uid);
+  else if (! f->owner_initial)
+    sb_printf (why, "owned by a user namespace other than the host's: its members can give it "
+                    "interfaces and routes at any time");
+  else
+    return true;
+  return false;
 }
 
 int
 netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
              const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen)
 {
-  struct netns_net derived[8];
+  struct netns_net derived;
   uint8_t pfam, paddr[16] = { 0 };
-  size_t n_derived = 0, n_why = 0;
+  size_t n_why = 0;
   bool only_lo = true;
-  char a[INET6_ADDRSTRLEN], g[INET6_ADDRSTRLEN];
+  char a[INET6_ADDRSTRLEN];
 
   if (f->error != 0)
     {
       sb_printf (why, "cannot read the namespace: %s", strerror (f->error));
       return -1;
     }
+  if (! judge_owner_and_path (f, why))
+    return -1;
   if (f->truncated || f->n_links > NETNS_MAX_LINKS || f->n_addrs > NETNS_MAX_ADDRS
       || f->n_routes > NETNS_MAX_ROUTES)
     {
@@ -500,84 +764,15 @@ netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_
     memcpy (paddr, &((const struct sockaddr_in *) proxy)->sin_addr, 4);
   else
     memcpy (paddr, &((const struct sockaddr_in6 *) proxy)->sin6_addr, 16);
-  /* No [egress] networks: the proxy's own, the on-link routes that hold
-     its address. */
   if (n_allowed == 0)
     {
-      for (uint32_t i = 0; i < f->n_routes && n_derived < 8; i++)
-        {
-          const struct netns_route *r = &f->routes[i];
-          struct netns_net n = { r->family, r->dst_len, { 0 } };
-
-          memcpy (n.addr, r->dst, 16);
-          if (route_counts (r) && ! r->has_gw && r->dst_len > 0 && in_net (pfam, paddr, &n))
-            derived[n_derived++] = n;
-        }
-      allowed = derived;
-      n_allowed = n_derived;
-      if (n_allowed == 0)
-        sb_printf (why, "%sno on-link route reaches the proxy %s", n_why++ ? "; " : "",
+      if (proxy_network (f, pfam, paddr, &derived))
+        allowed = &derived, n_allowed = 1;
+      else
+        sb_printf (why, "%sno interface address holds the proxy %s", n_why++ ? "; " : "",
                    show_addr (pfam, paddr, a, sizeof a));
     }
-  for (uint32_t i = 0; i < f->n_routes; i++)
-    {
-      const struct netns_route *r = &f->routes[i];
-      struct netns_net n = { r->family, r->dst_len, { 0 } };
-      bool ok = false;
-
-      if (! route_counts (r))
-        continue;
-      memcpy (n.addr, r->dst, 16);
-      if (r->dst_len == 0)
-        {
-          sb_printf (why, "%sdefault route", n_why++ ? "; " : "");
-          if (r->has_gw && ! r->multipath)
-            sb_printf (why, " via %s", show_addr (r->family, r->gw, g, sizeof g));
-          sb_printf (why, " on %s", link_name (f, r->oif));
-          continue;
-        }
-      if (r->has_gw)
-        {
-          sb_printf (why, "%sroute to %s/%u via %s on %s", n_why++ ? "; " : "",
-                     show_addr (r->family, r->dst, a, sizeof a), r->dst_len,
-                     r->multipath ? "several next hops" : show_addr (r->family, r->gw, g, sizeof g),
-                     link_name (f, r->oif));
-          continue;
-        }
-      for (size_t k = 0; k < n_allowed && ! ok; k++)
-        ok = net_within (&n, &allowed[k]);
-      if (! ok)
-        sb_printf (why, "%sroute to %s/%u on %s outside the allowed networks", n_why++ ? "; " : "",
-                   show_addr (r->family, r->dst, a, sizeof a), r->dst_len, link_name (f, r->oif));
-      else if (seen->len < 512)
-        sb_printf (seen, "%s%s/%u on %s", seen->len ? ", " : "",
-                   show_addr (r->family, r->dst, a, sizeof a), r->dst_len, link_name (f, r->oif));
-    }
-  for (uint32_t i = 0; i < f->n_links; i++)
-    {
-      const struct netns_link *l = &f->links[i];
-      bool on_allowed = false;
-
-      if (l->flags & IFF_LOOPBACK)
-        continue;
-      for (uint32_t j = 0; j < f->n_addrs; j++)
-        {
-          const struct netns_addr *x = &f->addrs[j];
-          bool ok = false;
-
-          if (x->index != l->index || v6_local (x->family, x->addr))
-            continue;
-          for (size_t k = 0; k < n_allowed && ! ok; k++)
-            ok = in_net (x->family, x->addr, &allowed[k]);
-          if (ok)
-            on_allowed = true;
-          else
-            sb_printf (why, "%sinterface %s has %s/%u outside the allowed networks",
-                       n_why++ ? "; " : "", l->name, show_addr (x->family, x->addr, a, sizeof a),
-                       x->prefix);
-        }
-      if (! on_allowed)
-        sb_printf (why, "%sinterface %s is on no allowed network", n_why++ ? "; " : "", l->name);
-    }
+  judge_routes (f, allowed, n_allowed, why, &n_why, seen);
+  judge_links (f, allowed, n_allowed, why, &n_why);
   return n_why > 0 ? -1 : 0;
 }

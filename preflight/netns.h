@@ -22,6 +22,7 @@
 #define NETNS_MAX_ROUTES 64
 #define NETNS_HOST_MAX 272
 #define NETNS_PATH_MAX 256
+#define NETNS_WHY_MAX 192
 
 /* What the probe asks for, and where. */
 struct netns_probe
@@ -55,6 +56,7 @@ struct netns_route
   uint32_t table;
   int32_t oif;
   bool has_gw, multipath;
+  uint32_t nh_id;  /* RTA_NH_ID: routed through a nexthop object, else 0 */
   uint8_t dst[16], gw[16];
 };
 
@@ -67,17 +69,28 @@ struct netns_facts
   int32_t probe_status; /* the proxy's HTTP status, or 0 */
   uint32_t n_links, n_addrs, n_routes;
   bool truncated;       /* more than the arrays hold: judged as unknown */
+  /* Who can change it: the user namespace that owns it (NS_GET_USERNS)
+     must be the gatherer's own, and root's (NS_GET_OWNER_UID). */
+  int32_t owner_error;  /* errno reading the owner, else 0 */
+  uint32_t owner_uid;   /* who created the owning user namespace */
+  bool owner_initial;   /* the gatherer's own user namespace, root's */
+  /* Why the path is not trusted (trust.h), else "": someone but root could
+     put another namespace under it before Kata opens it. */
+  char untrusted[NETNS_WHY_MAX];
   struct netns_link links[NETNS_MAX_LINKS];
   struct netns_addr addrs[NETNS_MAX_ADDRS];
   struct netns_route routes[NETNS_MAX_ROUTES];
 };
 
-/* The network namespace of process PID (PATH NULL), or the one PATH names
-   (an nsfs file: /run/netns/NAME, /var/run/docker/netns/ID...), entered
-   by a forked child that reads its links, addresses and routes and, when
-   PROBE is not NULL and the namespace has any interface but loopback,
-   sends the probe to the proxy from inside.  0 with *OUT filled
-   (out->error says why the namespace could not be read), or -1 with ERR
+/* The network namespace of process PID (PATH NULL: /proc/PID/ns/net,
+   /proc being the guard's own), or the one PATH names (an nsfs file
+   reached by a trusted path: /run/netns/NAME, /var/run/docker/netns/ID),
+   entered, when the path is trusted and the host's user namespace owns
+   the namespace, by a forked child that reads its links, addresses and
+   routes and, when PROBE is not NULL and the namespace has any interface
+   but loopback, sends the probe to the proxy from inside.  0 with *OUT filled
+   (out->error says why the namespace could not be read, out->untrusted
+   and out->owner_* what the path and the owner are), or -1 with ERR
    when the child could not run at all.  Needs CAP_SYS_ADMIN (setns). */
 int netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
                   struct netns_facts *out, kg_error_t *err);
@@ -90,11 +103,13 @@ struct netns_net
 };
 
 struct strbuf;
-/* Judge F: nothing but loopback, or no default route, every route on-link
-   to one of ALLOWED (N_ALLOWED of them; none: the on-link routes that hold
-   the PROXY's address), and no interface but loopback and ones on those
-   networks.  0 with what was seen in SEEN, or -1 with every reason in
-   WHY.  The probe's answer (f->probe_*) is the caller's to judge. */
+/* Judge F: nothing but loopback, or no default route, every route as
+   Kata hands it to the VM (any type: destination and gateway) on-link to
+   one of ALLOWED (N_ALLOWED of them; none: the network of the interface
+   address that holds the PROXY's address), and no interface but loopback
+   and ones on those networks, their addresses' prefixes within them.  0
+   with what was seen in SEEN, or -1 with every reason in WHY.  The
+   probe's answer (f->probe_*) is the caller's to judge. */
 int netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
                  const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen);
 

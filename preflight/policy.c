@@ -1370,8 +1370,9 @@ docker_record_root (const struct dirs *roots, const char *id)
 
       if (asprintf (&path, "%s/containers/%s/config.v2.json", roots->paths[i], id) < 0)
         return path = NULL, NULL;
+      /* (Its resolved form, which rootfs paths are compared with.) */
       if (jscan_top_string (path, "ID", got, sizeof got, &err) == 1 && strcmp (got, id) == 0)
-        return roots->paths[i];
+        return roots->paths[i | 1];
     }
   return NULL;
 }
@@ -1397,7 +1398,7 @@ podman_bundle (const char *bundle, const struct dirs *roots, const char *id, str
         continue;
       memcpy (w->podman_driver, q, dl);
       w->podman_driver[dl] = '\0';
-      w->podman_root = roots->paths[i];
+      w->podman_root = roots->paths[i | 1];
       return true;
     }
   return false;
@@ -2102,48 +2103,41 @@ driver_mount (const char *q, const char *driver, const char *l)
          || is_path3 (q, "btrfs", "subvolumes", l) || is_path3 (q, "zfs", "graph", l);
 }
 
-/* Docker's mount of this container's rootfs: the mount id of
+/* Docker's mount of this container's rootfs, under the engine root of
+   Docker's record of it: the mount id of
    <root>/image/<driver>/layerdb/mounts/<id>/mount-id, mounted by the
    graph driver under <root>/<driver>; with the containerd image store,
    <root>/rootfs/<snapshotter>/<id>. */
 static bool
 docker_rootfs (const struct ctx *c, const char *res)
 {
-  const char *id = c->pf->req->container_id;
-  const char *q = under_root (res, &c->dirs->roots);
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_free char *mid = NULL;
+  const char *id = c->pf->req->container_id, *r, *q, *slash;
   char driver[64];
-  size_t dl;
+  size_t dl, rl, len;
 
-  if (q == NULL || ! docker_start (c))
+  if (! docker_start (c))
     return false;
-  q++;
+  r = strcmp (c->who.docker_root, "/") ? c->who.docker_root : "";
+  rl = strlen (r);
+  if (strncmp (res, r, rl) != 0 || res[rl] != '/')
+    return false;
+  q = res + rl + 1;
   dl = strcspn (q, "/");
   if (dl == 0 || dl >= sizeof driver || q[dl] != '/')
     return false;
   memcpy (driver, q, dl);
   driver[dl] = '\0';
   if (strcmp (driver, "rootfs") == 0)
-    {
-      const char *snap = q + dl + 1, *slash = strchr (snap, '/');
-
-      return slash != NULL && slash > snap && strcmp (slash + 1, id) == 0;
-    }
-  for (size_t i = 0; i < c->dirs->roots.n; i++)
-    {
-      cleanup_error kg_error_t err = NULL;
-      cleanup_free char *path = NULL;
-      cleanup_free char *mid = NULL;
-      size_t len;
-
-      if (asprintf (&path, "%s/image/%s/layerdb/mounts/%s/mount-id", c->dirs->roots.paths[i],
-                    driver, id)
-          < 0)
-        return path = NULL, false;
-      if (kg_read_file_bounded (path, O_NOFOLLOW, 256, &mid, &len, &err) < 0)
-        continue;
-      return len > 0 && strspn (mid, "0123456789abcdef") == len && driver_mount (q, driver, mid);
-    }
-  return false;
+    return (slash = strchr (q + dl + 1, '/')) != NULL && slash > q + dl + 1
+           && strcmp (slash + 1, id) == 0;
+  if (asprintf (&path, "%s/image/%s/layerdb/mounts/%s/mount-id", r, driver, id) < 0)
+    return path = NULL, false;
+  if (kg_read_file_bounded (path, O_NOFOLLOW, 256, &mid, &len, &err) < 0)
+    return false;
+  return len > 0 && strspn (mid, "0123456789abcdef") == len && driver_mount (q, driver, mid);
 }
 
 /* The layer podman's <root>/<driver>-containers/containers.json gives
@@ -2237,7 +2231,11 @@ judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rm
     *how = "podman's mount of this container's image";
   if (*how != NULL)
     return;
-  switch (judge_bind (c, c->dirs, memo, rmemo, s, ro && json_object_get_boolean (ro), false, &sub))
+  /* Kata binds a directory rootfs into the VM's share writable whatever
+     root.readonly says (bindMountContainerRootfs, fs_share_linux.go):
+     the guest's read-only view does not hold against the guest. */
+  (void) ro;
+  switch (judge_bind (c, c->dirs, memo, rmemo, s, false, false, &sub))
     {
     case BIND_REFUSED:
       finding (f, "root.path %s", sb_str (&sub.text));
@@ -2246,8 +2244,6 @@ judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rm
       finding (f, "root.path %s: an engine's file of the container, not a root filesystem", s);
       return;
     case BIND_READONLY:
-      *how = "a read-only directory of the host";
-      return;
     case BIND_WRITABLE:
       *how = "a directory under [policy] writable_mounts";
       return;
@@ -2786,24 +2782,36 @@ static const struct
   { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing" },
 };
 
-/* The annotations by which Kata places a container in a pod and sizes
-   the pod's VM (CRIContainerTypeKeyList and CRISandboxNameKeyList in
-   src/runtime/pkg/oci/utils.go, containerd's sandbox-* sizing keys),
-   each with the one engine that writes it: podman marks the members of
-   its pods with CRI-O's keys, and nothing writes dockershim's any more. */
+/* The annotations by which Kata places a container in a pod, sizes the
+   pod's VM or reaches into the node for it (CRIContainerTypeKeyList and
+   CRISandboxNameKeyList in src/runtime/pkg/oci/utils.go, containerd's
+   sandbox-* sizing keys, the pod's name and namespace by which
+   device_cold_plug.go asks the kubelet for a pod's devices, the
+   termination message path container.go writes back to the host), each
+   with the one engine that writes it: the kubelet's through containerd's
+   CRI, podman's for the members of its pods (CRI-O's keys), and nothing
+   writes dockershim's any more.  CDI device names make Kata inject host
+   devices: no engine's claim (policy.devices judges devices). */
 static const struct
 {
   const char *name;
   bool prefix;
-  enum engine owner;  /* ENGINE_UNKNOWN: no engine kata-guard guards */
+  enum engine owner;  /* ENGINE_UNKNOWN: no start may carry it */
   const char *owner_name;
 } claim_keys[] = {
   { "io.kubernetes.cri.", true, ENGINE_CRI,
     "containerd's CRI (in a namespace of [policy] cri_namespaces)" },
+  { "io.kubernetes.container.", true, ENGINE_CRI, "the kubelet, through containerd's CRI" },
+  { "io.kubernetes.pod.", true, ENGINE_CRI, "the kubelet, through containerd's CRI" },
   { "io.kubernetes.cri-o.ContainerType", false, ENGINE_PODMAN, "podman (for its pods)" },
   { "io.kubernetes.cri-o.SandboxID", false, ENGINE_PODMAN, "podman (for its pods)" },
+  { "io.kubernetes.cri-o.Created", false, ENGINE_PODMAN, "podman" },
+  { "io.kubernetes.cri-o.TTY", false, ENGINE_PODMAN, "podman" },
+  { "io.kubernetes.cri-o.", true, ENGINE_UNKNOWN, "CRI-O (not an engine kata-guard guards)" },
   { "io.kubernetes.docker.type", false, ENGINE_UNKNOWN, "dockershim (no engine now)" },
   { "io.kubernetes.sandbox.id", false, ENGINE_UNKNOWN, "dockershim (no engine now)" },
+  { "cdi.k8s.io/", true, ENGINE_UNKNOWN,
+    "a device plugin (CDI: Kata injects the host devices it names)" },
 };
 
 /* A CRI start's own claim: a sandbox is its own sandbox, a pod member's
@@ -2839,7 +2847,50 @@ judge_cri_claim (struct ctx *c, struct json_object *ann, struct findings *f)
              sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
 }
 
-/* Claims of a pod by another engine's annotations. */
+/* The spec's mount whose destination is DEST: its source, or NULL. */
+static const char *
+mount_source_at (const struct ctx *c, const char *dest)
+{
+  struct json_object *mounts, *m, *d, *src;
+
+  if (! json_object_object_get_ex (c->spec, "mounts", &mounts)
+      || ! json_object_is_type (mounts, json_type_array))
+    return NULL;
+  for (size_t i = 0; i < json_object_array_length (mounts); i++)
+    if ((m = json_object_array_get_idx (mounts, i)) != NULL
+        && json_object_object_get_ex (m, "destination", &d) && json_object_is_type (d, json_type_string)
+        && strcmp (json_object_get_string (d), dest) == 0
+        && json_object_object_get_ex (m, "source", &src) && json_object_is_type (src, json_type_string))
+      return json_object_get_string (src);
+  return NULL;
+}
+
+/* Kata writes the guest's termination log back, as root, to the host
+   source of the mount at io.kubernetes.container.terminationMessagePath
+   (when nothing is shared: container.go): that must be the kubelet's
+   termination-log file of this pod. */
+static void
+judge_termination_path (struct ctx *c, struct findings *f)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *res = NULL;
+  const char *path = annotation (c, "io.kubernetes.container.terminationMessagePath");
+  const char *src = path ? mount_source_at (c, path) : NULL;
+  const char *q;
+
+  if (src == NULL)
+    return;
+  if (policy_path_resolve (c->bundle, src, true, &res, &err) < 0
+      || kubelet_file (c, res, &c->dirs->kubelet) != OWN_ANY
+      || (q = under_root (res, &c->dirs->kubelet)) == NULL || strstr (q, "/containers/") == NULL)
+    finding (f, "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
+                "the kubelet's termination log of this pod (Kata writes the guest's log back to "
+                "it)",
+             path, src);
+}
+
+/* Claims of a pod, or of the node's devices, by annotations their engine
+   did not write: the first key of claim_keys that matches decides. */
 static void
 judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
 {
@@ -2849,17 +2900,98 @@ judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
       for (size_t i = 0; i < ARRAY_SIZE (claim_keys); i++)
         if ((claim_keys[i].prefix ? strncmp (key, claim_keys[i].name, strlen (claim_keys[i].name))
                                   : strcmp (key, claim_keys[i].name))
-                == 0
-            && claim_keys[i].owner != c->who.engine)
+            == 0)
           {
-            finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
-                     claim_keys[i].owner_name, engine_name (&c->who),
-                     c->who.ns[0] ? " (namespace \"" : "", c->who.ns, c->who.ns[0] ? "\")" : "");
+            if (claim_keys[i].owner != c->who.engine || claim_keys[i].owner == ENGINE_UNKNOWN)
+              finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
+                       claim_keys[i].owner_name, engine_name (&c->who),
+                       c->who.ns[0] ? " (namespace \"" : "", c->who.ns,
+                       c->who.ns[0] ? "\")" : "");
             break;
           }
     }
   if (c->who.engine == ENGINE_CRI)
-    judge_cri_claim (c, ann, f);
+    {
+      judge_cri_claim (c, ann, f);
+      if (c->dirs->ok)
+        judge_termination_path (c, f);
+    }
+}
+
+/* Kata's state of a sandbox is kept by id alone (Go: /run/vc/sbs/ID,
+   runtime-rs: /run/kata/ID), and ids are unique only per containerd
+   namespace: a start whose id names a sandbox that exists would restore
+   that sandbox (newSandbox's Restore), another namespace's container.
+   A pod member joins its sandbox's, which is why it has its own id. */
+static void
+judge_kata_state (struct ctx *c, struct findings *f)
+{
+  static const char *const stores[] = { "/run/vc/sbs", "/run/kata" };
+  const char *id = c->pf->req->container_id;
+  const char *type = annotation (c, "io.kubernetes.cri.container-type");
+
+  if (c->pf->req->mode != KG_MODE_SHIM || ! valid_id (id)
+      || (c->who.engine == ENGINE_CRI && type != NULL && strcmp (type, "container") == 0))
+    return;
+  for (size_t i = 0; i < ARRAY_SIZE (stores); i++)
+    {
+      char path[PATH_MAX];
+      struct stat st;
+
+      if (snprintf (path, sizeof path, "%s/%s", stores[i], id) >= (int) sizeof path)
+        continue;
+      if (lstat (path, &st) == 0)
+        finding (f, "a Kata sandbox of id %.80s exists already (%s): another namespace's "
+                    "container of that id, or one Kata did not clean up; this start would be "
+                    "handed its VM",
+                 id, path);
+      else if (errno != ENOENT && errno != ENOTDIR)
+        finding (f, "cannot tell whether a Kata sandbox of id %.80s exists (%s: %s)", id, path,
+                 strerror (errno));
+    }
+}
+
+/* The start's identity as a line: engine, namespace, pod. */
+static void
+who_line (struct ctx *c, struct strbuf *out)
+{
+  const char *sid, *uid;
+
+  sb_printf (out, "%s", engine_name (&c->who));
+  if (c->who.ns[0] != '\0')
+    sb_printf (out, ", namespace \"%s\"", c->who.ns);
+  if (c->who.engine == ENGINE_DOCKER)
+    sb_printf (out, c->who.docker_root ? ", its record of the container in %s"
+                                       : ", without its record of the container%s",
+               c->who.docker_root ? c->who.docker_root : "");
+  if (c->who.engine == ENGINE_PODMAN)
+    sb_printf (out, ", its storage %s", c->who.podman_root);
+  if (is_pod_sandbox (c))
+    sb_printf (out, ", a pod sandbox");
+  else if (c->who.engine == ENGINE_CRI && cri_pod (c, &sid, &uid))
+    sb_printf (out, ", a member of pod sandbox %.80s", sid);
+}
+
+/* policy.identity: whose start this is, and nothing the spec claims
+   beyond it (kata-guard(8), Whose start it is). */
+static void
+check_identity (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_strbuf struct strbuf who = { 0 };
+  struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+
+  if (ann != NULL)
+    judge_claims (c, ann, &f);
+  judge_kata_state (c, &f);
+  who_line (c, &who);
+  if (f.n > 0)
+    report_fail (c->rep, "policy.identity",
+                 "a container cannot say which pod, engine or sandbox it belongs to: remove the "
+                 "annotation; a pod's annotations are its engine's own",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.identity", "%s", sb_str (&who));
 }
 
 /* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
@@ -2910,25 +3042,15 @@ static void
 check_annotations (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  cleanup_findings struct findings claims = { 0 };
   struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
   size_t n_kata = 0;
 
   if (ann != NULL)
-    {
-      n_kata = judge_kata_annotations (c, ann, &f);
-      judge_claims (c, ann, &claims);
-    }
+    n_kata = judge_kata_annotations (c, ann, &f);
   /* A pod sandbox: the start must see what its shim answers. */
   if (is_pod_sandbox (c))
     c->rep->pod_sandbox = true;
-  if (claims.n > 0)
-    report_fail (c->rep, "policy.annotations",
-                 "a container cannot say which pod it belongs to: remove the annotation; a pod's "
-                 "annotations are its engine's own",
-                 "%s%s%s", sb_str (&claims.text), f.n > 0 ? "; Kata annotations not allowed: " : "",
-                 f.n > 0 ? sb_str (&f.text) : "");
-  else if (f.n > 0)
+  if (f.n > 0)
     report_fail (c->rep, "policy.annotations",
                  "remove the annotation (a Kata annotation changes how the VM is built), or "
                  "allow its name with a regex in [policy] annotations",
@@ -3059,6 +3181,19 @@ positive_int (struct json_object *v, const char *what, int64_t *out, struct find
   return true;
 }
 
+/* ceil (QUOTA / PERIOD) vCPUs, as Kata counts them: in float32
+   (CalculateCPUsF), whose rounding can make one more. */
+static int64_t
+cpus_of (int64_t quota, int64_t period)
+{
+  int64_t exact = quota / period + (quota % period != 0);
+  float f = (float) quota / (float) period;
+
+  if (f > (float) exact && exact < INT64_MAX)
+    exact++;
+  return exact;
+}
+
 /* CRI's sandbox sizing annotation NAME as Kata parses it (strconv, base
    10) into *OUT: 0 when absent; one that is not a decimal integer is a
    finding (Kata would read 0 and size the VM by default alone). */
@@ -3087,11 +3222,12 @@ sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out,
 
 /* A pod sandbox's workload as Kata sizes the pod's VM from it
    (CalculateSandboxSizing in src/runtime/pkg/oci/utils.go): CRI's
-   sandbox-memory, and sandbox-cpu-quota / sandbox-cpu-period, or, when
-   the quota is negative (the kubelet's static CPU manager), the
-   sandbox-cpu-shares in whole CPUs of 1024.  The sandbox spec's own
-   limits do not count: Kata does not read them.  *CPUS_WHY says where
-   the vCPUs came from. */
+   sandbox-memory, and sandbox-cpu-quota / sandbox-cpu-period (in
+   float32, as Kata divides them), or, when the quota is negative (the
+   kubelet's static CPU manager), the sandbox-cpu-shares in whole CPUs of
+   1024: Kata 4 does, 3.30 gives none, so that counts the larger.  The
+   sandbox spec's own limits do not count: Kata does not read them.
+   *CPUS_WHY says where the vCPUs came from. */
 static bool
 sandbox_workload (const struct ctx *c, int64_t *mem, int64_t *cpus, char *cpus_why, size_t size,
                   struct findings *f)
@@ -3108,7 +3244,7 @@ sandbox_workload (const struct ctx *c, int64_t *mem, int64_t *cpus, char *cpus_w
   snprintf (cpus_why, size, "no CPU quota");
   if (quota >= 0 && period > 0)
     {
-      *cpus = quota / period + (quota % period != 0);
+      *cpus = cpus_of (quota, period);
       snprintf (cpus_why, size, "sandbox-cpu-quota %" PRId64 " / period %" PRId64, quota, period);
     }
   else if (quota < 0 && shares > 0)
@@ -3220,7 +3356,7 @@ check_resources (struct ctx *c)
             have_q = false;
           sizes = sizes && have_q;
           if (have_q)
-            cpus = q / per + (q % per != 0);
+            cpus = cpus_of (q, per);
         }
       else if (period != NULL && ! positive_int (period, "CPU period", &per, &f))
         sizes = false;
@@ -3257,8 +3393,12 @@ check_resources (struct ctx *c)
       max_vcpus_from = "Firecracker's limit";
     }
 
-  vm_mem = def_mem + lim_mib;
-  vm_vcpus = def_vcpus + cpus;
+  /* A quota of 2^63-1 over a period of 1 is that many vCPUs: the sums
+     must not wrap. */
+  if (__builtin_add_overflow (def_mem, lim_mib, &vm_mem))
+    vm_mem = INT64_MAX;
+  if (__builtin_add_overflow (def_vcpus, cpus, &vm_vcpus))
+    vm_vcpus = INT64_MAX;
   if (sizes && vm_mem > max_mem)
     finding (&f, "the VM would have %" PRId64 " MiB (default_memory %" PRId64 " + %s %" PRId64
                  " MiB), more than %s (%" PRId64 " MiB)",
@@ -3284,9 +3424,9 @@ check_resources (struct ctx *c)
 /* ---- the family ----------------------------------------------------- */
 
 static const char *const rule_ids[] = {
-  "policy.privileged", "policy.namespaces", "policy.mounts",      "policy.capabilities",
-  "policy.devices",    "policy.hooks",      "policy.annotations", "policy.seccomp",
-  "policy.resources",  "policy.confinement", "egress.netns",
+  "policy.privileged", "policy.namespaces", "policy.identity",   "policy.mounts",
+  "policy.capabilities", "policy.devices",  "policy.hooks",      "policy.annotations",
+  "policy.seccomp",    "policy.resources",  "policy.confinement", "egress.netns",
 };
 
 /* ---- policy.confinement --------------------------------------------- */
@@ -3693,8 +3833,12 @@ check_network (struct ctx *c)
     }
   if (netns_judge (facts, nets, n_nets, &probe.proxy, &why, &seen) < 0)
     report_fail (c->rep, "egress.netns",
-                 "put the container on an internal network only (no default route, no route "
-                 "via a gateway, no other interface), with the proxy on it; see [egress] networks",
+                 facts->untrusted[0] != '\0' || ! facts->owner_initial
+                     ? "name a network namespace that root made in the host's user namespace, by "
+                       "a path only root can change (/proc/PID/ns/net, /run/netns/NAME)"
+                     : "put the container on an internal network only (no default route, no "
+                       "route via a gateway, no other interface), with the proxy on it; see "
+                       "[egress] networks",
                  "network namespace %s: %s", p, sb_str (&why));
   else if (facts->probe_error == 0 && facts->probe_status == 0)
     report_pass (c->rep, "egress.netns", "network namespace %s: %s", p, sb_str (&seen));
@@ -3766,6 +3910,7 @@ check_policy (struct preflight *pf)
   /* Privileged first: a --privileged refusal should lead with that. */
   check_privileged (&c);
   check_namespaces (&c);
+  check_identity (&c);
   check_mounts (&c);
   check_capabilities (&c);
   check_devices (&c);

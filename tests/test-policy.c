@@ -35,7 +35,7 @@ static int bundle_seq;
 static const char *run_egress;  /* [egress] lines of run_policy's config; NULL: disabled */
 
 static const char *const all_ids[] = {
-  "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.mounts",
+  "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.identity", "policy.mounts",
   "policy.capabilities", "policy.devices", "policy.hooks", "policy.annotations",
   "policy.seccomp", "policy.resources", "policy.confinement", "egress.netns",
 };
@@ -1554,7 +1554,7 @@ spec_row (const char *name, const char *spec, const char *needle)
   run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
   ok (once_each (&rep), "%s: every policy id reported once", name);
   is_int (report_count (&rep, VERDICT_FAIL), 1, "%s: only policy.spec fails", name);
-  is_int (report_count (&rep, VERDICT_SKIP), 11, "%s: the rules are not run", name);
+  is_int (report_count (&rep, VERDICT_SKIP), 12, "%s: the rules are not run", name);
   has_str (reason (&rep, "policy.spec"), needle, "%s: %s", name, needle);
   report_release (&rep);
 }
@@ -1857,11 +1857,46 @@ test_identity (void)
   mkdir_p (ro_dir);
   rootfs_row ("a rootfs of the host's, writable", ro_dir, false, NULL, "policy.mounts",
               "writable bind mount outside [policy] writable_mounts");
-  rootfs_row ("a rootfs of the host's, read-only", ro_dir, true, NULL, "",
-              "the rootfs is a read-only directory of the host");
+  /* Kata shares a directory rootfs into the VM writable whatever
+     root.readonly says. */
+  rootfs_row ("a rootfs of the host's, read-only", ro_dir, true, NULL, "policy.mounts",
+              "writable bind mount outside [policy] writable_mounts");
   rootfs_row ("a writable rootfs under writable_mounts", dir, false, policy, "",
               "the rootfs is a directory under [policy] writable_mounts");
   rootfs_row ("no root.path", "", true, NULL, "policy.mounts", "names no root filesystem");
+
+  /* Kata's state of a sandbox is kept by id alone: a shim start whose id
+     names an existing sandbox (another namespace's) would get its VM. */
+  if (geteuid () == 0)
+    {
+      cleanup_free char *sid = NULL, *store = NULL;
+      bool made_vc = access ("/run/vc", F_OK) != 0, made_sbs = access ("/run/vc/sbs", F_OK) != 0;
+
+      if (asprintf (&sid, "kg-test-sbs-%ld", (long) getpid ()) < 0
+          || asprintf (&store, "/run/vc/sbs/%s", sid) < 0)
+        abort ();
+      mkdir_p (store);
+      spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+      run_mode = KG_MODE_SHIM;
+      run_ns = "default";
+      run_policy (spec, sid, NULL, &kata_fc, &rep, NULL);
+      expect (&rep, "a shim start whose id names an existing Kata sandbox", "policy.identity",
+              "policy.identity", "a Kata sandbox of id kg-test-sbs-");
+      report_release (&rep);
+      rmdir (store);
+      run_policy (spec, sid, NULL, &kata_fc, &rep, NULL);
+      expect (&rep, "the same start once the sandbox is gone", "", "policy.identity",
+              "containerd, namespace \"default\"");
+      report_release (&rep);
+      run_mode = KG_MODE_CHECK;
+      run_ns = NULL;
+      if (made_sbs)
+        rmdir ("/run/vc/sbs");
+      if (made_vc)
+        rmdir ("/run/vc");
+      free (spec);
+      spec = NULL;
+    }
 
   /* podman: its own files and its mount of the container's layer, for a
      bundle in podman's storage. */
@@ -2001,7 +2036,7 @@ test_pods (void)
       < 0)
     abort ();
   pod_row ("annotations whose uid is not the sandbox's", ID_A, ann, NULL, m, roots,
-           "policy.mounts policy.annotations", "policy.mounts", "kubelet_roots");
+           "policy.identity policy.mounts", "policy.mounts", "kubelet_roots");
   free (m);
   free (ann);
   ann = NULL;
@@ -2011,22 +2046,22 @@ test_pods (void)
   m = bind_of ("/srv/kubelet/pods/" POD_UID "/volumes/kubernetes.io~secret/token", "\"rbind\", \"ro\"");
   pod_ns = "default";
   pod_row ("a forged sandbox in namespace default, binding the pod's secret", SANDBOX_ID,
-           sandbox_ann, NULL, m, roots, "policy.mounts policy.annotations", "policy.annotations",
+           sandbox_ann, NULL, m, roots, "policy.identity policy.mounts", "policy.identity",
            "io.kubernetes.cri.container-type: only containerd's CRI (in a namespace of [policy] "
            "cri_namespaces) writes it; this start is containerd (namespace \"default\")");
   pod_row ("a forged pod member in namespace default", ID_A, app_ann, NULL, NULL, roots,
-           "policy.annotations", "policy.annotations", "io.kubernetes.cri.sandbox-id: only");
+           "policy.identity", "policy.identity", "io.kubernetes.cri.sandbox-id: only");
   pod_ns = "moby";
   pod_row ("a pod claim in Docker's namespace", ID_A, app_ann, NULL, NULL, roots,
-           "policy.annotations", "policy.annotations", "this start is Docker");
+           "policy.identity", "policy.identity", "this start is Docker");
   pod_ns = "k8s.io";
   run_mode = KG_MODE_OCI;
   pod_row ("a pod claim in an OCI-mode start in k8s.io", ID_A, app_ann, NULL, NULL, roots,
-           "policy.annotations", "policy.annotations", "this start is containerd (namespace");
+           "policy.identity", "policy.identity", "this start is containerd (namespace");
   /* Shim mode: the namespace is containerd's -namespace argument. */
   run_mode = KG_MODE_SHIM;
   pod_row ("a pod member started as a shim in k8s.io", ID_A, app_ann, NULL, NULL, roots, "",
-           "policy.annotations", "0 Kata annotations");
+           "policy.identity", "a member of pod sandbox " SANDBOX_ID);
   free (m);
   m = NULL;
   run_mode = KG_MODE_CHECK;
@@ -2048,7 +2083,7 @@ test_pods (void)
                             "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
   }
   pod_row ("a member naming another pod's container as its sandbox", ID_A, ann, NULL, NULL,
-           NULL, "policy.annotations", "policy.annotations",
+           NULL, "policy.identity", "policy.identity",
            "io.kubernetes.cri.sandbox-id " ID_B " is no pod sandbox of namespace \"k8s.io\"");
   free (ann);
   if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"container\", "
@@ -2056,7 +2091,7 @@ test_pods (void)
                       "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"") < 0)
     abort ();
   pod_row ("a member naming a sandbox that does not exist", ID_A, ann, NULL, NULL, NULL,
-           "policy.annotations", "policy.annotations", "is no pod sandbox");
+           "policy.identity", "policy.identity", "is no pod sandbox");
   free (ann);
   if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"sandbox\", "
                       "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
@@ -2064,24 +2099,24 @@ test_pods (void)
                       "\"io.kubernetes.cri.sandbox-memory\": \"268435456\"") < 0)
     abort ();
   pod_row ("a sandbox that names another sandbox id", ID_A, ann, no_limit, NULL, NULL,
-           "policy.annotations", "policy.annotations", "is not its own id");
+           "policy.identity", "policy.identity", "is not its own id");
   free (ann);
   if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"podsandbox\"") < 0)
     abort ();
-  pod_row ("an unknown container type", ID_A, ann, NULL, NULL, NULL, "policy.annotations",
-           "policy.annotations", "neither sandbox nor container");
+  pod_row ("an unknown container type", ID_A, ann, NULL, NULL, NULL, "policy.identity",
+           "policy.identity", "neither sandbox nor container");
   free (ann);
   ann = NULL;
   /* Kata's other readers of a pod: CRI-O's and dockershim's keys. */
   pod_row ("CRI-O's container type in containerd", ID_A,
            "\"io.kubernetes.cri-o.ContainerType\": \"container\", "
            "\"io.kubernetes.cri-o.SandboxID\": \"" SANDBOX_ID "\"",
-           NULL, NULL, NULL, "policy.annotations", "policy.annotations",
+           NULL, NULL, NULL, "policy.identity", "policy.identity",
            "io.kubernetes.cri-o.ContainerType: only podman (for its pods) writes it");
   pod_row ("dockershim's container type", ID_A,
            "\"io.kubernetes.docker.type\": \"container\", "
            "\"io.kubernetes.sandbox.id\": \"" SANDBOX_ID "\"",
-           NULL, NULL, NULL, "policy.annotations", "policy.annotations",
+           NULL, NULL, NULL, "policy.identity", "policy.identity",
            "io.kubernetes.docker.type: only dockershim (no engine now) writes it");
 
   /* The pod's VM as Kata sizes it: the sandbox's annotations, not its
@@ -2116,6 +2151,57 @@ test_pods (void)
   pod_row ("a quota of -1 and 2048 shares", SANDBOX_ID, ann, no_limit, NULL, NULL, "",
            "policy.resources", "2304 MiB (default_memory 2048 + the pod's sandbox-memory 256 MiB) of at most "
            "16384, 3 vCPUs");
+  free (ann);
+  ann = NULL;
+
+  /* Overflow: a quota of 2^63-1 over a period of 1. */
+  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"9223372036854775807\", "
+                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"1\"",
+                sandbox_ann) < 0)
+    abort ();
+  pod_row ("a sandbox quota of 2^63-1 over a period of 1", SANDBOX_ID, ann, no_limit, NULL, NULL,
+           "policy.resources", "policy.resources", "the VM would have 9223372036854775807 vCPUs");
+  free (ann);
+  ann = NULL;
+  pod_row ("a container quota of 2^63-1 over a period of 1", ID_A, "\"x\": \"y\"",
+           "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 9223372036854775806, "
+           "\"period\": 1}",
+           NULL, NULL, "policy.resources", "policy.resources", "more than [policy] max_vcpus");
+  /* Kata reads more of a pod from annotations: its name and namespace
+     (the kubelet's devices of that pod, cold-plugged), CDI device names,
+     the termination message path it writes back. */
+  pod_ns = "default";
+  pod_row ("CRI-O's pod name and namespace in namespace default", ID_A,
+           "\"io.kubernetes.cri-o.KubeName\": \"gpu-job\", "
+           "\"io.kubernetes.cri-o.Namespace\": \"team-b\"",
+           NULL, NULL, NULL, "policy.identity", "policy.identity",
+           "io.kubernetes.cri-o.KubeName: only CRI-O (not an engine kata-guard guards) writes it");
+  pod_row ("CRI's pod name in namespace default", ID_A,
+           "\"io.kubernetes.cri.sandbox-name\": \"gpu-job\"", NULL, NULL, NULL,
+           "policy.identity", "policy.identity", "io.kubernetes.cri.sandbox-name: only");
+  pod_row ("a CDI device annotation", ID_A, "\"cdi.k8s.io/gpu\": \"nvidia.com/gpu=all\"", NULL,
+           NULL, NULL, "policy.identity", "policy.identity",
+           "cdi.k8s.io/gpu: only a device plugin (CDI");
+  pod_row ("a termination message path outside CRI", ID_A,
+           "\"io.kubernetes.container.terminationMessagePath\": \"/x\", "
+           "\"io.kubernetes.container.terminationMessagePolicy\": \"File\"",
+           NULL, NULL, NULL, "policy.identity", "policy.identity",
+           "io.kubernetes.container.terminationMessagePath: only the kubelet");
+  pod_ns = "k8s.io";
+  m = bind_of ("/usr/lib/os-release", "\"rbind\", \"ro\"");
+  if (asprintf (&ann, "%s, \"io.kubernetes.container.terminationMessagePath\": \"/x\"", app_ann)
+      < 0)
+    abort ();
+  pod_row ("a pod member whose termination message path is a host file", ID_A, ann, NULL, m,
+           roots, "policy.identity", "policy.identity",
+           "terminationMessagePath /x is the mount of /usr/lib/os-release, not the kubelet's");
+  free (m);
+  m = bind_of ("/srv/kubelet/pods/" POD_UID "/containers/app/0a1b2c3d", "\"rbind\"");
+  pod_row ("a pod member whose termination message path is the kubelet's", ID_A, ann, NULL, m,
+           roots, "", "policy.identity", "a member of pod sandbox");
+  free (m);
+  m = NULL;
   free (ann);
   ann = NULL;
 }

@@ -144,6 +144,20 @@ EOF
     i=$((i + 1)); [ $i -lt 100 ] || { echo "# containerd did not start"; tail "$E/containerd.log"; return 1; }
     sleep 0.1
   done
+  eng_ctr_image
+}
+
+# eng_ctr_image: the busybox image $CTR_IMAGE imported into containerd's
+# default namespace and CRI's (k8s.io) (tests/cri/mkimage.py; nothing is pulled), so that ctr
+# starts get the bundle's own rootfs, a snapshot containerd mounts there,
+# as a real ctr run IMAGE does (a ctr run --rootfs DIR is judged as a bind
+# of DIR: kata-guard(8), policy.mounts).
+CTR_IMAGE=kg.local/busybox:e2e
+eng_ctr_image() {
+  python3 "$KG_SRCDIR/tests/cri/mkimage.py" "$E/ctr-images.tar" "$BUSYBOX" kg.local/pause:e2e \
+    "$CTR_IMAGE" >/dev/null && $CTR images import "$E/ctr-images.tar" >/dev/null 2>"$E/import.err" \
+    && $CTR -n k8s.io images import "$E/ctr-images.tar" >/dev/null 2>>"$E/import.err" \
+    || { echo "# cannot import the test image"; sed 's/^/# /' "$E/import.err"; return 1; }
 }
 
 eng_start() {
@@ -181,7 +195,7 @@ EOF
 # ctr_run NAME ID [ctr run options...]: a container through the shim v2 mode.
 ctr_run() {
   name=$1 id=$2; shift 2
-  timeout 60 $CTR run --rm --runtime io.containerd.kata-guard.v2 "$@" --rootfs "$E/rootfs" "$id" \
+  timeout 60 $CTR run --rm --runtime io.containerd.kata-guard.v2 "$@" "$CTR_IMAGE" "$id" \
     /bin/echo ok >"$E/$name.out" 2>"$E/$name.err" </dev/null
   rc=$?
 }

@@ -84,11 +84,21 @@ struct request
 
 /* The Kata configuration as Kata itself would load it (kata.c), shared
    with the families that need its values (assets, policy). */
+/* Which of Kata's two runtimes reads the configuration: the Go shim
+   (src/runtime) or the Rust one (src/runtime-rs), whose search order,
+   precedence, drop-in merging, annotations and VM sizing differ. */
+enum kata_runtime
+{
+  KATA_RUNTIME_GO,
+  KATA_RUNTIME_RS,
+};
+
 struct kata_config
 {
   struct toml_value *doc;               /* the merged document */
   const char *hypervisor_name;          /* NAME of the one [hypervisor.NAME] */
   const struct toml_value *hypervisor;  /* that table */
+  enum kata_runtime runtime;            /* the runtime that reads it (kata.c) */
 };
 
 /* One run of the checks. */

@@ -46,6 +46,7 @@ enum str_rule
   STR_CAPABILITY,         /* "CAP_NAME" that libcap knows */
   STR_REGEX,              /* a POSIX extended regular expression */
   STR_NAMESPACE,          /* a containerd namespace name */
+  STR_KATA_RUNTIME,       /* "auto", "go" or "runtime-rs" */
 };
 
 struct key_spec
@@ -71,6 +72,7 @@ static const struct key_spec keys[] = {
   { "kvm", "device", KEY_STRING, FIELD (kvm.device), 0, STR_ABS_PATH, 0, 0 },
   { "kvm", "create_vm", KEY_BOOL, FIELD (kvm.create_vm), 0, STR_ANY, 0, 0 },
   { "kata", "config", KEY_STRING, FIELD (kata.config), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
+  { "kata", "runtime", KEY_STRING, FIELD (kata.runtime), 0, STR_KATA_RUNTIME, 0, 0 },
   { "kata", "hypervisors", KEY_STRING_ARRAY, FIELD (kata.hypervisors),
     FIELD (kata.n_hypervisors), STR_HYPERVISOR, 0, 0 },
   { "egress", "enabled", KEY_BOOL, FIELD (egress.enabled), 0, STR_ANY, 0, 0 },
@@ -145,7 +147,7 @@ static const char *const default_cri_namespaces[] = { "k8s.io" };
 static const char *const default_hooks[] = { "/usr/bin/dockerd", "/usr/sbin/dockerd" };
 
 static const char *const known_hypervisors[] = {
-  "firecracker", "qemu", "clh", "dragonball", "stratovirt", "remote",
+  "firecracker", "qemu", "clh", "dragonball", "stratovirt", "remote", "openvmm",
 };
 
 bool
@@ -192,6 +194,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->kvm.device = strdup ("/dev/kvm");
   cfg->kvm.create_vm = true;
   cfg->kata.config = strdup ("");
+  cfg->kata.runtime = strdup ("auto");
   cfg->kata.hypervisors = calloc (2, sizeof (char *));
   if (cfg->kata.hypervisors != NULL)
     {
@@ -234,7 +237,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
       || ! set_list (&cfg->egress.networks, &cfg->egress.n_networks, NULL, 0))
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   if (! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
-      || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
+      || ! cfg->kata.runtime || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
 }
@@ -492,7 +495,12 @@ check_string (enum str_rule rule, const char *s)
     case STR_HYPERVISOR:
       return kata_hypervisor_known (s)
                  ? NULL
-                 : "is not a Kata hypervisor (firecracker, qemu, clh, dragonball, stratovirt, remote)";
+                 : "is not a Kata hypervisor (firecracker, qemu, clh, dragonball, stratovirt, "
+                   "remote, openvmm)";
+    case STR_KATA_RUNTIME:
+      return strcmp (s, "auto") == 0 || strcmp (s, "go") == 0 || strcmp (s, "runtime-rs") == 0
+                 ? NULL
+                 : "must be \"auto\", \"go\" or \"runtime-rs\"";
     case STR_ENDPOINT_OR_EMPTY:
       {
         struct sockaddr_storage ss;
@@ -928,6 +936,7 @@ guard_config_release (struct guard_config *cfg)
   free (cfg->runtime.oci);
   free (cfg->kvm.device);
   free (cfg->kata.config);
+  free (cfg->kata.runtime);
   for (size_t i = 0; i < cfg->kata.n_hypervisors; i++)
     free (cfg->kata.hypervisors[i]);
   free (cfg->kata.hypervisors);

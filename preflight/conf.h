@@ -49,6 +49,7 @@ struct guard_config
   struct
   {
     char *config;  /* "" = Kata's own search order */
+    char *runtime; /* which Kata runtime reads it: "auto" (by the shim's path), "go", "runtime-rs" */
     char **hypervisors;
     size_t n_hypervisors;
   } kata;

@@ -34,9 +34,24 @@ const char *const kata_search_path[KATA_SEARCH_PATH_N] = {
   "/usr/share/defaults/kata-containers/configuration.toml",
 };
 
-/* Kata's Go shim reads this variable when the engine passed no
-   config_path; the real shim inherits the guard's environment. */
+/* runtime-rs's DEFAULT_RUNTIME_CONFIGURATIONS
+   (src/libs/kata-types/src/config/default.rs, the same in 3.30 and 4.1):
+   /usr/share before /opt. */
+const char *const kata_search_path_rs[KATA_SEARCH_PATH_N] = {
+  "/etc/kata-containers/runtime-rs/configuration.toml",
+  "/usr/share/defaults/kata-containers/runtime-rs/configuration.toml",
+  "/opt/kata/share/defaults/kata-containers/runtime-rs/configuration.toml",
+};
+
+/* Both runtimes read this variable; the real shim inherits the guard's
+   environment.  The Go shim takes it when the engine passed no
+   config_path, runtime-rs before the engine's config_path. */
 #define KATA_CONF_ENV "KATA_CONF_FILE"
+
+/* Where kata-deploy installs each shim (both are named
+   containerd-shim-kata-v2). */
+#define KATA_RS_SHIM_TAIL "/runtime-rs/bin/containerd-shim-kata-v2"
+#define KATA_GO_SHIM_TAIL "/opt/kata/bin/containerd-shim-kata-v2"
 
 /* config.d is read whole, as Kata does; a directory with more entries
    than this is not a configuration anybody wrote by hand. */
@@ -87,6 +102,37 @@ a_kind (const struct toml_value *v)
   return "an unknown value";
 }
 
+/* Which runtime reads the configuration, and how that was told (for the
+   reasons). */
+struct runtime_choice
+{
+  enum kata_runtime rt;
+  char why[PATH_MAX + 96];
+};
+
+static const char *
+runtime_label (enum kata_runtime rt)
+{
+  return rt == KATA_RUNTIME_RS ? "runtime-rs" : "the Go shim";
+}
+
+static bool
+has_tail (const char *path, const char *tail)
+{
+  size_t n, t = strlen (tail);
+
+  if (path == NULL)
+    return false;
+  n = strlen (path);
+  return n >= t && strcmp (path + n - t, tail) == 0;
+}
+
+static const char *const *
+search_path (enum kata_runtime rt)
+{
+  return rt == KATA_RUNTIME_RS ? kata_search_path_rs : kata_search_path;
+}
+
 static void
 skip_later (struct report *rep, const char *why)
 {
@@ -97,14 +143,73 @@ skip_later (struct report *rep, const char *why)
 /* kata.runtime: the file the wrapper will execute is a trusted executable
    and not kata-guard itself.  On success its descriptor is kept in
    pf->from_kata.runtime_fd, so that what runs is what was checked. */
+/* The runtime [kata] runtime names, or for "auto" the one whose
+   kata-deploy path PATH (the configured one, not yet resolved) has. */
 static void
-check_runtime (struct preflight *pf)
+runtime_from_key (const struct guard_config *cfg, const char *path, struct runtime_choice *rc)
+{
+  const char *key = cfg->kata.runtime ? cfg->kata.runtime : "auto";
+
+  if (strcmp (key, "auto") != 0)
+    {
+      rc->rt = strcmp (key, "runtime-rs") == 0 ? KATA_RUNTIME_RS : KATA_RUNTIME_GO;
+      snprintf (rc->why, sizeof rc->why, "[kata] runtime = \"%s\"", key);
+      return;
+    }
+  rc->rt = path != NULL && has_tail (path, KATA_RS_SHIM_TAIL) ? KATA_RUNTIME_RS
+                                                               : KATA_RUNTIME_GO;
+  snprintf (rc->why, sizeof rc->why, "[kata] runtime = \"auto\": %s", path ? path : "no runtime");
+}
+
+/* The runtime, now that PATH (KEY) resolved to REAL: "auto" takes the
+   resolved file's place (a kata-deploy link such as
+   /usr/local/bin/containerd-shim-kata-qemu-runtime-rs-v2 leads to
+   runtime-rs's); a path and a file, or a key and a path, that say
+   different runtimes fail, since judging a configuration by the wrong
+   runtime's rules is judging another file.  False after reporting. */
+static bool
+runtime_confirm (struct preflight *pf, const char *key, const char *path, const char *real,
+                 struct runtime_choice *rc)
+{
+  const char *rkey = pf->cfg->kata.runtime ? pf->cfg->kata.runtime : "auto";
+  bool rs_path = has_tail (path, KATA_RS_SHIM_TAIL), rs_real = has_tail (real, KATA_RS_SHIM_TAIL);
+  bool go_deploy = has_tail (path, KATA_GO_SHIM_TAIL) || has_tail (real, KATA_GO_SHIM_TAIL);
+  const char *conflict = NULL;
+
+  if (strcmp (rkey, "auto") == 0)
+    {
+      if (rs_path && ! rs_real)
+        conflict = "is at runtime-rs's path but resolves to another file";
+      rc->rt = rs_real ? KATA_RUNTIME_RS : KATA_RUNTIME_GO;
+      snprintf (rc->why, sizeof rc->why, "[kata] runtime = \"auto\": %s %s", real,
+                rs_real ? "is runtime-rs's shim as kata-deploy installs it"
+                        : "is not at runtime-rs's kata-deploy path (.../runtime-rs/bin/)");
+    }
+  else if (rc->rt == KATA_RUNTIME_GO && (rs_path || rs_real))
+    conflict = "is runtime-rs's shim as kata-deploy installs it, but [kata] runtime = \"go\"";
+  else if (rc->rt == KATA_RUNTIME_RS && go_deploy)
+    conflict = "is the Go shim as kata-deploy installs it, but [kata] runtime = \"runtime-rs\"";
+  if (conflict == NULL)
+    return true;
+  report_fail (pf->rep, "kata.runtime",
+               "set [kata] runtime to the runtime that [runtime] names (\"go\" or "
+               "\"runtime-rs\"), or point [runtime] at that runtime's shim",
+               "%s %s (%s) %s: kata-guard cannot tell whose rules the Kata configuration is "
+               "read by",
+               key, path, real, conflict);
+  return false;
+}
+
+static void
+check_runtime (struct preflight *pf, struct runtime_choice *rc)
 {
   const char *path = pf->req->mode == KG_MODE_OCI ? pf->cfg->runtime.oci : pf->cfg->runtime.shim;
   const char *key = pf->req->mode == KG_MODE_OCI ? "[runtime] oci" : "[runtime] shim";
   cleanup_error kg_error_t err = NULL;
   cleanup_close int fd = -1;
   struct trust_info info;
+
+  runtime_from_key (pf->cfg, path, rc);
 
   if (path == NULL || *path == '\0')
     {
@@ -147,8 +252,12 @@ check_runtime (struct preflight *pf)
                    "%s %s (%s): %s", key, path, info.path, err->msg);
       return;
     }
-  report_pass (pf->rep, "kata.runtime", "%s %s is a trusted executable (%s)", key, path,
-               info.path);
+  if (! runtime_confirm (pf, key, path, info.path, rc))
+    return;
+  report_pass (pf->rep, "kata.runtime",
+               "%s %s is a trusted executable (%s); the Kata configuration is read as %s reads "
+               "it (%s)",
+               key, path, info.path, runtime_label (rc->rt), rc->why);
   pf->from_kata.runtime_fd = steal_fd (&fd);
 }
 
@@ -289,6 +398,95 @@ unreadable_refused (struct report *rep, const char *path, const struct toml_valu
   return true;
 }
 
+/* The keys runtime-rs's serde types take in the tables it decodes with
+   deny_unknown_fields (kata-types config/agent.rs, hypervisor/mod.rs;
+   3.30 and 4.1 together: 4.1 added visible_cdi_devices and
+   cdh_api_timeout_ms).  Any other key there makes runtime-rs refuse the
+   configuration. */
+static const char *const rs_agent_keys[] = {
+  "enable_debug", "log_level", "enable_tracing", "debug_console_enabled", "visible_cdi_devices",
+  "server_port", "log_port", "passfd_listener_port", "dial_timeout_ms", "reconnect_timeout_ms",
+  "cdh_api_timeout_ms", "create_container_timeout", "health_check_request_timeout_ms",
+  "kernel_modules", "container_pipe_size", "launch_process_timeout", "mem_agent", "policy",
+};
+static const char *const rs_mem_agent_keys[] = {
+  "enable", "mem_agent_enable", "memcg_disable", "memcg_swap", "memcg_swappiness_max",
+  "memcg_period_secs", "memcg_period_psi_percent_limit", "memcg_eviction_psi_percent_limit",
+  "memcg_eviction_run_aging_count_min", "compact_disable", "compact_period_secs",
+  "compact_period_psi_percent_limit", "compact_psi_percent_limit", "compact_sec_max",
+  "compact_order", "compact_threshold", "compact_force_times",
+};
+static const char *const rs_factory_keys[] = { "enable_template", "template_path" };
+
+static bool
+name_in (const char *name, const char *const *list, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (name, list[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The first key of table T (a table named SECTION) not in LIST, into WHY. */
+static bool
+strict_table_refused (const struct toml_value *t, const char *section, const char *const *list,
+                      size_t n, char *why, size_t size)
+{
+  if (t == NULL || t->kind != TOML_TABLE)
+    return false;
+  for (size_t i = 0; i < t->u.table.n; i++)
+    if (! name_in (t->u.table.items[i].key, list, n))
+      {
+        snprintf (why, size, "[%s] %.80s (line %u) is not a key runtime-rs knows there", section,
+                  t->u.table.items[i].key, t->u.table.items[i].line);
+        return true;
+      }
+  /* serde's alias: both spellings set one field, and it refuses the pair. */
+  if (list == rs_mem_agent_keys && toml_get (t, "enable") && toml_get (t, "mem_agent_enable"))
+    {
+      snprintf (why, size, "[%s] sets both enable and mem_agent_enable (one setting)", section);
+      return true;
+    }
+  return false;
+}
+
+/* Whether runtime-rs would refuse DOC for an unknown key in a table its
+   types deny them in: [agent.NAME], [agent.NAME.mem_agent] and
+   [hypervisor.NAME.factory].  Elsewhere it ignores unknown keys, as the
+   Go shim does everywhere. */
+static bool
+rs_strict_refused (const struct toml_value *doc, char *why, size_t size)
+{
+  const struct toml_value *agents = toml_get (doc, "agent"), *hvs = toml_get (doc, "hypervisor");
+  char section[256];
+
+  for (size_t i = 0; agents && agents->kind == TOML_TABLE && i < agents->u.table.n; i++)
+    {
+      const struct toml_entry *e = &agents->u.table.items[i];
+
+      snprintf (section, sizeof section, "agent.%.200s", e->key);
+      if (strict_table_refused (e->value, section, rs_agent_keys, ARRAY_SIZE (rs_agent_keys), why,
+                                size))
+        return true;
+      snprintf (section, sizeof section, "agent.%.200s.mem_agent", e->key);
+      if (e->value->kind == TOML_TABLE
+          && strict_table_refused (toml_get (e->value, "mem_agent"), section, rs_mem_agent_keys,
+                                   ARRAY_SIZE (rs_mem_agent_keys), why, size))
+        return true;
+    }
+  for (size_t i = 0; hvs && hvs->kind == TOML_TABLE && i < hvs->u.table.n; i++)
+    {
+      const struct toml_entry *e = &hvs->u.table.items[i];
+
+      snprintf (section, sizeof section, "hypervisor.%.200s.factory", e->key);
+      if (e->value->kind == TOML_TABLE
+          && strict_table_refused (toml_get (e->value, "factory"), section, rs_factory_keys,
+                                   ARRAY_SIZE (rs_factory_keys), why, size))
+        return true;
+    }
+  return false;
+}
+
 static int
 list_dropins (int dfd, const struct trust_info *dinfo, struct names *out, kg_error_t *err)
 {
@@ -334,45 +532,79 @@ list_dropins (int dfd, const struct trust_info *dinfo, struct names *out, kg_err
   return 0;
 }
 
-/* Which configuration Kata will load, in Kata's own precedence: what the
-   engine told the real shim (the config_path runtime option), then
-   KATA_CONF_FILE (shim mode: the real shim inherits this environment),
-   then Kata's search order, first file that exists.  [kata] config does
-   not choose: it asserts which file that must be, and a mismatch fails
-   (checking another file than the one Kata loads would be checking
-   nothing).  Only when Kata would find no file at all (and then refuses
-   to start) is [kata] config's file the one checked.  Returns the path,
-   or NULL after reporting the failure. */
+/* The file that names the configuration, in the precedence of runtime RT:
+   the Go shim takes the engine's config_path (the runtime option), then
+   KATA_CONF_FILE; runtime-rs takes KATA_CONF_FILE first
+   (runtime-rs/crates/runtimes/src/manager.rs).  KATA_CONF_FILE counts in
+   shim mode only (the real shim inherits this environment).  Kata 4.x
+   accepts KATA_CONF_FILE only when it resolves to one of its default
+   files and refuses to start otherwise; 3.x loads it whatever it is: so
+   the file it names is the one either loads, and the one judged.  A
+   set-but-empty KATA_CONF_FILE makes runtime-rs 4.x refuse to start and
+   3.x ignore the engine's config_path: the guard cannot tell which, so it
+   fails.  NULL with nothing named; FAILED after reporting. */
 static const char *
-config_choose (struct preflight *pf, const char **source)
+config_named (struct preflight *pf, enum kata_runtime rt, const char **source, bool *failed)
 {
-  const char *env, *chosen = NULL, *want = pf->cfg->kata.config;
-  struct stat st, wst;
+  const char *env = pf->req->mode == KG_MODE_SHIM ? getenv (KATA_CONF_ENV) : NULL;
+  const char *opt = pf->req->kata_config;
 
-  if (pf->req->kata_config != NULL && *pf->req->kata_config != '\0')
+  if (rt == KATA_RUNTIME_RS && env != NULL && *env == '\0')
     {
-      *source = "the engine's config_path option";
-      chosen = pf->req->kata_config;
+      report_fail (pf->rep, "kata.config",
+                   "unset KATA_CONF_FILE in the engine's environment, or set it to the "
+                   "configuration runtime-rs must load",
+                   "KATA_CONF_FILE is set but empty: runtime-rs 4.x refuses to start with it, "
+                   "3.x ignores the engine's config_path and searches its defaults, and "
+                   "kata-guard cannot tell which version runs");
+      *failed = true;
+      return NULL;
     }
-  env = pf->req->mode == KG_MODE_SHIM ? getenv (KATA_CONF_ENV) : NULL;
-  if (chosen == NULL && env != NULL && *env != '\0')
+  if (env != NULL && *env == '\0')
+    env = NULL;
+  if (opt != NULL && *opt == '\0')
+    opt = NULL;
+  if (env != NULL && (rt == KATA_RUNTIME_RS || opt == NULL))
     {
       *source = KATA_CONF_ENV;
-      chosen = env;
+      return env;
     }
-  for (size_t i = 0; chosen == NULL && i < ARRAY_SIZE (kata_search_path); i++)
+  if (opt != NULL)
+    *source = "the engine's config_path option";
+  return opt;
+}
+
+/* Which configuration Kata will load, in the precedence of runtime RT:
+   what config_named finds, then that runtime's search order, first file
+   that exists.  [kata] config does not choose: it asserts which file that
+   must be, and a mismatch fails (checking another file than the one Kata
+   loads would be checking nothing).  Only when Kata would find no file at
+   all (and then refuses to start) is [kata] config's file the one
+   checked.  Returns the path, or NULL after reporting the failure. */
+static const char *
+config_choose (struct preflight *pf, enum kata_runtime rt, const char **source)
+{
+  const char *const *order = search_path (rt);
+  const char *chosen, *want = pf->cfg->kata.config;
+  struct stat st, wst;
+  bool failed = false;
+
+  chosen = config_named (pf, rt, source, &failed);
+  if (failed)
+    return NULL;
+  for (size_t i = 0; chosen == NULL && i < KATA_SEARCH_PATH_N; i++)
     {
-      if (stat (kata_search_path[i], &st) == 0)
+      if (stat (order[i], &st) == 0)
         {
-          *source = "Kata's search order";
-          chosen = kata_search_path[i];
+          *source = rt == KATA_RUNTIME_RS ? "runtime-rs's search order" : "Kata's search order";
+          chosen = order[i];
         }
       /* Kata moves on from any candidate it cannot resolve; only "not
          there" is that clear here, anything else is an error. */
       else if (errno != ENOENT && errno != ENOTDIR)
         {
-          report_fail (pf->rep, "kata.config", remedy_trust, "cannot resolve %s: %s",
-                       kata_search_path[i], strerror (errno));
+          report_fail (pf->rep, "kata.config", remedy_trust, "cannot resolve %s: %s", order[i],
+                       strerror (errno));
           return NULL;
         }
     }
@@ -382,8 +614,8 @@ config_choose (struct preflight *pf, const char **source)
         report_fail (pf->rep, "kata.config",
                      "install Kata Containers, or point the engine's ConfigPath at its "
                      "configuration.toml",
-                     "no Kata configuration found: none of %s, %s, %s exists",
-                     kata_search_path[0], kata_search_path[1], kata_search_path[2]);
+                     "no Kata configuration found for %s: none of %s, %s, %s exists",
+                     runtime_label (rt), order[0], order[1], order[2]);
       return chosen;
     }
   if (chosen == NULL)
@@ -399,14 +631,15 @@ config_choose (struct preflight *pf, const char **source)
   report_fail (pf->rep, "kata.config",
                "set [kata] config to the file Kata loads, or make Kata load that one (the "
                "engine's ConfigPath, or remove the file that comes first in Kata's search order)",
-               "Kata will load %s (from %s), not [kata] config %s", chosen, *source, want);
+               "%s will load %s (from %s), not [kata] config %s",
+               rt == KATA_RUNTIME_RS ? "runtime-rs" : "Kata", chosen, *source, want);
   return NULL;
 }
 
 /* kata.config: find, verify, parse and merge the configuration.  Returns
    the merged document, or NULL after reporting the failure. */
 static struct toml_value *
-load_config (struct preflight *pf)
+load_config (struct preflight *pf, const struct runtime_choice *rc)
 {
   struct report *rep = pf->rep;
   cleanup_error kg_error_t err = NULL;
@@ -417,9 +650,10 @@ load_config (struct preflight *pf)
   cleanup_strbuf struct strbuf used = { 0 };
   struct trust_info info, dinfo;
   char dropdir[PATH_MAX];
+  char why[512];
   const char *source, *path, *slash;
 
-  path = config_choose (pf, &source);
+  path = config_choose (pf, rc->rt, &source);
   if (path == NULL)
     return NULL;
 
@@ -499,6 +733,19 @@ load_config (struct preflight *pf)
                        "drop-in %s: %s", fpath, err->msg);
           return NULL;
         }
+      /* runtime-rs takes an entry by its own type (DirEntry::file_type,
+         which does not follow links) and fails on a symlink; the Go shim
+         reads through it (os.ReadFile). */
+      if (rc->rt == KATA_RUNTIME_RS && finfo.symlinks > 0)
+        {
+          report_fail (rep, "kata.config",
+                       "make the drop-in a regular file (runtime-rs refuses a symbolic link in "
+                       "config.d)",
+                       "drop-in %s is a symbolic link (to %s): runtime-rs would refuse the "
+                       "configuration",
+                       fpath, finfo.path);
+          return NULL;
+        }
       report_add_file (rep, finfo.path);
       sub = parse_verified (ffd, &finfo, &err);
       if (sub == NULL)
@@ -523,8 +770,16 @@ load_config (struct preflight *pf)
       sb_printf (&used, "%s%s", i == 0 ? " + drop-ins " : ", ", finfo.path);
     }
 
-  report_pass (rep, "kata.config", "%s (from %s)%s", sb_str (&used), source,
-               names.n == 0 ? ", no config.d drop-ins" : "");
+  if (rc->rt == KATA_RUNTIME_RS && rs_strict_refused (doc, why, sizeof why))
+    {
+      report_fail (rep, "kata.config",
+                   "remove the key, or spell it as runtime-rs's own configuration files do",
+                   "%s (merged): %s, and it would refuse the configuration", sb_str (&used), why);
+      return NULL;
+    }
+  report_pass (rep, "kata.config", "%s (from %s)%s; read as %s reads it (%s)", sb_str (&used),
+               source, names.n == 0 ? ", no config.d drop-ins" : "", runtime_label (rc->rt),
+               rc->why);
   return steal_pointer (&doc);
 }
 
@@ -587,7 +842,7 @@ check_exec_key (struct preflight *pf, const char *id, const char *key, const cha
    there is exactly one table, whatever the rest says, so that later
    families see the configuration Kata will use. */
 static void
-check_hypervisor (struct preflight *pf, struct toml_value **docp)
+check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runtime rt)
 {
   struct report *rep = pf->rep;
   const struct toml_value *doc = *docp, *hv, *want;
@@ -649,6 +904,7 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp)
   k->doc = steal_pointer (docp);
   k->hypervisor_name = one->key;
   k->hypervisor = one->value;
+  k->runtime = rt;
   pf->from_kata.config = k;
 
   if (! hypervisor_allowed (pf->cfg, k->hypervisor_name))
@@ -1061,16 +1317,17 @@ void
 check_kata (struct preflight *pf)
 {
   cleanup_toml struct toml_value *doc = NULL;
+  struct runtime_choice rc = { 0 };
 
-  check_runtime (pf);
+  check_runtime (pf, &rc);
 
-  doc = load_config (pf);
+  doc = load_config (pf, &rc);
   if (doc == NULL)
     {
       skip_later (pf->rep, "kata.config failed");
       return;
     }
-  check_hypervisor (pf, &doc);
+  check_hypervisor (pf, &doc, rc.rt);
   check_jailer (pf);
   check_debug (pf, pf->from_kata.config ? pf->from_kata.config->doc : doc);
   check_annotations (pf);

@@ -14,6 +14,9 @@
    /opt/kata) and of a distribution package. */
 #define KATA_SEARCH_PATH_N 3
 extern const char *const kata_search_path[KATA_SEARCH_PATH_N];
+/* runtime-rs's own order: /etc, then a distribution package's defaults,
+   then a release tarball's (kata-deploy). */
+extern const char *const kata_search_path_rs[KATA_SEARCH_PATH_N];
 
 /* The first entry of table T, at any depth, that Kata's TOML decoder may
    read otherwise than the guard (a key not in lower case, a """ string

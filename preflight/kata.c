@@ -783,6 +783,23 @@ load_config (struct preflight *pf, const struct runtime_choice *rc)
   return steal_pointer (&doc);
 }
 
+/* Why runtime RT cannot run a VM for [hypervisor.NAME], or NULL.  The Go
+   shim builds a mock hypervisor for dragonball
+   (virtcontainers/hypervisor_linux.go: no VM at all) and knows no
+   openvmm; runtime-rs (3.30, 4.1) registers no stratovirt. */
+static const char *
+hypervisor_unrunnable (enum kata_runtime rt, const char *name)
+{
+  if (rt == KATA_RUNTIME_GO && strcmp (name, "dragonball") == 0)
+    return "Dragonball is built into runtime-rs only: for this table Kata's Go shim creates a "
+           "mock hypervisor and no VM";
+  if (rt == KATA_RUNTIME_GO && strcmp (name, "openvmm") == 0)
+    return "OpenVMM is a runtime-rs hypervisor: Kata's Go shim does not know it";
+  if (rt == KATA_RUNTIME_RS && strcmp (name, "stratovirt") == 0)
+    return "runtime-rs has no StratoVirt";
+  return NULL;
+}
+
 static bool
 hypervisor_allowed (const struct guard_config *cfg, const char *name)
 {
@@ -851,6 +868,7 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runt
   cleanup_strbuf struct strbuf allowed = { 0 };
   cleanup_strbuf struct strbuf passed = { 0 };
   struct kata_config *k;
+  const char *why;
   size_t n = 0;
 
   hv = toml_get (doc, "hypervisor");
@@ -933,9 +951,22 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runt
                    want->kind == TOML_STRING ? "\"" : "", k->hypervisor_name);
       return;
     }
-  if (! check_exec_key (pf, "kata.hypervisor", "path",
-                        "Kata would run its built-in default, which kata-guard cannot check",
-                        "set path to the hypervisor binary in the Kata configuration", &passed))
+  if ((why = hypervisor_unrunnable (rt, k->hypervisor_name)) != NULL)
+    {
+      report_fail (rep, "kata.hypervisor",
+                   "run this configuration with the runtime that has the hypervisor (set "
+                   "[runtime] shim, or [kata] runtime), or use another hypervisor table",
+                   "[hypervisor.%s] read by %s: %s", k->hypervisor_name, runtime_label (rt), why);
+      return;
+    }
+  /* runtime-rs's Dragonball is the shim itself (path is ignored and
+     shipped empty): the VMM is the file kata.runtime checked. */
+  if (rt == KATA_RUNTIME_RS && strcmp (k->hypervisor_name, "dragonball") == 0)
+    sb_printf (&passed, "the VMM is built into the runtime-rs shim (kata.runtime)");
+  else if (! check_exec_key (pf, "kata.hypervisor", "path",
+                             "Kata would run its built-in default, which kata-guard cannot check",
+                             "set path to the hypervisor binary in the Kata configuration",
+                             &passed))
     return;
   /* QEMU and Cloud Hypervisor share the container's files through
      virtiofsd, which Kata starts on the host as root. */

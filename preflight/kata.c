@@ -67,6 +67,16 @@ static const char *const sensitive_annotations[] = {
   "image",          "initrd",                "firmware",         "firmware_volume",
   "virtio_fs_daemon", "entropy_source",      "file_mem_backend", "vhost_user_store_path",
   "virtio_fs_extra_args",
+  /* The agent runs the OCI hooks it finds there in the guest, as root
+     (both runtimes gate it by enable_annotations). */
+  "guest_hook_path",
+};
+
+/* runtime-rs only: the host file whose list of files the VMM prefetches
+   (kata-types annotations, KATA_ANNO_CFG_HYPERVISOR_PREFETCH_FILES_LIST):
+   a host path of the workload's choosing. */
+static const char *const sensitive_annotations_rs[] = {
+  "prefetch_files.list",
 };
 
 static const char *const later_ids[] = {
@@ -1243,6 +1253,23 @@ pattern_portable (const char *p, char *why, size_t why_size)
   return true;
 }
 
+/* Describe in BAD the NAMES that RE (the pattern PAT) matches. */
+static void
+pattern_hits (regex_t *re, const char *pat, const char *const *names, size_t n,
+              struct strbuf *bad, size_t *hits, size_t *n_bad)
+{
+  for (size_t j = 0; j < n; j++)
+    {
+      if (regexec (re, names[j], 0, NULL, 0) != 0)
+        continue;
+      if ((*hits)++ == 0)
+        sb_printf (bad, "%s\"%s\" enables ", (*n_bad)++ ? "; " : "", pat);
+      else
+        sb_printf (bad, ", ");
+      sb_printf (bad, "%s", names[j]);
+    }
+}
+
 /* kata.annotations: enable_annotations holds regular expressions over the
    bare annotation name (io.katacontainers.config.hypervisor. removed).
    Kata matches them unanchored: Go's regexp.MatchString in
@@ -1316,16 +1343,11 @@ check_annotations (struct preflight *pf)
                        k->hypervisor_name, pat, msg);
           return;
         }
-      for (size_t j = 0; j < ARRAY_SIZE (sensitive_annotations); j++)
-        {
-          if (regexec (&re, sensitive_annotations[j], 0, NULL, 0) != 0)
-            continue;
-          if (hits++ == 0)
-            sb_printf (&bad, "%s\"%s\" enables ", n_bad++ ? "; " : "", pat);
-          else
-            sb_printf (&bad, ", ");
-          sb_printf (&bad, "%s", sensitive_annotations[j]);
-        }
+      pattern_hits (&re, pat, sensitive_annotations, ARRAY_SIZE (sensitive_annotations), &bad,
+                    &hits, &n_bad);
+      if (k->runtime == KATA_RUNTIME_RS)
+        pattern_hits (&re, pat, sensitive_annotations_rs, ARRAY_SIZE (sensitive_annotations_rs),
+                      &bad, &hits, &n_bad);
       regfree (&re);
     }
   if (n_bad > 0)
@@ -1340,7 +1362,7 @@ check_annotations (struct preflight *pf)
     }
   report_pass (rep, "kata.annotations",
                "[hypervisor.%s] enable_annotations (%zu patterns) enables no executable, boot "
-               "asset or host path",
+               "asset, host path or guest hook",
                k->hypervisor_name, list->u.array.n);
 }
 

@@ -200,6 +200,17 @@ tree_new (const char *fixture, const char *drop)
   free (conf);
 }
 
+/* runtime-rs's shim where kata-deploy installs it, in the tree. */
+static const char *
+rs_shim (void)
+{
+  mkdirs (tp ("opt/kata/runtime-rs/bin"));
+  if (access (tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2"), F_OK) < 0)
+    write_file (tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2"), "#!/bin/sh\nexit 0\n",
+                0755);
+  return tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2");
+}
+
 static int
 rm_one (const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -235,6 +246,7 @@ struct opts
   const char *kata_config;   /* default: the tree's configuration.toml; "" = search */
   const char *req_config;    /* the engine's config_path, default none */
   const char *hv[3];         /* [kata] hypervisors, default firecracker */
+  const char *runtime;       /* [kata] runtime, default "auto" */
 };
 
 static void
@@ -252,6 +264,7 @@ run_opts (struct run *r, const char *label, const struct opts *o)
   r->cfg.runtime.shim = (char *) (o->shim ? o->shim : tp ("opt/kata/bin/containerd-shim-kata-v2"));
   r->cfg.runtime.oci = (char *) "";
   r->cfg.kata.config = (char *) (o->kata_config ? o->kata_config : kconf ());
+  r->cfg.kata.runtime = (char *) (o->runtime ? o->runtime : "auto");
   r->cfg.kata.hypervisors = hv;
   r->cfg.kata.n_hypervisors = n;
   r->req.mode = o->mode;
@@ -880,6 +893,20 @@ annotation_case (const char *label, const char *patterns, enum verdict v, const 
 }
 
 static void
+rs_annotation_case (const char *label, const char *patterns, enum verdict v, const char *want)
+{
+  char buf[512];
+  struct run r;
+
+  tree_new ("configuration-rs-fc.toml", NULL);
+  snprintf (buf, sizeof buf, "[hypervisor.firecracker]\nenable_annotations = %s\n", patterns);
+  dropin ("50-annotations.toml", buf, 0644);
+  run (&r, label, .shim = rs_shim ());
+  expect (&r, "kata.annotations", v, want);
+  done (&r);
+}
+
+static void
 annotation_cases (void)
 {
   annotation_case ("enable_annotations [\"kernel\"]", "[\"kernel\"]", VERDICT_FAIL,
@@ -910,6 +937,209 @@ annotation_cases (void)
                    VERDICT_PASS, "3 patterns");
   annotation_case ("a harmless class", "[\"enable_[a-z]+\", \"^default_\"]", VERDICT_PASS, NULL);
   annotation_case ("none", "[]", VERDICT_PASS, "0 patterns");
+  annotation_case ("guest hooks", "[\"guest_hook_path\"]", VERDICT_FAIL,
+                   "\"guest_hook_path\" enables guest_hook_path");
+  annotation_case ("guest hooks, a class", "[\"guest_[a-z]+\"]", VERDICT_FAIL,
+                   "enables guest_hook_path");
+  /* prefetch_files.list exists in runtime-rs only. */
+  annotation_case ("prefetch list, the Go shim", "[\"prefetch\"]", VERDICT_PASS, NULL);
+  rs_annotation_case ("prefetch list, runtime-rs", "[\"prefetch\"]", VERDICT_FAIL,
+                      "\"prefetch\" enables prefetch_files.list");
+  rs_annotation_case ("the shipped runtime-rs patterns",
+                      "[\"enable_iommu\", \"kernel_params\", \"kernel_verity_params\", "
+                      "\"default_vcpus\", \"default_memory\"]",
+                      VERDICT_PASS, "5 patterns");
+}
+
+/* Which runtime reads the configuration, and what follows from it. */
+static void
+runtime_choice_cases (void)
+{
+  struct run r;
+  char link[PATH_MAX];
+
+  tree_new ("configuration-rs-fc.toml", NULL);
+  run (&r, "runtime-rs's shim path", .shim = rs_shim ());
+  expect_all_pass (&r, true);
+  expect (&r, "kata.config", VERDICT_PASS, "read as runtime-rs reads it");
+  expect (&r, "kata.runtime", VERDICT_PASS, "is runtime-rs's shim as kata-deploy installs it");
+  ok (r.pf.from_kata.config && r.pf.from_kata.config->runtime == KATA_RUNTIME_RS,
+      "runtime-rs's shim path: the configuration is handed on as runtime-rs's");
+  done (&r);
+  run (&r, "the Go shim's path");
+  expect (&r, "kata.config", VERDICT_PASS, "read as the Go shim reads it");
+  ok (r.pf.from_kata.config && r.pf.from_kata.config->runtime == KATA_RUNTIME_GO,
+      "the Go shim's path: the configuration is handed on as the Go shim's");
+  done (&r);
+  /* Told by the key: a shim anywhere. */
+  write_file (tp ("opt/kata/bin/custom-shim"), "#!/bin/sh\nexit 0\n", 0755);
+  run (&r, "[kata] runtime = runtime-rs", .shim = tp ("opt/kata/bin/custom-shim"),
+       .runtime = "runtime-rs");
+  expect (&r, "kata.config", VERDICT_PASS, "read as runtime-rs reads it ([kata] runtime = ");
+  ok (r.pf.from_kata.config && r.pf.from_kata.config->runtime == KATA_RUNTIME_RS,
+      "[kata] runtime = runtime-rs: handed on as runtime-rs's");
+  done (&r);
+  run (&r, "[kata] runtime = go, runtime-rs's shim", .shim = rs_shim (), .runtime = "go");
+  expect (&r, "kata.runtime", VERDICT_FAIL, "but [kata] runtime = \"go\"");
+  done (&r);
+  run (&r, "[kata] runtime = runtime-rs, the Go shim's kata-deploy path", .runtime = "runtime-rs");
+  expect (&r, "kata.runtime", VERDICT_FAIL, "is the Go shim as kata-deploy installs it");
+  done (&r);
+  /* A link at runtime-rs's path to another file says two things. */
+  snprintf (link, sizeof link, "%s", rs_shim ());
+  unlink (link);
+  if (symlink (tp ("opt/kata/bin/containerd-shim-kata-v2"), link) < 0)
+    die ("symlink", link);
+  run (&r, "runtime-rs's path, a link to another shim", .shim = link);
+  expect (&r, "kata.runtime", VERDICT_FAIL, "resolves to another file");
+  done (&r);
+}
+
+/* The file each runtime loads when the engine and the environment name
+   one (shim mode). */
+static void
+runtime_rs_precedence_cases (void)
+{
+  struct run r;
+  char other[PATH_MAX];
+  char *conf, *console;
+
+  tree_new ("configuration-rs-fc.toml", NULL);
+  snprintf (other, sizeof other, "%s", tp (DEFAULTS "/other.toml"));
+  conf = fixture_in_tree ("configuration-rs-fc.toml", "debug_console_enabled");
+  write_file (other, conf, 0644);
+  free (conf);
+  /* The same file with the agent's debug console on. */
+  conf = fixture_in_tree ("configuration-rs-fc.toml", NULL);
+  console = strstr (conf, "debug_console_enabled = false");
+  if (console == NULL)
+    die ("no debug_console_enabled = false in", "configuration-rs-fc.toml");
+  memcpy (console, "debug_console_enabled = true ", 29);
+  write_file (tp (DEFAULTS "/console.toml"), conf, 0644);
+  free (conf);
+
+  /* runtime-rs: KATA_CONF_FILE over the engine's config_path. */
+  setenv ("KATA_CONF_FILE", tp (DEFAULTS "/console.toml"), 1);
+  run (&r, "runtime-rs: KATA_CONF_FILE and config_path", .mode = KG_MODE_SHIM, .shim = rs_shim (),
+       .kata_config = "", .req_config = other);
+  expect (&r, "kata.config", VERDICT_PASS, "console.toml (from KATA_CONF_FILE)");
+  expect (&r, "kata.debug", VERDICT_FAIL, "debug_console_enabled = true");
+  done (&r);
+  /* The Go shim: config_path over KATA_CONF_FILE. */
+  run (&r, "the Go shim: KATA_CONF_FILE and config_path", .mode = KG_MODE_SHIM,
+       .kata_config = "", .req_config = other);
+  expect (&r, "kata.config", VERDICT_PASS, "other.toml (from the engine's config_path option)");
+  expect (&r, "kata.debug", VERDICT_PASS, NULL);
+  done (&r);
+
+  /* Set but empty: runtime-rs 4.x refuses to start, 3.x searches. */
+  setenv ("KATA_CONF_FILE", "", 1);
+  run (&r, "runtime-rs: KATA_CONF_FILE empty", .mode = KG_MODE_SHIM, .shim = rs_shim (),
+       .kata_config = "", .req_config = other);
+  expect (&r, "kata.config", VERDICT_FAIL, "KATA_CONF_FILE is set but empty");
+  done (&r);
+  run (&r, "the Go shim: KATA_CONF_FILE empty", .mode = KG_MODE_SHIM, .kata_config = "",
+       .req_config = other);
+  expect (&r, "kata.config", VERDICT_PASS, "from the engine's config_path option");
+  done (&r);
+  unsetenv ("KATA_CONF_FILE");
+}
+
+/* Dragonball and openvmm: which runtime has them. */
+static void
+runtime_hypervisor_cases (void)
+{
+  struct run r;
+  char buf[4 * PATH_MAX];
+
+  tree_new ("4.1.0/runtime-rs/configuration-dragonball.toml", NULL);
+  run (&r, "Dragonball, runtime-rs", .shim = rs_shim (), .hv = { "dragonball" });
+  expect_all_pass (&r, false);
+  expect (&r, "kata.hypervisor", VERDICT_PASS, "built into the runtime-rs shim");
+  done (&r);
+  run (&r, "Dragonball, the Go shim", .hv = { "dragonball" });
+  expect (&r, "kata.hypervisor", VERDICT_FAIL, "mock hypervisor and no VM");
+  done (&r);
+
+  tree_new ("configuration-fc.toml", NULL);
+  snprintf (buf, sizeof buf,
+            "[hypervisor.openvmm]\npath = \"%s\"\nkernel = \"%s\"\nvirtio_fs_daemon = \"%s\"\n"
+            "[runtime]\nhypervisor_name = \"openvmm\"\n",
+            tp ("opt/kata/bin/openvmm"), tp ("opt/kata/share/kata-containers/vmlinux.container"),
+            tp ("opt/kata/libexec/virtiofsd"));
+  write_file (kconf (), buf, 0644);
+  write_file (tp ("opt/kata/bin/openvmm"), "#!/bin/sh\nexit 0\n", 0755);
+  run (&r, "openvmm, runtime-rs", .shim = rs_shim (), .hv = { "openvmm" });
+  expect (&r, "kata.hypervisor", VERDICT_PASS, tp ("opt/kata/bin/openvmm"));
+  done (&r);
+  chmod (tp ("opt/kata/bin/openvmm"), 0777);
+  run (&r, "openvmm, runtime-rs, a world-writable VMM", .shim = rs_shim (), .hv = { "openvmm" });
+  expect (&r, "kata.hypervisor", VERDICT_FAIL, "writable by others");
+  done (&r);
+  chmod (tp ("opt/kata/bin/openvmm"), 0755);
+  run (&r, "openvmm, the Go shim", .hv = { "openvmm" });
+  expect (&r, "kata.hypervisor", VERDICT_FAIL, "Kata's Go shim does not know it");
+  done (&r);
+}
+
+/* What runtime-rs's serde types refuse, and the Go shim ignores. */
+static void
+runtime_rs_strict_cases (void)
+{
+  static const struct
+  {
+    const char *label, *dropin, *want;
+  } cases[] = {
+    { "unknown [agent.kata] key", "[agent.kata]\ndial_timeout = 20\n", "[agent.kata] dial_timeout" },
+    { "the field's Rust name", "[agent.kata]\ndebug = false\n", "[agent.kata] debug" },
+    { "unknown [agent.other] key", "[agent.other]\nx = 1\n", "[agent.other] x" },
+    { "unknown mem_agent key", "[agent.kata.mem_agent]\nmemcg = true\n",
+      "[agent.kata.mem_agent] memcg" },
+    { "mem_agent's alias twice", "[agent.kata.mem_agent]\nenable = true\nmem_agent_enable = true\n",
+      "both enable and mem_agent_enable" },
+    { "unknown factory key", "[hypervisor.firecracker.factory]\nvm_cache_number = 1\n",
+      "[hypervisor.firecracker.factory] vm_cache_number" },
+  };
+  struct run r;
+
+  for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
+    {
+      char label[160];
+
+      tree_new ("configuration-rs-fc.toml", NULL);
+      dropin ("50-strict.toml", cases[i].dropin, 0644);
+      snprintf (label, sizeof label, "runtime-rs, %s", cases[i].label);
+      run (&r, label, .shim = rs_shim ());
+      expect (&r, "kata.config", VERDICT_FAIL, cases[i].want);
+      done (&r);
+      snprintf (label, sizeof label, "the Go shim, %s", cases[i].label);
+      run (&r, label);
+      expect (&r, "kata.config", VERDICT_PASS, NULL);
+      done (&r);
+    }
+  tree_new ("configuration-rs-fc.toml", NULL);
+  dropin ("50-known.toml",
+          "[agent.kata]\nvisible_cdi_devices = true\npolicy = \"\"\n"
+          "[agent.kata.mem_agent]\nmem_agent_enable = false\n"
+          "[hypervisor.firecracker.factory]\nenable_template = false\ntemplate_path = \"/x\"\n",
+          0644);
+  run (&r, "runtime-rs, known keys", .shim = rs_shim ());
+  expect (&r, "kata.config", VERDICT_PASS, NULL);
+  done (&r);
+
+  /* A symlinked drop-in: runtime-rs refuses it, the Go shim reads it. */
+  tree_new ("configuration-rs-fc.toml", NULL);
+  dropin ("x", "[hypervisor.firecracker]\nkernel = \"/linked\"\n", 0644);
+  if (rename (tp (DEFAULTS "/config.d/x"), tp (DEFAULTS "/linked.toml")) < 0
+      || symlink ("../linked.toml", tp (DEFAULTS "/config.d/20-linked.toml")) < 0)
+    die ("symlink", tp (DEFAULTS "/config.d/20-linked.toml"));
+  run (&r, "runtime-rs, a symlinked drop-in", .shim = rs_shim ());
+  expect (&r, "kata.config", VERDICT_FAIL, "is a symbolic link");
+  done (&r);
+  run (&r, "the Go shim, a symlinked drop-in");
+  expect (&r, "kata.config", VERDICT_PASS, NULL);
+  is_str (hv_string (&r, "kernel"), "/linked", "the Go shim reads through the link");
+  done (&r);
 }
 
 /* Kata's search order, with nothing named: in a private mount namespace a
@@ -978,6 +1208,10 @@ main (void)
   hypervisor_cases ();
   debug_cases ();
   annotation_cases ();
+  runtime_choice_cases ();
+  runtime_rs_precedence_cases ();
+  runtime_hypervisor_cases ();
+  runtime_rs_strict_cases ();
   search_order_case ();
   return tap_done ();
 }

@@ -64,7 +64,8 @@ test_round_trip (void)
                           "create_vm = false\n"
                           "[kata]\n"
                           "config = \"/etc/kata-containers/configuration-fc.toml\"\n"
-                          "hypervisors = [\"firecracker\", \"qemu\", \"clh\"]\n"
+                          "runtime = \"runtime-rs\"\n"
+                          "hypervisors = [\"firecracker\", \"qemu\", \"clh\", \"openvmm\"]\n"
                           "[egress]\n"
                           "enabled = false\n"
                           "proxy = \"127.0.0.1:3128\"\n"
@@ -95,9 +96,11 @@ test_round_trip (void)
   is_str (cfg.kvm.device, "/dev/kvm2", "kvm.device");
   ok (cfg.kvm.create_vm == false, "kvm.create_vm");
   is_str (cfg.kata.config, "/etc/kata-containers/configuration-fc.toml", "kata.config");
-  is_int (cfg.kata.n_hypervisors, 3, "kata.hypervisors count");
+  is_str (cfg.kata.runtime, "runtime-rs", "kata.runtime");
+  is_int (cfg.kata.n_hypervisors, 4, "kata.hypervisors count");
+  is_str (cfg.kata.hypervisors[3], "openvmm", "kata.hypervisors[3]: openvmm is known");
   is_str (cfg.kata.hypervisors[2], "clh", "kata.hypervisors[2]");
-  ok (cfg.kata.hypervisors[3] == NULL, "kata.hypervisors is NULL-terminated");
+  ok (cfg.kata.hypervisors[4] == NULL, "kata.hypervisors is NULL-terminated");
   ok (cfg.egress.enabled == false, "egress.enabled");
   is_str (cfg.egress.proxy, "127.0.0.1:3128", "egress.proxy");
   is_int (cfg.egress.timeout_ms, 250, "egress.timeout_ms");
@@ -143,6 +146,7 @@ test_defaults (void)
   is_str (cfg.kvm.device, "/dev/kvm", "default kvm.device");
   ok (cfg.kvm.create_vm, "default kvm.create_vm is true");
   is_str (cfg.kata.config, "", "default kata.config is empty");
+  is_str (cfg.kata.runtime, "auto", "default kata.runtime is auto");
   ok (cfg.kata.n_hypervisors == 1 && strcmp (cfg.kata.hypervisors[0], "firecracker") == 0,
       "default kata.hypervisors is [firecracker]");
   ok (cfg.egress.enabled, "default egress.enabled is true");
@@ -298,6 +302,9 @@ static const struct
   { "[kata]\nhypervisors = []\n", "[kata] hypervisors: must name at least one" },
   { "[kata]\nhypervisors = \"firecracker\"\n", "[kata] hypervisors: expected an array of strings, found string" },
   { "[kata]\nhypervisors = [\"qemu\", 1]\n", "[kata] hypervisors: item 2: expected a string, found integer" },
+  { "[kata]\nruntime = \"rust\"\n", "[kata] runtime: \"rust\" must be \"auto\", \"go\" or \"runtime-rs\"" },
+  { "[kata]\nruntime = \"\"\n", "[kata] runtime: \"\" must be \"auto\"" },
+  { "[kata]\nruntime = true\n", "[kata] runtime: expected a string" },
   { "[kata]\nconfig = \"etc/kata.toml\"\n", "[kata] config: \"etc/kata.toml\" must be an absolute path" },
   { "[log]\nsyslog = true\nsyslog = false\n", ":3:" },
   { "[log]\nsyslog = tru\n", ":2:" },

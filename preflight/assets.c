@@ -679,8 +679,14 @@ asset_check (struct assets_run *run, const char *where, const char *path, struct
   snprintf (a->name, sizeof a->name, "%s", path);
   if (path[0] != '/')
     {
-      snprintf (a->reason, sizeof a->reason, "%s %s is not an absolute path", where, path);
-      snprintf (a->remedy, sizeof a->remedy, "write the absolute path in %s", where);
+      /* Kata's build fills in @NAME@ placeholders; one it left (4.1.0's
+         nvidia firmware_volume) names no file at all. */
+      bool placeholder = path[0] == '@' && strlen (path) > 1 && path[strlen (path) - 1] == '@';
+
+      snprintf (a->reason, sizeof a->reason, "%s %s is not an absolute path%s", where, path,
+                placeholder ? " (a placeholder Kata's build left unfilled)" : "");
+      snprintf (a->remedy, sizeof a->remedy, "write the absolute path in %s%s", where,
+                placeholder ? ", or \"\" where Kata allows no file (a config.d drop-in)" : "");
       return false;
     }
   a->fd = trust_open (path, TRUST_REGULAR, &a->info, &err);
@@ -743,6 +749,90 @@ asset_check (struct assets_run *run, const char *where, const char *path, struct
   return false;
 }
 
+/* ---- the files of the hypervisor table ---------------------------------- */
+
+/* Whether the Kata configuration is there to read; if not, ID is skipped. */
+static bool
+kata_loaded (struct assets_run *run, const char *id)
+{
+  const struct kata_config *kc = run->pf->from_kata.config;
+
+  if (kc != NULL && kc->hypervisor != NULL)
+    return true;
+  report_skip (run->pf->rep, id, "not run: the Kata configuration did not load");
+  return false;
+}
+
+static const char *
+hv_name (const struct assets_run *run)
+{
+  const char *hv = run->pf->from_kata.config->hypervisor_name;
+
+  return hv != NULL ? hv : "?";
+}
+
+/* ---- several files under one id --------------------------------------- */
+
+/* The files one id judges together (assets.extra, assets.extension,
+   assets.firmware): the first failure is named, the rest counted. */
+struct tally
+{
+  size_t n, failed, immutable, ro;
+  char passed[3 * PATH_MAX + 256];  /* "WHERE NAME is HOW", the last that passed */
+  char first_reason[sizeof ((struct asset *) 0)->reason];
+  char first_remedy[sizeof ((struct asset *) 0)->remedy];
+};
+
+static void
+tally_fail (struct tally *t, const char *reason, const char *remedy)
+{
+  t->n++;
+  if (t->failed++ == 0)
+    {
+      snprintf (t->first_reason, sizeof t->first_reason, "%s", reason);
+      snprintf (t->first_remedy, sizeof t->first_remedy, "%s", remedy);
+    }
+}
+
+/* Check PATH, named WHERE in the configuration, into T; a file that passed
+   is kept for the pins. */
+static void
+tally_check (struct assets_run *run, struct tally *t, const char *where, const char *path)
+{
+  struct asset a;
+
+  if (asset_check (run, where, path, &a))
+    {
+      t->n++;
+      if (a.prot == PROT_IMMUTABLE)
+        t->immutable++;
+      else
+        t->ro++;
+      snprintf (t->passed, sizeof t->passed, "%s %s is %s", where, a.name, a.how);
+      asset_keep_for_pins (run, path, &a);
+    }
+  else
+    tally_fail (t, a.reason, a.remedy);
+  asset_release (&a);
+}
+
+/* Report T (at least one file) as ID; NOUN names one of its files. */
+static void
+tally_report (struct report *rep, const char *id, const struct tally *t, const char *noun)
+{
+  const char *s = t->n == 1 ? "" : "s";
+
+  if (t->failed == 1)
+    report_fail (rep, id, t->first_remedy, "%s", t->first_reason);
+  else if (t->failed > 1)
+    report_fail (rep, id, t->first_remedy, "%s; %zu more of the %zu %ss fail", t->first_reason,
+                 t->failed - 1, t->n, noun);
+  else
+    report_pass (rep, id, "%zu %s%s protected (%zu immutable, %zu on read-only mounts)%s%s",
+                 t->n, noun, s, t->immutable, t->ro, t->n == 1 ? ": " : "",
+                 t->n == 1 ? t->passed : "");
+}
+
 /* ---- assets.kernel, assets.image, assets.initrd ----------------------- */
 
 static void
@@ -755,12 +845,9 @@ check_boot_asset (struct assets_run *run, const char *key)
   struct asset a;
 
   snprintf (id, sizeof id, "assets.%s", key);
-  if (pf->from_kata.config == NULL || pf->from_kata.config->hypervisor == NULL)
-    {
-      report_skip (pf->rep, id, "not run: the Kata configuration did not load");
-      return;
-    }
-  hv = pf->from_kata.config->hypervisor_name ? pf->from_kata.config->hypervisor_name : "?";
+  if (! kata_loaded (run, id))
+    return;
+  hv = hv_name (run);
   snprintf (where, sizeof where, "[hypervisor.%s] %s", hv, key);
   v = toml_get (pf->from_kata.config->hypervisor, key);
   if (v != NULL && v->kind != TOML_STRING)
@@ -798,50 +885,124 @@ check_boot_asset (struct assets_run *run, const char *key)
   asset_release (&a);
 }
 
+/* ---- assets.firmware -------------------------------------------------- */
+
+/* firmware (both runtimes; Go's qemu, clh and firecracker, runtime-rs's
+   boot info) and firmware_volume (Go's qemu; runtime-rs 4.1 ships it in
+   its nvidia configurations without reading it, and is judged all the
+   same, as a key Kata writes is one it may read).  "" or no key means no
+   firmware file from the configuration (the VMM's own default), as both
+   runtimes read it: skipped. */
+static void
+check_firmware (struct assets_run *run)
+{
+  static const char *const keys[] = { "firmware", "firmware_volume" };
+  struct tally t = { 0 };
+
+  if (! kata_loaded (run, "assets.firmware"))
+    return;
+  for (size_t i = 0; i < ARRAY_SIZE (keys); i++)
+    {
+      const struct toml_value *v = toml_get (run->pf->from_kata.config->hypervisor, keys[i]);
+      char where[128], reason[192];
+
+      snprintf (where, sizeof where, "[hypervisor.%s] %s", hv_name (run), keys[i]);
+      if (v != NULL && v->kind != TOML_STRING)
+        {
+          snprintf (reason, sizeof reason, "%s has type %s, not string", where,
+                    toml_kind_name (v->kind));
+          tally_fail (&t, reason, "set it to the absolute path of the file");
+        }
+      else if (v != NULL && v->u.string[0] != '\0')
+        tally_check (run, &t, where, v->u.string);
+    }
+  if (t.n == 0)
+    report_skip (run->pf->rep, "assets.firmware", "firmware and firmware_volume not set in "
+                 "[hypervisor.%s]", hv_name (run));
+  else
+    tally_report (run->pf->rep, "assets.firmware", &t, "firmware file");
+}
+
+/* ---- assets.extension ------------------------------------------------- */
+
+/* One [[hypervisor.NAME.guest_extension_images]] entry, the Ith.  Both
+   runtimes attach the file at path read-only to every VM, and skip an
+   entry whose path is "" (not counted here either).  verity_params lets
+   the guest verify the image, but the host must still keep it from being
+   rewritten: it is judged like any boot asset. */
+static void
+check_extension_one (struct assets_run *run, struct tally *t, size_t i,
+                     const struct toml_value *e)
+{
+  const struct toml_value *name = toml_get (e, "name"), *path = toml_get (e, "path");
+  char where[320], reason[448];
+  int n;
+
+  n = snprintf (where, sizeof where, "[hypervisor.%s] guest_extension_images[%zu]",
+                hv_name (run), i);
+  if (e->kind != TOML_TABLE)
+    {
+      snprintf (reason, sizeof reason, "%s has type %s, not table", where,
+                toml_kind_name (e->kind));
+      tally_fail (t, reason, "write each extension image as a [[guest_extension_images]] table");
+      return;
+    }
+  if (name != NULL && name->kind == TOML_STRING && n > 0 && (size_t) n < sizeof where)
+    snprintf (where + n, sizeof where - (size_t) n, " (%.64s)", name->u.string);
+  snprintf (where + strlen (where), sizeof where - strlen (where), " path");
+  if (path != NULL && path->kind != TOML_STRING)
+    {
+      snprintf (reason, sizeof reason, "%s has type %s, not string", where,
+                toml_kind_name (path->kind));
+      tally_fail (t, reason, "set it to the absolute path of the image");
+    }
+  else if (path != NULL && path->u.string[0] != '\0')
+    tally_check (run, t, where, path->u.string);
+}
+
+static void
+check_extension (struct assets_run *run)
+{
+  struct report *rep = run->pf->rep;
+  const struct toml_value *v;
+  struct tally t = { 0 };
+
+  if (! kata_loaded (run, "assets.extension"))
+    return;
+  v = toml_get (run->pf->from_kata.config->hypervisor, "guest_extension_images");
+  if (v != NULL && v->kind != TOML_ARRAY)
+    {
+      report_fail (rep, "assets.extension",
+                   "write each extension image as a [[guest_extension_images]] table",
+                   "[hypervisor.%s] guest_extension_images has type %s, not an array of tables",
+                   hv_name (run), toml_kind_name (v->kind));
+      return;
+    }
+  for (size_t i = 0; v != NULL && i < v->u.array.n; i++)
+    check_extension_one (run, &t, i, v->u.array.items[i]);
+  if (t.n == 0)
+    report_skip (rep, "assets.extension", "no guest_extension_images path set in "
+                 "[hypervisor.%s]", hv_name (run));
+  else
+    tally_report (rep, "assets.extension", &t, "extension image");
+}
+
 /* ---- assets.extra ----------------------------------------------------- */
 
 static void
 check_extra (struct assets_run *run)
 {
   const struct guard_config *cfg = run->pf->cfg;
-  struct report *rep = run->pf->rep;
-  size_t n = cfg->assets.n_extra, failed = 0, immutable = 0, ro = 0;
-  char first_reason[sizeof ((struct asset *) 0)->reason];
-  char first_remedy[sizeof ((struct asset *) 0)->remedy];
+  struct tally t = { 0 };
 
-  if (n == 0)
+  if (cfg->assets.n_extra == 0)
     {
-      report_skip (rep, "assets.extra", "no files listed in [assets] extra");
+      report_skip (run->pf->rep, "assets.extra", "no files listed in [assets] extra");
       return;
     }
-  for (size_t i = 0; i < n; i++)
-    {
-      struct asset a;
-
-      if (asset_check (run, "[assets] extra", cfg->assets.extra[i], &a))
-        {
-          if (a.prot == PROT_IMMUTABLE)
-            immutable++;
-          else
-            ro++;
-          asset_keep_for_pins (run, cfg->assets.extra[i], &a);
-        }
-      else if (failed++ == 0)
-        {
-          snprintf (first_reason, sizeof first_reason, "%s", a.reason);
-          snprintf (first_remedy, sizeof first_remedy, "%s", a.remedy);
-        }
-      asset_release (&a);
-    }
-  if (failed == 1)
-    report_fail (rep, "assets.extra", first_remedy, "%s", first_reason);
-  else if (failed > 1)
-    report_fail (rep, "assets.extra", first_remedy, "%s; %zu more of the %zu files fail",
-                 first_reason, failed - 1, n);
-  else
-    report_pass (rep, "assets.extra",
-                 "%zu file%s protected (%zu immutable, %zu on read-only mounts)", n,
-                 n == 1 ? "" : "s", immutable, ro);
+  for (size_t i = 0; i < cfg->assets.n_extra; i++)
+    tally_check (run, &t, "[assets] extra", cfg->assets.extra[i]);
+  tally_report (run->pf->rep, "assets.extra", &t, "file");
 }
 
 /* ---- assets.sha256 ---------------------------------------------------- */
@@ -979,6 +1140,8 @@ check_assets (struct preflight *pf)
   check_boot_asset (&run, "kernel");
   check_boot_asset (&run, "image");
   check_boot_asset (&run, "initrd");
+  check_firmware (&run);
+  check_extension (&run);
   check_extra (&run);
   check_pins (&run);
   for (size_t i = 0; i < run.n_kept; i++)

@@ -176,6 +176,29 @@ hv (const char *kernel, const char *image, const char *initrd)
   return buf;
 }
 
+/* The firmware keys and up to two extension images (named e0, e1) beside
+   an immutable kernel; NULL leaves a key out. */
+static char *
+hv_fw (const char *firmware, const char *volume, const char *ext0, const char *ext1)
+{
+  static char buf[6 * PATH_MAX];
+  const char *ext[] = { ext0, ext1 };
+  size_t n = (size_t) snprintf (buf, sizeof buf, "[hypervisor.firecracker]\nkernel = \"%s\"\n",
+                                at ("vmlinux"));
+
+  if (firmware)
+    n += (size_t) snprintf (buf + n, sizeof buf - n, "firmware = \"%s\"\n", firmware);
+  if (volume)
+    n += (size_t) snprintf (buf + n, sizeof buf - n, "firmware_volume = \"%s\"\n", volume);
+  for (size_t i = 0; i < 2; i++)
+    if (ext[i])
+      n += (size_t) snprintf (buf + n, sizeof buf - n,
+                              "[[hypervisor.firecracker.guest_extension_images]]\n"
+                              "name = \"e%zu\"\npath = \"%s\"\nverity_params = \"\"\n",
+                              i, ext[i]);
+  return buf;
+}
+
 static size_t
 count_id (const struct run *r, const char *prefix)
 {
@@ -343,7 +366,11 @@ main (void)
           "... saying where it is not set");
   is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_SKIP, "no extra files: skip");
   is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_SKIP, "no pins: skip");
-  is_int (count_id (&r, "assets."), 5, "one result per id");
+  is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_SKIP, "no firmware: skip");
+  is_str (report_reason (&r.rep, "assets.firmware"),
+          "firmware and firmware_volume not set in [hypervisor.firecracker]", "... saying where");
+  is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_SKIP, "no extension images: skip");
+  is_int (count_id (&r, "assets."), 7, "one result per id");
   run_release (&r);
 
   /* 2. through a symlink; an empty image; a missing initrd. */
@@ -381,6 +408,8 @@ main (void)
           "no Kata configuration: kernel not run");
   is_int (report_verdict (&r.rep, "assets.image"), VERDICT_SKIP, "... nor image");
   is_int (report_verdict (&r.rep, "assets.initrd"), VERDICT_SKIP, "... nor initrd");
+  is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_SKIP, "... nor firmware");
+  is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_SKIP, "... nor extension images");
   is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_PASS, "... but the extra files are checked");
   has_str (report_reason (&r.rep, "assets.extra"), "2 files protected", "... and counted");
   run_release (&r);
@@ -394,6 +423,73 @@ main (void)
   is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_FAIL, "extra with unprotected files fails");
   has_str (report_reason (&r.rep, "assets.extra"), at ("writable"), "... naming the first failing file");
   has_str (report_reason (&r.rep, "assets.extra"), "2 more of the 4 files fail", "... counting the rest");
+  run_release (&r);
+
+  /* 5b. guest extension images and firmware, judged like the kernel. */
+  run_assets (&r, hv_fw (at ("vmlinux"), NULL, at ("vmlinux.link"), NULL), NULL, 0, NULL, 0);
+  is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_PASS,
+          "an immutable extension image through a trusted symlink passes");
+  has_str (report_reason (&r.rep, "assets.extension"),
+           "[hypervisor.firecracker] guest_extension_images[0] (e0) path", "... naming the entry");
+  has_str (report_reason (&r.rep, "assets.extension"), "immutable (chattr +i)", "... and how");
+  is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_PASS, "an immutable firmware passes");
+  has_str (report_reason (&r.rep, "assets.firmware"), "[hypervisor.firecracker] firmware ",
+           "... naming the key");
+  is_int (count_id (&r, "assets."), 7, "... one result per id");
+  run_release (&r);
+
+  run_assets (&r, hv_fw (at ("writable"), "", at ("vmlinux"), at ("writable")), NULL, 0, NULL, 0);
+  is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_FAIL,
+          "a writable extension image fails");
+  has_str (report_reason (&r.rep, "assets.extension"), "guest_extension_images[1] (e1) path",
+           "... naming the entry");
+  has_str (report_reason (&r.rep, "assets.extension"), "neither immutable nor on a read-only mount",
+           "... as unprotected");
+  {
+    char want[PATH_MAX + 16];
+
+    snprintf (want, sizeof want, "chattr +i %s", at ("writable"));
+    has_str (remedy_of (&r, "assets.extension"), want, "... the remedy is chattr +i PATH");
+    is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_FAIL, "a writable firmware fails");
+    has_str (remedy_of (&r, "assets.firmware"), want, "... the remedy is chattr +i PATH");
+  }
+  run_release (&r);
+
+  if (mkdir (at ("open"), 0755) < 0 || chmod (at ("open"), 0777) < 0
+      || symlink (at ("vmlinux"), at ("open/link")) < 0)
+    abort ();
+  run_assets (&r, hv_fw ("", at ("open/link"), at ("open/link"), ""), NULL, 0, NULL, 0);
+  is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_FAIL,
+          "an immutable extension image behind a symlink in a world-writable directory fails");
+  has_str (report_reason (&r.rep, "assets.extension"), "writable by others", "... saying why");
+  is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_FAIL,
+          "a firmware_volume behind the same symlink fails");
+  has_str (report_reason (&r.rep, "assets.firmware"), "[hypervisor.firecracker] firmware_volume",
+           "... naming the key");
+  run_release (&r);
+
+  /* Kata 4.1.0's nvidia runtime-rs configuration ships this value. */
+  run_assets (&r, hv_fw ("", "@FIRMWAREVOLUMEPATH_NV@", "", NULL), NULL, 0, NULL, 0);
+  is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_FAIL,
+          "an unrendered firmware_volume placeholder fails");
+  has_str (report_reason (&r.rep, "assets.firmware"),
+           "firmware_volume @FIRMWAREVOLUMEPATH_NV@ is not an absolute path (a placeholder",
+           "... saying it is not a path");
+  is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_SKIP,
+          "an extension image whose path is \"\" is skipped (Kata attaches none)");
+  run_release (&r);
+
+  run_assets (&r, "[hypervisor.firecracker]\nfirmware = 1\nguest_extension_images = \"x\"\n",
+              NULL, 0, NULL, 0);
+  has_str (report_reason (&r.rep, "assets.firmware"), "firmware has type integer, not string",
+           "a firmware that is not a string fails");
+  has_str (report_reason (&r.rep, "assets.extension"),
+           "guest_extension_images has type string, not an array of tables",
+           "guest_extension_images that is no array fails");
+  run_release (&r);
+  run_assets (&r, "[hypervisor.firecracker]\nguest_extension_images = [1]\n", NULL, 0, NULL, 0);
+  has_str (report_reason (&r.rep, "assets.extension"), "[0] has type integer, not table",
+           "an extension entry that is no table fails");
   run_release (&r);
 
   /* 6. read-only mounts. */
@@ -438,6 +534,30 @@ main (void)
       has_str (remedy_of (&r, "assets.sha256"), "sha256sum", "... with a remedy");
       run_release (&r);
 
+      /* Extension images and firmware on read-only mounts, pinned: the
+         pins take them over, right, then wrong. */
+      snprintf (sum, sizeof sum, "%s", SHA_RO);
+      pins[0].path = at ("rofs/kernel");
+      pins[0].hex = sum;
+      run_assets (&r, hv_fw (at ("robind/initrd"), NULL, at ("rofs/kernel"), NULL), NULL, 0,
+                  pins, 1);
+      is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_PASS,
+              "an extension image on a read-only tmpfs passes");
+      has_str (report_reason (&r.rep, "assets.extension"), "(superblock ro)", "... as superblock ro");
+      is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_PASS,
+              "a firmware on a read-only bind mount passes");
+      is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS, "... the extension's right pin passes");
+      run_release (&r);
+      sum[0] = sum[0] == '0' ? '1' : '0';
+      run_assets (&r, hv_fw (NULL, NULL, at ("rofs/kernel"), NULL), NULL, 0, pins, 1);
+      has_str (report_reason (&r.rep, "assets.sha256"), "has SHA-256 " SHA_RO ", not the pinned",
+               "pinned extension image: a wrong pin fails");
+      run_release (&r);
+      run_assets (&r, hv_fw (NULL, NULL, at ("src/initrd"), NULL), NULL, 0, NULL, 0);
+      has_str (report_reason (&r.rep, "assets.extension"), "is read-write",
+               "an extension image through its writable path fails");
+      run_release (&r);
+
       /* A pinned boot asset, listed in extra too: the pin takes over the
          descriptors of the file that passed, with the same verdicts. */
       {
@@ -468,7 +588,7 @@ main (void)
       }
     }
   else
-    for (int i = 0; i < 20; i++)
+    for (int i = 0; i < 26; i++)
       printf ("ok %d # SKIP no private mount namespace\n", ++tap_count);
 
   test_cache_vet ();

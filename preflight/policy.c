@@ -2762,25 +2762,98 @@ check_hooks (struct ctx *c)
 
 /* ---- policy.annotations --------------------------------------------- */
 
-/* Kata annotations that Kata's Go shim applies whatever enable_annotations
-   says (addRuntimeConfigOverrides and addAgentConfigOverrides in
-   src/runtime/pkg/oci/utils.go check no list), each of which weakens the
-   sandbox: refused even when [policy] annotations matches them. */
+/* Which runtime applies an annotation whatever enable_annotations says. */
+enum
+{
+  UNGATED_GO = 1 << 0,  /* the Go shim, 3.30.0 and 4.1.0 alike */
+  UNGATED_RS = 1 << 1,  /* runtime-rs 4.1.0 (3.30.0 too, but for cdh_api_timeout_ms) */
+  UNGATED_RS3 = 1 << 2, /* runtime-rs 3.30.0 alone */
+};
+
+/* Kata annotations that a runtime applies without enable_annotations: the
+   Go shim in addRuntimeConfigOverrides and addAgentConfigOverrides
+   (src/runtime/pkg/oci/utils.go), runtime-rs in update_config_by_annotation
+   (src/libs/kata-types/src/annotations/mod.rs: the runtime and agent names
+   before its loop, then every key its hypervisor's enable_annotations does
+   not match), at 3.30.0 and 4.1.0.  WEAKENS: the annotation weakens the
+   sandbox, and is refused even when [policy] annotations matches it; the
+   others are refused unless [policy] annotations allows them, as every Kata
+   annotation is, and are listed for the reason. */
 static const struct
 {
   const char *name, *why;
+  unsigned runtimes;
+  bool weakens;
 } ungated_annotations[] = {
-  { "io.katacontainers.config.runtime.disable_guest_seccomp", "no seccomp filter in the guest" },
-  { "io.katacontainers.config.runtime.sandbox_cgroup_only", "moves the VM's host cgroup" },
+  { "io.katacontainers.config.runtime.disable_guest_seccomp", "no seccomp filter in the guest",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.sandbox_cgroup_only", "moves the VM's host cgroup",
+    UNGATED_GO | UNGATED_RS, true },
   { "io.katacontainers.config.runtime.disable_new_netns",
-    "the VM's network device in the host's network namespace" },
-  { "io.katacontainers.config.runtime.internetworking_model", "changes how the VM is networked" },
-  { "io.katacontainers.config.runtime.vfio_mode", "changes how host devices reach the VM" },
-  { "io.katacontainers.config.runtime.experimental", "turns on experimental features" },
-  { "io.katacontainers.config.agent.kernel_modules", "loads kernel modules in the guest" },
-  { "io.katacontainers.config.agent.policy", "replaces the agent's policy" },
-  { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing" },
+    "the VM's network device in the host's network namespace", UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.internetworking_model", "changes how the VM is networked",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.vfio_mode", "changes how host devices reach the VM",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.experimental", "turns on experimental features",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.agent.kernel_modules", "loads kernel modules in the guest",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.agent.policy", "replaces the agent's policy", UNGATED_GO, true },
+  { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.hypervisor_name",
+    "picks the [hypervisor.*] table the VM is built from", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.agent_name", "picks the [agent.*] table the agent runs by",
+    UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.name",
+    "picks the runtime handler (linux-container runs no VM)", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.shared_mounts",
+    "shares mounts between the pod's containers in the guest", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.sandbox_bind_mounts",
+    "host bind mounts chosen by the workload (runtime-rs 3.x)", UNGATED_RS3, true },
+  { "io.katacontainers.config.runtime.create_container_timeout",
+    "sets the agent's request timeout", UNGATED_GO | UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.experimental_force_guest_pull",
+    "pulls the images in the guest", UNGATED_GO, false },
+  { "io.katacontainers.enable_vcpus_pinning", "pins the vCPU threads to host CPUs", UNGATED_GO,
+    false },
+  { "io.katacontainers.config.runtime.enable_vcpus_pinning", "pins the vCPU threads to host CPUs",
+    UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.enable_pprof", "turns on the shim's pprof endpoint",
+    UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.disable_guest_empty_dir",
+    "emptyDir volumes on the host's shared filesystem (runtime-rs 3.x)", UNGATED_RS3, false },
+  { "io.katacontainers.config.agent.container_pipe_size", "sizes the container's pipes",
+    UNGATED_GO | UNGATED_RS, false },
+  { "io.katacontainers.config.agent.cdh_api_timeout_ms",
+    "sets the confidential data hub's timeout", UNGATED_RS, false },
 };
+
+/* The runtimes whose ungated annotations apply: the one that reads the
+   configuration, of either version (the guard does not know which 4.x or
+   3.x it is, so it refuses what either applies), or, with no
+   configuration, both. */
+static unsigned
+ungated_runtimes (const struct ctx *c)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+
+  if (k == NULL)
+    return UNGATED_GO | UNGATED_RS | UNGATED_RS3;
+  return k->runtime == KATA_RUNTIME_RS ? UNGATED_RS | UNGATED_RS3 : UNGATED_GO;
+}
+
+/* The ungated annotation KEY as the runtimes in MASK apply it, or -1. */
+static ssize_t
+ungated_index (const char *key, unsigned mask)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations); i++)
+    if ((ungated_annotations[i].runtimes & mask) != 0
+        && strcmp (key, ungated_annotations[i].name) == 0)
+      return (ssize_t) i;
+  return -1;
+}
 
 /* The annotations by which Kata places a container in a pod, sizes the
    pod's VM or reaches into the node for it (CRIContainerTypeKeyList and
@@ -2999,28 +3072,31 @@ static size_t
 judge_kata_annotations (struct ctx *c, struct json_object *ann, struct findings *f)
 {
   size_t n_kata = 0;
+  unsigned mask = ungated_runtimes (c);
 
   json_object_object_foreach (ann, key, val)
     {
       bool ok = false;
+      ssize_t ungated;
 
       /* Kata matches the prefix exactly; any case is refused here. */
       if (strncasecmp (key, "io.katacontainers.", 18) != 0)
         continue;
       n_kata++;
-      for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations) && ! ok; i++)
-        if (strcmp (key, ungated_annotations[i].name) == 0)
-          {
-            finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
-                     ungated_annotations[i].why);
-            ok = true;
-          }
-      if (ok)
-        continue;
+      ungated = ungated_index (key, mask);
+      if (ungated >= 0 && ungated_annotations[ungated].weakens)
+        {
+          finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                   ungated_annotations[ungated].why);
+          continue;
+        }
       for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
         if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
           ok = true;
-      if (! ok)
+      if (! ok && ungated >= 0)
+        finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                 ungated_annotations[ungated].why);
+      else if (! ok)
         finding (f, "%.128s", key);
       /* Kata appends it to the guest's command line unchecked
          (Kata's shipped configurations enable it). */

@@ -107,10 +107,13 @@ docker_id (const char *spec)
   return strndup (p + 27, 64);
 }
 
+/* The Kata configuration at PATH (or TEXT) as RUNTIME reads it, with its
+   first [hypervisor.*] table as the one. */
 static void
-load_kata (struct kata_config *k, const char *path, const char *text)
+load_kata_as (struct kata_config *k, const char *path, const char *text, enum kata_runtime runtime)
 {
   kg_error_t err = NULL;
+  const struct toml_value *hvs;
 
   k->doc = path ? toml_parse_file (path, &err) : toml_parse ("kata", text, strlen (text), &err);
   if (k->doc == NULL)
@@ -118,8 +121,29 @@ load_kata (struct kata_config *k, const char *path, const char *text)
       printf ("# %s\n", err->msg);
       abort ();
     }
-  k->hypervisor_name = "firecracker";
-  k->hypervisor = toml_get_path (k->doc, "hypervisor", "firecracker", NULL);
+  hvs = toml_get (k->doc, "hypervisor");
+  if (hvs == NULL || hvs->kind != TOML_TABLE || hvs->u.table.n == 0)
+    abort ();
+  k->hypervisor_name = hvs->u.table.items[0].key;
+  k->hypervisor = hvs->u.table.items[0].value;
+  k->runtime = runtime;
+}
+
+static void
+load_kata (struct kata_config *k, const char *path, const char *text)
+{
+  load_kata_as (k, path, text, KATA_RUNTIME_GO);
+}
+
+/* A shipped configuration, fixtures/kata/VERSION/NAME, as RUNTIME reads it. */
+static void
+load_shipped (struct kata_config *k, const char *name, enum kata_runtime runtime)
+{
+  cleanup_free char *path = NULL;
+
+  if (asprintf (&path, "%s/kata/%s", fixtures, name) < 0)
+    abort ();
+  load_kata_as (k, path, NULL, runtime);
 }
 
 /* The mode the rows run in: `kata-guard check` unless a row says. */
@@ -1486,6 +1510,89 @@ test_annotations (void)
     }
 }
 
+/* The always-refused annotations of the runtime that reads the
+   configuration (either version of it; both runtimes' without one). */
+static void
+test_annotations_runtimes (void)
+{
+  static const char all[] = "annotations = [\"io\\\\.katacontainers\\\\..*\"]";
+  struct kata_config go4 = { 0 }, rs4 = { 0 };
+  const struct
+  {
+    const char *name, *ann, *policy;
+    struct kata_config *k;
+    const char *fails, *needle;
+  } rows[] = {
+    { "runtime-rs: hypervisor_name, though allowed",
+      "\"io.katacontainers.config.runtime.hypervisor_name\": \"qemu\"", all, &rs4,
+      "policy.annotations",
+      "io.katacontainers.config.runtime.hypervisor_name (picks the [hypervisor.*] table" },
+    { "runtime-rs: agent_name, though allowed",
+      "\"io.katacontainers.config.runtime.agent_name\": \"kata\"", all, &rs4,
+      "policy.annotations", "picks the [agent.*] table" },
+    { "runtime-rs: runtime.name linux-container, though allowed",
+      "\"io.katacontainers.config.runtime.name\": \"linux-container\"", all, &rs4,
+      "policy.annotations", "linux-container runs no VM" },
+    { "runtime-rs: shared_mounts, though allowed",
+      "\"io.katacontainers.config.runtime.shared_mounts\": \"[]\"", all, &rs4,
+      "policy.annotations", "shares mounts between the pod's containers" },
+    { "runtime-rs 3.x: sandbox_bind_mounts, though allowed",
+      "\"io.katacontainers.config.runtime.sandbox_bind_mounts\": \"/etc\"", all, &rs4,
+      "policy.annotations", "host bind mounts chosen by the workload (runtime-rs 3.x)" },
+    { "runtime-rs: disable_guest_seccomp, though allowed",
+      "\"io.katacontainers.config.runtime.disable_guest_seccomp\": \"true\"", all, &rs4,
+      "policy.annotations", "no seccomp filter in the guest" },
+    { "runtime-rs: create_container_timeout, not allowed: the reason",
+      "\"io.katacontainers.config.runtime.create_container_timeout\": \"60\"", NULL, &rs4,
+      "policy.annotations",
+      "create_container_timeout (sets the agent's request timeout; Kata applies it without "
+      "enable_annotations)" },
+    { "runtime-rs: create_container_timeout, allowed",
+      "\"io.katacontainers.config.runtime.create_container_timeout\": \"60\"",
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.runtime\\\\.create_container_timeout\"]",
+      &rs4, "", "1 Kata annotation, all allowed" },
+    { "runtime-rs: enable_pprof, not allowed: the reason",
+      "\"io.katacontainers.config.runtime.enable_pprof\": \"true\"", NULL, &rs4,
+      "policy.annotations", "enable_pprof (turns on the shim's pprof endpoint" },
+    { "runtime-rs ignores the agent's policy annotation: allowed",
+      "\"io.katacontainers.config.agent.policy\": \"eA==\"", all, &rs4, "",
+      "1 Kata annotation, all allowed" },
+    { "Go 4.1: the agent's policy, though allowed",
+      "\"io.katacontainers.config.agent.policy\": \"eA==\"", all, &go4, "policy.annotations",
+      "replaces the agent's policy" },
+    { "Go 4.1 ignores runtime.name: allowed",
+      "\"io.katacontainers.config.runtime.name\": \"linux-container\"", all, &go4, "",
+      "1 Kata annotation, all allowed" },
+    { "Go: its enable_vcpus_pinning, not allowed: the reason",
+      "\"io.katacontainers.enable_vcpus_pinning\": \"true\"", NULL, &kata_fc,
+      "policy.annotations", "pins the vCPU threads to host CPUs" },
+    { "no Kata configuration: runtime-rs's and Go's",
+      "\"io.katacontainers.config.runtime.name\": \"linux-container\", "
+      "\"io.katacontainers.config.agent.policy\": \"eA==\"",
+      all, NULL, "policy.annotations policy.resources",
+      "runtime.name (picks the runtime handler (linux-container runs no VM); Kata applies it "
+      "without enable_annotations); io.katacontainers.config.agent.policy" },
+  };
+
+  load_shipped (&go4, "4.1.0/go/configuration-fc.toml", KATA_RUNTIME_GO);
+  load_shipped (&rs4, "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS);
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      cleanup_free char *top = NULL;
+      cleanup_free char *spec = NULL;
+      struct report rep;
+
+      if (asprintf (&top, "\"annotations\": {%s}", rows[i].ann) < 0)
+        abort ();
+      spec = spec_of (NULL, NULL, NULL, NULL, top);
+      run_policy (spec, ID_A, rows[i].policy, rows[i].k, &rep, NULL);
+      expect (&rep, rows[i].name, rows[i].fails, "policy.annotations", rows[i].needle);
+      report_release (&rep);
+    }
+  toml_free (go4.doc);
+  toml_free (rs4.doc);
+}
+
 static void
 test_seccomp (void)
 {
@@ -2243,6 +2350,7 @@ main (void)
   test_redirect ();
   test_network ();
   test_annotations ();
+  test_annotations_runtimes ();
   test_seccomp ();
   test_spec ();
 

@@ -2785,6 +2785,12 @@ static const struct
   unsigned runtimes;
   bool weakens;
 } ungated_annotations[] = {
+  /* 3.x: GetSandboxConfigPath (Go), load_config's first choice
+     (runtime-rs); 4.x dropped it.  Refused for every runtime: the guard
+     cannot tell 3.x from 4.x. */
+  { "io.katacontainers.config_path",
+    "Kata 3.x loads the configuration it names in place of the one checked; 4.x ignores it",
+    UNGATED_GO | UNGATED_RS | UNGATED_RS3, true },
   { "io.katacontainers.config.runtime.disable_guest_seccomp", "no seccomp filter in the guest",
     UNGATED_GO | UNGATED_RS, true },
   { "io.katacontainers.config.runtime.sandbox_cgroup_only", "moves the VM's host cgroup",

@@ -1523,6 +1523,17 @@ test_annotations_runtimes (void)
     struct kata_config *k;
     const char *fails, *needle;
   } rows[] = {
+    { "Go: config_path, though allowed",
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &kata_fc,
+      "policy.annotations",
+      "io.katacontainers.config_path (Kata 3.x loads the configuration it names in place of the "
+      "one checked; 4.x ignores it; Kata applies it without enable_annotations)" },
+    { "runtime-rs: config_path, though allowed",
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &rs4,
+      "policy.annotations", "io.katacontainers.config_path (Kata 3.x loads the configuration" },
+    { "Go 4.1: config_path, though allowed",
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &go4,
+      "policy.annotations", "io.katacontainers.config_path (Kata 3.x loads the configuration" },
     { "runtime-rs: hypervisor_name, though allowed",
       "\"io.katacontainers.config.runtime.hypervisor_name\": \"qemu\"", all, &rs4,
       "policy.annotations",

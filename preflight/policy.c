@@ -2762,25 +2762,104 @@ check_hooks (struct ctx *c)
 
 /* ---- policy.annotations --------------------------------------------- */
 
-/* Kata annotations that Kata's Go shim applies whatever enable_annotations
-   says (addRuntimeConfigOverrides and addAgentConfigOverrides in
-   src/runtime/pkg/oci/utils.go check no list), each of which weakens the
-   sandbox: refused even when [policy] annotations matches them. */
+/* Which runtime applies an annotation whatever enable_annotations says. */
+enum
+{
+  UNGATED_GO = 1 << 0,  /* the Go shim, 3.30.0 and 4.1.0 alike */
+  UNGATED_RS = 1 << 1,  /* runtime-rs 4.1.0 (3.30.0 too, but for cdh_api_timeout_ms) */
+  UNGATED_RS3 = 1 << 2, /* runtime-rs 3.30.0 alone */
+};
+
+/* Kata annotations that a runtime applies without enable_annotations: the
+   Go shim in addRuntimeConfigOverrides and addAgentConfigOverrides
+   (src/runtime/pkg/oci/utils.go), runtime-rs in update_config_by_annotation
+   (src/libs/kata-types/src/annotations/mod.rs: the runtime and agent names
+   before its loop, then every key its hypervisor's enable_annotations does
+   not match), at 3.30.0 and 4.1.0.  WEAKENS: the annotation weakens the
+   sandbox, and is refused even when [policy] annotations matches it; the
+   others are refused unless [policy] annotations allows them, as every Kata
+   annotation is, and are listed for the reason. */
 static const struct
 {
   const char *name, *why;
+  unsigned runtimes;
+  bool weakens;
 } ungated_annotations[] = {
-  { "io.katacontainers.config.runtime.disable_guest_seccomp", "no seccomp filter in the guest" },
-  { "io.katacontainers.config.runtime.sandbox_cgroup_only", "moves the VM's host cgroup" },
+  /* 3.x: GetSandboxConfigPath (Go), load_config's first choice
+     (runtime-rs); 4.x dropped it.  Refused for every runtime: the guard
+     cannot tell 3.x from 4.x. */
+  { "io.katacontainers.config_path",
+    "Kata 3.x loads the configuration it names in place of the one checked; 4.x ignores it",
+    UNGATED_GO | UNGATED_RS | UNGATED_RS3, true },
+  { "io.katacontainers.config.runtime.disable_guest_seccomp", "no seccomp filter in the guest",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.sandbox_cgroup_only", "moves the VM's host cgroup",
+    UNGATED_GO | UNGATED_RS, true },
   { "io.katacontainers.config.runtime.disable_new_netns",
-    "the VM's network device in the host's network namespace" },
-  { "io.katacontainers.config.runtime.internetworking_model", "changes how the VM is networked" },
-  { "io.katacontainers.config.runtime.vfio_mode", "changes how host devices reach the VM" },
-  { "io.katacontainers.config.runtime.experimental", "turns on experimental features" },
-  { "io.katacontainers.config.agent.kernel_modules", "loads kernel modules in the guest" },
-  { "io.katacontainers.config.agent.policy", "replaces the agent's policy" },
-  { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing" },
+    "the VM's network device in the host's network namespace", UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.internetworking_model", "changes how the VM is networked",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.vfio_mode", "changes how host devices reach the VM",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.experimental", "turns on experimental features",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.agent.kernel_modules", "loads kernel modules in the guest",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.agent.policy", "replaces the agent's policy", UNGATED_GO, true },
+  { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.hypervisor_name",
+    "picks the [hypervisor.*] table the VM is built from", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.agent_name", "picks the [agent.*] table the agent runs by",
+    UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.name",
+    "picks the runtime handler (linux-container runs no VM)", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.shared_mounts",
+    "shares mounts between the pod's containers in the guest", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.sandbox_bind_mounts",
+    "host bind mounts chosen by the workload (runtime-rs 3.x)", UNGATED_RS3, true },
+  { "io.katacontainers.config.runtime.create_container_timeout",
+    "sets the agent's request timeout", UNGATED_GO | UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.experimental_force_guest_pull",
+    "pulls the images in the guest", UNGATED_GO, false },
+  { "io.katacontainers.enable_vcpus_pinning", "pins the vCPU threads to host CPUs", UNGATED_GO,
+    false },
+  { "io.katacontainers.config.runtime.enable_vcpus_pinning", "pins the vCPU threads to host CPUs",
+    UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.enable_pprof", "turns on the shim's pprof endpoint",
+    UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.disable_guest_empty_dir",
+    "emptyDir volumes on the host's shared filesystem (runtime-rs 3.x)", UNGATED_RS3, false },
+  { "io.katacontainers.config.agent.container_pipe_size", "sizes the container's pipes",
+    UNGATED_GO | UNGATED_RS, false },
+  { "io.katacontainers.config.agent.cdh_api_timeout_ms",
+    "sets the confidential data hub's timeout", UNGATED_RS, false },
 };
+
+/* The runtimes whose ungated annotations apply: the one that reads the
+   configuration, of either version (the guard does not know which 4.x or
+   3.x it is, so it refuses what either applies), or, with no
+   configuration, both. */
+static unsigned
+ungated_runtimes (const struct ctx *c)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+
+  if (k == NULL)
+    return UNGATED_GO | UNGATED_RS | UNGATED_RS3;
+  return k->runtime == KATA_RUNTIME_RS ? UNGATED_RS | UNGATED_RS3 : UNGATED_GO;
+}
+
+/* The ungated annotation KEY as the runtimes in MASK apply it, or -1. */
+static ssize_t
+ungated_index (const char *key, unsigned mask)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations); i++)
+    if ((ungated_annotations[i].runtimes & mask) != 0
+        && strcmp (key, ungated_annotations[i].name) == 0)
+      return (ssize_t) i;
+  return -1;
+}
 
 /* The annotations by which Kata places a container in a pod, sizes the
    pod's VM or reaches into the node for it (CRIContainerTypeKeyList and
@@ -2999,28 +3078,31 @@ static size_t
 judge_kata_annotations (struct ctx *c, struct json_object *ann, struct findings *f)
 {
   size_t n_kata = 0;
+  unsigned mask = ungated_runtimes (c);
 
   json_object_object_foreach (ann, key, val)
     {
       bool ok = false;
+      ssize_t ungated;
 
       /* Kata matches the prefix exactly; any case is refused here. */
       if (strncasecmp (key, "io.katacontainers.", 18) != 0)
         continue;
       n_kata++;
-      for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations) && ! ok; i++)
-        if (strcmp (key, ungated_annotations[i].name) == 0)
-          {
-            finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
-                     ungated_annotations[i].why);
-            ok = true;
-          }
-      if (ok)
-        continue;
+      ungated = ungated_index (key, mask);
+      if (ungated >= 0 && ungated_annotations[ungated].weakens)
+        {
+          finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                   ungated_annotations[ungated].why);
+          continue;
+        }
       for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
         if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
           ok = true;
-      if (! ok)
+      if (! ok && ungated >= 0)
+        finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                 ungated_annotations[ungated].why);
+      else if (! ok)
         finding (f, "%.128s", key);
       /* Kata appends it to the guest's command line unchecked
          (Kata's shipped configurations enable it). */
@@ -3220,40 +3302,147 @@ sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out,
   return true;
 }
 
-/* A pod sandbox's workload as Kata sizes the pod's VM from it
-   (CalculateSandboxSizing in src/runtime/pkg/oci/utils.go): CRI's
-   sandbox-memory, and sandbox-cpu-quota / sandbox-cpu-period (in
-   float32, as Kata divides them), or, when the quota is negative (the
-   kubelet's static CPU manager), the sandbox-cpu-shares in whole CPUs of
-   1024: Kata 4 does, 3.30 gives none, so that counts the larger.  The
-   sandbox spec's own limits do not count: Kata does not read them.
-   *CPUS_WHY says where the vCPUs came from. */
-static bool
-sandbox_workload (const struct ctx *c, int64_t *mem, int64_t *cpus, char *cpus_why, size_t size,
-                  struct findings *f)
+/* The workload Kata sizes the VM for: a container's own limits, or a pod
+   sandbox's CRI annotations. */
+enum
 {
-  int64_t quota, period, shares;
-  bool ok = sizing_int (c, "io.kubernetes.cri.sandbox-memory", true, mem, f);
+  WORKLOAD_WHY = 96,
+};
+struct workload
+{
+  bool sandbox;
+  int64_t mem;            /* bytes; 0: none */
+  int64_t quota, period;  /* CPUs when quota >= 0 and period > 0 */
+  int64_t shares;         /* a pod sandbox's sandbox-cpu-shares; 0: none */
+  int64_t cpuset;         /* CPUs linux.resources.cpu.cpus names (runtime-rs); 0: none */
+  char cpu_src[WORKLOAD_WHY]; /* where QUOTA and PERIOD came from */
+};
 
-  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-quota", true, &quota, f) && ok;
-  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-period", false, &period, f) && ok;
-  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-shares", false, &shares, f) && ok;
-  if (*mem < 0)
-    *mem = 0;
-  *cpus = 0;
-  snprintf (cpus_why, size, "no CPU quota");
-  if (quota >= 0 && period > 0)
-    {
-      *cpus = cpus_of (quota, period);
-      snprintf (cpus_why, size, "sandbox-cpu-quota %" PRId64 " / period %" PRId64, quota, period);
-    }
-  else if (quota < 0 && shares > 0)
-    {
-      *cpus = shares / 1024 + (shares % 1024 != 0);
-      snprintf (cpus_why, size, "sandbox-cpu-shares %" PRId64 " with a quota of %" PRId64, shares,
-                quota);
-    }
+/* The VM a runtime builds for a workload, each size with its formula. */
+struct vm_size
+{
+  int64_t mem, vcpus;
+  char mem_why[256], vcpus_why[256];
+};
+
+/* A pod sandbox's workload as Kata sizes the pod's VM from it
+   (CalculateSandboxSizing in src/runtime/pkg/oci/utils.go, get_sizing_info
+   in runtime-rs's initial_size.rs): CRI's sandbox-memory,
+   sandbox-cpu-quota / sandbox-cpu-period and sandbox-cpu-shares.  The
+   sandbox spec's own limits do not count: Kata does not read them. */
+static bool
+sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
+{
+  bool ok = sizing_int (c, "io.kubernetes.cri.sandbox-memory", true, &w->mem, f);
+
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-quota", true, &w->quota, f) && ok;
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-period", false, &w->period, f) && ok;
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-shares", false, &w->shares, f) && ok;
+  if (w->mem < 0)
+    w->mem = 0;
+  snprintf (w->cpu_src, sizeof w->cpu_src, "sandbox-cpu-quota %" PRId64 " / period %" PRId64,
+            w->quota, w->period);
+  if (w->mem == 0 && c->cfg->policy.require_memory_limit)
+    finding (f, "a pod sandbox that nothing bounds: io.kubernetes.cri.sandbox-memory is "
+                "absent or 0 (give the pod's containers memory limits)");
   return ok;
+}
+
+/* The CPUs a cpuset list ("0-3,8") names, each once, as runtime-rs
+   counts them (CpuSet in kata-types), into *N; false for what is not such
+   a list or names a CPU past POLICY_MAX_CPUSET. */
+static bool
+cpuset_count (const char *s, int64_t *n)
+{
+  unsigned char seen[POLICY_MAX_CPUSET / 8] = { 0 };
+
+  *n = 0;
+  while (*s != '\0')
+    {
+      char *end;
+      unsigned long lo, hi;
+
+      if (! isdigit ((unsigned char) *s))
+        return false;
+      lo = hi = strtoul (s, &end, 10);
+      if (*end == '-' && isdigit ((unsigned char) end[1]))
+        hi = strtoul (end + 1, &end, 10);
+      if (lo > hi || hi >= POLICY_MAX_CPUSET || (*end != ',' && *end != '\0')
+          || (*end == ',' && end[1] == '\0'))
+        return false;
+      for (unsigned long i = lo; i <= hi; i++)
+        if (! (seen[i / 8] & (1u << (i % 8))))
+          {
+            seen[i / 8] |= (unsigned char) (1u << (i % 8));
+            (*n)++;
+          }
+      s = *end == ',' ? end + 1 : end;
+    }
+  return true;
+}
+
+/* A container's own workload: its memory LIMIT, CPU QUOTA and PERIOD
+   (quota -1 when absent, as Kata reads it), and CPUS, its cpuset (NULL
+   but for runtime-rs, which sizes the VM by it when there is no quota). */
+static bool
+container_workload (const struct ctx *c, struct json_object *limit, struct json_object *quota,
+                    struct json_object *period, struct json_object *cpus, struct workload *w,
+                    struct findings *f)
+{
+  bool ok = true;
+
+  w->quota = -1;
+  if (limit != NULL)
+    ok = positive_int (limit, "memory limit", &w->mem, f);
+  else if (c->cfg->policy.require_memory_limit)
+    finding (f, "no memory limit (linux.resources.memory.limit)");
+  if (quota != NULL)
+    {
+      ok = positive_int (quota, "CPU quota", &w->quota, f) && ok;
+      if (period == NULL)
+        {
+          finding (f, "CPU quota %s without a period", json_object_to_json_string (quota));
+          ok = false;
+        }
+    }
+  if (period != NULL && ! positive_int (period, "CPU period", &w->period, f))
+    ok = false;
+  if (cpus != NULL
+      && (! json_object_is_type (cpus, json_type_string)
+          || ! cpuset_count (json_object_get_string (cpus), &w->cpuset)))
+    {
+      finding (f, "the cpuset %.64s is not a CPU list runtime-rs counts",
+               json_object_to_json_string (cpus));
+      ok = false;
+    }
+  snprintf (w->cpu_src, sizeof w->cpu_src, "quota %" PRId64 " / period %" PRId64, w->quota,
+            w->period);
+  return ok;
+}
+
+/* The workload of this start, as the runtime that reads the Kata
+   configuration takes it. */
+static bool
+workload_of (const struct ctx *c, struct workload *w, struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  bool rs = k != NULL && k->runtime == KATA_RUNTIME_RS;
+  struct json_object *linux_, *res, *mem, *cpu, *limit, *quota, *period, *cpus;
+
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
+  res = jget_type (linux_, "linux", "resources", json_type_object, f);
+  mem = jget_type (res, "resources", "memory", json_type_object, f);
+  cpu = jget_type (res, "resources", "cpu", json_type_object, f);
+  limit = jget (mem, "memory", "limit", f);
+  quota = jget (cpu, "cpu", "quota", f);
+  period = jget (cpu, "cpu", "period", f);
+  cpus = rs ? jget (cpu, "cpu", "cpus", f) : NULL;
+  /* The pause container: Kata sizes the pod's VM from CRI's sandbox
+     annotations (the sums of the pod's container limits), whatever the
+     sandbox's own spec says. */
+  if (w->sandbox)
+    return sandbox_workload (c, w, f);
+  return container_workload (c, limit, quota, period, cpus, w, f);
 }
 
 /* MemTotal of /proc/meminfo, in MiB. */
@@ -3303,111 +3492,271 @@ kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_
   return false;
 }
 
+/* A runtime-rs overhead (overhead_vcpus, a float like its f32, or
+   overhead_memory, MiB): >= 0, or absent (serde's default: 0). */
+static bool
+kata_overhead (const struct toml_value *hv, const char *key, bool float_ok, double *out,
+               struct findings *f)
+{
+  const struct toml_value *v = toml_get (hv, key);
+
+  *out = 0;
+  if (v == NULL)
+    return true;
+  if (v->kind == TOML_INTEGER && v->u.integer >= 0 && v->u.integer < (INT64_C (1) << 30))
+    {
+      *out = (double) v->u.integer;
+      return true;
+    }
+  if (float_ok && v->kind == TOML_FLOAT && v->u.floating >= 0 && v->u.floating < 1024)
+    {
+      *out = v->u.floating;
+      return true;
+    }
+  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  return false;
+}
+
+/* [runtime] static_sandbox_resource_mgmt: false when absent. */
+static bool
+kata_static_sizing (const struct kata_config *k, bool *out, struct findings *f)
+{
+  const struct toml_value *v
+      = toml_get_path (k->doc, "runtime", "static_sandbox_resource_mgmt", NULL);
+
+  *out = false;
+  if (v == NULL)
+    return true;
+  if (v->kind == TOML_BOOLEAN)
+    {
+      *out = v->u.boolean;
+      return true;
+    }
+  finding (f, "the Kata configuration's static_sandbox_resource_mgmt (line %u) is not a boolean",
+           v->line);
+  return false;
+}
+
+/* BYTES in MiB, rounded up. */
+static int64_t
+mib_ceil (int64_t bytes)
+{
+  return bytes / (1024 * 1024) + (bytes % (1024 * 1024) != 0);
+}
+
+/* ceil (V) vCPUs, as runtime-rs rounds its f32 (default_vcpus.ceil ()). */
+static int64_t
+vcpus_ceil (float v)
+{
+  int64_t n;
+
+  if (! (v < 1e9f))
+    return INT64_MAX;
+  n = (int64_t) v;
+  return n + ((float) n < v);
+}
+
+/* The VM of Kata's Go runtime: default_memory + the limit, default_vcpus
+   + the workload's CPUs, booted so with static_sandbox_resource_mgmt
+   (SandboxConfig in src/runtime/pkg/oci/utils.go adds WorkloadMemMB and
+   WorkloadCPUs to the defaults) or hot-plugged up to it without.  A pod
+   sandbox whose quota is negative (the kubelet's static CPU manager) has
+   the sandbox-cpu-shares in whole CPUs of 1024: Kata 4 does, 3.30 gives
+   none, so that counts the larger. */
+static bool
+go_vm_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
+            struct findings *f)
+{
+  int64_t def_mem, def_vcpus, mib = mib_ceil (w->mem), cpus = 0;
+  char why[WORKLOAD_WHY] = "no CPU quota";
+
+  if (! kata_number (hv, "default_memory", false, POLICY_KATA_DEFAULT_MEMORY_MIB, &def_mem, f)
+      || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, f))
+    return false;
+  if (w->quota >= 0 && w->period > 0)
+    {
+      cpus = cpus_of (w->quota, w->period);
+      snprintf (why, sizeof why, "%s", w->cpu_src);
+    }
+  else if (w->sandbox && w->quota < 0 && w->shares > 0)
+    {
+      cpus = w->shares / 1024 + (w->shares % 1024 != 0);
+      snprintf (why, sizeof why, "sandbox-cpu-shares %" PRId64 " with a quota of %" PRId64,
+                w->shares, w->quota);
+    }
+  /* A quota of 2^63-1 over a period of 1 is that many vCPUs: the sums
+     must not wrap. */
+  if (__builtin_add_overflow (def_mem, mib, &vm->mem))
+    vm->mem = INT64_MAX;
+  if (__builtin_add_overflow (def_vcpus, cpus, &vm->vcpus))
+    vm->vcpus = INT64_MAX;
+  snprintf (vm->mem_why, sizeof vm->mem_why, "default_memory %" PRId64 " + %s %" PRId64 " MiB",
+            def_mem, w->sandbox ? "the pod's sandbox-memory" : "limit", mib);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+            "default_vcpus %" PRId64 " + %" PRId64 " from %s", def_vcpus, cpus, why);
+  return true;
+}
+
+/* The workload's vCPUs as runtime-rs counts them (LinuxContainerCpuResources
+   in kata-types/src/cpu.rs): quota / period in floating point when the
+   quota is >= 0 and the period > 0, else the cpuset's CPUs, else none. */
+static float
+rs_workload_vcpus (const struct workload *w, char *why, size_t size)
+{
+  if (w->quota >= 0 && w->period > 0)
+    {
+      snprintf (why, size, "%s", w->cpu_src);
+      return (float) ((double) w->quota / (double) w->period);
+    }
+  if (w->cpuset > 0)
+    {
+      snprintf (why, size, "a cpuset of %" PRId64 " CPUs", w->cpuset);
+      return (float) w->cpuset;
+    }
+  snprintf (why, size, "no CPU quota");
+  return 0;
+}
+
+/* runtime-rs's sizing with static_sandbox_resource_mgmt
+   (InitialSizeManager::setup_config in
+   src/runtime-rs/crates/resource/src/cpu_mem/initial_size.rs, 4.1.0):
+   with a workload (vCPUs or memory) max (1, overhead_vcpus + the
+   workload's vCPUs), rounded up, and overhead_memory + the workload's MiB
+   (convert_memory_to_mb: rounded down, then up to an even number) replace
+   the defaults; without one, the defaults. */
+static bool
+rs_static_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
+                struct findings *f)
+{
+  int64_t mib = w->mem / (1024 * 1024), def;
+  double ov_vcpus, ov_mem;
+  char why[WORKLOAD_WHY];
+  float cpus = rs_workload_vcpus (w, why, sizeof why), total;
+
+  mib += mib % 2;
+  if (cpus <= 0 && mib == 0)
+    {
+      if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB,
+                         &vm->mem, f)
+          || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def, f))
+        return false;
+      vm->vcpus = def;
+      snprintf (vm->mem_why, sizeof vm->mem_why,
+                "runtime-rs static sizing without a workload: default_memory %" PRId64, vm->mem);
+      snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+                "runtime-rs static sizing without a workload: default_vcpus %" PRId64, def);
+      return true;
+    }
+  if (! kata_overhead (hv, "overhead_vcpus", true, &ov_vcpus, f)
+      || ! kata_overhead (hv, "overhead_memory", false, &ov_mem, f))
+    return false;
+  total = (float) ov_vcpus + cpus;
+  vm->vcpus = vcpus_ceil (total < 1.0f ? 1.0f : total);
+  vm->mem = (int64_t) ov_mem + mib;
+  snprintf (vm->mem_why, sizeof vm->mem_why,
+            "runtime-rs static sizing: overhead_memory %" PRId64 " + %s %" PRId64 " MiB",
+            (int64_t) ov_mem, w->sandbox ? "the pod's sandbox-memory" : "limit", mib);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+            "runtime-rs static sizing: max (1, overhead_vcpus %g + %g from %s), rounded up",
+            ov_vcpus, (double) cpus, why);
+  return true;
+}
+
+/* runtime-rs without static_sandbox_resource_mgmt: the VM boots at the
+   defaults and each container's resources are hot-plugged on top
+   (calc_cpu_resources in cpu_mem/cpu.rs: default_vcpus + quota / period,
+   or the cpuset's CPUs alone; get_current_mb in mem.rs: default_memory +
+   the limits). */
+static bool
+rs_hotplug_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
+                 struct findings *f)
+{
+  int64_t def_mem, def_vcpus, mib = mib_ceil (w->mem);
+  char why[WORKLOAD_WHY];
+  float cpus = rs_workload_vcpus (w, why, sizeof why);
+
+  if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB, &def_mem, f)
+      || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, f))
+    return false;
+  vm->mem = def_mem + mib;
+  if (w->quota >= 0 && w->period > 0)
+    vm->vcpus = vcpus_ceil ((float) def_vcpus + cpus);
+  else
+    vm->vcpus = w->cpuset > def_vcpus ? w->cpuset : def_vcpus;
+  snprintf (vm->mem_why, sizeof vm->mem_why,
+            "runtime-rs hot-plug: default_memory %" PRId64 " + %s %" PRId64 " MiB", def_mem,
+            w->sandbox ? "the pod's sandbox-memory" : "limit", mib);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+            "runtime-rs hot-plug: default_vcpus %" PRId64 " and %g from %s", def_vcpus,
+            (double) cpus, why);
+  return true;
+}
+
+/* The VM that the runtime reading the Kata configuration builds for W. */
+static bool
+vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm,
+            struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  bool stat;
+
+  if (k == NULL || k->hypervisor == NULL)
+    {
+      finding (f, "cannot compute the VM size: the Kata configuration did not load");
+      return false;
+    }
+  if (k->runtime != KATA_RUNTIME_RS)
+    return go_vm_size (k->hypervisor, w, vm, f);
+  if (! kata_static_sizing (k, &stat, f))
+    return false;
+  return stat ? rs_static_size (k->hypervisor, w, vm, f) : rs_hotplug_size (k->hypervisor, w, vm, f);
+}
+
+/* The largest VM allowed, *MAX_MEM MiB and *MAX_VCPUS, and who says so. */
+static bool
+vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t *max_vcpus,
+           const char **vcpus_from, struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  cleanup_error kg_error_t err = NULL;
+
+  *max_mem = c->cfg->policy.max_vm_memory_mib;
+  *mem_from = "[policy] max_vm_memory_mib";
+  *max_vcpus = c->cfg->policy.max_vcpus;
+  *vcpus_from = "[policy] max_vcpus";
+  if (k != NULL && k->hypervisor_name != NULL && strcmp (k->hypervisor_name, "firecracker") == 0
+      && *max_vcpus > POLICY_FIRECRACKER_MAX_VCPUS)
+    {
+      *max_vcpus = POLICY_FIRECRACKER_MAX_VCPUS;
+      *vcpus_from = "Firecracker's limit";
+    }
+  if (*max_mem != 0)
+    return true;
+  *mem_from = "this host's MemTotal";
+  if (mem_total_mib (max_mem, &err) == 0)
+    return true;
+  finding (f, "cannot read the host's memory size: %s", err->msg);
+  return false;
+}
+
 static void
 check_resources (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  cleanup_error kg_error_t err = NULL;
-  struct json_object *linux_, *res, *mem, *cpu, *limit, *quota, *period;
-  int64_t def_mem = 0, def_vcpus = 0, lim = 0, q = 0, per = 0, max_mem, max_vcpus;
-  int64_t vm_mem, vm_vcpus, lim_mib = 0, cpus = 0;
-  const char *max_mem_from = "[policy] max_vm_memory_mib", *max_vcpus_from = "[policy] max_vcpus";
-  bool sizes = true, sandbox = is_pod_sandbox (c);
-  char cpus_why[128];
+  struct workload w = { .sandbox = is_pod_sandbox (c) };
+  struct vm_size vm = { 0 };
+  int64_t max_mem, max_vcpus;
+  const char *mem_from, *vcpus_from;
+  bool sizes = workload_of (c, &w, &f);
 
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
-  res = jget_type (linux_, "linux", "resources", json_type_object, &f);
-  mem = jget_type (res, "resources", "memory", json_type_object, &f);
-  cpu = jget_type (res, "resources", "cpu", json_type_object, &f);
-  limit = jget (mem, "memory", "limit", &f);
-  quota = jget (cpu, "cpu", "quota", &f);
-  period = jget (cpu, "cpu", "period", &f);
-
-  if (sandbox)
-    {
-      /* The pause container: Kata sizes the pod's VM from CRI's sandbox
-         annotations (the sums of the pod's container limits), whatever
-         the sandbox's own spec says. */
-      sizes = sandbox_workload (c, &lim, &cpus, cpus_why, sizeof cpus_why, &f);
-      lim_mib = lim / (1024 * 1024) + (lim % (1024 * 1024) != 0);
-      if (lim == 0 && c->cfg->policy.require_memory_limit)
-        finding (&f, "a pod sandbox that nothing bounds: io.kubernetes.cri.sandbox-memory is "
-                     "absent or 0 (give the pod's containers memory limits)");
-    }
-  else
-    {
-      if (limit != NULL)
-        {
-          sizes = positive_int (limit, "memory limit", &lim, &f) && sizes;
-          lim_mib = lim / (1024 * 1024) + (lim % (1024 * 1024) != 0);
-        }
-      else if (c->cfg->policy.require_memory_limit)
-        finding (&f, "no memory limit (linux.resources.memory.limit)");
-      if (quota != NULL)
-        {
-          bool have_q = positive_int (quota, "CPU quota", &q, &f);
-
-          if (period == NULL)
-            {
-              finding (&f, "CPU quota %s without a period", json_object_to_json_string (quota));
-              have_q = false;
-            }
-          else if (! positive_int (period, "CPU period", &per, &f))
-            have_q = false;
-          sizes = sizes && have_q;
-          if (have_q)
-            cpus = cpus_of (q, per);
-        }
-      else if (period != NULL && ! positive_int (period, "CPU period", &per, &f))
-        sizes = false;
-      snprintf (cpus_why, sizeof cpus_why, "quota %" PRId64 " / period %" PRId64, q, per);
-    }
-
-  if (c->pf->from_kata.config == NULL || c->pf->from_kata.config->hypervisor == NULL)
-    {
-      finding (&f, "cannot compute the VM size: the Kata configuration did not load");
-      sizes = false;
-    }
-  else if (! kata_number (c->pf->from_kata.config->hypervisor, "default_memory", false,
-                          POLICY_KATA_DEFAULT_MEMORY_MIB, &def_mem, &f)
-           || ! kata_number (c->pf->from_kata.config->hypervisor, "default_vcpus", true,
-                             POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, &f))
-    sizes = false;
-
-  max_mem = c->cfg->policy.max_vm_memory_mib;
-  if (max_mem == 0)
-    {
-      max_mem_from = "this host's MemTotal";
-      if (mem_total_mib (&max_mem, &err) < 0)
-        {
-          finding (&f, "cannot read the host's memory size: %s", err->msg);
-          sizes = false;
-        }
-    }
-  max_vcpus = c->cfg->policy.max_vcpus;
-  if (c->pf->from_kata.config != NULL && c->pf->from_kata.config->hypervisor_name != NULL
-      && strcmp (c->pf->from_kata.config->hypervisor_name, "firecracker") == 0
-      && max_vcpus > POLICY_FIRECRACKER_MAX_VCPUS)
-    {
-      max_vcpus = POLICY_FIRECRACKER_MAX_VCPUS;
-      max_vcpus_from = "Firecracker's limit";
-    }
-
-  /* A quota of 2^63-1 over a period of 1 is that many vCPUs: the sums
-     must not wrap. */
-  if (__builtin_add_overflow (def_mem, lim_mib, &vm_mem))
-    vm_mem = INT64_MAX;
-  if (__builtin_add_overflow (def_vcpus, cpus, &vm_vcpus))
-    vm_vcpus = INT64_MAX;
-  if (sizes && vm_mem > max_mem)
-    finding (&f, "the VM would have %" PRId64 " MiB (default_memory %" PRId64 " + %s %" PRId64
-                 " MiB), more than %s (%" PRId64 " MiB)",
-             vm_mem, def_mem, sandbox ? "the pod's sandbox-memory" : "limit", lim_mib,
-             max_mem_from, max_mem);
-  if (sizes && vm_vcpus > max_vcpus)
-    finding (&f, "the VM would have %" PRId64 " vCPUs (default_vcpus %" PRId64 " + %" PRId64
-                 " from %s), more than %s (%" PRId64 ")",
-             vm_vcpus, def_vcpus, cpus, cpus_why, max_vcpus_from, max_vcpus);
+  sizes = vm_size_of (c, &w, &vm, &f) && sizes;
+  sizes = vm_bounds (c, &max_mem, &mem_from, &max_vcpus, &vcpus_from, &f) && sizes;
+  if (sizes && vm.mem > max_mem)
+    finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", vm.mem,
+             vm.mem_why, mem_from, max_mem);
+  if (sizes && vm.vcpus > max_vcpus)
+    finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")",
+             vm.vcpus, vm.vcpus_why, vcpus_from, max_vcpus);
   if (f.n > 0)
     report_fail (c->rep, "policy.resources",
                  "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
@@ -3415,10 +3764,9 @@ check_resources (struct ctx *c)
                  "%s", sb_str (&f.text));
   else
     report_pass (c->rep, "policy.resources",
-                 "the VM: %" PRId64 " MiB (default_memory %" PRId64 " + %s %" PRId64
-                 " MiB) of at most %" PRId64 ", %" PRId64 " vCPUs of at most %" PRId64,
-                 vm_mem, def_mem, sandbox ? "the pod's sandbox-memory" : "limit", lim_mib,
-                 max_mem, vm_vcpus, max_vcpus);
+                 "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
+                 " vCPUs of at most %" PRId64 " (%s)",
+                 vm.mem, vm.mem_why, max_mem, vm.vcpus, max_vcpus, vm.vcpus_why);
 }
 
 /* ---- the family ----------------------------------------------------- */

@@ -19,6 +19,11 @@
 /* Kata's defaults when the hypervisor table does not set them. */
 #define POLICY_KATA_DEFAULT_MEMORY_MIB 2048
 #define POLICY_KATA_DEFAULT_VCPUS 1
+/* runtime-rs's default_memory when unset (DEFAULT_{QEMU,CH,FIRECRACKER,
+   DRAGONBALL}_MEMORY_SIZE_MB in kata-types/src/config/default.rs). */
+#define POLICY_KATA_RS_DEFAULT_MEMORY_MIB 128
+/* A cpuset naming a CPU from here on is refused (runtime-rs sizes by it). */
+#define POLICY_MAX_CPUSET 4096
 /* Firecracker cannot boot a VM with more vCPUs than this. */
 #define POLICY_FIRECRACKER_MAX_VCPUS 32
 

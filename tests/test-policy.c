@@ -107,10 +107,13 @@ docker_id (const char *spec)
   return strndup (p + 27, 64);
 }
 
+/* The Kata configuration at PATH (or TEXT) as RUNTIME reads it, with its
+   first [hypervisor.*] table as the one. */
 static void
-load_kata (struct kata_config *k, const char *path, const char *text)
+load_kata_as (struct kata_config *k, const char *path, const char *text, enum kata_runtime runtime)
 {
   kg_error_t err = NULL;
+  const struct toml_value *hvs;
 
   k->doc = path ? toml_parse_file (path, &err) : toml_parse ("kata", text, strlen (text), &err);
   if (k->doc == NULL)
@@ -118,8 +121,29 @@ load_kata (struct kata_config *k, const char *path, const char *text)
       printf ("# %s\n", err->msg);
       abort ();
     }
-  k->hypervisor_name = "firecracker";
-  k->hypervisor = toml_get_path (k->doc, "hypervisor", "firecracker", NULL);
+  hvs = toml_get (k->doc, "hypervisor");
+  if (hvs == NULL || hvs->kind != TOML_TABLE || hvs->u.table.n == 0)
+    abort ();
+  k->hypervisor_name = hvs->u.table.items[0].key;
+  k->hypervisor = hvs->u.table.items[0].value;
+  k->runtime = runtime;
+}
+
+static void
+load_kata (struct kata_config *k, const char *path, const char *text)
+{
+  load_kata_as (k, path, text, KATA_RUNTIME_GO);
+}
+
+/* A shipped configuration, fixtures/kata/VERSION/NAME, as RUNTIME reads it. */
+static void
+load_shipped (struct kata_config *k, const char *name, enum kata_runtime runtime)
+{
+  cleanup_free char *path = NULL;
+
+  if (asprintf (&path, "%s/kata/%s", fixtures, name) < 0)
+    abort ();
+  load_kata_as (k, path, NULL, runtime);
 }
 
 /* The mode the rows run in: `kata-guard check` unless a row says. */
@@ -836,6 +860,128 @@ test_resources (void)
                  "2304 MiB (default_memory 2048 + limit 256 MiB) of at most");
 }
 
+/* policy.resources sizes the VM as the runtime that reads the Kata
+   configuration does: the shipped configurations of both, then
+   runtime-rs's own rules. */
+static void
+test_resources_runtimes (void)
+{
+  static const struct
+  {
+    const char *file;
+    enum kata_runtime runtime;
+    const char *needle;
+  } shipped[] = {
+    { "3.30.0/configuration-fc.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
+    { "3.30.0/configuration-qemu.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "3.30.0/configuration-clh.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "4.1.0/go/configuration-fc.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
+    { "4.1.0/go/configuration-qemu.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "4.1.0/go/configuration-clh.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS,
+      "288 MiB (runtime-rs static sizing: overhead_memory 32 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + 1 from "
+      "quota 100000 / period 100000), rounded up)" },
+    { "4.1.0/runtime-rs/configuration-clh-runtime-rs.toml", KATA_RUNTIME_RS,
+      "288 MiB (runtime-rs static sizing: overhead_memory 32 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-dragonball.toml", KATA_RUNTIME_RS,
+      "288 MiB (runtime-rs static sizing: overhead_memory 32 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-qemu-nvidia-gpu-runtime-rs.toml", KATA_RUNTIME_RS,
+      "768 MiB (runtime-rs static sizing: overhead_memory 512 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-qemu-snp-runtime-rs.toml", KATA_RUNTIME_RS,
+      "384 MiB (runtime-rs static sizing: overhead_memory 128 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-rs-fc.toml", KATA_RUNTIME_RS,
+      "256 MiB (runtime-rs static sizing: overhead_memory 0 + limit 256 MiB) of at most 16384, "
+      "1 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0 + 1 from" },
+  };
+  struct kata_config rs = { 0 }, k = { 0 };
+
+  for (size_t i = 0; i < ARRAY_SIZE (shipped); i++)
+    {
+      cleanup_free char *name = NULL;
+
+      load_shipped (&k, shipped[i].file, shipped[i].runtime);
+      if (asprintf (&name, "shipped %s", shipped[i].file) < 0)
+        abort ();
+      resources_row (name, NULL, NULL, &k, "", shipped[i].needle);
+      toml_free (k.doc);
+    }
+
+  load_shipped (&rs, "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS);
+  /* 32 + 16000 MiB fits 16384; default_memory + the limit would not. */
+  resources_row ("runtime-rs: the overhead replaces default_memory",
+                 "\"memory\": {\"limit\": 16777216000}", NULL, &rs, "",
+                 "16032 MiB (runtime-rs static sizing: overhead_memory 32 + limit 16000 MiB)");
+  resources_row ("runtime-rs: fractional vCPUs, rounded up once",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 150000, \"period\": "
+                 "100000}",
+                 "max_vcpus = 2", &rs, "",
+                 "2 vCPUs of at most 2 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + 1.5 "
+                 "from quota 150000 / period 100000), rounded up)");
+  resources_row ("runtime-rs: a cpuset without a quota sizes the VM",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-63\"}", NULL, &rs,
+                 "policy.resources",
+                 "the VM would have 65 vCPUs (runtime-rs static sizing: max (1, overhead_vcpus 0.2 "
+                 "+ 64 from a cpuset of 64 CPUs), rounded up), more than [policy] max_vcpus (32)");
+  resources_row ("runtime-rs: a cpuset counts each CPU once",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-3,2,8\"}", NULL, &rs,
+                 "", "6 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + "
+                     "5 from a cpuset of 5 CPUs)");
+  resources_row ("runtime-rs: a cpuset it cannot count",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-\"}", NULL, &rs,
+                 "policy.resources", "the cpuset \"0-\" is not a CPU list runtime-rs counts");
+  resources_row ("runtime-rs: MiB rounded down, then up to even",
+                 "\"memory\": {\"limit\": 3670016}", NULL, &rs, "",
+                 "36 MiB (runtime-rs static sizing: overhead_memory 32 + limit 4 MiB)");
+  resources_row ("runtime-rs: no workload, the defaults", "", "require_memory_limit = false", &rs,
+                 "",
+                 "2048 MiB (runtime-rs static sizing without a workload: default_memory 2048) of "
+                 "at most 16384, 1 vCPUs");
+  resources_row ("Go: a cpuset does not size the VM",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-63\"}", NULL,
+                 &kata_fc, "", "1 vCPUs of at most 32 (default_vcpus 1 + 0 from no CPU quota)");
+  toml_free (rs.doc);
+
+  /* An overhead above default_memory: more than the defaults would say. */
+  load_kata_as (&k, NULL,
+                "[hypervisor.qemu]\ndefault_memory = 256\noverhead_memory = 4096\n"
+                "[runtime]\nstatic_sandbox_resource_mgmt = true\n",
+                KATA_RUNTIME_RS);
+  resources_row ("runtime-rs: overhead_memory above default_memory",
+                 "\"memory\": {\"limit\": 13421772800}", NULL, &k, "policy.resources",
+                 "the VM would have 16896 MiB (runtime-rs static sizing: overhead_memory 4096 + "
+                 "limit 12800 MiB), more than [policy] max_vm_memory_mib (16384 MiB)");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL, "[hypervisor.qemu]\ndefault_vcpus = 2\n[runtime]\n", KATA_RUNTIME_RS);
+  resources_row ("runtime-rs without static sizing: hot-plugged on the defaults", NULL, NULL, &k,
+                 "",
+                 "384 MiB (runtime-rs hot-plug: default_memory 128 + limit 256 MiB) of at most "
+                 "16384, 3 vCPUs");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL,
+                "[hypervisor.qemu]\noverhead_vcpus = \"1\"\n"
+                "[runtime]\nstatic_sandbox_resource_mgmt = true\n",
+                KATA_RUNTIME_RS);
+  resources_row ("runtime-rs: overhead_vcpus a string", NULL, NULL, &k, "policy.resources",
+                 "overhead_vcpus (line 2) is not a usable size");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL, "[hypervisor.qemu]\n[runtime]\nstatic_sandbox_resource_mgmt = 1\n",
+                KATA_RUNTIME_RS);
+  resources_row ("runtime-rs: static_sandbox_resource_mgmt not a boolean", NULL, NULL, &k,
+                 "policy.resources", "static_sandbox_resource_mgmt (line 3) is not a boolean");
+  toml_free (k.doc);
+}
+
 static void
 test_namespaces (void)
 {
@@ -1486,6 +1632,100 @@ test_annotations (void)
     }
 }
 
+/* The always-refused annotations of the runtime that reads the
+   configuration (either version of it; both runtimes' without one). */
+static void
+test_annotations_runtimes (void)
+{
+  static const char all[] = "annotations = [\"io\\\\.katacontainers\\\\..*\"]";
+  struct kata_config go4 = { 0 }, rs4 = { 0 };
+  const struct
+  {
+    const char *name, *ann, *policy;
+    struct kata_config *k;
+    const char *fails, *needle;
+  } rows[] = {
+    { "Go: config_path, though allowed",
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &kata_fc,
+      "policy.annotations",
+      "io.katacontainers.config_path (Kata 3.x loads the configuration it names in place of the "
+      "one checked; 4.x ignores it; Kata applies it without enable_annotations)" },
+    { "runtime-rs: config_path, though allowed",
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &rs4,
+      "policy.annotations", "io.katacontainers.config_path (Kata 3.x loads the configuration" },
+    { "Go 4.1: config_path, though allowed",
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &go4,
+      "policy.annotations", "io.katacontainers.config_path (Kata 3.x loads the configuration" },
+    { "runtime-rs: hypervisor_name, though allowed",
+      "\"io.katacontainers.config.runtime.hypervisor_name\": \"qemu\"", all, &rs4,
+      "policy.annotations",
+      "io.katacontainers.config.runtime.hypervisor_name (picks the [hypervisor.*] table" },
+    { "runtime-rs: agent_name, though allowed",
+      "\"io.katacontainers.config.runtime.agent_name\": \"kata\"", all, &rs4,
+      "policy.annotations", "picks the [agent.*] table" },
+    { "runtime-rs: runtime.name linux-container, though allowed",
+      "\"io.katacontainers.config.runtime.name\": \"linux-container\"", all, &rs4,
+      "policy.annotations", "linux-container runs no VM" },
+    { "runtime-rs: shared_mounts, though allowed",
+      "\"io.katacontainers.config.runtime.shared_mounts\": \"[]\"", all, &rs4,
+      "policy.annotations", "shares mounts between the pod's containers" },
+    { "runtime-rs 3.x: sandbox_bind_mounts, though allowed",
+      "\"io.katacontainers.config.runtime.sandbox_bind_mounts\": \"/etc\"", all, &rs4,
+      "policy.annotations", "host bind mounts chosen by the workload (runtime-rs 3.x)" },
+    { "runtime-rs: disable_guest_seccomp, though allowed",
+      "\"io.katacontainers.config.runtime.disable_guest_seccomp\": \"true\"", all, &rs4,
+      "policy.annotations", "no seccomp filter in the guest" },
+    { "runtime-rs: create_container_timeout, not allowed: the reason",
+      "\"io.katacontainers.config.runtime.create_container_timeout\": \"60\"", NULL, &rs4,
+      "policy.annotations",
+      "create_container_timeout (sets the agent's request timeout; Kata applies it without "
+      "enable_annotations)" },
+    { "runtime-rs: create_container_timeout, allowed",
+      "\"io.katacontainers.config.runtime.create_container_timeout\": \"60\"",
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.runtime\\\\.create_container_timeout\"]",
+      &rs4, "", "1 Kata annotation, all allowed" },
+    { "runtime-rs: enable_pprof, not allowed: the reason",
+      "\"io.katacontainers.config.runtime.enable_pprof\": \"true\"", NULL, &rs4,
+      "policy.annotations", "enable_pprof (turns on the shim's pprof endpoint" },
+    { "runtime-rs ignores the agent's policy annotation: allowed",
+      "\"io.katacontainers.config.agent.policy\": \"eA==\"", all, &rs4, "",
+      "1 Kata annotation, all allowed" },
+    { "Go 4.1: the agent's policy, though allowed",
+      "\"io.katacontainers.config.agent.policy\": \"eA==\"", all, &go4, "policy.annotations",
+      "replaces the agent's policy" },
+    { "Go 4.1 ignores runtime.name: allowed",
+      "\"io.katacontainers.config.runtime.name\": \"linux-container\"", all, &go4, "",
+      "1 Kata annotation, all allowed" },
+    { "Go: its enable_vcpus_pinning, not allowed: the reason",
+      "\"io.katacontainers.enable_vcpus_pinning\": \"true\"", NULL, &kata_fc,
+      "policy.annotations", "pins the vCPU threads to host CPUs" },
+    { "no Kata configuration: runtime-rs's and Go's",
+      "\"io.katacontainers.config.runtime.name\": \"linux-container\", "
+      "\"io.katacontainers.config.agent.policy\": \"eA==\"",
+      all, NULL, "policy.annotations policy.resources",
+      "runtime.name (picks the runtime handler (linux-container runs no VM); Kata applies it "
+      "without enable_annotations); io.katacontainers.config.agent.policy" },
+  };
+
+  load_shipped (&go4, "4.1.0/go/configuration-fc.toml", KATA_RUNTIME_GO);
+  load_shipped (&rs4, "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS);
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      cleanup_free char *top = NULL;
+      cleanup_free char *spec = NULL;
+      struct report rep;
+
+      if (asprintf (&top, "\"annotations\": {%s}", rows[i].ann) < 0)
+        abort ();
+      spec = spec_of (NULL, NULL, NULL, NULL, top);
+      run_policy (spec, ID_A, rows[i].policy, rows[i].k, &rep, NULL);
+      expect (&rep, rows[i].name, rows[i].fails, "policy.annotations", rows[i].needle);
+      report_release (&rep);
+    }
+  toml_free (go4.doc);
+  toml_free (rs4.doc);
+}
+
 static void
 test_seccomp (void)
 {
@@ -1931,6 +2171,9 @@ test_identity (void)
 /* The containerd namespace pod_row runs its container in. */
 static const char *pod_ns = "k8s.io";
 
+/* The Kata configuration pod_row runs with; NULL: kata_fc. */
+static struct kata_config *pod_kata;
+
 static void
 pod_row (const char *name, const char *id, const char *ann, const char *res, const char *mounts,
          const char *policy, const char *fails, const char *item, const char *needle)
@@ -1955,7 +2198,7 @@ pod_row (const char *name, const char *id, const char *ann, const char *res, con
     abort ();
   spec = spec_of (NULL, mounts, res, NULL, top);
   run_ns = pod_ns;
-  run_policy (spec, id, policy, &kata_fc, &rep, NULL);
+  run_policy (spec, id, policy, pod_kata ? pod_kata : &kata_fc, &rep, NULL);
   run_ns = NULL;
   expect (&rep, name, fails, item, needle);
   report_release (&rep);
@@ -2153,6 +2396,39 @@ test_pods (void)
            "16384, 3 vCPUs");
   free (ann);
   ann = NULL;
+  /* runtime-rs sizes a pod sandbox from the same annotations, the shares
+     aside, on its overhead. */
+  {
+    struct kata_config rs = { 0 };
+
+    load_shipped (&rs, "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS);
+    pod_kata = &rs;
+    if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                        "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
+                        "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\", "
+                        "\"io.kubernetes.cri.sandbox-cpu-shares\": \"40960\"",
+                  sandbox_ann) < 0)
+      abort ();
+    pod_row ("runtime-rs: a pod sandbox, quota -1: no vCPUs from the shares", SANDBOX_ID, ann,
+             no_limit, NULL, NULL, "", "policy.resources",
+             "288 MiB (runtime-rs static sizing: overhead_memory 32 + the pod's sandbox-memory "
+             "256 MiB) of at most 16384, 1 vCPUs of at most 32 (runtime-rs static sizing: max (1, "
+             "overhead_vcpus 0.2 + 0 from no CPU quota), rounded up)");
+    free (ann);
+    if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"16777216000\", "
+                        "\"io.kubernetes.cri.sandbox-cpu-quota\": \"250000\", "
+                        "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
+                  sandbox_ann) < 0)
+      abort ();
+    pod_row ("runtime-rs: a pod sandbox on its overhead", SANDBOX_ID, ann, no_limit, NULL, NULL,
+             "", "policy.resources",
+             "16032 MiB (runtime-rs static sizing: overhead_memory 32 + the pod's sandbox-memory "
+             "16000 MiB) of at most 16384, 3 vCPUs");
+    free (ann);
+    ann = NULL;
+    pod_kata = NULL;
+    toml_free (rs.doc);
+  }
 
   /* Overflow: a quota of 2^63-1 over a period of 1. */
   if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
@@ -2233,6 +2509,7 @@ main (void)
   test_mounts ();
   test_capabilities ();
   test_resources ();
+  test_resources_runtimes ();
   test_pods ();
   test_identity ();
   test_namespaces ();
@@ -2243,6 +2520,7 @@ main (void)
   test_redirect ();
   test_network ();
   test_annotations ();
+  test_annotations_runtimes ();
   test_seccomp ();
   test_spec ();
 

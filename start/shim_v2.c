@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "goflag.h"
+#include "jscan.h"
 #include "options.h"
+#include "output.h"
 #include "util.h"
 #include "wrapper.h"
 
@@ -82,6 +84,42 @@ shim_start (int argc, char **argv, const struct shim_args *a)
   return status;
 }
 
+/* Kata's Go shim keeps a sandbox's state by id alone
+   (/run/vc/sbs/ID/ID/persist.json, with the bundle of the container it
+   started), and ids are unique only per containerd namespace: a delete
+   whose id names another namespace's Kata container would tear that
+   container's VM down (Kata's delete cleans up the sandbox of that id).
+   containerd sends one after every refused start.  Only a positive
+   mismatch refuses: a state that cannot be read leaves teardown alone.
+   Returns NULL to pass the delete through, else why not (malloc'd). */
+static char *
+delete_of_another (const struct shim_args *a)
+{
+  cleanup_error kg_error_t err = NULL;
+  char path[PATH_MAX], theirs[PATH_MAX], mine[PATH_MAX], rtheirs[PATH_MAX], rmine[PATH_MAX];
+  const char *bundle = a->bundle;
+
+  if (a->id == NULL || a->id[0] == '\0' || strchr (a->id, '/') != NULL
+      || strcmp (a->id, ".") == 0 || strcmp (a->id, "..") == 0
+      || snprintf (path, sizeof path, "/run/vc/sbs/%s/%s/persist.json", a->id, a->id)
+             >= (int) sizeof path
+      || jscan_top_string (path, "BundlePath", theirs, sizeof theirs, &err) != 1)
+    return NULL;
+  if (bundle == NULL || bundle[0] == '\0')
+    bundle = getcwd (mine, sizeof mine);
+  if (bundle == NULL)
+    return NULL;
+  /* The same directory, however spelt; a bundle that is gone is its path. */
+  if (strcmp (realpath (theirs, rtheirs) ? rtheirs : theirs,
+              realpath (bundle, rmine) ? rmine : bundle)
+      == 0)
+    return NULL;
+  return output_message ("refusing 'delete' of container %s: Kata's sandbox %s (%s) is the "
+                         "container of bundle %s, another namespace's container of that id; "
+                         "passing this delete on would tear its VM down",
+                         a->id, a->id, path, theirs);
+}
+
 int
 shim_v2_main (int argc, char **argv)
 {
@@ -92,6 +130,16 @@ shim_v2_main (int argc, char **argv)
   ch.scope = a.ns;
   if (a.start)
     return shim_start (argc, argv, &a);
+  if (a.action != NULL && strcmp (a.action, "delete") == 0 && a.bad == NULL)
+    {
+      cleanup_free char *why = delete_of_another (&a);
+
+      if (why != NULL)
+        {
+          wrapper_say (&ch, why);
+          return 1;
+        }
+    }
   /* delete, -info, -v, the daemon form and anything else: cleanup and
      introspection are never blocked, and stdin is left alone. */
   return wrapper_passthrough (&ch,

@@ -2050,7 +2050,7 @@ static void
 test_identity (void)
 {
   cleanup_free char *dir = NULL, *ro_dir = NULL, *policy = NULL, *pm = NULL, *bundle = NULL;
-  cleanup_free char *cj = NULL, *text = NULL, *layer = NULL, *spec = NULL, *rp = NULL;
+  cleanup_free char *cj = NULL, *text = NULL, *layer = NULL, *spec = NULL;
   struct report rep;
 
   /* Docker's own files of the container, for Docker's start only. */

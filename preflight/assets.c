@@ -888,20 +888,24 @@ check_boot_asset (struct assets_run *run, const char *key)
 /* ---- assets.firmware -------------------------------------------------- */
 
 /* firmware (both runtimes; Go's qemu, clh and firecracker, runtime-rs's
-   boot info) and firmware_volume (Go's qemu; runtime-rs 4.1 ships it in
-   its nvidia configurations without reading it, and is judged all the
-   same, as a key Kata writes is one it may read).  "" or no key means no
-   firmware file from the configuration (the VMM's own default), as both
-   runtimes read it: skipped. */
+   boot info) and firmware_volume (Go's qemu only: runtime-rs 4.1 ships it
+   in its nvidia configurations, unrendered, and never reads it, so under
+   runtime-rs it is not judged).  "" or no key means no firmware file from
+   the configuration (the VMM's own default), as both runtimes read it:
+   skipped. */
 static void
 check_firmware (struct assets_run *run)
 {
   static const char *const keys[] = { "firmware", "firmware_volume" };
+  size_t n_keys = run->pf->from_kata.config != NULL
+                          && run->pf->from_kata.config->runtime == KATA_RUNTIME_RS
+                      ? 1
+                      : ARRAY_SIZE (keys);
   struct tally t = { 0 };
 
   if (! kata_loaded (run, "assets.firmware"))
     return;
-  for (size_t i = 0; i < ARRAY_SIZE (keys); i++)
+  for (size_t i = 0; i < n_keys; i++)
     {
       const struct toml_value *v = toml_get (run->pf->from_kata.config->hypervisor, keys[i]);
       char where[128], reason[192];
@@ -917,8 +921,10 @@ check_firmware (struct assets_run *run)
         tally_check (run, &t, where, v->u.string);
     }
   if (t.n == 0)
-    report_skip (run->pf->rep, "assets.firmware", "firmware and firmware_volume not set in "
-                 "[hypervisor.%s]", hv_name (run));
+    report_skip (run->pf->rep, "assets.firmware", "%s not set in [hypervisor.%s]",
+                 n_keys == 1 ? "firmware (runtime-rs reads no firmware_volume)"
+                             : "firmware and firmware_volume",
+                 hv_name (run));
   else
     tally_report (run->pf->rep, "assets.firmware", &t, "firmware file");
 }

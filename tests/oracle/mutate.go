@@ -594,6 +594,9 @@ type fuzzOpts struct {
 	seed           int64
 	guard, work    string
 	keep           bool // keep every batch (to look at the mutants)
+	// The runtime-rs oracle (tests/oracle/rs), run on each batch's
+	// guard-view lines too (kata mode), or "".
+	rs string
 }
 
 func parseFuzz(args []string) (fuzzOpts, error) {
@@ -649,6 +652,8 @@ func parseFuzz(args []string) (fuzzOpts, error) {
 			}
 		case "-guard":
 			o.guard, err = val()
+		case "-rs":
+			o.rs, err = val()
 		case "-work":
 			o.work, err = val()
 		default:
@@ -660,6 +665,9 @@ func parseFuzz(args []string) (fuzzOpts, error) {
 	}
 	if len(o.seeds) == 0 || o.guard == "" || o.work == "" {
 		return o, fmt.Errorf("fuzz: -seeds, -guard and -work are required")
+	}
+	if o.rs != "" && o.mode.name != "kata" {
+		return o, fmt.Errorf("fuzz: -rs is for kata mode")
 	}
 	return o, nil
 }
@@ -715,7 +723,10 @@ func allowedSeeds(o fuzzOpts, paths []string) ([]int, error) {
 type batchResult struct {
 	c     counts
 	fails []string
-	err   error
+	// The runtime-rs oracle's, with -rs.
+	rsC     counts
+	rsFails []string
+	err     error
 }
 
 // guard-view's lines for FILES.  When it dies on one of them (a crash of
@@ -767,10 +778,53 @@ func runBatch(o fuzzOpts, dir string, files []string) batchResult {
 		}
 		res.fails = append(res.fails, d.String())
 	}
+	if o.rs != "" && res.err == nil {
+		res.rsC, res.rsFails, res.err = runRs(o, out)
+	}
 	if res.err == nil && !o.keep {
 		os.RemoveAll(dir)
 	}
 	return res
+}
+
+var rsSummary = regexp.MustCompile(`(?m)^oracle-rs kata: inputs (\d+), guard-allowed (\d+), oracle-refused (\d+), agreed (\d+), disagreements (\d+)$`)
+
+// The runtime-rs oracle on one batch's guard-view lines (OUT): its
+// counts, and its disagreements with their files kept in WORK/fail-rs.
+func runRs(o fuzzOpts, out []byte) (counts, []string, error) {
+	var c counts
+	var stdout, stderr bytes.Buffer
+	cmd := exec.Command(o.rs, "kata")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(out), &stdout, &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
+		return c, nil, fmt.Errorf("%s: %v: %.2000s", o.rs, err, stderr.String())
+	}
+	all := stdout.String()
+	m := rsSummary.FindStringSubmatchIndex(all)
+	if m == nil {
+		return c, nil, fmt.Errorf("%s: no summary line in %.2000s", o.rs, all)
+	}
+	n := make([]int, 5)
+	for i := range n {
+		n[i], _ = strconv.Atoi(all[m[2*i+2]:m[2*i+3]])
+	}
+	c = counts{n[0], n[1], n[2], n[3], n[4]}
+	var fails []string
+	text := all[:m[0]]
+	for _, block := range strings.Split(text, "DISAGREEMENT ")[1:] {
+		block = strings.TrimRight(block, "\n")
+		file := strings.SplitN(block, "\n", 2)[0]
+		keep := filepath.Join(o.work, "fail-rs", filepath.Base(file))
+		if b, err := os.ReadFile(file); err == nil && os.WriteFile(keep, b, 0644) == nil {
+			block = keep + strings.TrimPrefix(block, file)
+		}
+		fails = append(fails, "DISAGREEMENT "+block)
+	}
+	if len(fails) != c.Disagreements || (err != nil) != (c.Disagreements > 0) {
+		return c, fails, fmt.Errorf("%s: %d disagreements printed, %d counted, %v", o.rs, len(fails), c.Disagreements, err)
+	}
+	return c, fails, nil
 }
 
 func fuzzMain(args []string) int {
@@ -790,6 +844,9 @@ func fuzzMain(args []string) int {
 	if err == nil {
 		err = os.MkdirAll(filepath.Join(o.work, "fail"), 0755)
 	}
+	if err == nil && o.rs != "" {
+		err = os.MkdirAll(filepath.Join(o.work, "fail-rs"), 0755)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", err)
 		return 2
@@ -799,14 +856,16 @@ func fuzzMain(args []string) int {
 	results := make(chan batchResult)
 	sem := make(chan struct{}, o.jobs)
 	var wg sync.WaitGroup
-	var total counts
-	var fails []string
+	var total, rsTotal counts
+	var fails, rsFails []string
 	var firstErr error
 	done := make(chan struct{})
 	go func() {
 		for r := range results {
 			total.add(r.c)
 			fails = append(fails, r.fails...)
+			rsTotal.add(r.rsC)
+			rsFails = append(rsFails, r.rsFails...)
 			if r.err != nil && firstErr == nil {
 				firstErr = r.err
 			}
@@ -857,14 +916,26 @@ func fuzzMain(args []string) int {
 	for _, f := range fails {
 		fmt.Println(f)
 	}
+	sort.Strings(rsFails)
+	for _, f := range rsFails {
+		fmt.Println(f)
+	}
 	fmt.Printf("oracle fuzz %s: seed %d, %d seed files (%d allowed), %s, %.1f s\n", o.mode.name, o.seed, len(seeds), len(good), total,
 		time.Since(start).Seconds())
+	if o.rs != "" {
+		fmt.Printf("oracle fuzz %s runtime-rs: seed %d, %s\n", o.mode.name, o.seed, rsTotal)
+	}
 	if firstErr != nil {
 		fmt.Fprintln(os.Stderr, "oracle:", firstErr)
 		return 2
 	}
+	// 1: Go's decoder disagrees; 4: runtime-rs's (with -rs); both: 5.
+	rc := 0
 	if total.Disagreements > 0 {
-		return 1
+		rc |= 1
 	}
-	return 0
+	if rsTotal.Disagreements > 0 {
+		rc |= 4
+	}
+	return rc
 }

@@ -15,6 +15,10 @@
 //	oracle fuzz spec|kata -seeds DIR... -n N -seed S -guard GUARD-VIEW -work DIR
 //	    the same on N mutants of the seed files (mutate.go), deterministic
 //	    for a given seed, in batches of -batch files per guard-view run.
+//	    With -rs ORACLE-RS (kata mode) each batch's guard-view lines also
+//	    go to the runtime-rs oracle (tests/oracle/rs); the exit status is
+//	    then 1 for a disagreement with Go's decoder, 4 for one with
+//	    runtime-rs's, 5 for both.
 //
 // A difference is a disagreement: the file, the first differing path and
 // both values are printed, and the exit status is 1.
@@ -427,7 +431,7 @@ func compareStream(m mode, r io.Reader, w io.Writer) (counts, []disagreement, er
 
 func usage() {
 	fmt.Fprintln(os.Stderr, "usage: oracle spec|kata < guard-view-lines\n"+
-		"       oracle fuzz spec|kata -seeds DIR... -n N -seed S -guard GUARD-VIEW -work DIR [-batch B] [-jobs J] [-keep]")
+		"       oracle fuzz spec|kata -seeds DIR... -n N -seed S -guard GUARD-VIEW -work DIR [-batch B] [-jobs J] [-keep] [-rs ORACLE-RS]")
 	os.Exit(2)
 }
 

@@ -9,6 +9,7 @@
 #define KG_CHECKS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "conf.h"
@@ -44,6 +45,12 @@ struct engine_ns
 {
   struct ns_id self[KG_NS_COUNT];
   struct ns_id init[KG_NS_COUNT];
+  /* The engine's capability bounding set (the guard's own, inherited
+     from the engine, before the checker drops it: /proc/self/status
+     CapBnd), what a privileged container gets; CAPBND_OK false when it
+     could not be read. */
+  bool capbnd_ok;
+  uint64_t capbnd;
 };
 void engine_ns_gather (struct engine_ns *e);  /* policy.c */
 /* The /proc/PID/ns name of namespace K (0 .. KG_NS_COUNT-1: net, pid,

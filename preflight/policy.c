@@ -364,6 +364,28 @@ engine_ns_proc_name (int k)
    through containerd), and pid 1's are the host's where they can be read.
    The confined checker gets them from its privileged parent
    (req->engine_ns); this reads them in place. */
+/* This process's capability bounding set (/proc/self/status CapBnd). */
+static bool
+read_capbnd (uint64_t *out)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *buf = NULL;
+  unsigned long long v;
+  const char *p;
+  char *end;
+  size_t len;
+
+  if (kg_read_file_bounded ("/proc/self/status", 0, 1 << 16, &buf, &len, &err) < 0
+      || (p = strstr (buf, "\nCapBnd:\t")) == NULL)
+    return false;
+  errno = 0;
+  v = strtoull (p + 9, &end, 16);
+  if (errno != 0 || end == p + 9 || *end != '\n')
+    return false;
+  *out = v;
+  return true;
+}
+
 void
 engine_ns_gather (struct engine_ns *e)
 {
@@ -383,6 +405,7 @@ engine_ns_gather (struct engine_ns *e)
       else
         e->init[i] = (struct ns_id){ false, errno, 0, 0 };
     }
+  e->capbnd_ok = read_capbnd (&e->capbnd);
 }
 
 struct mount_dirs;
@@ -796,6 +819,12 @@ check_privileged (struct ctx *c)
   cleanup_findings struct findings f = { 0 };
   uint64_t all = (UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1;
   uint64_t caps = bounding_set (c->spec);
+  /* What a privileged container gets is the engine's own bounding set,
+     which lacks what the engine lacks (CAP_SYS_RESOURCE on a host whose
+     root has given it up): that counts as every capability too, when it
+     is a privileged set at all (CAP_SYS_ADMIN among it). */
+  uint64_t engine = c->ns.capbnd_ok ? c->ns.capbnd & all : 0;
+  bool all_engine = (engine & (UINT64_C (1) << CAP_SYS_ADMIN)) != 0 && (caps & engine) == engine;
 
   json_object_object_get_ex (c->spec, "linux", &linux_);
   if (linux_ != NULL)
@@ -818,6 +847,9 @@ check_privileged (struct ctx *c)
       }
   if ((caps & all) == all)
     finding (&f, "it has every capability (%d or more)", CAP_AUDIT_READ + 1);
+  else if (all_engine)
+    finding (&f, "it has every capability of the engine's bounding set (%d)",
+             __builtin_popcountll (engine));
   c->privileged = f.n > 0;
   if (! c->privileged)
     {
@@ -4357,9 +4389,10 @@ policy_update_judge (const struct guard_config *cfg, struct json_object *resourc
       if (l < 0 && cfg->policy.require_memory_limit)
         finding (&f, "the memory limit would be lifted (%" PRId64 ")", l);
       else if (max_mem > 0 && mib > max_mem)
-        finding (&f, "a memory limit of %" PRId64 " MiB is more than [policy] max_vm_memory_mib "
-                     "(%" PRId64 " MiB)",
-                 mib, max_mem);
+        finding (&f, "a memory limit of %" PRId64 " MiB is more than %s (%" PRId64 " MiB)", mib,
+                 cfg->policy.max_vm_memory_mib ? "[policy] max_vm_memory_mib"
+                                               : "this host's MemTotal",
+                 max_mem);
     }
   if (quota != NULL && ! json_object_is_type (quota, json_type_int))
     finding (&f, "the CPU quota is %s, not an integer", json_kind (quota));

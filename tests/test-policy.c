@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/capability.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -152,6 +153,9 @@ static enum kg_mode run_mode = KG_MODE_CHECK;
    then containerd's task directory of the container, and a shim-mode
    row passes it as -namespace. */
 static const char *run_ns;
+/* The engine's namespaces and bounding set the rows run with (NULL: this
+   process's, read in place). */
+static const struct engine_ns *run_engine_ns;
 
 static void
 mkdir_p (const char *dir)
@@ -174,7 +178,8 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   cleanup_free char *spec_path = NULL;
   struct guard_config cfg;
   struct request req = { .mode = run_mode, .container_id = id,
-                         .ns = run_mode == KG_MODE_SHIM ? run_ns : NULL };
+                         .ns = run_mode == KG_MODE_SHIM ? run_ns : NULL,
+                         .engine_ns = run_engine_ns };
   struct preflight pf;
   kg_error_t err = NULL;
 
@@ -762,6 +767,47 @@ test_capabilities (void)
     run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
     expect (&rep, "ambient set", "policy.capabilities", "policy.capabilities", "CAP_BPF");
     report_release (&rep);
+  }
+  /* A privileged container as containerd makes it on a host whose root
+     lacks CAP_SYS_RESOURCE: the engine's own bounding set, one short of
+     every capability, and (privileged_without_host_devices) no *:* rule. */
+  {
+    struct engine_ns e;
+    struct strbuf names = { 0 };
+    cleanup_free char *spec = NULL;
+    struct report rep;
+
+    engine_ns_gather (&e);
+    e.capbnd_ok = true;
+    e.capbnd = ((UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1) & ~(UINT64_C (1) << CAP_SYS_RESOURCE);
+    for (int v = 0; v <= CAP_AUDIT_READ; v++)
+      if (v != CAP_SYS_RESOURCE)
+        {
+          char *n = cap_to_name (v);
+
+          sb_printf (&names, "%s\"%s\"", names.len ? ", " : "", n);
+          cap_free (n);
+        }
+    spec = spec_of (sb_str (&names), NULL, NULL, NULL, NULL);
+    run_engine_ns = &e;
+    run_policy (spec, ID_A, "privileged = true", &kata_fc, &rep, NULL);
+    expect (&rep, "the engine's whole bounding set, with privileged = true", "",
+            "policy.privileged", "every capability of the engine's bounding set (37)");
+    report_release (&rep);
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "the engine's whole bounding set, without", "policy.privileged policy.capabilities",
+            "policy.privileged", "privileged container: it has every capability of the engine's");
+    report_release (&rep);
+    /* An engine whose own set is small: its set is no privileged one. */
+    e.capbnd = (UINT64_C (1) << CAP_CHOWN) | (UINT64_C (1) << CAP_KILL);
+    free (spec);
+    spec = spec_of ("\"CAP_CHOWN\", \"CAP_KILL\"", NULL, NULL, NULL, NULL);
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "an engine of two capabilities, a container of the same two", "",
+            "policy.privileged", "not a privileged container");
+    report_release (&rep);
+    run_engine_ns = NULL;
+    sb_release (&names);
   }
 }
 

@@ -199,27 +199,81 @@ number (struct rd *r)
 
 static bool value (struct rd *r, int depth);
 
-/* The members of an object or the items of an array, its bracket taken
-   (CLOSE: '}' or ']'). */
+/* The top-level key asked for, and what was found of it. */
+struct want
+{
+  const char *key;
+  char *out;
+  size_t size;
+  bool found, null;
+};
+
+/* The value of the key WANT asks for: a string kept in WANT->out, or
+   null; anything else refuses. */
 static bool
-members (struct rd *r, int depth, int close)
+wanted_value (struct rd *r, struct want *want)
 {
   bool esc, lng;
+  int c = skip_ws (r);
+
+  if (want->found)
+    return fail (r, "has its key twice");
+  want->found = true;
+  if (c == 'n')
+    return want->null = true, expect (r, "null");
+  if (c != '"')
+    return fail (r, "has the value of another type than a string");
+  r->pos++;
+  if (! string (r, want->out, want->size, &esc, &lng))
+    return false;
+  if (esc || lng || kg_utf8_valid_prefix (want->out, strlen (want->out)) != strlen (want->out))
+    return fail (r, "has the value written with escapes, too long, or not UTF-8");
+  return true;
+}
+
+/* An object key, its opening quote taken.  With WANT (the top level), an
+   escaped or long key could spell the key asked for: it refuses, and
+   *MINE says whether it is that key. */
+static bool
+object_key (struct rd *r, const struct want *want, bool *mine)
+{
+  char name[128];
+  bool esc, lng;
+
+  *mine = false;
+  if (! string (r, want ? name : NULL, want ? sizeof name : 0, &esc, &lng))
+    return false;
+  if (want == NULL)
+    return true;
+  if (esc)
+    return fail (r, "has an object key written with escapes");
+  *mine = ! lng && strcmp (name, want->key) == 0;
+  return true;
+}
+
+/* The members of an object or the items of an array, its bracket taken
+   (CLOSE: '}' or ']'); WANT, for the top-level object only, the key whose
+   string value to keep. */
+static bool
+members (struct rd *r, int depth, int close, struct want *want)
+{
   int c = skip_ws (r);
 
   if (c == close)
     return take (r), true;
   for (;;)
     {
+      bool mine = false;
+
       if (close == '}')
         {
-          if (take (r) != '"' || ! string (r, NULL, 0, &esc, &lng))
+          if (take (r) != '"' || ! object_key (r, want, &mine))
             return fail (r, "is not JSON (an object key is not a string)");
           if (skip_ws (r) != ':')
             return fail (r, "is not JSON (no ':' after a key)");
           r->pos++;
         }
-      if (! value (r, depth + 1))
+      if (! (mine ? wanted_value (r, want) : value (r, depth + 1)))
         return false;
       c = skip_ws (r);
       take (r);
@@ -244,7 +298,7 @@ value (struct rd *r, int depth)
     case '{':
     case '[':
       r->pos++;
-      return members (r, depth, c == '{' ? '}' : ']');
+      return members (r, depth, c == '{' ? '}' : ']', NULL);
     case '"':
       r->pos++;
       return string (r, NULL, 0, &esc, &lng);
@@ -261,69 +315,21 @@ value (struct rd *r, int depth)
     }
 }
 
-/* The top-level object: the members other than KEY skipped, KEY's value
-   kept.  1 / 0 / -1 as jscan_top_string. */
+/* The top-level object, KEY's value kept: 1 / 0 / -1 as
+   jscan_top_string. */
 static int
 top (struct rd *r, const char *key, char *out, size_t size)
 {
-  char name[128];
-  bool esc, lng, found = false, null = false;
-  int c;
+  struct want want = { key, out, size, false, false };
 
   if (skip_ws (r) != '{')
     return fail (r, "is not a JSON object"), -1;
   r->pos++;
-  if ((c = skip_ws (r)) == '}')
-    r->pos++;
-  else
-    for (;;)
-      {
-        bool mine;
-
-        if (take (r) != '"' || ! string (r, name, sizeof name, &esc, &lng))
-          return fail (r, "is not JSON (an object key is not a string)"), -1;
-        /* An escaped or long key could spell KEY: it is not skipped. */
-        if (esc && r->why == NULL)
-          return fail (r, "has an object key written with escapes"), -1;
-        mine = ! lng && strcmp (name, key) == 0;
-        if (skip_ws (r) != ':')
-          return fail (r, "is not JSON (no ':' after a key)"), -1;
-        r->pos++;
-        if (mine && found)
-          return fail (r, "has its key twice"), -1;
-        c = skip_ws (r);
-        if (mine && c == '"')
-          {
-            r->pos++;
-            if (! string (r, out, size, &esc, &lng))
-              return -1;
-            if (esc || lng || kg_utf8_valid_prefix (out, strlen (out)) != strlen (out))
-              return fail (r, "has the value written with escapes, too long, or not UTF-8"), -1;
-            found = true;
-          }
-        else if (mine && c == 'n')
-          {
-            if (! expect (r, "null"))
-              return -1;
-            found = null = true;
-          }
-        else if (mine)
-          return fail (r, "has the value of another type than a string"), -1;
-        else if (! value (r, 1))
-          return -1;
-        c = skip_ws (r);
-        take (r);
-        if (c == '}')
-          break;
-        if (c != ',')
-          return fail (r, c < 0 ? "is not JSON (it ends early)"
-                                : "is not JSON (no ',' between members)"),
-                 -1;
-        skip_ws (r);
-      }
+  if (! members (r, 0, '}', &want))
+    return -1;
   if (skip_ws (r) != -1 || r->why != NULL)
     return fail (r, "has data after the JSON object"), -1;
-  return found && ! null ? 1 : 0;
+  return want.found && ! want.null ? 1 : 0;
 }
 
 static int

@@ -1242,6 +1242,16 @@ valid_id (const char *id)
          && strcmp (id, "..") != 0;
 }
 
+/* P below directory ROOT: what follows ROOT and its '/' in P, or NULL. */
+static const char *
+below (const char *p, const char *root)
+{
+  const char *r = strcmp (root, "/") ? root : "";
+  size_t rl = strlen (r);
+
+  return strncmp (p, r, rl) == 0 && p[rl] == '/' ? p + rl + 1 : NULL;
+}
+
 /* Where an engine keeps the per-container files it binds writable into
    the container: ROOT/[DRIVER-]containers/ID/SUB/FILE. */
 struct own_layout
@@ -1262,13 +1272,10 @@ own_file (const char *p, const struct dirs *roots, const char *id, const struct 
   il = strlen (id);
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
-      size_t rl = strlen (r);
-      const char *q = p + rl;
+      const char *q = below (p, roots->paths[i]);
 
-      if (strncmp (p, r, rl) != 0 || q[0] != '/')
+      if (q == NULL)
         continue;
-      q++;
       if (l->driver)
         {
           size_t dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
@@ -1416,13 +1423,11 @@ podman_bundle (const char *bundle, const struct dirs *roots, const char *id, str
 {
   for (size_t i = 0; bundle != NULL && valid_id (id) && i < roots->n; i++)
     {
-      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
-      size_t rl = strlen (r), dl, il = strlen (id);
-      const char *q = bundle + rl;
+      const char *q = below (bundle, roots->paths[i]);
+      size_t dl, il = strlen (id);
 
-      if (strncmp (bundle, r, rl) != 0 || q[0] != '/')
+      if (q == NULL)
         continue;
-      q++;
       dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
       if (dl == 0 || dl >= sizeof w->podman_driver || strncmp (q + dl, "-containers/", 12) != 0)
         continue;
@@ -1562,11 +1567,10 @@ under_root (const char *p, const struct dirs *roots)
 {
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
-      size_t rl = strlen (r);
+      const char *q = below (p, roots->paths[i]);
 
-      if (strncmp (p, r, rl) == 0 && p[rl] == '/')
-        return p + rl;
+      if (q != NULL)
+        return q - 1;
     }
   return NULL;
 }
@@ -1672,14 +1676,12 @@ joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots
 
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
-      size_t rl = strlen (r);
-      const char *q = p + rl, *slash;
+      const char *q = below (p, roots->paths[i]), *slash;
       char cid[NAME_MAX + 1];
 
-      if (strncmp (p, r, rl) != 0 || strncmp (q, "/containers/", 12) != 0)
+      if (q == NULL || strncmp (q, "containers/", 11) != 0)
         continue;
-      q += 12;
+      q += 11;
       slash = strchr (q, '/');
       if (slash == NULL || slash == q || (size_t) (slash - q) > NAME_MAX)
         continue;
@@ -1704,13 +1706,11 @@ volume_dir (const char *p, const struct dirs *roots, char *out, size_t size)
 {
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *r = strcmp (roots->paths[i], "/") ? roots->paths[i] : "";
-      size_t rl = strlen (r);
-      const char *q, *slash;
+      const char *q = below (p, roots->paths[i]), *slash;
 
-      if (strncmp (p, r, rl) != 0 || strncmp (p + rl, "/volumes/", 9) != 0)
+      if (q == NULL || strncmp (q, "volumes/", 8) != 0)
         continue;
-      q = p + rl + 9;
+      q += 8;
       slash = strchr (q, '/');
       if (slash == NULL || slash == q || strncmp (slash, "/_data", 6) != 0
           || (slash[6] != '\0' && slash[6] != '/'))
@@ -2146,17 +2146,12 @@ docker_rootfs (const struct ctx *c, const char *res)
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *path = NULL;
   cleanup_free char *mid = NULL;
-  const char *id = c->pf->req->container_id, *r, *q, *slash;
+  const char *id = c->pf->req->container_id, *q, *slash;
   char driver[64];
-  size_t dl, rl, len;
+  size_t dl, len;
 
-  if (! docker_start (c))
+  if (! docker_start (c) || (q = below (res, c->who.docker_root)) == NULL)
     return false;
-  r = strcmp (c->who.docker_root, "/") ? c->who.docker_root : "";
-  rl = strlen (r);
-  if (strncmp (res, r, rl) != 0 || res[rl] != '/')
-    return false;
-  q = res + rl + 1;
   dl = strcspn (q, "/");
   if (dl == 0 || dl >= sizeof driver || q[dl] != '/')
     return false;
@@ -2165,7 +2160,8 @@ docker_rootfs (const struct ctx *c, const char *res)
   if (strcmp (driver, "rootfs") == 0)
     return (slash = strchr (q + dl + 1, '/')) != NULL && slash > q + dl + 1
            && strcmp (slash + 1, id) == 0;
-  if (asprintf (&path, "%s/image/%s/layerdb/mounts/%s/mount-id", r, driver, id) < 0)
+  if (asprintf (&path, "%s/image/%s/layerdb/mounts/%s/mount-id", c->who.docker_root, driver, id)
+      < 0)
     return path = NULL, false;
   if (kg_read_file_bounded (path, O_NOFOLLOW, 256, &mid, &len, &err) < 0)
     return false;
@@ -2202,20 +2198,16 @@ podman_rootfs (const struct ctx *c, const char *res)
   const struct who *w = &c->who;
   cleanup_free char *path = NULL;
   struct json_object *doc;
-  const char *layer, *r;
-  size_t rl;
+  const char *layer, *q;
   bool yes;
 
-  if (w->engine != ENGINE_PODMAN)
-    return false;
-  r = strcmp (w->podman_root, "/") ? w->podman_root : "";
-  rl = strlen (r);
-  if (strncmp (res, r, rl) != 0 || res[rl] != '/'
-      || asprintf (&path, "%s/%s-containers/containers.json", r, w->podman_driver) < 0)
+  if (w->engine != ENGINE_PODMAN || (q = below (res, w->podman_root)) == NULL
+      || asprintf (&path, "%s/%s-containers/containers.json", w->podman_root, w->podman_driver)
+             < 0)
     return path = NULL, false;
   doc = engine_json_of (path, true);
   layer = podman_layer (doc, c->pf->req->container_id);
-  yes = layer != NULL && driver_mount (res + rl + 1, w->podman_driver, layer);
+  yes = layer != NULL && driver_mount (q, w->podman_driver, layer);
   json_object_put (doc);
   return yes;
 }

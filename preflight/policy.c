@@ -359,11 +359,6 @@ engine_ns_proc_name (int k)
   return k >= 0 && k < NS_COUNT ? ns_proc[k] : NULL;
 }
 
-/* The engine's namespaces (struct engine_ns, checks.h): the guard runs in
-   the namespaces of the engine that started it (containerd, or dockerd
-   through containerd), and pid 1's are the host's where they can be read.
-   The confined checker gets them from its privileged parent
-   (req->engine_ns); this reads them in place. */
 /* This process's capability bounding set (/proc/self/status CapBnd). */
 static bool
 read_capbnd (uint64_t *out)
@@ -386,6 +381,12 @@ read_capbnd (uint64_t *out)
   return true;
 }
 
+/* The engine's namespaces (struct engine_ns, checks.h): the guard runs in
+   the namespaces of the engine that started it (containerd, or dockerd
+   through containerd), and pid 1's are the host's where they can be read;
+   its capability bounding set is the engine's too.  The confined checker
+   gets them from its privileged parent (req->engine_ns); this reads them
+   in place. */
 void
 engine_ns_gather (struct engine_ns *e)
 {
@@ -2216,8 +2217,8 @@ podman_rootfs (const struct ctx *c, const char *res)
    the engine's own mount of this container's image passes (the bundle's
    rootfs, where containerd mounts the snapshot; Docker's and podman's
    graph-driver mount of this container); any other directory is judged
-   as a bind source of the same writability would be (ctr run --rootfs,
-   podman run --rootfs).  What it is, in *HOW. */
+   as a writable bind source would be (ctr run --rootfs, podman run
+   --rootfs).  What it is, in *HOW. */
 static void
 judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
               struct findings *f, const char **how)
@@ -2226,14 +2227,15 @@ judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rm
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *res = NULL;
   cleanup_free char *own = NULL;
-  struct json_object *root, *path, *ro;
+  struct json_object *root, *path;
   struct resolved_info ri;
   const char *s;
 
   *how = NULL;
   root = jget_type (c->spec, "spec", "root", json_type_object, f);
   path = jget_type (root, "root", "path", json_type_string, f);
-  ro = jget_type (root, "root", "readonly", json_type_boolean, f);
+  /* (root.readonly is judged for its type alone: see below.) */
+  jget_type (root, "root", "readonly", json_type_boolean, f);
   s = path ? json_object_get_string (path) : "";
   if (*s == '\0')
     {
@@ -2258,7 +2260,6 @@ judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rm
   /* Kata binds a directory rootfs into the VM's share writable whatever
      root.readonly says (bindMountContainerRootfs, fs_share_linux.go):
      the guest's read-only view does not hold against the guest. */
-  (void) ro;
   switch (judge_bind (c, c->dirs, memo, rmemo, s, false, false, &sub))
     {
     case BIND_REFUSED:
@@ -2267,7 +2268,7 @@ judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rm
     case BIND_ENGINE:
       finding (f, "root.path %s: an engine's file of the container, not a root filesystem", s);
       return;
-    case BIND_READONLY:
+    case BIND_READONLY: /* (not for a writable source) */
     case BIND_WRITABLE:
       *how = "a directory under [policy] writable_mounts";
       return;

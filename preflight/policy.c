@@ -4377,7 +4377,7 @@ policy_update_judge (const struct guard_config *cfg, struct json_object *resourc
     {
       /* 0 leaves the limit as it is; a negative one lifts it. */
       int64_t l = json_object_get_int64 (limit);
-      int64_t mib = l / (1024 * 1024) + (l % (1024 * 1024) != 0);
+      int64_t mib = mib_ceil (l);
 
       if (l < 0 && cfg->policy.require_memory_limit)
         finding (&f, "the memory limit would be lifted (%" PRId64 ")", l);

@@ -1236,8 +1236,8 @@ mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_err
   return 0;
 }
 
-static bool
-valid_id (const char *id)
+bool
+policy_valid_id (const char *id)
 {
   return id != NULL && *id != '\0' && strchr (id, '/') == NULL && strcmp (id, ".") != 0
          && strcmp (id, "..") != 0;
@@ -1268,7 +1268,7 @@ own_file (const char *p, const struct dirs *roots, const char *id, const struct 
 {
   size_t il, sl = strlen (l->sub);
 
-  if (! valid_id (id))
+  if (! policy_valid_id (id))
     return false;
   il = strlen (id);
   for (size_t i = 0; i < roots->n; i++)
@@ -1383,7 +1383,7 @@ bundle_namespace (const char *bundle, const char *id, char *out, size_t size)
   const char *last, *ns;
   size_t tl = strlen (TASK_DIR);
 
-  if (bundle == NULL || ! valid_id (id) || (last = strrchr (bundle, '/')) == NULL
+  if (bundle == NULL || ! policy_valid_id (id) || (last = strrchr (bundle, '/')) == NULL
       || strcmp (last + 1, id) != 0)
     return false;
   for (ns = last - 1; ns > bundle && *ns != '/'; ns--)
@@ -1422,7 +1422,7 @@ docker_record_root (const struct dirs *roots, const char *id)
 static bool
 podman_bundle (const char *bundle, const struct dirs *roots, const char *id, struct who *w)
 {
-  for (size_t i = 0; bundle != NULL && valid_id (id) && i < roots->n; i++)
+  for (size_t i = 0; bundle != NULL && policy_valid_id (id) && i < roots->n; i++)
     {
       const char *q = below (bundle, roots->paths[i]);
       size_t dl, il = strlen (id);
@@ -1478,7 +1478,7 @@ who_resolve (struct ctx *c)
   if (strcmp (w->ns, DOCKER_NAMESPACE) == 0)
     {
       w->engine = ENGINE_DOCKER;
-      if (c->dirs->roots_ok && valid_id (id))
+      if (c->dirs->roots_ok && policy_valid_id (id))
         w->docker_root = docker_record_root (&c->dirs->roots, id);
     }
   /* CRI runs Kata as a shim; an OCI-mode start is not CRI's. */
@@ -1515,7 +1515,7 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
 
   const char *type = annotation (c, "io.kubernetes.cri.container-type");
 
-  if (c->who.engine != ENGINE_CRI || type == NULL || ! valid_id (sid) || ! valid_id (uid)
+  if (c->who.engine != ENGINE_CRI || type == NULL || ! policy_valid_id (sid) || ! policy_valid_id (uid)
       || c->bundle == NULL)
     return false;
   if (strcmp (type, "sandbox") == 0)
@@ -1688,7 +1688,7 @@ joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots
         continue;
       memcpy (cid, q, (size_t) (slash - q));
       cid[slash - q] = '\0';
-      if (! valid_id (cid))
+      if (! policy_valid_id (cid))
         continue;
       for (size_t j = 0; j < ARRAY_SIZE (files); j++)
         if (strcmp (slash + 1, files[j].file) == 0 && c->joined_pid[files[j].ns] != 0
@@ -2184,7 +2184,7 @@ podman_layer (struct json_object *doc, const char *id)
           && strcmp (json_object_get_string (v), id) == 0)
         return json_object_object_get_ex (e, "layer", &l)
                        && json_object_is_type (l, json_type_string)
-                       && valid_id (json_object_get_string (l))
+                       && policy_valid_id (json_object_get_string (l))
                    ? json_object_get_string (l)
                    : NULL;
     }
@@ -3034,7 +3034,7 @@ judge_kata_state (struct ctx *c, struct findings *f)
   const char *id = c->pf->req->container_id;
   const char *type = annotation (c, "io.kubernetes.cri.container-type");
 
-  if (c->pf->req->mode != KG_MODE_SHIM || ! valid_id (id)
+  if (c->pf->req->mode != KG_MODE_SHIM || ! policy_valid_id (id)
       || (c->who.engine == ENGINE_CRI && type != NULL && strcmp (type, "container") == 0))
     return;
   for (size_t i = 0; i < ARRAY_SIZE (stores); i++)
@@ -4037,7 +4037,7 @@ docker_network_mode (struct ctx *c, char *out, size_t size, kg_error_t *err)
 
   if (! c->dirs->roots_ok)
     return kg_error (err, 0, "[policy] engine_roots cannot be resolved: %s", c->dirs_err->msg);
-  if (id == NULL || ! valid_id (id))
+  if (id == NULL || ! policy_valid_id (id))
     return kg_error (err, 0, "the start names no container id");
   for (size_t i = 0; i < roots->n; i++)
     {

@@ -54,6 +54,10 @@ struct json_object *policy_spec_parse (const char *name, const char *buf, size_t
    only requests about what the spec names (checker.h). */
 struct json_object *policy_spec_load (const char *bundle, kg_error_t *err);
 
+/* ID names a container as one path component: not empty, no '/', not
+   "." or "..". */
+bool policy_valid_id (const char *id);
+
 /* runc exec (OCI mode): the process of PROCESS (a process.json, or NULL)
    and each --cap of CAPS may hold no capability beyond [policy]
    capabilities, unless [policy] privileged = true.  0, or -1 with why. */

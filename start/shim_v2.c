@@ -21,6 +21,7 @@
 #include "jscan.h"
 #include "options.h"
 #include "output.h"
+#include "policy.h"
 #include "util.h"
 #include "wrapper.h"
 
@@ -99,8 +100,7 @@ delete_of_another (const struct shim_args *a)
   char path[PATH_MAX], theirs[PATH_MAX], mine[PATH_MAX], rtheirs[PATH_MAX], rmine[PATH_MAX];
   const char *bundle = a->bundle;
 
-  if (a->id == NULL || a->id[0] == '\0' || strchr (a->id, '/') != NULL
-      || strcmp (a->id, ".") == 0 || strcmp (a->id, "..") == 0
+  if (! policy_valid_id (a->id)
       || snprintf (path, sizeof path, "/run/vc/sbs/%s/%s/persist.json", a->id, a->id)
              >= (int) sizeof path
       || jscan_top_string (path, "BundlePath", theirs, sizeof theirs, &err) != 1)

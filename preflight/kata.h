@@ -9,6 +9,11 @@
 
 #include "toml.h"
 
+/* Where each runtime keeps a sandbox's state, by its id alone (Go:
+   persist/fs RunStoragePath, runtime-rs: kata-types KATA_PATH). */
+#define KATA_GO_SANDBOX_STATE "/run/vc/sbs"
+#define KATA_RS_SANDBOX_STATE "/run/kata"
+
 /* Where Kata looks when nobody names a configuration, in its order: the
    admin's copy, then the defaults of a release tarball (kata-deploy,
    /opt/kata) and of a distribution package. */

@@ -3030,7 +3030,7 @@ judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
 static void
 judge_kata_state (struct ctx *c, struct findings *f)
 {
-  static const char *const stores[] = { "/run/vc/sbs", "/run/kata" };
+  static const char *const stores[] = { KATA_GO_SANDBOX_STATE, KATA_RS_SANDBOX_STATE };
   const char *id = c->pf->req->container_id;
   const char *type = annotation (c, "io.kubernetes.cri.container-type");
 

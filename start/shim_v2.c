@@ -19,6 +19,7 @@
 
 #include "goflag.h"
 #include "jscan.h"
+#include "kata.h"
 #include "options.h"
 #include "output.h"
 #include "policy.h"
@@ -101,7 +102,7 @@ delete_of_another (const struct shim_args *a)
   const char *bundle = a->bundle;
 
   if (! policy_valid_id (a->id)
-      || snprintf (path, sizeof path, "/run/vc/sbs/%s/%s/persist.json", a->id, a->id)
+      || snprintf (path, sizeof path, KATA_GO_SANDBOX_STATE "/%s/%s/persist.json", a->id, a->id)
              >= (int) sizeof path
       || jscan_top_string (path, "BundlePath", theirs, sizeof theirs, &err) != 1)
     return NULL;

@@ -428,15 +428,6 @@ static const char *const rs_mem_agent_keys[] = {
 };
 static const char *const rs_factory_keys[] = { "enable_template", "template_path" };
 
-static bool
-name_in (const char *name, const char *const *list, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (strcmp (name, list[i]) == 0)
-      return true;
-  return false;
-}
-
 /* The first key of table T (a table named SECTION) not in LIST, into WHY. */
 static bool
 strict_table_refused (const struct toml_value *t, const char *section, const char *const *list,
@@ -445,7 +436,7 @@ strict_table_refused (const struct toml_value *t, const char *section, const cha
   if (t == NULL || t->kind != TOML_TABLE)
     return false;
   for (size_t i = 0; i < t->u.table.n; i++)
-    if (! name_in (t->u.table.items[i].key, list, n))
+    if (! kg_strv_has (list, n, t->u.table.items[i].key))
       {
         snprintf (why, size, "[%s] %.80s (line %u) is not a key runtime-rs knows there", section,
                   t->u.table.items[i].key, t->u.table.items[i].line);
@@ -813,10 +804,8 @@ hypervisor_unrunnable (enum kata_runtime rt, const char *name)
 static bool
 hypervisor_allowed (const struct guard_config *cfg, const char *name)
 {
-  for (size_t i = 0; i < cfg->kata.n_hypervisors; i++)
-    if (strcmp (cfg->kata.hypervisors[i], name) == 0)
-      return true;
-  return false;
+  return kg_strv_has ((const char *const *) cfg->kata.hypervisors, cfg->kata.n_hypervisors,
+                      name);
 }
 
 /* The executable at KEY of the hypervisor table must pass the trusted-path

@@ -1442,15 +1442,6 @@ podman_bundle (const char *bundle, const struct dirs *roots, const char *id, str
   return false;
 }
 
-static bool
-in_list (char *const *list, size_t n, const char *s)
-{
-  for (size_t i = 0; i < n; i++)
-    if (strcmp (list[i], s) == 0)
-      return true;
-  return false;
-}
-
 /* Who started this container.  The namespace is containerd's -namespace
    argument in shim mode, else the bundle's place in containerd's state
    (runc under containerd's runc shim; kata-guard check --bundle). */
@@ -1483,7 +1474,8 @@ who_resolve (struct ctx *c)
     }
   /* CRI runs Kata as a shim; an OCI-mode start is not CRI's. */
   else if (req->mode != KG_MODE_OCI
-           && in_list (c->cfg->policy.cri_namespaces, c->cfg->policy.n_cri_namespaces, w->ns))
+           && kg_strv_has ((const char *const *) c->cfg->policy.cri_namespaces,
+                           c->cfg->policy.n_cri_namespaces, w->ns))
     w->engine = ENGINE_CRI;
   else
     w->engine = ENGINE_CONTAINERD;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -43,6 +44,16 @@ void kg_json_putp (struct json_object **o);
   ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
 
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
+
+/* Whether S is one of the N strings of LIST. */
+static inline bool
+kg_strv_has (const char *const *list, size_t n, const char *s)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (list[i], s) == 0)
+      return true;
+  return false;
+}
 
 /* A growing string for reasons that list things.  An allocation failure
    only shortens the text: no verdict may ever be decided by it (count the

@@ -2161,46 +2161,76 @@ docker_rootfs (const struct ctx *c, const char *res)
   return len > 0 && strspn (mid, "0123456789abcdef") == len && driver_mount (q, driver, mid);
 }
 
-/* The layer podman's <root>/<driver>-containers/containers.json gives
-   container ID (a pointer into DOC), or NULL. */
-static const char *
-podman_layer (struct json_object *doc, const char *id)
+/* containers/storage's record of container ID (a pointer into DOC), from
+   the array DOC, or NULL. */
+static struct json_object *
+storage_entry (struct json_object *doc, const char *id)
 {
   for (size_t i = 0; doc != NULL && json_object_is_type (doc, json_type_array)
                      && i < json_object_array_length (doc);
        i++)
     {
-      struct json_object *e = json_object_array_get_idx (doc, i), *v, *l;
+      struct json_object *e = json_object_array_get_idx (doc, i), *v;
 
       if (json_object_object_get_ex (e, "id", &v) && json_object_is_type (v, json_type_string)
           && strcmp (json_object_get_string (v), id) == 0)
-        return json_object_object_get_ex (e, "layer", &l)
-                       && json_object_is_type (l, json_type_string)
-                       && policy_valid_id (json_object_get_string (l))
-                   ? json_object_get_string (l)
-                   : NULL;
+        return e;
     }
   return NULL;
 }
 
-/* podman's mount of this container's rootfs: its layer, mounted by the
-   graph driver under the podman root the bundle is in. */
+/* containers/storage's record of container ID, the storage of podman and
+   CRI-O: its entry in <root>/<driver>-containers/containers.json, or
+   volatile-containers.json (podman run --rm, a transient store), under
+   any of [policy] podman_roots (the graph root keeps the stable records,
+   the run root the volatile ones).  *DOC holds the document; NULL when
+   no root has one. */
+static struct json_object *
+storage_record (const struct ctx *c, const char *driver, struct json_object **doc)
+{
+  static const char *const files[] = { "containers.json", "volatile-containers.json" };
+  const char *id = c->pf->req->container_id;
+
+  *doc = NULL;
+  if (! c->dirs->ok || ! policy_valid_id (id))
+    return NULL;
+  for (size_t i = 0; i < c->dirs->podman.n; i += 2)
+    for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+      {
+        cleanup_free char *path = NULL;
+        struct json_object *e;
+
+        if (asprintf (&path, "%s/%s-containers/%s", c->dirs->podman.paths[i | 1], driver, files[j])
+            < 0)
+          return path = NULL, NULL;
+        *doc = engine_json_of (path, true);
+        if ((e = storage_entry (*doc, id)) != NULL)
+          return e;
+        json_object_put (*doc);
+        *doc = NULL;
+      }
+  return NULL;
+}
+
+/* podman's mount of this container's rootfs: the layer of its storage
+   record, mounted by the graph driver under a podman root. */
 static bool
 podman_rootfs (const struct ctx *c, const char *res)
 {
   const struct who *w = &c->who;
-  cleanup_free char *path = NULL;
-  struct json_object *doc;
-  const char *layer, *q;
-  bool yes;
+  struct json_object *doc, *e, *l;
+  bool yes = false;
 
-  if (w->engine != ENGINE_PODMAN || (q = below (res, w->podman_root)) == NULL
-      || asprintf (&path, "%s/%s-containers/containers.json", w->podman_root, w->podman_driver)
-             < 0)
-    return path = NULL, false;
-  doc = engine_json_of (path, true);
-  layer = podman_layer (doc, c->pf->req->container_id);
-  yes = layer != NULL && driver_mount (q, w->podman_driver, layer);
+  if (w->engine != ENGINE_PODMAN || (e = storage_record (c, w->podman_driver, &doc)) == NULL)
+    return false;
+  if (json_object_object_get_ex (e, "layer", &l) && json_object_is_type (l, json_type_string)
+      && policy_valid_id (json_object_get_string (l)))
+    for (size_t i = 0; ! yes && i < c->dirs->podman.n; i += 2)
+      {
+        const char *q = below (res, c->dirs->podman.paths[i | 1]);
+
+        yes = q != NULL && driver_mount (q, w->podman_driver, json_object_get_string (l));
+      }
   json_object_put (doc);
   return yes;
 }

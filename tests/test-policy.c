@@ -2209,6 +2209,32 @@ test_identity (void)
   expect (&rep, "podman's rootfs of another container", "policy.mounts", "policy.mounts",
           "podman's storage");
   report_release (&rep);
+  free (spec);
+  /* podman run --rm (podman 5): the record is volatile, in the run root's
+     volatile-containers.json, while the layer stays in the graph root. */
+  {
+    cleanup_free char *rr = NULL;
+    cleanup_free char *vj = NULL;
+    cleanup_free char *policy2 = NULL;
+
+    if (asprintf (&rr, "%s/podman-run", tmpdir) < 0
+        || asprintf (&vj, "%s/overlay-containers/volatile-containers.json", rr) < 0
+        || asprintf (&policy2, "podman_roots = [\"%s\", \"%s\"]", pm, rr) < 0)
+      abort ();
+    mkdir_p (vj);
+    rmdir (vj);
+    write_text (cj, "[{\"id\": \"" ID_B "\", \"layer\": \"l2\"}]");
+    write_text (vj, "[{\"id\": \"" ID_A "\", \"layer\": \"l1\"}]");
+    spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "\"path\": \"rootfs\"", layer);
+    run_policy (spec, ID_A, policy2, &kata_fc, &rep, &bundle);
+    expect (&rep, "podman's rootfs of a volatile container (its record in the run root)", "",
+            "policy.mounts", "the rootfs is podman's mount of this container's image");
+    report_release (&rep);
+    run_policy (spec, ID_A, policy, &kata_fc, &rep, &bundle);
+    expect (&rep, "the same without the run root in podman_roots: no record", "policy.mounts",
+            "policy.mounts", "podman's storage");
+    report_release (&rep);
+  }
 }
 
 #define SANDBOX_ID "5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b5b"

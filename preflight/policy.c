@@ -421,6 +421,7 @@ enum engine
   ENGINE_CRI,         /* a namespace of [policy] cri_namespaces, started as a shim */
   ENGINE_DOCKER,      /* Docker's containerd namespace */
   ENGINE_PODMAN,      /* podman's bundle, <podman root>/<driver>-containers/<id>/userdata */
+  ENGINE_CRIO,        /* the same bundle, whose storage record is CRI-O's (it names a pod) */
 };
 
 struct who
@@ -430,9 +431,15 @@ struct who
   /* ENGINE_DOCKER: the engine root whose containers/<id>/config.v2.json
      names this id (Docker's own record of the container), or NULL. */
   const char *docker_root;
-  /* ENGINE_PODMAN: the podman root and graph driver of the bundle. */
+  /* ENGINE_PODMAN, ENGINE_CRIO: the containers/storage root and graph
+     driver of the bundle. */
   const char *podman_root;
   char podman_driver[32];
+  /* ENGINE_CRIO: the pod of CRI-O's storage record ("pod-id"), whether
+     this is its sandbox, and when the pod holds together (the sandbox's
+     own record names itself, with the pod uid) that uid. */
+  char pod_id[72], pod_uid[72];
+  bool pod_sandbox, pod_ok;
 };
 
 struct ctx
@@ -1356,6 +1363,57 @@ engine_json (const char *path)
 
 /* ---- whose start this is ------------------------------------------- */
 
+/* containers/storage's record of container ID (a pointer into DOC), from
+   the array DOC, or NULL. */
+static struct json_object *
+storage_entry (struct json_object *doc, const char *id)
+{
+  for (size_t i = 0; doc != NULL && json_object_is_type (doc, json_type_array)
+                     && i < json_object_array_length (doc);
+       i++)
+    {
+      struct json_object *e = json_object_array_get_idx (doc, i), *v;
+
+      if (json_object_object_get_ex (e, "id", &v) && json_object_is_type (v, json_type_string)
+          && strcmp (json_object_get_string (v), id) == 0)
+        return e;
+    }
+  return NULL;
+}
+
+/* containers/storage's record of container ID (podman's and CRI-O's
+   storage): its entry in <root>/<driver>-containers/containers.json, or
+   volatile-containers.json (podman run --rm, a transient store), under
+   any of [policy] podman_roots (the graph root keeps the stable records,
+   the run root the volatile ones).  *DOC holds the document; NULL when
+   no root has one. */
+static struct json_object *
+storage_record (const struct ctx *c, const char *driver, const char *id, struct json_object **doc)
+{
+  static const char *const files[] = { "containers.json", "volatile-containers.json" };
+
+  *doc = NULL;
+  if (! c->dirs->ok || ! policy_valid_id (id))
+    return NULL;
+  for (size_t i = 0; i < c->dirs->podman.n; i += 2)
+    for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+      {
+        cleanup_free char *path = NULL;
+        struct json_object *e;
+
+        if (asprintf (&path, "%s/%s-containers/%s", c->dirs->podman.paths[i | 1], driver, files[j])
+            < 0)
+          return path = NULL, NULL;
+        *doc = engine_json_of (path, true);
+        if ((e = storage_entry (*doc, id)) != NULL)
+          return e;
+        json_object_put (*doc);
+        *doc = NULL;
+      }
+  return NULL;
+}
+
+
 /* Docker's containerd namespace (moby's daemon ContainersNamespace). */
 #define DOCKER_NAMESPACE "moby"
 /* containerd's v2 task state: <state>/io.containerd.runtime.v2.task/<ns>/<id>. */
@@ -1370,6 +1428,7 @@ engine_name (const struct who *w)
     [ENGINE_CRI] = "containerd's CRI",
     [ENGINE_DOCKER] = "Docker",
     [ENGINE_PODMAN] = "podman",
+    [ENGINE_CRIO] = "CRI-O",
   };
 
   return names[w->engine];
@@ -1442,6 +1501,72 @@ podman_bundle (const char *bundle, const struct dirs *roots, const char *id, str
   return false;
 }
 
+/* CRI-O's metadata of a storage record E (a JSON document in a string,
+   CRI-O's RuntimeContainerMetadata: podman's and buildah's have no
+   "pod-id"): its pod id into POD_ID, and whether it says it is that
+   pod's sandbox ("pod": true, the id its own) and its pod uid, into UID
+   (or ""). */
+static bool
+crio_metadata (struct json_object *e, const char *id, char *pod_id, size_t size, bool *sandbox,
+               char *uid, size_t usize)
+{
+  cleanup_error kg_error_t err = NULL;
+  struct json_object *m, *doc, *v;
+  const char *text;
+  bool yes = false;
+
+  *sandbox = false;
+  uid[0] = '\0';
+  if (! json_object_object_get_ex (e, "metadata", &m) || ! json_object_is_type (m, json_type_string))
+    return false;
+  text = json_object_get_string (m);
+  doc = json_parse_strict ("CRI-O's storage metadata", text, strlen (text), false, &err);
+  if (doc != NULL && json_object_is_type (doc, json_type_object)
+      && json_object_object_get_ex (doc, "pod-id", &v) && json_object_is_type (v, json_type_string)
+      && policy_valid_id (json_object_get_string (v)) && strlen (json_object_get_string (v)) < size)
+    {
+      yes = true;
+      snprintf (pod_id, size, "%s", json_object_get_string (v));
+      *sandbox = json_object_object_get_ex (doc, "pod", &v) && json_object_is_type (v, json_type_boolean)
+                 && json_object_get_boolean (v) && strcmp (pod_id, id) == 0;
+      if (json_object_object_get_ex (doc, "uid", &v) && json_object_is_type (v, json_type_string)
+          && policy_valid_id (json_object_get_string (v)) && strlen (json_object_get_string (v)) < usize)
+        snprintf (uid, usize, "%s", json_object_get_string (v));
+    }
+  json_object_put (doc);
+  return yes;
+}
+
+/* Whether containers/storage's record of this container is CRI-O's, and
+   then its pod in W: the pod's sandbox is the record whose metadata names
+   itself as a pod sandbox, in the same storage; its uid is the pod's. */
+static bool
+crio_start (const struct ctx *c, struct who *w)
+{
+  const char *id = c->pf->req->container_id;
+  struct json_object *doc, *e;
+  char sid[sizeof w->pod_id], uid[sizeof w->pod_uid];
+  bool crio, sb;
+
+  if ((e = storage_record (c, w->podman_driver, id, &doc)) == NULL)
+    return false;
+  crio = crio_metadata (e, id, w->pod_id, sizeof w->pod_id, &w->pod_sandbox, w->pod_uid,
+                        sizeof w->pod_uid);
+  json_object_put (doc);
+  if (! crio)
+    return false;
+  if (w->pod_sandbox)
+    w->pod_ok = w->pod_uid[0] != '\0';
+  else if ((e = storage_record (c, w->podman_driver, w->pod_id, &doc)) != NULL)
+    {
+      w->pod_ok = crio_metadata (e, w->pod_id, sid, sizeof sid, &sb, uid, sizeof uid) && sb
+                  && uid[0] != '\0';
+      json_object_put (doc);
+      snprintf (w->pod_uid, sizeof w->pod_uid, "%s", w->pod_ok ? uid : "");
+    }
+  return true;
+}
+
 /* Who started this container.  The namespace is containerd's -namespace
    argument in shim mode, else the bundle's place in containerd's state
    (runc under containerd's runc shim; kata-guard check --bundle). */
@@ -1460,12 +1585,26 @@ who_resolve (struct ctx *c)
     }
   else
     bundle_namespace (c->bundle, id, w->ns, sizeof w->ns);
-  if (w->ns[0] == '\0')
+  /* A bundle in containers/storage: CRI-O's when the storage record is
+     CRI-O's (a shim start of its runtime_type "vm", or conmon's OCI
+     start), else podman's (conmon's OCI start only). */
+  if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
     {
-      if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
-        w->engine = ENGINE_PODMAN;
-      return;
+      if (crio_start (c, w))
+        {
+          w->engine = ENGINE_CRIO;
+          return;
+        }
+      if (w->ns[0] == '\0')
+        {
+          w->engine = ENGINE_PODMAN;
+          return;
+        }
+      w->podman_root = NULL;
+      w->podman_driver[0] = '\0';
     }
+  if (w->ns[0] == '\0')
+    return;
   if (strcmp (w->ns, DOCKER_NAMESPACE) == 0)
     {
       w->engine = ENGINE_DOCKER;
@@ -1554,6 +1693,41 @@ cri_pod (struct ctx *c, const char **sandbox_id, const char **pod_uid)
   return c->pod > 0;
 }
 
+/* This container's pod, as its engine keeps it: containerd's CRI's (its
+   annotations, held together by the sandbox's bundle) or CRI-O's (its
+   storage records).  False for no pod. */
+static bool
+pod_of (struct ctx *c, const char **sandbox_id, const char **pod_uid)
+{
+  if (c->who.engine == ENGINE_CRIO)
+    {
+      *sandbox_id = c->who.pod_id;
+      *pod_uid = c->who.pod_uid;
+      return c->who.pod_ok;
+    }
+  return cri_pod (c, sandbox_id, pod_uid);
+}
+
+/* A CRI-O pod's sandbox (its infra container): Kata builds the pod's VM
+   for it. */
+static bool
+is_crio_sandbox (const struct ctx *c)
+{
+  return c->who.engine == ENGINE_CRIO && c->who.pod_sandbox && c->who.pod_ok;
+}
+
+/* A pod member, of containerd's CRI or of CRI-O: Kata runs it in the VM
+   of its pod's sandbox. */
+static bool
+is_pod_member (const struct ctx *c)
+{
+  const char *t = annotation (c, "io.kubernetes.cri.container-type");
+
+  if (c->who.engine == ENGINE_CRIO)
+    return ! c->who.pod_sandbox;
+  return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "container") == 0;
+}
+
 /* The path under one of ROOTS, or NULL. */
 static const char *
 under_root (const char *p, const struct dirs *roots)
@@ -1609,7 +1783,7 @@ kubelet_file (struct ctx *c, const char *p, const struct dirs *roots)
   const char *q = under_root (p, roots), *sid, *uid, *type;
   size_t ul;
 
-  if (q == NULL || strncmp (q, "/pods/", 6) != 0 || ! cri_pod (c, &sid, &uid))
+  if (q == NULL || strncmp (q, "/pods/", 6) != 0 || ! pod_of (c, &sid, &uid))
     return OWN_NOT;
   q += 6;
   ul = strlen (uid);
@@ -2036,8 +2210,10 @@ judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo
       || (docker_start (c)
           && (own_engine_file (res, &d->roots, c->pf->req->container_id)
               || joined_engine_file (c, res, &d->roots)))
-      || (c->who.engine == ENGINE_PODMAN
-          && own_podman_file (res, &d->podman, c->pf->req->container_id)))
+      || ((c->who.engine == ENGINE_PODMAN || c->who.engine == ENGINE_CRIO)
+          && own_podman_file (res, &d->podman, c->pf->req->container_id))
+      || (c->who.engine == ENGINE_CRIO && is_pod_member (c) && c->who.pod_ok
+          && own_podman_file (res, &d->podman, c->who.pod_id)))
     return BIND_ENGINE;
   if (engine_volume (res, &d->roots) && engine_volume (lex, &d->roots))
     {
@@ -2161,57 +2337,6 @@ docker_rootfs (const struct ctx *c, const char *res)
   return len > 0 && strspn (mid, "0123456789abcdef") == len && driver_mount (q, driver, mid);
 }
 
-/* containers/storage's record of container ID (a pointer into DOC), from
-   the array DOC, or NULL. */
-static struct json_object *
-storage_entry (struct json_object *doc, const char *id)
-{
-  for (size_t i = 0; doc != NULL && json_object_is_type (doc, json_type_array)
-                     && i < json_object_array_length (doc);
-       i++)
-    {
-      struct json_object *e = json_object_array_get_idx (doc, i), *v;
-
-      if (json_object_object_get_ex (e, "id", &v) && json_object_is_type (v, json_type_string)
-          && strcmp (json_object_get_string (v), id) == 0)
-        return e;
-    }
-  return NULL;
-}
-
-/* containers/storage's record of container ID, the storage of podman and
-   CRI-O: its entry in <root>/<driver>-containers/containers.json, or
-   volatile-containers.json (podman run --rm, a transient store), under
-   any of [policy] podman_roots (the graph root keeps the stable records,
-   the run root the volatile ones).  *DOC holds the document; NULL when
-   no root has one. */
-static struct json_object *
-storage_record (const struct ctx *c, const char *driver, struct json_object **doc)
-{
-  static const char *const files[] = { "containers.json", "volatile-containers.json" };
-  const char *id = c->pf->req->container_id;
-
-  *doc = NULL;
-  if (! c->dirs->ok || ! policy_valid_id (id))
-    return NULL;
-  for (size_t i = 0; i < c->dirs->podman.n; i += 2)
-    for (size_t j = 0; j < ARRAY_SIZE (files); j++)
-      {
-        cleanup_free char *path = NULL;
-        struct json_object *e;
-
-        if (asprintf (&path, "%s/%s-containers/%s", c->dirs->podman.paths[i | 1], driver, files[j])
-            < 0)
-          return path = NULL, NULL;
-        *doc = engine_json_of (path, true);
-        if ((e = storage_entry (*doc, id)) != NULL)
-          return e;
-        json_object_put (*doc);
-        *doc = NULL;
-      }
-  return NULL;
-}
-
 /* podman's mount of this container's rootfs: the layer of its storage
    record, mounted by the graph driver under a podman root. */
 static bool
@@ -2221,7 +2346,8 @@ podman_rootfs (const struct ctx *c, const char *res)
   struct json_object *doc, *e, *l;
   bool yes = false;
 
-  if (w->engine != ENGINE_PODMAN || (e = storage_record (c, w->podman_driver, &doc)) == NULL)
+  if ((w->engine != ENGINE_PODMAN && w->engine != ENGINE_CRIO)
+      || (e = storage_record (c, w->podman_driver, c->pf->req->container_id, &doc)) == NULL)
     return false;
   if (json_object_object_get_ex (e, "layer", &l) && json_object_is_type (l, json_type_string)
       && policy_valid_id (json_object_get_string (l)))
@@ -2914,31 +3040,65 @@ ungated_index (const char *key, unsigned mask)
    sandbox-* sizing keys, the pod's name and namespace by which
    device_cold_plug.go asks the kubelet for a pod's devices, the
    termination message path container.go writes back to the host), each
-   with the one engine that writes it: the kubelet's through containerd's
-   CRI, podman's for the members of its pods (CRI-O's keys), and nothing
-   writes dockershim's any more.  CDI device names make Kata inject host
-   devices: no engine's claim (policy.devices judges devices). */
+   with the engines that write it: containerd's CRI its own, the kubelet's
+   through containerd's CRI or CRI-O, CRI-O its own and podman four of
+   CRI-O's (for the members of its pods), and nothing writes dockershim's
+   any more.  CDI device names make Kata inject host devices: no engine's
+   claim (policy.devices judges devices). */
+#define OWNER(e) (1u << (e))
 static const struct
 {
   const char *name;
   bool prefix;
-  enum engine owner;  /* ENGINE_UNKNOWN: no start may carry it */
+  unsigned owners;  /* OWNER (engine)s; 0: no start may carry it */
   const char *owner_name;
 } claim_keys[] = {
-  { "io.kubernetes.cri.", true, ENGINE_CRI,
+  { "io.kubernetes.cri.", true, OWNER (ENGINE_CRI),
     "containerd's CRI (in a namespace of [policy] cri_namespaces)" },
-  { "io.kubernetes.container.", true, ENGINE_CRI, "the kubelet, through containerd's CRI" },
-  { "io.kubernetes.pod.", true, ENGINE_CRI, "the kubelet, through containerd's CRI" },
-  { "io.kubernetes.cri-o.ContainerType", false, ENGINE_PODMAN, "podman (for its pods)" },
-  { "io.kubernetes.cri-o.SandboxID", false, ENGINE_PODMAN, "podman (for its pods)" },
-  { "io.kubernetes.cri-o.Created", false, ENGINE_PODMAN, "podman" },
-  { "io.kubernetes.cri-o.TTY", false, ENGINE_PODMAN, "podman" },
-  { "io.kubernetes.cri-o.", true, ENGINE_UNKNOWN, "CRI-O (not an engine kata-guard guards)" },
-  { "io.kubernetes.docker.type", false, ENGINE_UNKNOWN, "dockershim (no engine now)" },
-  { "io.kubernetes.sandbox.id", false, ENGINE_UNKNOWN, "dockershim (no engine now)" },
-  { "cdi.k8s.io/", true, ENGINE_UNKNOWN,
-    "a device plugin (CDI: Kata injects the host devices it names)" },
+  { "io.kubernetes.container.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
+    "the kubelet, through containerd's CRI or CRI-O" },
+  { "io.kubernetes.pod.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
+    "the kubelet, through containerd's CRI or CRI-O" },
+  { "io.kubernetes.cri-o.ContainerType", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman for its pods" },
+  { "io.kubernetes.cri-o.SandboxID", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman for its pods" },
+  { "io.kubernetes.cri-o.Created", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman" },
+  { "io.kubernetes.cri-o.TTY", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman" },
+  { "io.kubernetes.cri-o.", true, OWNER (ENGINE_CRIO),
+    "CRI-O (a start whose containers/storage record is CRI-O's)" },
+  { "io.kubernetes.docker.type", false, 0, "dockershim (no engine now)" },
+  { "io.kubernetes.sandbox.id", false, 0, "dockershim (no engine now)" },
+  { "cdi.k8s.io/", true, 0, "a device plugin (CDI: Kata injects the host devices it names)" },
 };
+
+/* A CRI-O start's own claim: the container type and the sandbox that
+   Kata reads (io.kubernetes.cri-o.ContainerType, .SandboxID) must be
+   what CRI-O's storage record says, and a member's pod a sandbox of that
+   storage. */
+static void
+judge_crio_claim (struct ctx *c, struct findings *f)
+{
+  const struct who *w = &c->who;
+  const char *type = annotation (c, "io.kubernetes.cri-o.ContainerType");
+  const char *sid = annotation (c, "io.kubernetes.cri-o.SandboxID");
+  const char *want = w->pod_sandbox ? "sandbox" : "container";
+
+  if (type != NULL && strcmp (type, want) != 0)
+    finding (f, "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
+                "container makes it a pod %s",
+             type, want);
+  if (sid != NULL && strcmp (sid, w->pod_id) != 0)
+    finding (f, "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
+                "pod %.80s (Kata would run this container in the VM of the container it names)",
+             sid, w->pod_id);
+  if (! w->pod_ok)
+    finding (f, "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
+                "storage with a pod uid",
+             w->pod_id);
+}
 
 /* A CRI start's own claim: a sandbox is its own sandbox, a pod member's
    sandbox is a pod sandbox of this namespace with the same pod uid (else
@@ -3028,7 +3188,7 @@ judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
                                   : strcmp (key, claim_keys[i].name))
             == 0)
           {
-            if (claim_keys[i].owner != c->who.engine || claim_keys[i].owner == ENGINE_UNKNOWN)
+            if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
               finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
                        claim_keys[i].owner_name, engine_name (&c->who),
                        c->who.ns[0] ? " (namespace \"" : "", c->who.ns,
@@ -3037,11 +3197,11 @@ judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
           }
     }
   if (c->who.engine == ENGINE_CRI)
-    {
-      judge_cri_claim (c, ann, f);
-      if (c->dirs->ok)
-        judge_termination_path (c, f);
-    }
+    judge_cri_claim (c, ann, f);
+  if (c->who.engine == ENGINE_CRIO)
+    judge_crio_claim (c, f);
+  if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && c->dirs->ok)
+    judge_termination_path (c, f);
 }
 
 /* Kata's state of a sandbox is kept by id alone (Go: /run/vc/sbs/ID,
@@ -3054,10 +3214,8 @@ judge_kata_state (struct ctx *c, struct findings *f)
 {
   static const char *const stores[] = { KATA_GO_SANDBOX_STATE, KATA_RS_SANDBOX_STATE };
   const char *id = c->pf->req->container_id;
-  const char *type = annotation (c, "io.kubernetes.cri.container-type");
 
-  if (c->pf->req->mode != KG_MODE_SHIM || ! policy_valid_id (id)
-      || (c->who.engine == ENGINE_CRI && type != NULL && strcmp (type, "container") == 0))
+  if (c->pf->req->mode != KG_MODE_SHIM || ! policy_valid_id (id) || is_pod_member (c))
     return;
   for (size_t i = 0; i < ARRAY_SIZE (stores); i++)
     {
@@ -3090,11 +3248,13 @@ who_line (struct ctx *c, struct strbuf *out)
     sb_printf (out, c->who.docker_root ? ", its record of the container in %s"
                                        : ", without its record of the container%s",
                c->who.docker_root ? c->who.docker_root : "");
-  if (c->who.engine == ENGINE_PODMAN)
+  if (c->who.engine == ENGINE_PODMAN || c->who.engine == ENGINE_CRIO)
     sb_printf (out, ", its storage %s", c->who.podman_root);
-  if (is_pod_sandbox (c))
+  if (is_crio_sandbox (c))
+    sb_printf (out, ", a pod sandbox (pod uid %.80s)", c->who.pod_uid);
+  else if (is_pod_sandbox (c))
     sb_printf (out, ", a pod sandbox");
-  else if (c->who.engine == ENGINE_CRI && cri_pod (c, &sid, &uid))
+  else if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && pod_of (c, &sid, &uid))
     sb_printf (out, ", a member of pod sandbox %.80s", sid);
 }
 
@@ -3358,12 +3518,22 @@ enum
 struct workload
 {
   bool sandbox;
+  bool crio;              /* a CRI-O pod's sandbox: Kata reads no sizing of it */
   int64_t mem;            /* bytes; 0: none */
   int64_t quota, period;  /* CPUs when quota >= 0 and period > 0 */
   int64_t shares;         /* a pod sandbox's sandbox-cpu-shares; 0: none */
   int64_t cpuset;         /* CPUs linux.resources.cpu.cpus names (runtime-rs); 0: none */
   char cpu_src[WORKLOAD_WHY]; /* where QUOTA and PERIOD came from */
 };
+
+/* What the workload's memory is, in a size's formula. */
+static const char *
+workload_mem_name (const struct workload *w)
+{
+  if (w->crio)
+    return "a CRI-O pod's sizing (none that Kata reads)";
+  return w->sandbox ? "the pod's sandbox-memory" : "limit";
+}
 
 /* The VM a runtime builds for a workload, each size with its formula. */
 struct vm_size
@@ -3392,6 +3562,52 @@ sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
   if (w->mem == 0 && c->cfg->policy.require_memory_limit)
     finding (f, "a pod sandbox that nothing bounds: io.kubernetes.cri.sandbox-memory is "
                 "absent or 0 (give the pod's containers memory limits)");
+  return ok;
+}
+
+/* A CRI-O pod's sandbox: CRI-O writes none of the sizing annotations
+   Kata reads (CalculateSandboxSizing, get_sizing_info: containerd's
+   sandbox-* keys), so the pod's VM boots at the defaults and each
+   member's limits are added at its own start, where policy.resources
+   judges them.  What bounds the pod is CRI-O's record of the kubelet's
+   pod resources (pod-linux-resources.crio.io, formerly
+   io.kubernetes.cri-o.PodLinuxResources: memory_limit_in_bytes, the sum
+   of the members' limits): without one, the pod has a member that
+   nothing bounds. */
+static bool
+crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
+{
+  static const char *const keys[] = { "pod-linux-resources.crio.io",
+                                      "io.kubernetes.cri-o.PodLinuxResources" };
+  const char *text = NULL;
+  int64_t mem = 0;
+  bool ok = true;
+
+  w->quota = -1;
+  w->crio = true;
+  for (size_t i = 0; text == NULL && i < ARRAY_SIZE (keys); i++)
+    text = annotation (c, keys[i]);
+  if (text != NULL)
+    {
+      cleanup_error kg_error_t err = NULL;
+      struct json_object *doc = json_parse_strict (keys[0], text, strlen (text), false, &err), *v;
+
+      if (doc != NULL && json_object_is_type (doc, json_type_object)
+          && json_object_object_get_ex (doc, "memory_limit_in_bytes", &v)
+          && json_object_is_type (v, json_type_int))
+        mem = json_object_get_int64 (v);
+      else if (doc == NULL || ! json_object_is_type (doc, json_type_object))
+        {
+          finding (f, "%s is not a JSON object of the pod's resources", keys[0]);
+          ok = false;
+        }
+      json_object_put (doc);
+    }
+  if (mem <= 0 && c->cfg->policy.require_memory_limit)
+    finding (f, "a pod sandbox that nothing bounds: CRI-O's pod resources "
+                "(pod-linux-resources.crio.io) have no memory_limit_in_bytes (give the pod's "
+                "containers memory limits)");
+  snprintf (w->cpu_src, sizeof w->cpu_src, "no sizing (a CRI-O pod)");
   return ok;
 }
 
@@ -3487,6 +3703,8 @@ workload_of (const struct ctx *c, struct workload *w, struct findings *f)
   /* The pause container: Kata sizes the pod's VM from CRI's sandbox
      annotations (the sums of the pod's container limits), whatever the
      sandbox's own spec says. */
+  if (w->sandbox && is_crio_sandbox (c))
+    return crio_sandbox_workload (c, w, f);
   if (w->sandbox)
     return sandbox_workload (c, w, f);
   return container_workload (c, limit, quota, period, cpus, w, f);
@@ -3638,7 +3856,7 @@ go_vm_size (const struct toml_value *hv, const struct workload *w, struct vm_siz
   if (__builtin_add_overflow (def_vcpus, cpus, &vm->vcpus))
     vm->vcpus = INT64_MAX;
   snprintf (vm->mem_why, sizeof vm->mem_why, "default_memory %" PRId64 " + %s %" PRId64 " MiB",
-            def_mem, w->sandbox ? "the pod's sandbox-memory" : "limit", mib);
+            def_mem, workload_mem_name (w), mib);
   snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
             "default_vcpus %" PRId64 " + %" PRId64 " from %s", def_vcpus, cpus, why);
   return true;
@@ -3702,7 +3920,7 @@ rs_static_size (const struct toml_value *hv, const struct workload *w, struct vm
   vm->mem = (int64_t) ov_mem + mib;
   snprintf (vm->mem_why, sizeof vm->mem_why,
             "runtime-rs static sizing: overhead_memory %" PRId64 " + %s %" PRId64 " MiB",
-            (int64_t) ov_mem, w->sandbox ? "the pod's sandbox-memory" : "limit", mib);
+            (int64_t) ov_mem, workload_mem_name (w), mib);
   snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
             "runtime-rs static sizing: max (1, overhead_vcpus %g + %g from %s), rounded up",
             ov_vcpus, (double) cpus, why);
@@ -3732,7 +3950,7 @@ rs_hotplug_size (const struct toml_value *hv, const struct workload *w, struct v
     vm->vcpus = w->cpuset > def_vcpus ? w->cpuset : def_vcpus;
   snprintf (vm->mem_why, sizeof vm->mem_why,
             "runtime-rs hot-plug: default_memory %" PRId64 " + %s %" PRId64 " MiB", def_mem,
-            w->sandbox ? "the pod's sandbox-memory" : "limit", mib);
+            workload_mem_name (w), mib);
   snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
             "runtime-rs hot-plug: default_vcpus %" PRId64 " and %g from %s", def_vcpus,
             (double) cpus, why);
@@ -3790,7 +4008,7 @@ static void
 check_resources (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  struct workload w = { .sandbox = is_pod_sandbox (c) };
+  struct workload w = { .sandbox = is_pod_sandbox (c) || is_crio_sandbox (c) };
   struct vm_size vm = { 0 };
   int64_t max_mem, max_vcpus;
   const char *mem_from, *vcpus_from;
@@ -3918,13 +4136,15 @@ check_confinement (struct ctx *c)
     finding (&f, "no mount namespace: the container would share the runtime's mounts");
   masked = jget_type (linux_, "linux", "maskedPaths", json_type_array, &f);
   ro = jget_type (linux_, "linux", "readonlyPaths", json_type_array, &f);
-  for (size_t i = 0; i < ARRAY_SIZE (required_masked); i++)
+  /* CRI-O's infra container masks nothing: its process is CRI-O's
+     pause_command in CRI-O's pause_image (crio.conf), not the pod's. */
+  for (size_t i = 0; ! is_crio_sandbox (c) && i < ARRAY_SIZE (required_masked); i++)
     if (! listed (masked, required_masked[i]))
       {
         finding (&f, "%s is not masked (linux.maskedPaths)", required_masked[i]);
         break;
       }
-  for (size_t i = 0; i < ARRAY_SIZE (required_readonly); i++)
+  for (size_t i = 0; ! is_crio_sandbox (c) && i < ARRAY_SIZE (required_readonly); i++)
     if (! listed (ro, required_readonly[i]) && ! listed (masked, required_readonly[i]))
       {
         finding (&f, "%s is not read-only (linux.readonlyPaths)", required_readonly[i]);

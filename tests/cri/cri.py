@@ -192,6 +192,8 @@ class Pod:
     # --- the pod's files, as a kubelet makes them
     def make_dirs(self):
         os.makedirs(self.logdir, exist_ok=True)
+        for c in self.CONTAINERS:  # the kubelet makes each container's log dir (conmon does not)
+            os.makedirs(os.path.join(self.logdir, c[0]), exist_ok=True)
         if self.a.minimal:
             return
         os.makedirs(os.path.join(self.kdir, "volumes", "kubernetes.io~empty-dir", "data"), exist_ok=True)
@@ -281,7 +283,7 @@ class Pod:
         pb, a = self.pb, self.a
         name, cmd, cpu_req, cpu_lim, mem_req, mem_lim = self.CONTAINERS[idx]
         c = pb.ContainerConfig(metadata=pb.ContainerMetadata(name=name, attempt=0),
-                               image=pb.ImageSpec(image=image_ref), command=cmd[:1], args=cmd[1:],
+                               image=pb.ImageSpec(image=image_ref, user_specified_image=user_image), command=cmd[:1], args=cmd[1:],
                                log_path="%s/0.log" % name)
         sc = c.linux.security_context
         sc.namespace_options.network = pb.NODE if a.hostnet else pb.POD
@@ -328,6 +330,8 @@ def copy_spec(a, cid, dest_name, verbose_info=None):
     os.makedirs(a.specs, exist_ok=True)
     dest = os.path.join(a.specs, dest_name + ".json")
     src = os.path.join(a.state, "io.containerd.runtime.v2.task", "k8s.io", cid, "config.json") if a.state else ""
+    if a.spec_path:
+        src = a.spec_path.replace("{id}", cid)
     what = ""
     if src and os.path.exists(src):
         shutil.copyfile(src, dest)
@@ -470,7 +474,7 @@ def scenario(cl, a):
 def main():
     p = argparse.ArgumentParser(description="a small CRI runtime.v1 client", epilog=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--socket", required=True, help="containerd's gRPC socket")
+    p.add_argument("--socket", required=True, help="the CRI socket (containerd's gRPC socket, CRI-O's)")
     p.add_argument("--proto", default=os.path.join(HERE, "runtime.proto"))
     p.add_argument("--timeout", type=float, default=120, help="seconds per call (default 120)")
     sub = p.add_subparsers(dest="verb", required=True)
@@ -502,6 +506,7 @@ def main():
     s.add_argument("--app2", choices=("normal", "hostpath-etc"), default="normal",
                    help="hostpath-etc: app2 also gets the node's /etc read-only (a bind the guard refuses)")
     s.add_argument("--state", help="containerd's state dir: copy the bundles' config.json from it")
+    s.add_argument("--spec-path", help="the bundle's config.json of container {id} (CRI-O's storage; default containerd's --state)")
     s.add_argument("--specs", help="copy the OCI specs here, as TAG-pause.json, TAG-app1.json, TAG-app2.json")
     s.add_argument("--on-spec", type=lambda x: x.split(), help="run 'CMD NAME SPECFILE ID' after each spec copy (words split on blanks)")
     s.add_argument("--tag", help="name prefix of the copied specs (default the handler)")

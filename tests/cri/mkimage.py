@@ -4,7 +4,8 @@
 A docker-archive (the `docker save` format: manifest.json, one config
 <sha256>.json per image, <layer>/layer.tar) holding two images that share
 one layer, a static busybox rootfs:
-  PAUSE_REF  entrypoint /pause (a script that execs `sleep 2147483647`)
+  PAUSE_REF  entrypoint /pause (a script that sleeps and exits on SIGTERM,
+             as the real pause does: CRI-O stops the infra container so)
   APP_REF    cmd ["sh"]
 Loaded with `ctr -n k8s.io images import OUT.tar`: nothing is pulled.
 """
@@ -42,7 +43,7 @@ with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as t:
     add("usr", "dir")
     add("usr/bin", "link", target="../bin")
     add("usr/sbin", "link", target="../bin")
-    add("pause", "file", 0o755, b"#!/bin/sh\nexec /bin/sleep 2147483647\n")
+    add("pause", "file", 0o755, b"#!/bin/sh\ntrap 'exit 0' TERM INT\n/bin/sleep 2147483647 &\nwait\n")
     add("etc/passwd", "file", 0o644, b"root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n")
     add("etc/group", "file", 0o644, b"root:x:0:\nnobody:x:65534:\n")
 layer = buf.getvalue()

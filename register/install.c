@@ -51,6 +51,8 @@
 #define SHIM_RUNTIME_TYPE "io.containerd.kata-guard.v2"
 #define DEFAULT_NAME "kata-guard"
 #define CONTAINERD_CONFIG "/etc/containerd/config.toml"
+/* CRI-O reads every file of its drop-in directory, in order. */
+#define CRIO_DIR "/etc/crio/crio.conf.d"
 /* How long `dockerd --version` / `docker version` may take. */
 #define VERSION_TIMEOUT_MS 10000
 
@@ -68,15 +70,21 @@ install_usage (FILE *out)
          "                          [--mode shim|oci] [--dry-run] [--force]\n"
          "       kata-guard install --containerd [--containerd-config FILE] [--config FILE]\n"
          "                          [--name NAME] [--dry-run] [--force]\n"
+         "       kata-guard install --crio [--crio-dir DIR] [--config FILE] [--name NAME]\n"
+         "                          [--mode shim|oci] [--dry-run] [--force]\n"
          "       kata-guard uninstall [--docker] [--daemon-json FILE] [--name NAME] [--dry-run]\n"
          "                          [--force]\n"
          "       kata-guard uninstall --containerd [--containerd-config FILE] [--config FILE]\n"
          "                          [--name NAME] [--dry-run] [--force]\n"
+         "       kata-guard uninstall --crio [--crio-dir DIR] [--config FILE] [--name NAME]\n"
+         "                          [--dry-run] [--force]\n"
          "\n"
          "Registers kata-guard as a runtime (default name kata-guard) in Docker's daemon.json\n"
          "(default " DAEMONJSON_DEFAULT "), keeping everything else in it; never restarts\n"
          "Docker. With --containerd, prints the runtime table for containerd's config.toml,\n"
-         "and writes it as a drop-in where that file imports a drop-in directory.\n"
+         "and writes it as a drop-in where that file imports a drop-in directory. With\n"
+         "--crio, writes CRI-O's drop-in DIR/50-NAME.conf (default DIR " CRIO_DIR "):\n"
+         "runtime_type \"vm\" (--mode shim, the default) or \"oci\" (--mode oci).\n"
          "\n"
          "  --mode shim|oci   shim: {\"runtimeType\": \"<dir>/" SHIM_NAME "\"} (Docker 24 and\n"
          "                    later); oci: {\"path\": \"<dir>/kata-guard\"} (Docker 20.10, 23);\n"
@@ -354,9 +362,18 @@ dry_run_result (const char *cmd, const struct dj_edit *e)
 
 struct opts
 {
-  bool docker, containerd, set_default, dry_run, force;
+  bool docker, containerd, crio, set_default, dry_run, force;
   enum reg_mode mode;
-  const char *daemon_json, *containerd_config, *config, *name;
+  const char *daemon_json, *containerd_config, *crio_dir, *config, *name;
+};
+
+/* The engine a drop-in is for, in what install and uninstall say. */
+struct dropin_engine
+{
+  const char *name;       /* "containerd", "CRI-O" */
+  const char *service;    /* its systemd unit */
+  const char *read_by;    /* how the engine reads the drop-in */
+  const char *kata_key;   /* where the Kata configuration goes */
 };
 
 /* Registering is not enough: say so now when the guard config would
@@ -792,8 +809,8 @@ dropin_is (const struct kg_replace *r, const char *text)
 /* Write TEXT into the drop-in R: a file that differs is someone else's
    unless --force. */
 static int
-dropin_install (const struct opts *o, struct kg_replace *r, const char *text,
-                const char *kata_why, kg_error_t *err)
+dropin_install (const struct opts *o, const struct dropin_engine *e, struct kg_replace *r,
+                const char *text, const char *kata_why, kg_error_t *err)
 {
   cleanup_error kg_error_t why = NULL;
   cleanup_free char *backup = NULL;
@@ -820,19 +837,21 @@ dropin_install (const struct opts *o, struct kg_replace *r, const char *text,
   if (kg_replace_commit (r, text, strlen (text), true, &backup, &why) < 0)
     return error_and_outcome (err, "install", why, r->path, "is unchanged"), KG_EXIT_FAIL;
   fputs (text, stdout);
-  printf ("# kata-guard: install: wrote the drop-in %s (imported by %s; ConfigPath: %s)\n",
-          r->path, o->containerd_config, kata_why);
+  printf ("# kata-guard: install: wrote the drop-in %s (%s; %s: %s)\n", r->path, e->read_by,
+          e->kata_key, kata_why);
   if (backup != NULL)
     printf ("# kata-guard: install: the file as it was is saved as %s\n", backup);
-  printf ("# kata-guard: install: restart containerd to apply it (running containers keep "
-          "running): systemctl restart containerd; kata-guard never restarts it\n");
+  printf ("# kata-guard: install: restart %s to apply it (running containers keep running): "
+          "systemctl restart %s; kata-guard never restarts it\n",
+          e->name, e->service);
   return KG_EXIT_PASS;
 }
 
 /* Remove the drop-in R when it is what install writes (TEXT), any file
    with --force. */
 static int
-dropin_uninstall (const struct opts *o, struct kg_replace *r, const char *text, kg_error_t *err)
+dropin_uninstall (const struct opts *o, const struct dropin_engine *e, struct kg_replace *r,
+                  const char *text, kg_error_t *err)
 {
   if (! r->exists)
     {
@@ -851,9 +870,8 @@ dropin_uninstall (const struct opts *o, struct kg_replace *r, const char *text, 
     }
   if (kg_replace_remove (r, err) < 0)
     return KG_EXIT_FAIL;
-  printf ("kata-guard: uninstall: removed %s; restart containerd to apply it: systemctl "
-          "restart containerd\n",
-          r->path);
+  printf ("kata-guard: uninstall: removed %s; restart %s to apply it: systemctl restart %s\n",
+          r->path, e->name, e->service);
   return KG_EXIT_PASS;
 }
 
@@ -867,7 +885,10 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
   cleanup_containerd_target struct containerd_target t = { 0 };
   cleanup_replace struct kg_replace r = { .dirfd = -1 };
   const char *kata_why = NULL;
+  char read_by[PATH_MAX + 16];
+  const struct dropin_engine engine = { "containerd", "containerd", read_by, "ConfigPath" };
 
+  snprintf (read_by, sizeof read_by, "imported by %s", o->containerd_config);
   kata_config = pick_kata_config (o->config, &kata_why);
   if (kata_config == NULL)
     return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
@@ -891,8 +912,104 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
             "%s\n",
             cmd, r.removed_temps, r.removed_temps == 1 ? "" : "s", r.path);
   if (install)
-    return dropin_install (o, &r, text, kata_why, err);
-  return dropin_uninstall (o, &r, text, err);
+    return dropin_install (o, &engine, &r, text, kata_why, err);
+  return dropin_uninstall (o, &engine, &r, text, err);
+}
+
+/* CRI-O's handler for the guard (crio.conf(5), [crio.runtime.runtimes]):
+   runtime_type "vm" runs it as a shim v2, as CRI-O runs Kata's
+   containerd-shim-kata-v2 (the binary's name must be
+   containerd-shim-*-v2), with the Kata configuration as
+   runtime_config_path; "oci" runs it through conmon as an OCI runtime.
+   CRI-O keeps a pod's infra container, which is the pod's VM under Kata,
+   for a "vm" handler and for a handler whose name holds "kata". */
+static char *
+crio_dropin_text (const struct opts *o, const char *exe, const char *shim,
+                  const char *kata_config)
+{
+  cleanup_free char *key = toml_key (o->name);
+  char *s = NULL;
+
+  if (key == NULL)
+    return NULL;
+  if (o->mode == REG_OCI)
+    return asprintf (&s,
+                     "# The kata-guard runtime (kata-guard(8)), written by `kata-guard install "
+                     "--crio --mode oci`.\n"
+                     "[crio.runtime.runtimes.%s]\n"
+                     "runtime_path = \"%s\"\n"
+                     "runtime_type = \"oci\"\n"
+                     "runtime_root = \"/run/%s\"\n"
+                     "privileged_without_host_devices = true\n",
+                     key, exe, o->name)
+                   < 0
+               ? NULL
+               : s;
+  return asprintf (&s,
+                   "# The kata-guard runtime (kata-guard(8)), written by `kata-guard install "
+                   "--crio`.\n"
+                   "[crio.runtime.runtimes.%s]\n"
+                   "runtime_path = \"%s\"\n"
+                   "runtime_type = \"vm\"\n"
+                   "runtime_root = \"/run/vc\"\n"
+                   "runtime_config_path = \"%s\"\n"
+                   "privileged_without_host_devices = true\n",
+                   key, shim, kata_config)
+                 < 0
+             ? NULL
+             : s;
+}
+
+/* install / uninstall --crio: the drop-in DIR/50-NAME.conf. */
+static int
+crio_cmd (const struct opts *o, bool install, kg_error_t *err)
+{
+  static const struct dropin_engine engine = { "CRI-O", "crio",
+                                               "CRI-O reads every file of its drop-in directory",
+                                               "runtime_config_path" };
+  const char *cmd = install ? "install" : "uninstall";
+  cleanup_free char *kata_config = NULL, *text = NULL, *exe = NULL, *shim = NULL, *path = NULL;
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  const char *kata_why = NULL;
+
+  if (self_paths (&exe, &shim, err) < 0)
+    return KG_EXIT_FAIL;
+  if (install && check_registrable (exe, shim, o->mode != REG_OCI, err) < 0)
+    return KG_EXIT_USAGE;
+  kata_config = pick_kata_config (o->config, &kata_why);
+  if (kata_config == NULL)
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
+  if (! toml_plain (kata_config) || ! toml_plain (exe) || ! toml_plain (shim))
+    return kg_error (err, 0, "%s or %s cannot be written into TOML as it is", kata_config, exe),
+           KG_EXIT_USAGE;
+  if (o->mode == REG_OCI && strstr (o->name, "kata") == NULL)
+    fprintf (stderr, "kata-guard: %s: note: CRI-O keeps a pod's infra container (the pod's VM "
+                     "under Kata) for an \"oci\" handler only when its name holds \"kata\"; "
+                     "\"%s\" does not\n",
+             cmd, o->name);
+  text = crio_dropin_text (o, exe, shim, kata_config);
+  if (text == NULL || asprintf (&path, "%s/50-%s.conf", o->crio_dir, o->name) < 0)
+    return path = NULL, kg_error (err, ENOMEM, "cannot allocate"), KG_EXIT_FAIL;
+  if (kg_replace_open (path, TOML_MAX_SIZE, &r, err) < 0)
+    return KG_EXIT_USAGE;
+  if (r.removed_temps > 0)
+    printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
+            "%s\n",
+            cmd, r.removed_temps, r.removed_temps == 1 ? "" : "s", r.path);
+  if (install)
+    return dropin_install (o, &engine, &r, text, kata_why, err);
+  /* Either handler type install writes is its own. */
+  if (! dropin_is (&r, text))
+    {
+      struct opts other = *o;
+
+      other.mode = o->mode == REG_OCI ? REG_AUTO : REG_OCI;
+      free (text);
+      text = crio_dropin_text (&other, exe, shim, kata_config);
+      if (text == NULL)
+        return kg_error (err, ENOMEM, "cannot allocate"), KG_EXIT_FAIL;
+    }
+  return dropin_uninstall (o, &engine, &r, text, err);
 }
 
 /* ---- the command line --------------------------------------------------------------- */
@@ -912,6 +1029,8 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
   static const struct option longopts[] = {
     { "docker", no_argument, NULL, 'D' },
     { "containerd", no_argument, NULL, 'C' },
+    { "crio", no_argument, NULL, 'R' },
+    { "crio-dir", required_argument, NULL, 'd' },
     { "daemon-json", required_argument, NULL, 'j' },
     { "containerd-config", required_argument, NULL, 't' },
     { "config", required_argument, NULL, 'c' },
@@ -924,7 +1043,7 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
     { NULL, 0, NULL, 0 },
   };
   bool install = strcmp (cmd, "install") == 0;
-  bool docker_only = false;
+  bool docker_only = false, crio_only = false, mode_set = false;
   int c;
 
   memset (o, 0, sizeof *o);
@@ -932,6 +1051,7 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
   o->name = DEFAULT_NAME;
   o->daemon_json = DAEMONJSON_DEFAULT;
   o->containerd_config = CONTAINERD_CONFIG;
+  o->crio_dir = CRIO_DIR;
   o->config = guard_config_default_path ();
   optind = 1;
   opterr = 0;
@@ -943,6 +1063,13 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
         break;
       case 'C':
         o->containerd = true;
+        break;
+      case 'R':
+        o->crio = true;
+        break;
+      case 'd':
+        o->crio_dir = optarg;
+        crio_only = true;
         break;
       case 'j':
         o->daemon_json = optarg;
@@ -971,7 +1098,7 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
           o->mode = REG_OCI;
         else
           return kg_error (err, 0, "--mode is shim or oci, not \"%s\"", optarg);
-        docker_only = true;
+        mode_set = true;
         break;
       case 'N':
         o->dry_run = true;
@@ -987,16 +1114,20 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
       }
   if (cli_operands (argc, argv, err) < 0)
     return -1;
-  if (o->docker && o->containerd)
-    return kg_error (err, 0, "--docker or --containerd, one at a time");
-  if (o->containerd && docker_only)
-    return kg_error (err, 0, "--daemon-json, --set-default and --mode are for Docker, not "
-                             "--containerd");
+  if ((int) o->docker + (int) o->containerd + (int) o->crio > 1)
+    return kg_error (err, 0, "--docker, --containerd or --crio, one at a time");
+  if (o->containerd && (docker_only || mode_set))
+    return kg_error (err, 0, "--daemon-json, --set-default and --mode are for Docker or CRI-O, "
+                             "not --containerd");
+  if (o->crio && docker_only)
+    return kg_error (err, 0, "--daemon-json and --set-default are for Docker, not --crio");
+  if (crio_only && ! o->crio)
+    return kg_error (err, 0, "--crio-dir is for --crio");
   if (! daemonjson_valid_name (o->name))
     return kg_error (err, 0, "--name \"%s\": a runtime name is letters, digits, '_', '.', '-' "
                              "(at most 64)",
                      o->name);
-  if (*o->daemon_json == '\0' || *o->containerd_config == '\0')
+  if (*o->daemon_json == '\0' || *o->containerd_config == '\0' || *o->crio_dir == '\0')
     return kg_error (err, 0, "an empty file name");
   return 0;
 }
@@ -1013,6 +1144,8 @@ register_cmd (bool install, int argc, char **argv, bool *usage, kg_error_t *err)
     return rc > 0 ? KG_EXIT_PASS : KG_EXIT_USAGE;
   if (o.containerd)
     rc = containerd_cmd (&o, install, err);
+  else if (o.crio)
+    rc = crio_cmd (&o, install, err);
   else
     rc = install ? install_docker (&o, err) : uninstall_docker (&o, err);
   if (fflush (stdout) != 0)

@@ -2427,7 +2427,7 @@ test_pods (void)
            "\"io.kubernetes.cri-o.ContainerType\": \"container\", "
            "\"io.kubernetes.cri-o.SandboxID\": \"" SANDBOX_ID "\"",
            NULL, NULL, NULL, "policy.identity", "policy.identity",
-           "io.kubernetes.cri-o.ContainerType: only podman (for its pods) writes it");
+           "io.kubernetes.cri-o.ContainerType: only CRI-O, or podman for its pods writes it");
   pod_row ("dockershim's container type", ID_A,
            "\"io.kubernetes.docker.type\": \"container\", "
            "\"io.kubernetes.sandbox.id\": \"" SANDBOX_ID "\"",
@@ -2524,7 +2524,7 @@ test_pods (void)
            "\"io.kubernetes.cri-o.KubeName\": \"gpu-job\", "
            "\"io.kubernetes.cri-o.Namespace\": \"team-b\"",
            NULL, NULL, NULL, "policy.identity", "policy.identity",
-           "io.kubernetes.cri-o.KubeName: only CRI-O (not an engine kata-guard guards) writes it");
+           "io.kubernetes.cri-o.KubeName: only CRI-O (a start whose containers/storage record is CRI-O's) writes it");
   pod_row ("CRI's pod name in namespace default", ID_A,
            "\"io.kubernetes.cri.sandbox-name\": \"gpu-job\"", NULL, NULL, NULL,
            "policy.identity", "policy.identity", "io.kubernetes.cri.sandbox-name: only");
@@ -2552,6 +2552,185 @@ test_pods (void)
   m = NULL;
   free (ann);
   ann = NULL;
+}
+
+/* ---- CRI-O ---------------------------------------------------------- */
+
+#define CRIO_SB "c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5c5"
+#define CRIO_APP "a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5"
+#define CRIO_ORPHAN "0505050505050505050505050505050505050505050505050505050505050505"
+#define CRIO_PODMAN "9595959595959595959595959595959595959595959595959595959595959595"
+#define CRIO_UID "7c1d2e3f-4444-4555-8666-977788889999"
+
+/* crio_row: SPEC (config.json text) run as container ID of CRI-O's
+   storage (its bundle in the run root, as CRI-O makes it), in MODE. */
+static void
+crio_row (const char *name, const char *id, const char *spec, enum kg_mode mode,
+          const char *policy_more, const char *fails, const char *item, const char *needle)
+{
+  cleanup_free char *bundle = NULL;
+  cleanup_free char *policy = NULL;
+  struct report rep;
+
+  if (asprintf (&bundle, "%s/crio-run/overlay-containers/%s/userdata", tmpdir, id) < 0
+      || asprintf (&policy, "podman_roots = [\"%s/crio-graph\", \"%s/crio-run\"]\n"
+                            "kubelet_roots = [\"%s/crio-kubelet\"]\n%s",
+                   tmpdir, tmpdir, tmpdir, policy_more ? policy_more : "")
+             < 0)
+    abort ();
+  mkdir_p (bundle);
+  run_mode = mode;
+  run_ns = mode == KG_MODE_SHIM ? "default" : NULL;
+  run_policy (spec, id, policy, &kata_fc, &rep, &bundle);
+  run_mode = KG_MODE_CHECK;
+  run_ns = NULL;
+  expect (&rep, name, fails, item, needle);
+  report_release (&rep);
+}
+
+static void
+test_crio (void)
+{
+  /* CRI-O's records of its containers in containers/storage, as CRI-O
+     1.35 writes them (volatile, in the graph root): the sandbox's
+     metadata names itself as the pod, with the pod uid; a member names
+     its pod; one names a pod that has no sandbox; podman's has no pod. */
+  static const char records[]
+      = "[{\"id\": \"" CRIO_SB "\", \"layer\": \"lsb\", \"metadata\": "
+        "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB "\\\",\\\"uid\\\":\\\""
+        CRIO_UID "\\\",\\\"namespace\\\":\\\"default\\\",\\\"pod\\\":true}\"},\n"
+        " {\"id\": \"" CRIO_APP "\", \"layer\": \"lapp\", \"metadata\": "
+        "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB "\\\",\\\"metadata-name\\\":"
+        "\\\"app1\\\"}\"},\n"
+        " {\"id\": \"" CRIO_ORPHAN "\", \"layer\": \"lo\", \"metadata\": "
+        "\"{\\\"pod-name\\\":\\\"k8s_q\\\",\\\"pod-id\\\":\\\"" ID_B "\\\"}\"},\n"
+        " {\"id\": \"" CRIO_PODMAN "\", \"layer\": \"lpm\", \"metadata\": "
+        "\"{\\\"image-name\\\":\\\"busybox\\\",\\\"name\\\":\\\"x\\\",\\\"created-at\\\":1}\"}]";
+  static const char sb_ann[]
+      = "\"annotations\": {\"io.kubernetes.cri-o.ContainerType\": \"sandbox\", "
+        "\"io.kubernetes.cri-o.SandboxID\": \"" CRIO_SB "\", "
+        "\"io.kubernetes.cri-o.KubeName\": \"p\", \"io.kubernetes.cri-o.Namespace\": \"default\", "
+        "\"io.kubernetes.pod.uid\": \"" CRIO_UID "\", "
+        "\"pod-linux-resources.crio.io\": \"{\\\"cpu_shares\\\":204,"
+        "\\\"memory_limit_in_bytes\\\":268435456}\"}";
+  static const char app_ann[]
+      = "\"annotations\": {\"io.kubernetes.cri-o.ContainerType\": \"container\", "
+        "\"io.kubernetes.cri-o.SandboxID\": \"" CRIO_SB "\", "
+        "\"io.kubernetes.container.name\": \"app1\", \"io.kubernetes.pod.uid\": \"" CRIO_UID "\"}";
+  cleanup_free char *rec = NULL;
+  cleanup_free char *sb_spec = NULL;
+  cleanup_free char *text = NULL;
+  cleanup_free char *mounts = NULL;
+  cleanup_free char *other = NULL;
+  char *spec;
+
+  if (asprintf (&rec, "%s/crio-graph/overlay-containers/volatile-containers.json", tmpdir) < 0)
+    abort ();
+  mkdir_p (rec);
+  rmdir (rec);
+  write_text (rec, records);
+
+  /* The infra container: CRI-O gives it CPU shares only, masks nothing
+     (its process is CRI-O's pause), and sizes nothing Kata reads. */
+  if (asprintf (&text, "%s", sb_ann) < 0)
+    abort ();
+  sb_spec = spec_of (NULL, NULL, "\"cpu\": {\"shares\": 2}", NULL, text);
+  sb_spec = replace (sb_spec, MASKED ",", "");
+  sb_spec = replace (sb_spec, READONLY ",", "");
+  crio_row ("CRI-O's pod sandbox, runtime_type vm (a shim start in namespace default)", CRIO_SB,
+            sb_spec, KG_MODE_SHIM, NULL, "", "policy.identity",
+            "CRI-O, namespace \"default\", its storage");
+  crio_row ("CRI-O's pod sandbox: its identity names the pod uid", CRIO_SB, sb_spec, KG_MODE_OCI,
+            NULL, "", "policy.identity", "a pod sandbox (pod uid " CRIO_UID ")");
+  crio_row ("CRI-O's pod sandbox: the VM at Kata's defaults", CRIO_SB, sb_spec, KG_MODE_OCI, NULL,
+            "", "policy.resources", "a CRI-O pod's sizing (none that Kata reads) 0 MiB");
+  spec = replace (strdup (sb_spec), "268435456", "0");
+  crio_row ("CRI-O's pod sandbox whose pod resources bound no memory", CRIO_SB, spec, KG_MODE_OCI,
+            NULL, "policy.resources", "policy.resources", "a pod sandbox that nothing bounds");
+  free (spec);
+  spec = replace (strdup (sb_spec), "\"pod-linux-resources.crio.io\"", "\"kg.unused\"");
+  crio_row ("CRI-O's pod sandbox without pod resources", CRIO_SB, spec, KG_MODE_OCI, NULL,
+            "policy.resources", "policy.resources", "pod-linux-resources.crio.io");
+  free (spec);
+  /* The same spec as a podman container's: its record is podman's. */
+  crio_row ("the sandbox's spec as a podman container: CRI-O's keys refused", CRIO_PODMAN, sb_spec,
+            KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement", "policy.identity",
+            "io.kubernetes.cri-o.KubeName: only CRI-O");
+  crio_row ("the sandbox's spec as a podman container: the kubelet's keys refused", CRIO_PODMAN,
+            sb_spec, KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement", "policy.identity",
+            "io.kubernetes.pod.uid: only the kubelet");
+  /* A member claiming to be a sandbox, and a sandbox claiming another. */
+  free (text);
+  if (asprintf (&text, "%s", app_ann) < 0)
+    abort ();
+  spec = spec_of (NULL, NULL, NULL, NULL, text);
+  crio_row ("CRI-O's pod member", CRIO_APP, spec, KG_MODE_SHIM, NULL, "", "policy.identity",
+            "a member of pod sandbox " CRIO_SB);
+  crio_row ("CRI-O's pod member, runtime_type oci", CRIO_APP, spec, KG_MODE_OCI, NULL, "",
+            "policy.identity", "CRI-O, its storage");
+  free (spec);
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, text), "\"container\"", "\"sandbox\"");
+  crio_row ("a CRI-O member whose annotation calls it a sandbox", CRIO_APP, spec, KG_MODE_OCI,
+            NULL, "policy.identity", "policy.identity",
+            "io.kubernetes.cri-o.ContainerType \"sandbox\", but CRI-O's record");
+  free (spec);
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, text), "\"io.kubernetes.cri-o.SandboxID\": \"" CRIO_SB,
+                  "\"io.kubernetes.cri-o.SandboxID\": \"" ID_A);
+  crio_row ("a CRI-O member whose SandboxID names another container", CRIO_APP, spec, KG_MODE_OCI,
+            NULL, "policy.identity", "policy.identity",
+            "io.kubernetes.cri-o.SandboxID " ID_A ", but CRI-O's record");
+  free (spec);
+  spec = spec_of (NULL, NULL, NULL, NULL, "\"annotations\": {\"io.kubernetes.cri-o.ContainerType\": \"container\"}");
+  crio_row ("a CRI-O member whose record names a pod without a sandbox", CRIO_ORPHAN, spec,
+            KG_MODE_OCI, NULL, "policy.identity", "policy.identity",
+            "which is no pod sandbox of its storage");
+  free (spec);
+  spec = spec_of (NULL, NULL, NULL, NULL,
+                  "\"annotations\": {\"io.kubernetes.cri.container-type\": \"container\", "
+                  "\"io.kubernetes.cri.sandbox-id\": \"" CRIO_SB "\"}");
+  crio_row ("containerd's CRI keys in a CRI-O start", CRIO_APP, spec, KG_MODE_SHIM, NULL,
+            "policy.identity", "policy.identity",
+            "io.kubernetes.cri.container-type: only containerd's CRI");
+  free (spec);
+  sb_spec = replace (sb_spec, "\"cpu\": {\"shares\": 2}", "\"cpu\": {\"shares\": 2}, \"memory\": {\"limit\": 1}");
+  spec = replace (strdup (sb_spec), "{\"type\": \"mount\"}", "{\"type\": \"user\"}");
+  crio_row ("CRI-O's pod sandbox: the rest of policy.confinement still holds", CRIO_SB, spec,
+            KG_MODE_OCI, NULL, "policy.confinement", "policy.confinement", "no mount namespace");
+  free (spec);
+
+  /* The files CRI-O binds into a member: its pod sandbox's resolv.conf,
+     hostname, shm and .containerenv (run root), the kubelet's etc-hosts
+     of the pod; another pod's are refused. */
+  if (asprintf (&mounts,
+                "{\"destination\": \"/etc/resolv.conf\", \"type\": \"bind\", \"source\": "
+                "\"%s/crio-run/overlay-containers/" CRIO_SB "/userdata/resolv.conf\", \"options\": "
+                "[\"rbind\", \"rw\"]}, "
+                "{\"destination\": \"/run/.containerenv\", \"type\": \"bind\", \"source\": "
+                "\"%s/crio-run/overlay-containers/" CRIO_SB "/userdata/.containerenv\", \"options\": "
+                "[\"rbind\", \"rw\"]}, "
+                "{\"destination\": \"/etc/hosts\", \"type\": \"bind\", \"source\": "
+                "\"%s/crio-kubelet/pods/" CRIO_UID "/etc-hosts\", \"options\": [\"rbind\", \"rw\"]}",
+                tmpdir, tmpdir, tmpdir)
+          < 0
+      || asprintf (&other,
+                   "{\"destination\": \"/etc/resolv.conf\", \"type\": \"bind\", \"source\": "
+                   "\"%s/crio-run/overlay-containers/" CRIO_ORPHAN
+                   "/userdata/resolv.conf\", \"options\": [\"rbind\", \"rw\"]}",
+                   tmpdir)
+             < 0)
+    abort ();
+  spec = spec_of (NULL, mounts, NULL, NULL, text);
+  crio_row ("a CRI-O member binds its pod's files as CRI-O binds them", CRIO_APP, spec,
+            KG_MODE_OCI, NULL, "", NULL, NULL);
+  free (spec);
+  spec = spec_of (NULL, other, NULL, NULL, text);
+  crio_row ("a CRI-O member binding another container's resolv.conf", CRIO_APP, spec,
+            KG_MODE_OCI, NULL, "policy.mounts", "policy.mounts", "podman's storage");
+  free (spec);
+  spec = spec_of (NULL, mounts, NULL, NULL, "\"annotations\": {}");
+  crio_row ("the same binds in a podman container: not its files", CRIO_PODMAN, spec, KG_MODE_OCI,
+            NULL, "policy.mounts", "policy.mounts", "podman's storage");
+  free (spec);
 }
 
 int
@@ -2584,6 +2763,7 @@ main (void)
   test_resources_runtimes ();
   test_pods ();
   test_identity ();
+  test_crio ();
   test_namespaces ();
   test_devices ();
   test_hooks ();

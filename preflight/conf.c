@@ -47,6 +47,7 @@ enum str_rule
   STR_REGEX,              /* a POSIX extended regular expression */
   STR_NAMESPACE,          /* a containerd namespace name */
   STR_KATA_RUNTIME,       /* "auto", "go" or "runtime-rs" */
+  STR_POLICY_MODE,        /* "enforce" or "audit" */
 };
 
 struct key_spec
@@ -124,6 +125,11 @@ static const struct key_spec keys[] = {
   /* Firecracker's 32 is applied at check time whatever this says. */
   { "policy", "max_vcpus", KEY_INT, FIELD (policy.max_vcpus), 0, STR_ANY, 1, 1024 },
   { "policy", "require_seccomp", KEY_BOOL, FIELD (policy.require_seccomp), 0, STR_ANY, 0, 0 },
+  { "policy", "mode", KEY_STRING, FIELD (policy.mode), 0, STR_POLICY_MODE, 0, 0 },
+  { "drift", "lock", KEY_BOOL, FIELD (drift.lock), 0, STR_ANY, 0, 0 },
+  { "drift", "record", KEY_STRING, FIELD (drift.record), 0, STR_ABS_PATH, 0, 0 },
+  { "drift", "files", KEY_STRING_ARRAY, FIELD (drift.files), FIELD (drift.n_files), STR_ABS_PATH,
+    0, 0 },
   { "docker", "daemon_json", KEY_STRING, FIELD (docker.daemon_json), 0, STR_ABS_PATH, 0, 0 },
 };
 
@@ -214,6 +220,8 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->log.syslog = true;
   cfg->log.file = strdup ("");
   cfg->docker.daemon_json = strdup (DAEMONJSON_DEFAULT);
+  cfg->policy.mode = strdup ("enforce");
+  cfg->drift.record = strdup (KG_POSTURE_RECORD_DEFAULT);
   cfg->policy.require_memory_limit = true;
   cfg->policy.max_vcpus = 32;
   if (! set_list (&cfg->policy.capabilities, &cfg->policy.n_capabilities, default_capabilities,
@@ -234,9 +242,10 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
       || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
                      ARRAY_SIZE (default_hooks))
       || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0)
-      || ! set_list (&cfg->egress.networks, &cfg->egress.n_networks, NULL, 0))
+      || ! set_list (&cfg->egress.networks, &cfg->egress.n_networks, NULL, 0)
+      || ! set_list (&cfg->drift.files, &cfg->drift.n_files, NULL, 0))
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
-  if (! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
+  if (! cfg->policy.mode || ! cfg->drift.record || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
       || ! cfg->kata.runtime || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
@@ -501,6 +510,10 @@ check_string (enum str_rule rule, const char *s)
       return strcmp (s, "auto") == 0 || strcmp (s, "go") == 0 || strcmp (s, "runtime-rs") == 0
                  ? NULL
                  : "must be \"auto\", \"go\" or \"runtime-rs\"";
+    case STR_POLICY_MODE:
+      return strcmp (s, "enforce") == 0 || strcmp (s, "audit") == 0
+                 ? NULL
+                 : "must be \"enforce\" or \"audit\"";
     case STR_ENDPOINT_OR_EMPTY:
       {
         struct sockaddr_storage ss;
@@ -937,6 +950,9 @@ guard_config_release (struct guard_config *cfg)
   free (cfg->kvm.device);
   free (cfg->kata.config);
   free (cfg->kata.runtime);
+  free (cfg->policy.mode);
+  free (cfg->drift.record);
+  free_list (cfg->drift.files, cfg->drift.n_files);
   for (size_t i = 0; i < cfg->kata.n_hypervisors; i++)
     free (cfg->kata.hypervisors[i]);
   free (cfg->kata.hypervisors);

@@ -111,13 +111,26 @@ struct guard_config
     int64_t max_vm_memory_mib;  /* 0 = this host's MemTotal */
     int64_t max_vcpus;
     bool require_seccomp;
+    char *mode;  /* "enforce", or "audit": policy.* refusals logged, not enforced */
   } policy;
+  /* [drift]: the posture record of `kata-guard validate` and whether a
+     start must match it (kata-guard(8), DRIFT). */
+  struct
+  {
+    bool lock;
+    char *record;  /* the posture record's path */
+    char **files;  /* more files whose change is a change of the sandbox */
+    size_t n_files;
+  } drift;
   /* [docker]: what the audit of `kata-guard check` reads (docker.*). */
   struct
   {
     char *daemon_json;
   } docker;
 };
+
+/* Where `kata-guard validate` keeps the posture record ([drift] record). */
+#define KG_POSTURE_RECORD_DEFAULT "/var/lib/kata-guard/posture.json"
 
 /* The file to read: KATA_GUARD_CONFIG when set and not empty, else
    SYSCONFDIR/kata-guard/config.toml. */

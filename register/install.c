@@ -799,6 +799,20 @@ containerd_by_hand (const struct opts *o, bool install, const struct containerd_
   return KG_EXIT_PASS;
 }
 
+/* Open the drop-in PATH into R for CMD, saying when temporary files that
+   an interrupted run left beside it were removed. */
+static int
+dropin_open (const char *cmd, const char *path, struct kg_replace *r, kg_error_t *err)
+{
+  if (kg_replace_open (path, TOML_MAX_SIZE, r, err) < 0)
+    return -1;
+  if (r->removed_temps > 0)
+    printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
+            "%s\n",
+            cmd, r->removed_temps, r->removed_temps == 1 ? "" : "s", r->path);
+  return 0;
+}
+
 /* Whether the drop-in R holds exactly TEXT. */
 static bool
 dropin_is (const struct kg_replace *r, const char *text)
@@ -905,12 +919,8 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
     return KG_EXIT_FAIL;
   if (t.dropin == NULL)
     return containerd_by_hand (o, install, &t, kata_config, kata_why);
-  if (kg_replace_open (t.dropin, TOML_MAX_SIZE, &r, err) < 0)
+  if (dropin_open (cmd, t.dropin, &r, err) < 0)
     return KG_EXIT_USAGE;
-  if (r.removed_temps > 0)
-    printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
-            "%s\n",
-            cmd, r.removed_temps, r.removed_temps == 1 ? "" : "s", r.path);
   if (install)
     return dropin_install (o, &engine, &r, text, kata_why, err);
   return dropin_uninstall (o, &engine, &r, text, err);
@@ -990,12 +1000,8 @@ crio_cmd (const struct opts *o, bool install, kg_error_t *err)
   text = crio_dropin_text (o, exe, shim, kata_config);
   if (text == NULL || asprintf (&path, "%s/50-%s.conf", o->crio_dir, o->name) < 0)
     return path = NULL, kg_error (err, ENOMEM, "cannot allocate"), KG_EXIT_FAIL;
-  if (kg_replace_open (path, TOML_MAX_SIZE, &r, err) < 0)
+  if (dropin_open (cmd, path, &r, err) < 0)
     return KG_EXIT_USAGE;
-  if (r.removed_temps > 0)
-    printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
-            "%s\n",
-            cmd, r.removed_temps, r.removed_temps == 1 ? "" : "s", r.path);
   if (install)
     return dropin_install (o, &engine, &r, text, kata_why, err);
   /* Either handler type install writes is its own. */

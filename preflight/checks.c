@@ -17,6 +17,7 @@ const struct check_family check_families[] = {
   { "kata", check_kata },
   { "assets", check_assets },
   { "egress", check_egress },
+  { "drift", check_drift },
   { "policy", check_policy },
   { "docker", check_audit },
 };

@@ -179,6 +179,7 @@ void check_kvm (struct preflight *pf);     /* kvm.c */
 void check_kata (struct preflight *pf);    /* kata.c */
 void check_assets (struct preflight *pf);  /* assets.c */
 void check_egress (struct preflight *pf);  /* egress.c */
+void check_drift (struct preflight *pf);   /* drift.c: against `kata-guard validate` */
 void check_policy (struct preflight *pf);  /* policy.c: per container, needs req->bundle */
 void check_audit (struct preflight *pf);   /* audit.c: docker.*, `kata-guard check` only */
 

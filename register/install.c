@@ -158,8 +158,8 @@ check_registrable (const char *exe, const char *shim, bool need_shim, kg_error_t
 /* Run ARGV (looked up on PATH) with no input, capture its stdout (at most
    4 KiB; stderr discarded).  Returns its output when it exited 0 within
    the timeout, else NULL. */
-static char *
-run_capture (char *const argv[])
+char *
+install_capture (char *const argv[])
 {
   char buf[4096];
   size_t len = 0;
@@ -248,7 +248,7 @@ docker_major (char **version, const char **source)
   static char *const dockerd[] = { (char *) "dockerd", (char *) "--version", NULL };
   static char *const docker[] = { (char *) "docker", (char *) "version", (char *) "--format",
                                   (char *) "{{.Server.Version}}", NULL };
-  cleanup_free char *out = run_capture (dockerd);
+  cleanup_free char *out = install_capture (dockerd);
   const char *v = NULL;
   int major;
 
@@ -260,7 +260,7 @@ docker_major (char **version, const char **source)
   else
     {
       free (out);
-      out = run_capture (docker);
+      out = install_capture (docker);
       v = out;
       *source = "docker version";
     }
@@ -276,7 +276,7 @@ static int
 containerd_major (void)
 {
   static char *const argv[] = { (char *) "containerd", (char *) "--version", NULL };
-  cleanup_free char *out = run_capture (argv);
+  cleanup_free char *out = install_capture (argv);
   char *save = NULL, *tok;
   int i = 0;
 

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "exec.h"
 #include "install.h"
+#include "validate.h"
 #include "wrapper.h"
 
 static const char *
@@ -87,6 +88,7 @@ main (int argc, char **argv)
     { "check", cli_check, cli_usage },
     { "install", cli_install, install_usage },
     { "uninstall", cli_uninstall, install_usage },
+    { "validate", cli_validate, validate_usage },
     { "version", cli_version, NULL },
     { "help", cli_help, NULL },
     { "--help", cli_help, NULL },

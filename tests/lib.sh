@@ -158,6 +158,9 @@ kg_config_write() {
     # The docker.* audit reads no daemon.json of this host's.
     echo "[docker]"
     echo "daemon_json = \"$KG_TREE/daemon.json\""
+    # The posture record is the tree's: never this machine's.
+    echo "[drift]"
+    echo "record = \"$KG_TREE/posture.json\""
     for line in "$@"; do echo "$line"; done
   } >"$f"
 }

@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * drift.posture (kata-guard(8), DRIFT): the host's posture against the
+ * record `kata-guard validate` wrote.
+ *
+ * A posture is a list of files, each named by what it is to the sandbox
+ * ("hypervisor", "kata.dropin", "engine.containerd", ...), with the
+ * stat(2) key the digest cache uses (device, inode, size, times) and its
+ * SHA-256.  A start stats each file; only a file whose key differs is
+ * hashed, so that an unchanged host costs a stat per file.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "drift.h"
+#include "policy.h"
+#include "sha256.h"
+#include "toml.h"
+#include "util.h"
+
+/* The hypervisor table's files, as kata.c and assets.c read them. */
+static const struct
+{
+  const char *key, *what;
+} hv_files[] = {
+  { "path", "hypervisor" },     { "jailer_path", "jailer" }, { "kernel", "kernel" },
+  { "image", "image" },         { "initrd", "initrd" },      { "firmware", "firmware" },
+  { "firmware_volume", "firmware_volume" },
+};
+
+struct item
+{
+  char what[40];
+  char *path;
+  bool have;  /* KEY and HEX hold what was recorded (or computed) */
+  struct stat st;
+  char hex[SHA256_HEX_LEN + 1];
+  const char *version;  /* engines: what validate saw; borrowed */
+};
+
+struct items
+{
+  struct item *v;
+  size_t n;
+};
+
+static void
+items_release (struct items *l)
+{
+  for (size_t i = 0; i < l->n; i++)
+    free (l->v[i].path);
+  free (l->v);
+  l->v = NULL;
+  l->n = 0;
+}
+#define cleanup_items __attribute__ ((cleanup (items_release)))
+
+static int
+items_add (struct items *l, const char *what, const char *path, kg_error_t *err)
+{
+  struct item *n;
+
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp (l->v[i].what, what) == 0 && strcmp (l->v[i].path, path) == 0)
+      return 0;
+  n = realloc (l->v, (l->n + 1) * sizeof *n);
+  if (n == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  l->v = n;
+  memset (&n[l->n], 0, sizeof n[l->n]);
+  snprintf (n[l->n].what, sizeof n[l->n].what, "%s", what);
+  n[l->n].path = strdup (path);
+  if (n[l->n].path == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  l->n++;
+  return 0;
+}
+
+/* The files of the posture that the configuration names: the real
+   runtimes, the guard configuration, the Kata configuration and its
+   drop-ins (the files the kata family read, in PF's report), the
+   hypervisor table's binaries and assets, and [drift] files. */
+static int
+configured_items (const struct preflight *pf, struct items *l, kg_error_t *err)
+{
+  const struct guard_config *cfg = pf->cfg;
+  const struct kata_config *k = pf->from_kata.config;
+
+  if (items_add (l, "runtime.shim", cfg->runtime.shim, err) < 0
+      || (cfg->runtime.oci[0] != '\0' && items_add (l, "runtime.oci", cfg->runtime.oci, err) < 0)
+      || (cfg->path != NULL && items_add (l, "guard.config", cfg->path, err) < 0))
+    return -1;
+  /* The kata family adds the configuration, then its drop-ins; no
+     family before this one adds any other file. */
+  for (size_t i = pf->rep->kata_file; i > 0 && i <= pf->rep->n_files; i++)
+    if (items_add (l, i == pf->rep->kata_file ? "kata.config" : "kata.dropin",
+                   pf->rep->files[i - 1], err)
+        < 0)
+      return -1;
+  for (size_t i = 0; k != NULL && k->hypervisor != NULL && i < ARRAY_SIZE (hv_files); i++)
+    {
+      const struct toml_value *v = toml_get (k->hypervisor, hv_files[i].key);
+
+      if (v != NULL && v->kind == TOML_STRING && v->u.string[0] == '/'
+          && items_add (l, hv_files[i].what, v->u.string, err) < 0)
+        return -1;
+    }
+  for (size_t i = 0; i < cfg->drift.n_files; i++)
+    if (items_add (l, "drift.file", cfg->drift.files[i], err) < 0)
+      return -1;
+  return 0;
+}
+
+static int
+hash_file (const char *path, struct stat *st, char hex[SHA256_HEX_LEN + 1], kg_error_t *err)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+  if (fd < 0)
+    return kg_error (err, errno, "%s", path);
+  if (fstat (fd, st) < 0)
+    return kg_error (err, errno, "%s", path);
+  if (! S_ISREG (st->st_mode))
+    return kg_error (err, 0, "%s is not a regular file", path);
+  return sha256_fd (fd, st, path, hex, err);
+}
+
+/* ---- the record ----------------------------------------------------- */
+
+static int
+add_str (struct json_object *o, const char *key, const char *val)
+{
+  struct json_object *v = json_object_new_string (val ? val : "");
+
+  if (v == NULL || json_object_object_add (o, key, v) < 0)
+    {
+      json_object_put (v);
+      return -1;
+    }
+  return 0;
+}
+
+static int
+add_int (struct json_object *o, const char *key, int64_t val)
+{
+  struct json_object *v = json_object_new_int64 (val);
+
+  if (v == NULL || json_object_object_add (o, key, v) < 0)
+    {
+      json_object_put (v);
+      return -1;
+    }
+  return 0;
+}
+
+static struct json_object *
+item_json (const struct item *it)
+{
+  struct json_object *o = json_object_new_object ();
+
+  if (o == NULL || add_str (o, "what", it->what) < 0 || add_str (o, "path", it->path) < 0
+      || add_str (o, "sha256", it->hex) < 0 || add_int (o, "size", it->st.st_size) < 0
+      || add_int (o, "dev", (int64_t) it->st.st_dev) < 0
+      || add_int (o, "ino", (int64_t) it->st.st_ino) < 0
+      || add_int (o, "mtime_sec", it->st.st_mtim.tv_sec) < 0
+      || add_int (o, "mtime_nsec", it->st.st_mtim.tv_nsec) < 0
+      || add_int (o, "ctime_sec", it->st.st_ctim.tv_sec) < 0
+      || add_int (o, "ctime_nsec", it->st.st_ctim.tv_nsec) < 0
+      || (it->version != NULL && add_str (o, "version", it->version) < 0))
+    {
+      json_object_put (o);
+      return NULL;
+    }
+  return o;
+}
+
+int
+drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **out,
+                   kg_error_t *err)
+{
+  cleanup_items struct items l = { 0 };
+  struct json_object *root = NULL, *files = NULL;
+  const struct kata_config *k = pf->from_kata.config;
+  struct timespec now;
+  char when[32];
+  struct tm tm;
+  const char *s;
+
+  if (configured_items (pf, &l, err) < 0)
+    return -1;
+  for (size_t i = 0; i < meta->n_engines; i++)
+    {
+      char what[40];
+
+      snprintf (what, sizeof what, "engine.%s", meta->engines[i].name);
+      if (items_add (&l, what, meta->engines[i].path, err) < 0)
+        return -1;
+      l.v[l.n - 1].version = meta->engines[i].version;
+    }
+  for (size_t i = 0; i < l.n; i++)
+    if (hash_file (l.v[i].path, &l.v[i].st, l.v[i].hex, err) < 0)
+      return kg_error_prefix (err, "%s", l.v[i].what), -1;
+  clock_gettime (CLOCK_REALTIME, &now);
+  gmtime_r (&now.tv_sec, &tm);
+  strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  root = json_object_new_object ();
+  files = json_object_new_array ();
+  if (root == NULL || files == NULL || add_str (root, "format", DRIFT_FORMAT) < 0
+      || add_str (root, "version", PACKAGE_VERSION) < 0 || add_str (root, "validated", when) < 0
+      || add_int (root, "epoch", now.tv_sec) < 0 || add_int (root, "uid", (int64_t) getuid ()) < 0
+      || add_str (root, "note", meta->note) < 0
+      || add_str (root, "proxy", pf->cfg->egress.proxy) < 0
+      || add_str (root, "proxy_denied", meta->proxy_denied) < 0
+      || add_str (root, "hypervisor_name", k && k->hypervisor_name ? k->hypervisor_name : "") < 0)
+    goto oom;
+  for (size_t i = 0; i < l.n; i++)
+    {
+      struct json_object *o = item_json (&l.v[i]);
+
+      if (o == NULL || json_object_array_add (files, o) < 0)
+        {
+          json_object_put (o);
+          goto oom;
+        }
+    }
+  if (json_object_object_add (root, "files", files) < 0)
+    goto oom;
+  files = NULL;
+  s = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
+                                                | JSON_C_TO_STRING_NOSLASHESCAPE);
+  if (s == NULL || asprintf (out, "%s\n", s) < 0)
+    goto oom;
+  json_object_put (root);
+  return 0;
+oom:
+  json_object_put (files);
+  json_object_put (root);
+  return kg_error (err, ENOMEM, "cannot format the posture record");
+}
+
+/* ---- reading it back ------------------------------------------------ */
+
+struct record
+{
+  struct json_object *doc;
+  const char *validated, *proxy;
+  struct items files;
+};
+
+static void
+record_release (struct record *r)
+{
+  json_object_put (r->doc);
+  r->doc = NULL;
+  items_release (&r->files);
+}
+#define cleanup_record __attribute__ ((cleanup (record_release)))
+
+static const char *
+jstr (struct json_object *o, const char *key)
+{
+  struct json_object *v;
+
+  return json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_string)
+             ? json_object_get_string (v)
+             : NULL;
+}
+
+static bool
+jint (struct json_object *o, const char *key, int64_t *out)
+{
+  struct json_object *v;
+
+  if (! json_object_object_get_ex (o, key, &v) || ! json_object_is_type (v, json_type_int))
+    return false;
+  *out = json_object_get_int64 (v);
+  return true;
+}
+
+/* One recorded file into IT; false when a field is missing. */
+static bool
+record_item (struct json_object *o, struct items *l, kg_error_t *err)
+{
+  const char *what = jstr (o, "what"), *path = jstr (o, "path"), *hex = jstr (o, "sha256");
+  int64_t size, dev, ino, ms, mns, cs, cns;
+  struct item *it;
+
+  if (what == NULL || path == NULL || path[0] != '/' || hex == NULL
+      || strlen (hex) != SHA256_HEX_LEN || ! jint (o, "size", &size) || ! jint (o, "dev", &dev)
+      || ! jint (o, "ino", &ino) || ! jint (o, "mtime_sec", &ms) || ! jint (o, "mtime_nsec", &mns)
+      || ! jint (o, "ctime_sec", &cs) || ! jint (o, "ctime_nsec", &cns))
+    return false;
+  if (items_add (l, what, path, err) < 0)
+    return false;
+  it = &l->v[l->n - 1];
+  it->have = true;
+  memcpy (it->hex, hex, sizeof it->hex);
+  it->st.st_size = (off_t) size;
+  it->st.st_dev = (dev_t) dev;
+  it->st.st_ino = (ino_t) ino;
+  it->st.st_mtim.tv_sec = (time_t) ms;
+  it->st.st_mtim.tv_nsec = (long) mns;
+  it->st.st_ctim.tv_sec = (time_t) cs;
+  it->st.st_ctim.tv_nsec = (long) cns;
+  it->version = jstr (o, "version");
+  return true;
+}
+
+/* Read the record at PATH into R: a regular file owned by root and
+   writable by no one else, of this format and this version of the guard.
+   -1 with *ERR saying what is wrong with it (ENOENT: there is none). */
+static int
+record_read (const char *path, struct record *r, kg_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  cleanup_close int fd = -1;
+  struct json_object *files;
+  const char *format, *version;
+  struct stat st;
+  size_t len;
+
+  /* Its owner and mode first: the confined checker cannot open a file
+     that is not root's (it holds no CAP_DAC_OVERRIDE). */
+  if (lstat (path, &st) < 0)
+    return kg_error (err, errno, "%s", path);
+  if (! S_ISREG (st.st_mode))
+    return kg_error (err, 0, "%s is not a regular file", path);
+  if (st.st_uid != 0)
+    return kg_error (err, 0, "%s is owned by uid %u, not root", path, (unsigned) st.st_uid);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+  if (fd < 0)
+    return kg_error (err, errno, "%s", path);
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "%s", path);
+  if (! S_ISREG (st.st_mode))
+    return kg_error (err, 0, "%s is not a regular file", path);
+  if (st.st_uid != 0)
+    return kg_error (err, 0, "%s is owned by uid %u, not root", path, (unsigned) st.st_uid);
+  if (st.st_mode & 022)
+    return kg_error (err, 0, "%s is writable by its group or others (mode %04o)", path,
+                     (unsigned) (st.st_mode & 07777));
+  if (kg_read_fd_bounded (fd, path, DRIFT_RECORD_MAX, &buf, &len, err) < 0)
+    return -1;
+  r->doc = policy_json_parse (path, buf, len, false, err);
+  if (r->doc == NULL)
+    return kg_error_prefix (err, "%s is corrupt or truncated", path), -1;
+  format = jstr (r->doc, "format");
+  version = jstr (r->doc, "version");
+  if (format == NULL || strcmp (format, DRIFT_FORMAT) != 0)
+    return kg_error (err, 0, "%s is not a kata-guard posture record (format %.40s)", path,
+                     format ? format : "absent");
+  if (version == NULL || strcmp (version, PACKAGE_VERSION) != 0)
+    return kg_error (err, 0, "%s was written by kata-guard %.40s, this is kata-guard %s", path,
+                     version ? version : "(unknown)", PACKAGE_VERSION);
+  r->validated = jstr (r->doc, "validated");
+  r->proxy = jstr (r->doc, "proxy");
+  if (r->validated == NULL || r->proxy == NULL || ! json_object_object_get_ex (r->doc, "files", &files)
+      || ! json_object_is_type (files, json_type_array) || json_object_array_length (files) == 0)
+    return kg_error (err, 0, "%s is corrupt: a field is missing", path);
+  for (size_t i = 0; i < json_object_array_length (files); i++)
+    if (! record_item (json_object_array_get_idx (files, i), &r->files, err))
+      return *err ? -1 : kg_error (err, 0, "%s is corrupt: file %zu lacks a field", path, i);
+  return 0;
+}
+
+/* ---- the comparison ------------------------------------------------- */
+
+static const struct item *
+find (const struct items *l, const char *what, const char *path)
+{
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp (l->v[i].what, what) == 0 && strcmp (l->v[i].path, path) == 0)
+      return &l->v[i];
+  return NULL;
+}
+
+static bool
+same_key (const struct stat *a, const struct stat *b)
+{
+  return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size
+         && a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec
+         && a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* What became of recorded file REC: nothing (0), or a change into F. */
+static void
+compare_file (const struct item *rec, const char *validated, struct strbuf *f, size_t *n)
+{
+  cleanup_error kg_error_t err = NULL;
+  char hex[SHA256_HEX_LEN + 1], when[32];
+  struct stat st;
+  struct tm tm;
+
+  if (stat (rec->path, &st) == 0 && S_ISREG (st.st_mode) && same_key (&st, &rec->st))
+    return;
+  if (hash_file (rec->path, &st, hex, &err) < 0)
+    {
+      sb_printf (f, "%s%s %s is gone or unreadable since validation on %s (%s)", *n ? "; " : "",
+                 rec->what, rec->path, validated, err->msg);
+      (*n)++;
+      return;
+    }
+  if (strcmp (hex, rec->hex) == 0)
+    return;  /* touched, or copied back: the same bytes */
+  gmtime_r (&st.st_mtim.tv_sec, &tm);
+  strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  sb_printf (f,
+             "%s%s %s changed since validation on %s (sha256 %.12s... to %.12s..., %" PRId64
+             " to %" PRId64 " bytes, modified %s)",
+             *n ? "; " : "", rec->what, rec->path, validated, rec->hex, hex,
+             (int64_t) rec->st.st_size, (int64_t) st.st_size, when);
+  (*n)++;
+}
+
+void
+check_drift (struct preflight *pf)
+{
+  const struct guard_config *cfg = pf->cfg;
+  cleanup_error kg_error_t err = NULL;
+  cleanup_record struct record r = { 0 };
+  cleanup_items struct items now = { 0 };
+  cleanup_strbuf struct strbuf f = { 0 };
+  size_t n = 0;
+  const char *remedy = "test the sandbox, then kata-guard validate";
+
+  if (record_read (cfg->drift.record, &r, &err) < 0)
+    {
+      if (err->errnum == ENOENT && ! cfg->drift.lock)
+        report_skip (pf->rep, "drift.posture", "no posture record (%s); [drift] lock is off",
+                     cfg->drift.record);
+      else if (err->errnum == ENOENT)
+        report_fail (pf->rep, "drift.posture", remedy,
+                     "no posture record (%s): this host's sandbox was never validated, and "
+                     "[drift] lock is on",
+                     cfg->drift.record);
+      else if (! cfg->drift.lock)
+        report_warn (pf->rep, "drift.posture", "kata-guard validate", "the posture record: %s",
+                     err->msg);
+      else
+        report_fail (pf->rep, "drift.posture", "kata-guard validate (never edit the record)",
+                     "the posture record: %s", err->msg);
+      return;
+    }
+  if (pf->from_kata.config == NULL)
+    {
+      report_skip (pf->rep, "drift.posture", "not run: the Kata configuration did not load");
+      return;
+    }
+  if (configured_items (pf, &now, &err) < 0)
+    {
+      report_fail (pf->rep, "drift.posture", remedy, "%s", err->msg);
+      return;
+    }
+  for (size_t i = 0; i < now.n; i++)
+    if (find (&r.files, now.v[i].what, now.v[i].path) == NULL)
+      {
+        sb_printf (&f, "%s%s %s is new since validation on %s", n++ ? "; " : "", now.v[i].what,
+                   now.v[i].path, r.validated);
+      }
+  for (size_t i = 0; i < r.files.n; i++)
+    {
+      const struct item *rec = &r.files.v[i];
+
+      if (strncmp (rec->what, "engine.", 7) != 0 && find (&now, rec->what, rec->path) == NULL)
+        sb_printf (&f, "%s%s %s is no longer part of the sandbox validated on %s", n++ ? "; " : "",
+                   rec->what, rec->path, r.validated);
+      else
+        compare_file (rec, r.validated, &f, &n);
+    }
+  if (strcmp (r.proxy, cfg->egress.proxy) != 0)
+    sb_printf (&f, "%sthe egress proxy changed from \"%s\" to \"%s\" since validation on %s",
+               n++ ? "; " : "", r.proxy, cfg->egress.proxy, r.validated);
+  if (n == 0)
+    report_pass (pf->rep, "drift.posture", "%zu files as validated on %s%s", r.files.n,
+                 r.validated, cfg->drift.lock ? " ([drift] lock)" : "");
+  else if (cfg->drift.lock)
+    report_fail (pf->rep, "drift.posture", remedy, "drift: %s", sb_str (&f));
+  else
+    report_warn (pf->rep, "drift.posture", remedy, "drift ([drift] lock is off): %s",
+                 sb_str (&f));
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Drift (kata-guard(8), DRIFT): what a validated sandbox is made of (its
+ * posture: the runtime, the Kata configuration and its drop-ins, the
+ * hypervisor, jailer and boot assets, the guard configuration, the
+ * engines, the egress proxy), recorded by `kata-guard validate`, and
+ * compared with the host at each start: with [drift] lock, a host that
+ * changed since it was validated refuses until it is validated again.
+ */
+#ifndef KG_DRIFT_H
+#define KG_DRIFT_H
+
+#include <stddef.h>
+
+#include "checks.h"
+#include "error.h"
+
+/* The record's "format": a record of another format refuses. */
+#define DRIFT_FORMAT "kata-guard posture 1"
+/* The most a record may hold. */
+#define DRIFT_RECORD_MAX (1u << 20)
+
+/* An engine binary the validation found, with what it said of its version. */
+struct drift_engine
+{
+  const char *name;     /* "containerd", "dockerd", ... */
+  const char *path;     /* absolute */
+  const char *version;  /* its --version line, or NULL */
+};
+
+/* What `kata-guard validate` records besides the files. */
+struct drift_meta
+{
+  const char *note;          /* --note, or NULL */
+  const char *proxy_denied;  /* egress.denies's pass reason */
+  const struct drift_engine *engines;
+  size_t n_engines;
+};
+
+/* The posture of this host, every file hashed, as the record's JSON
+   text into *OUT.  PF has run the kata family (its configuration and the
+   files it read in PF's report).  -1 with *ERR when a file of it cannot
+   be read. */
+int drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **out,
+                       kg_error_t *err);
+
+#endif

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kata-guard validate (kata-guard(8), DRIFT): every check, as `check`
+ * runs them; when all pass, the posture of the sandbox is recorded, so
+ * that with [drift] lock a later change refuses every start until the
+ * sandbox is tested and validated again.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checker.h"
+#include "drift.h"
+#include "install.h"
+#include "output.h"
+#include "replace.h"
+#include "util.h"
+#include "validate.h"
+
+/* Where the engines are looked for: a fixed PATH, not the caller's. */
+static const char *const engine_dirs[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
+                                           "/usr/bin", "/sbin", "/bin" };
+static const char *const engine_names[] = { "containerd", "dockerd", "crio", "podman" };
+
+void
+validate_usage (FILE *out)
+{
+  fputs ("Usage: kata-guard validate [--config FILE] [--note TEXT] [--dry-run]\n"
+         "\n"
+         "Runs every check; when all pass, records the sandbox's posture (the runtime, the\n"
+         "Kata configuration and drop-ins, the hypervisor, jailer and boot assets, the guard\n"
+         "configuration, the engines, the egress proxy) in [drift] record. With [drift] lock,\n"
+         "a start refuses while the host differs from it.\n"
+         "\n"
+         "  --note TEXT   kept in the record (who tested what)\n"
+         "  --dry-run     print the record; write nothing\n"
+         "\n"
+         "Exit status: 0 recorded, 1 a check failed (nothing recorded), 2 usage or the\n"
+         "record could not be written.\n",
+         out);
+}
+
+struct found_engines
+{
+  struct drift_engine v[ARRAY_SIZE (engine_names)];
+  char *paths[ARRAY_SIZE (engine_names)];
+  char *versions[ARRAY_SIZE (engine_names)];
+  size_t n;
+};
+
+static void
+found_engines_release (struct found_engines *e)
+{
+  for (size_t i = 0; i < e->n; i++)
+    {
+      free (e->paths[i]);
+      free (e->versions[i]);
+    }
+}
+
+/* The engines installed on the fixed PATH, each with its --version line. */
+static void
+find_engines (struct found_engines *e)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (engine_names); i++)
+    for (size_t j = 0; j < ARRAY_SIZE (engine_dirs); j++)
+      {
+        char *argv[] = { NULL, (char *) "--version", NULL };
+        char path[256];
+
+        snprintf (path, sizeof path, "%s/%s", engine_dirs[j], engine_names[i]);
+        if (access (path, X_OK) != 0)
+          continue;
+        e->paths[e->n] = strdup (path);
+        if (e->paths[e->n] == NULL)
+          return;
+        argv[0] = e->paths[e->n];
+        e->versions[e->n] = install_capture (argv);
+        if (e->versions[e->n] != NULL)
+          e->versions[e->n][strcspn (e->versions[e->n], "\n")] = '\0';
+        e->v[e->n] = (struct drift_engine) { engine_names[i], e->paths[e->n], e->versions[e->n] };
+        e->n++;
+        break;
+      }
+}
+
+/* Write TEXT as the record PATH: root's alone (the directory made 0700
+   when missing), atomically. */
+static int
+record_write (const char *path, const char *text, kg_error_t *err)
+{
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  cleanup_free char *dir = strdup (path);
+  char *slash = dir ? strrchr (dir, '/') : NULL;
+
+  if (slash == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  *slash = '\0';
+  if (slash > dir && mkdir (dir, 0700) < 0 && errno != EEXIST)
+    return kg_error (err, errno, "%s", dir);
+  if (kg_replace_open (path, DRIFT_RECORD_MAX, &r, err) < 0
+      || kg_replace_commit (&r, text, strlen (text), false, NULL, err) < 0)
+    return -1;
+  if (fchownat (r.dirfd, r.base, 0, 0, AT_SYMLINK_NOFOLLOW) < 0
+      || fchmodat (r.dirfd, r.base, 0600, 0) < 0)
+    return kg_error (err, errno, "%s", r.path);
+  return 0;
+}
+
+/* The reason egress.denies passed with: that the proxy denied. */
+static const char *
+proxy_denied (const struct report *rep)
+{
+  for (size_t i = 0; i < rep->n; i++)
+    if (strcmp (rep->results[i].id, "egress.denies") == 0
+        && rep->results[i].verdict == VERDICT_PASS)
+      return rep->results[i].reason;
+  return "";
+}
+
+/* Every check but drift.posture itself (which a first validation, or one
+   after a change, fails by design) must pass. */
+static size_t
+failures (const struct report *rep)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < rep->n; i++)
+    if (rep->results[i].verdict == VERDICT_FAIL
+        && strcmp (rep->results[i].id, "drift.posture") != 0)
+      n++;
+  return n;
+}
+
+int
+cli_validate (int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  static const struct option longopts[] = {
+    { "config", required_argument, NULL, 'c' }, { "note", required_argument, NULL, 'n' },
+    { "dry-run", no_argument, NULL, 'N' },      { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  const char *config_path = guard_config_default_path (), *note = NULL;
+  cleanup_error kg_error_t cerr = NULL;
+  cleanup_free char *text = NULL;
+  __attribute__ ((cleanup (found_engines_release))) struct found_engines eng = { 0 };
+  struct report rep = { 0 }, krep = { 0 };
+  struct request req = { .mode = KG_MODE_CHECK };
+  struct guard_config cfg;
+  struct preflight pf;
+  struct drift_meta meta;
+  bool dry_run = false;
+  size_t nfail;
+  int c, rc;
+
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+c:h", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'c':
+        config_path = optarg;
+        break;
+      case 'n':
+        note = optarg;
+        break;
+      case 'N':
+        dry_run = true;
+        break;
+      case 'h':
+        validate_usage (stdout);
+        return KG_EXIT_PASS;
+      default:
+        return cli_bad_option (argv, usage, err), KG_EXIT_USAGE;
+      }
+  if (cli_operands (argc, argv, err) < 0)
+    return KG_EXIT_USAGE;
+  if (geteuid () != 0)
+    return kg_error (err, 0, "validate records a root-only posture: run it as root"),
+           KG_EXIT_USAGE;
+  if (guard_config_load (config_path, &cfg, &cerr) < 0)
+    return kg_error (err, 0, "%s", cerr->msg), KG_EXIT_USAGE;
+
+  /* The same confined checker as a start and as check. */
+  report_add_file (&rep, cfg.path);
+  preflight_init (&pf, &req, &cfg, &rep);
+  if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
+    report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
+  preflight_release (&pf);
+  output_text (stdout, &rep, output_want_color (stdout));
+  nfail = failures (&rep);
+  if (nfail > 0)
+    {
+      printf ("kata-guard: validate: %zu check%s failed: the sandbox is not validated, nothing "
+              "recorded\n",
+              nfail, nfail == 1 ? "" : "s");
+      report_release (&rep);
+      guard_config_release (&cfg);
+      return KG_EXIT_FAIL;
+    }
+
+  /* The posture, from the Kata configuration as the kata family loads
+     it (here, unconfined: validate reads no container's input). */
+  find_engines (&eng);
+  meta = (struct drift_meta) { note, proxy_denied (&rep), eng.v, eng.n };
+  preflight_init (&pf, &req, &cfg, &krep);
+  check_kata (&pf);
+  rc = drift_record_text (&pf, &meta, &text, err);
+  preflight_release (&pf);
+  report_release (&krep);
+  if (rc == 0 && dry_run)
+    fputs (text, stdout);
+  else if (rc == 0 && record_write (cfg.drift.record, text, err) == 0)
+    printf ("kata-guard: validate: the sandbox's posture is recorded in %s%s\n", cfg.drift.record,
+            cfg.drift.lock ? "; [drift] lock: a start refuses while the host differs from it"
+                           : " ([drift] lock is off: a difference is a warning)");
+  else
+    rc = -1;
+  report_release (&rep);
+  guard_config_release (&cfg);
+  if (fflush (stdout) != 0)
+    return KG_EXIT_USAGE;
+  return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_PASS;
+}

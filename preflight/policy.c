@@ -3587,18 +3587,22 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
   w->crio = true;
   for (size_t i = 0; text == NULL && i < ARRAY_SIZE (keys); i++)
     text = annotation (c, keys[i]);
+  if (text != NULL && strcmp (text, "null") == 0)
+    text = NULL;
   if (text != NULL)
     {
       cleanup_error kg_error_t err = NULL;
       struct json_object *doc = json_parse_strict (keys[0], text, strlen (text), false, &err), *v;
 
+      /* CRI-O writes the kubelet's pod resources as JSON, "null" when
+         the kubelet sent none (crictl runp, critest, older kubelets). */
       if (doc != NULL && json_object_is_type (doc, json_type_object)
           && json_object_object_get_ex (doc, "memory_limit_in_bytes", &v)
           && json_object_is_type (v, json_type_int))
         mem = json_object_get_int64 (v);
       else if (doc == NULL || ! json_object_is_type (doc, json_type_object))
         {
-          finding (f, "%s is not a JSON object of the pod's resources", keys[0]);
+          finding (f, "%s is neither null nor a JSON object of the pod's resources", keys[0]);
           ok = false;
         }
       json_object_put (doc);

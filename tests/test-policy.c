@@ -2652,6 +2652,23 @@ test_crio (void)
   crio_row ("CRI-O's pod sandbox without pod resources", CRIO_SB, spec, KG_MODE_OCI, NULL,
             "policy.resources", "policy.resources", "pod-linux-resources.crio.io");
   free (spec);
+  /* What CRI-O writes when the kubelet sent no pod resources. */
+  spec = replace (strdup (sb_spec),
+                  "\"{\\\"cpu_shares\\\":204,\\\"memory_limit_in_bytes\\\":268435456}\"",
+                  "\"null\"");
+  crio_row ("CRI-O's pod sandbox whose pod resources are null", CRIO_SB, spec, KG_MODE_OCI, NULL,
+            "policy.resources", "policy.resources", "a pod sandbox that nothing bounds");
+  crio_row ("the same without require_memory_limit: allowed (critest, crictl runp)", CRIO_SB, spec,
+            KG_MODE_OCI, "require_memory_limit = false", "", "policy.resources",
+            "a CRI-O pod's sizing");
+  free (spec);
+  spec = replace (strdup (sb_spec),
+                  "\"{\\\"cpu_shares\\\":204,\\\"memory_limit_in_bytes\\\":268435456}\"",
+                  "\"[1]\"");
+  crio_row ("CRI-O's pod resources that are an array", CRIO_SB, spec, KG_MODE_OCI,
+            "require_memory_limit = false", "policy.resources", "policy.resources",
+            "neither null nor a JSON object");
+  free (spec);
   /* The same spec as a podman container's: its record is podman's. */
   crio_row ("the sandbox's spec as a podman container: CRI-O's keys refused", CRIO_PODMAN, sb_spec,
             KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement", "policy.identity",

@@ -45,6 +45,9 @@ struct report
      other containers join without a start of their own (kata-guard(8),
      SANDBOXES). */
   bool pod_sandbox;
+  /* [policy] mode ("enforce", "audit"), for the output to show first;
+     NULL: not said (set by the command, never by the checks). */
+  const char *policy_mode;
 };
 
 /* Append a result.  Never fails from the caller's point of view: if memory

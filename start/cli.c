@@ -228,6 +228,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
     }
 
   report_add_file (&rep, cfg.path);
+  rep.policy_mode = cfg.policy.mode;
   preflight_init (&pf, &req, &cfg, &rep);
   /* The same confined checker as a start: the same verdicts. */
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)

@@ -40,6 +40,31 @@ log_append_line (const char *path, const char *line, kg_error_t *err)
   return 0;
 }
 
+const char *
+decision_verdict (const struct decision *d)
+{
+  if (d->audited)
+    return "would-refuse";
+  return d->allow ? "allow" : "refuse";
+}
+
+bool
+decision_audit_allows (const char *mode, const struct report *rep)
+{
+  size_t n = 0;
+
+  if (mode == NULL || strcmp (mode, "audit") != 0 || rep->oom)
+    return false;
+  for (size_t i = 0; i < rep->n; i++)
+    if (rep->results[i].verdict == VERDICT_FAIL)
+      {
+        if (strncmp (rep->results[i].id, "policy.", 7) != 0)
+          return false;
+        n++;
+      }
+  return n > 0;
+}
+
 void
 decision_log (const struct decision *d, const struct decision_sink *sink)
 {
@@ -54,8 +79,9 @@ decision_log (const struct decision *d, const struct decision_sink *sink)
          address.  glibc opens the syslog socket close-on-exec. */
       openlog ("kata-guard", LOG_PID, LOG_DAEMON);
       if (msg != NULL)
-        syslog (d->allow ? (d->rep != NULL && report_count (d->rep, VERDICT_WARN) ? LOG_WARNING : LOG_INFO)
-                         : LOG_WARNING,
+        syslog (d->allow && ! d->audited
+                    ? (d->rep != NULL && report_count (d->rep, VERDICT_WARN) ? LOG_WARNING : LOG_INFO)
+                    : LOG_WARNING,
                 "%s", msg);
       else
         syslog (LOG_ERR, "%s of container %s: out of memory formatting the decision",

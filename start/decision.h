@@ -21,6 +21,9 @@ struct decision
   const char *ns;              /* containerd namespace, or NULL */
   const char *container_id;    /* or NULL when the arguments had none */
   bool allow;
+  /* [policy] mode = "audit" let it through: only policy.* rules refused
+     it (ALLOW is then true).  Logged as "would-refuse". */
+  bool audited;
   const struct report *rep;    /* failing and warning ids, and the files read */
   const char *guard_config;    /* the guard config path */
   const char *kata_config;     /* the Kata config the checks used, or NULL */
@@ -38,6 +41,12 @@ struct decision_sink
 };
 
 void decision_log (const struct decision *d, const struct decision_sink *sink);
+/* "allow", "refuse" or "would-refuse". */
+const char *decision_verdict (const struct decision *d);
+/* Whether [policy] mode MODE lets a start that REP refuses through:
+   "audit", and every failure is a per-container policy.* rule's (never a
+   host check's: kvm, kata, assets, egress, drift, the start's own). */
+bool decision_audit_allows (const char *mode, const struct report *rep);
 
 /* Append LINE to the log file PATH with a single write () (concurrent
    writers never interleave within a line).  The file is created 0600 and

@@ -56,6 +56,13 @@ output_text (FILE *out, const struct report *r, bool color)
 {
   int width = 0;
 
+  if (r->policy_mode != NULL)
+    fprintf (out, "mode: %s%s\n", r->policy_mode,
+             strcmp (r->policy_mode, "audit") == 0
+                 ? " ([policy] mode: a start that only the per-container policy.* rules refuse "
+                   "is allowed and logged as would-refuse; host checks still refuse)"
+                 : "");
+
   for (size_t i = 0; i < r->n; i++)
     {
       int l = (int) strlen (r->results[i].id);
@@ -120,6 +127,7 @@ output_json (FILE *out, const struct report *r, const char *config_path)
       || json_object_object_add (root, "verdict",
                                  json_object_new_string (verdict_name (report_overall (r)))) < 0
       || add_string (root, "config", config_path) < 0
+      || (r->policy_mode != NULL && add_string (root, "mode", r->policy_mode) < 0)
       || json_object_object_add (root, "files", files) < 0)
     {
       json_object_put (checks);
@@ -425,7 +433,7 @@ output_decision_json (const struct decision *d)
   output_rfc3339 (ts, sizeof ts, &d->when, true);
   if (add_string (o, "time", ts) < 0 || add_string (o, "mode", mode_name (d->mode)) < 0
       || add_string (o, "namespace", d->ns) < 0 || add_string (o, "container", d->container_id) < 0
-      || add_string (o, "verdict", d->allow ? "allow" : "refuse") < 0)
+      || add_string (o, "verdict", decision_verdict (d)) < 0)
     return NULL;
   failed = ids_with (d->rep, VERDICT_FAIL);
   if (failed == NULL)
@@ -508,7 +516,7 @@ output_decision_syslog (const struct decision *d)
 
   if (! sbuf_init (&b, 2 * KG_REFUSAL_MAX + 512))
     return NULL;
-  sbuf_put_kv (&b, "verdict", d->allow ? "allow" : "refuse");
+  sbuf_put_kv (&b, "verdict", decision_verdict (d));
   sbuf_put_kv (&b, "mode", mode_name (d->mode));
   sbuf_put_kv (&b, "namespace", d->ns);
   sbuf_put_kv (&b, "container", d->container_id);

@@ -386,6 +386,14 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   d.kata_config = report_kata_config (pre);
   d.options_type = options_type;
   d.allow = report_overall (pre) != VERDICT_FAIL;
+  /* Audit mode: what only the per-container rules refuse goes through,
+     said so in the decision (the refusal it would have been). */
+  if (! d.allow && cfg_ok && decision_audit_allows (cfg.policy.mode, pre))
+    {
+      d.allow = d.audited = true;
+      msg = output_refusal (pre, req->container_id);
+      d.message = msg ? msg : "kata-guard: audit: would refuse: out of memory";
+    }
   if (d.allow)
     {
       fd = steal_fd (&pf.from_kata.runtime_fd);
@@ -394,7 +402,9 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
           /* Never execute a path that was not the checked descriptor. */
           report_fail (pre, "exec", "report this as a bug in kata-guard",
                        "the checks passed but no checked runtime descriptor was handed over");
-          d.allow = false;
+          d.allow = d.audited = false;
+          free (msg);
+          msg = NULL;
         }
     }
   preflight_release (&pf);

@@ -171,6 +171,16 @@ runtime_from_key (const struct guard_config *cfg, const char *path, struct runti
   snprintf (rc->why, sizeof rc->why, "[kata] runtime = \"auto\": %s", path ? path : "no runtime");
 }
 
+enum kata_runtime
+kata_runtime_of (const struct guard_config *cfg, const char *real)
+{
+  const char *key = cfg->kata.runtime ? cfg->kata.runtime : "auto";
+
+  if (strcmp (key, "auto") != 0)
+    return strcmp (key, "runtime-rs") == 0 ? KATA_RUNTIME_RS : KATA_RUNTIME_GO;
+  return has_tail (real, KATA_RS_SHIM_TAIL) ? KATA_RUNTIME_RS : KATA_RUNTIME_GO;
+}
+
 /* The runtime, now that PATH (KEY) resolved to REAL: "auto" takes the
    resolved file's place (a kata-deploy link such as
    /usr/local/bin/containerd-shim-kata-qemu-runtime-rs-v2 leads to
@@ -190,7 +200,7 @@ runtime_confirm (struct preflight *pf, const char *key, const char *path, const 
     {
       if (rs_path && ! rs_real)
         conflict = "is at runtime-rs's path but resolves to another file";
-      rc->rt = rs_real ? KATA_RUNTIME_RS : KATA_RUNTIME_GO;
+      rc->rt = kata_runtime_of (pf->cfg, real);
       snprintf (rc->why, sizeof rc->why, "[kata] runtime = \"auto\": %s %s", real,
                 rs_real ? "is runtime-rs's shim as kata-deploy installs it"
                         : "is not at runtime-rs's kata-deploy path (.../runtime-rs/bin/)");

@@ -7,12 +7,19 @@
 #ifndef KG_KATA_H
 #define KG_KATA_H
 
+#include "checks.h"
 #include "toml.h"
 
 /* Where each runtime keeps a sandbox's state, by its id alone (Go:
    persist/fs RunStoragePath, runtime-rs: kata-types KATA_PATH). */
 #define KATA_GO_SANDBOX_STATE "/run/vc/sbs"
 #define KATA_RS_SANDBOX_STATE "/run/kata"
+
+/* Which runtime reads the Kata configuration when [runtime] resolves to
+   the file REAL: the one [kata] runtime names, or for "auto" the one whose
+   kata-deploy path REAL has (runtime-rs's .../runtime-rs/bin/, else the
+   Go shim).  kata.runtime decides so; `check --nfd` labels it. */
+enum kata_runtime kata_runtime_of (const struct guard_config *cfg, const char *real);
 
 /* Where Kata looks when nobody names a configuration, in its order: the
    admin's copy, then the defaults of a release tarball (kata-deploy,

@@ -259,6 +259,16 @@ kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool back
 }
 
 int
+kg_replace_file (const char *path, size_t max, const char *data, size_t len, kg_error_t *err)
+{
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+
+  if (kg_replace_open (path, max, &r, err) < 0)
+    return -1;
+  return kg_replace_commit (&r, data, len, false, NULL, err);
+}
+
+int
 kg_replace_remove (struct kg_replace *r, kg_error_t *err)
 {
   if (unlinkat (r->dirfd, r->base, 0) < 0)

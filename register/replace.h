@@ -47,6 +47,10 @@ int kg_replace_open (const char *path, size_t max, struct kg_replace *r, kg_erro
    (caller frees).  On failure the file is unchanged. */
 int kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool backup,
                        char **backup_path, kg_error_t *err);
+/* The two in one: open PATH (an existing file over MAX bytes is refused),
+   replace it with DATA without a backup, close (kata-guard check --nfd). */
+int kg_replace_file (const char *path, size_t max, const char *data, size_t len,
+                     kg_error_t *err);
 /* Remove the file (the directory fsync'd). */
 int kg_replace_remove (struct kg_replace *r, kg_error_t *err);
 void kg_replace_close (struct kg_replace *r);

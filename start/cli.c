@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,13 +15,16 @@
 #include "checks.h"
 #include "cli.h"
 #include "conf.h"
+#include "facts.h"
+#include "kata.h"
 #include "output.h"
 #include "util.h"
 
 void
 cli_usage (FILE *out)
 {
-  fputs ("Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json] [-q]\n"
+  fputs ("Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json]\n"
+         "                        [--nfd FILE] [-q]\n"
          "       kata-guard install [--docker|--containerd] [options]  (kata-guard install --help)\n"
          "       kata-guard uninstall [--docker|--containerd] [options]\n"
          "       kata-guard version\n"
@@ -37,6 +41,8 @@ cli_usage (FILE *out)
          "  -f, --format FMT   text (the default), json, or prometheus (node_exporter's\n"
          "                     textfile format)\n"
          "  -j, --json         the same as --format json\n"
+         "      --nfd FILE     also write the verdict as node labels to FILE, a Node Feature\n"
+         "                     Discovery feature file (in its features.d), atomically\n"
          "  -q, --quiet        print nothing; the exit status tells\n"
          "\n"
          "Exit status: 0 every check passed, 1 a check failed, 2 usage or configuration error.\n",
@@ -77,6 +83,7 @@ struct check_args
 {
   const char *config_path;  /* NULL: the default */
   const char *bundle_arg, *id;
+  const char *nfd;  /* --nfd FILE, or NULL */
   enum check_format format;
   bool quiet, help;
 };
@@ -93,6 +100,7 @@ parse_check_args (int argc, char **argv, struct check_args *a, bool *usage, kg_e
     { "json", no_argument, NULL, 'j' },
     { "format", required_argument, NULL, 'f' },
     { "quiet", no_argument, NULL, 'q' },
+    { "nfd", required_argument, NULL, 'N' },
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
@@ -129,6 +137,9 @@ parse_check_args (int argc, char **argv, struct check_args *a, bool *usage, kg_e
       case 'q':
         a->quiet = true;
         break;
+      case 'N':
+        a->nfd = optarg;
+        break;
       case 'h':
         a->help = true;
         return 0;
@@ -141,6 +152,8 @@ parse_check_args (int argc, char **argv, struct check_args *a, bool *usage, kg_e
     return kg_error (err, 0, "--id needs --bundle");
   if (a->bundle_arg != NULL && *a->bundle_arg == '\0')
     return kg_error (err, 0, "--bundle needs a directory");
+  if (a->nfd != NULL && *a->nfd == '\0')
+    return kg_error (err, 0, "--nfd needs a file");
   return 0;
 }
 
@@ -178,8 +191,83 @@ resolve_bundle (const char *arg, const char *id, char **bundle, char **id_buf, k
   return 0;
 }
 
+/* Which Kata runtime reads the configuration ("go", "runtime-rs"): known
+   when kata.runtime passed and handed the parent the runtime's
+   descriptor; else NULL. */
+static const char *
+kata_runtime_name (const struct preflight *pf)
+{
+  char proc[64], real[PATH_MAX];
+  ssize_t n;
+
+  if (pf->from_kata.runtime_fd < 0)
+    return NULL;
+  snprintf (proc, sizeof proc, "/proc/self/fd/%d", pf->from_kata.runtime_fd);
+  n = readlink (proc, real, sizeof real - 1);
+  if (n < 0)
+    return NULL;
+  real[n] = '\0';
+  return kata_runtime_of (pf->cfg, real) == KATA_RUNTIME_RS ? "runtime-rs" : "go";
+}
+
+/* --nfd PATH: the feature file, replaced whole by REPLACE. */
+static int
+write_nfd (kg_replace_fn *replace, const char *path, const struct report *rep,
+           const struct facts *facts, long long now, kg_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&buf, &len);
+  bool bad;
+
+  if (m == NULL)
+    return kg_error (err, errno, "--nfd %s", path);
+  output_nfd (m, rep, facts, now);
+  bad = ferror (m) != 0;
+  if (fclose (m) != 0 || bad)
+    return kg_error (err, ENOMEM, "--nfd %s: cannot format the labels", path);
+  if (len > OUTPUT_NFD_MAX)
+    return kg_error (err, E2BIG, "--nfd %s: %zu bytes of labels, more than NFD reads", path, len);
+  if (replace (path, buf, len, err) < 0)
+    {
+      kg_error_prefix (err, "--nfd");
+      return -1;
+    }
+  return 0;
+}
+
+/* The configuration did not load: the labels say so (a fleet must not
+   keep a stale posture=pass), as a start reports it. */
+static int
+write_nfd_config_error (kg_replace_fn *replace, const char *path, const char *why, long long now,
+                        kg_error_t *err)
+{
+  struct report rep = { 0 };
+  struct facts facts = { 0 };
+  int r;
+
+  report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", why);
+  r = write_nfd (replace, path, &rep, &facts, now, err);
+  report_release (&rep);
+  return r;
+}
+
+/* What the metrics and the labels tell beside the checks. */
+static void
+read_facts (const struct check_args *a, const struct guard_config *cfg, struct facts *facts)
+{
+  cleanup_error kg_error_t lerr = NULL;
+  bool metrics = a->format == FMT_PROMETHEUS && ! a->quiet;
+
+  if (metrics || a->nfd != NULL)
+    facts_read_posture (facts, cfg->drift.record);
+  /* A log that is not there yet, or not readable, is left out. */
+  if (metrics && cfg->log.file[0] != '\0')
+    facts_read_log (facts, cfg->log.file, &lerr);
+}
+
 int
-cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
+cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_t *err)
 {
   cleanup_free char *bundle = NULL;
   cleanup_free char *id_buf = NULL;
@@ -190,8 +278,10 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   struct request req = { .mode = KG_MODE_CHECK };
   struct preflight pf;
   struct check_args a;
+  struct facts facts = { 0 };
   const char *config_path;
   enum verdict overall;
+  int status;
 
   if (parse_check_args (argc, argv, &a, usage, err) < 0)
     return KG_EXIT_USAGE;
@@ -222,8 +312,10 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
       if (a.format == FMT_PROMETHEUS && ! a.quiet)
         {
           clock_gettime (CLOCK_MONOTONIC, &t1);
-          output_prometheus (stdout, NULL, elapsed (&t0, &t1), (long long) wall.tv_sec);
+          output_prometheus (stdout, NULL, NULL, elapsed (&t0, &t1), (long long) wall.tv_sec);
         }
+      if (a.nfd != NULL)
+        write_nfd_config_error (replace, a.nfd, cerr->msg, (long long) wall.tv_sec, err);
       return KG_EXIT_USAGE;
     }
 
@@ -233,9 +325,11 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   /* The same confined checker as a start: the same verdicts. */
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
     report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
+  facts.kata_runtime = kata_runtime_name (&pf);
   preflight_release (&pf);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
+  read_facts (&a, &cfg, &facts);
   if (! a.quiet)
     switch (a.format)
       {
@@ -244,17 +338,22 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
           overall = VERDICT_FAIL;
         break;
       case FMT_PROMETHEUS:
-        output_prometheus (stdout, &rep, elapsed (&t0, &t1), (long long) wall.tv_sec);
+        output_prometheus (stdout, &rep, &facts, elapsed (&t0, &t1), (long long) wall.tv_sec);
         break;
       case FMT_TEXT:
         output_text (stdout, &rep, output_want_color (stdout));
         break;
       }
+  status = overall == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
+  /* After the checks, whatever they found: a failure is what the
+     labels are for. */
+  if (a.nfd != NULL && write_nfd (replace, a.nfd, &rep, &facts, (long long) wall.tv_sec, err) < 0)
+    status = KG_EXIT_USAGE;
   report_release (&rep);
   guard_config_release (&cfg);
   if (fflush (stdout) != 0 && ! a.quiet)
     return KG_EXIT_USAGE;
-  return overall == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
+  return status;
 }
 
 int

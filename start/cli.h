@@ -4,6 +4,7 @@
 #define KG_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -22,7 +23,14 @@
    itself. */
 typedef int kg_command (int argc, char **argv, bool *usage, kg_error_t *err);
 
-kg_command cli_check, cli_version, cli_help;
+kg_command cli_version, cli_help;
+
+/* How `check --nfd` replaces its file whole, as install writes
+   daemon.json: main.c hands in register/replace.h's kg_replace_file (the
+   start path links without registration).  0, or -1 with *ERR. */
+typedef int kg_replace_fn (const char *path, const char *data, size_t len, kg_error_t *err);
+/* `kata-guard check`: a command, with the file writer. */
+int cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_t *err);
 
 /* For a command's getopt_long loop, in one wording for every command:
    the option that getopt_long returned '?' for (the usage follows), and

@@ -15,6 +15,8 @@
 #include "cli.h"
 #include "exec.h"
 #include "install.h"
+#include "output.h"
+#include "replace.h"
 #include "validate.h"
 #include "wrapper.h"
 
@@ -76,6 +78,19 @@ sanitise_stdfd (void)
       }
 }
 
+/* check --nfd replaces its file as install replaces daemon.json. */
+static int
+replace_file (const char *path, const char *data, size_t len, kg_error_t *err)
+{
+  return kg_replace_file (path, OUTPUT_NFD_MAX, data, len, err);
+}
+
+static int
+check_command (int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  return cli_check (argc, argv, replace_file, usage, err);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -85,7 +100,7 @@ main (int argc, char **argv)
     kg_command *run;
     void (*usage) (FILE *out);
   } commands[] = {
-    { "check", cli_check, cli_usage },
+    { "check", check_command, cli_usage },
     { "install", cli_install, install_usage },
     { "uninstall", cli_uninstall, install_usage },
     { "validate", cli_validate, validate_usage },

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
+#include <inttypes.h>
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -548,8 +549,54 @@ put_label (FILE *out, const char *s)
     }
 }
 
+/* What the posture record and the decision log say (facts.h). */
+static void
+prometheus_facts (FILE *out, const struct facts *f)
+{
+  static const enum facts_verdict refusals[] = { FACTS_REFUSE, FACTS_WOULD_REFUSE };
+
+  if (f->validated)
+    {
+      fputs ("# HELP kata_guard_validated_timestamp_seconds When kata-guard validate last "
+             "recorded this host's posture (Unix time).\n"
+             "# TYPE kata_guard_validated_timestamp_seconds gauge\n",
+             out);
+      fprintf (out, "kata_guard_validated_timestamp_seconds %lld\n", f->validated_epoch);
+    }
+  if (! f->log_read)
+    return;
+  fputs ("# HELP kata_guard_decisions_total Guarded starts in the decision log, by verdict "
+         "(would-refuse: allowed by [policy] mode = \"audit\").\n"
+         "# TYPE kata_guard_decisions_total counter\n",
+         out);
+  for (int v = 0; v < FACTS_N_VERDICTS; v++)
+    fprintf (out, "kata_guard_decisions_total{verdict=\"%s\"} %" PRIu64 "\n",
+             facts_verdict_name (v), f->decisions[v]);
+  if (f->n_refusals > 0)
+    {
+      fputs ("# HELP kata_guard_refusals_total Refused and would-refuse starts in the decision "
+             "log, by failing check.\n"
+             "# TYPE kata_guard_refusals_total counter\n",
+             out);
+      for (size_t i = 0; i < f->n_refusals; i++)
+        for (size_t v = 0; v < ARRAY_SIZE (refusals); v++)
+          {
+            fputs ("kata_guard_refusals_total{check=\"", out);
+            put_label (out, f->refusals[i].id);
+            fprintf (out, "\",verdict=\"%s\"} %" PRIu64 "\n", facts_verdict_name (refusals[v]),
+                     f->refusals[i].n[refusals[v]]);
+          }
+    }
+  fputs ("# HELP kata_guard_decision_log_errors_total Lines of the decision log that are not "
+         "decisions kata-guard can count.\n"
+         "# TYPE kata_guard_decision_log_errors_total counter\n",
+         out);
+  fprintf (out, "kata_guard_decision_log_errors_total %" PRIu64 "\n", f->log_errors);
+}
+
 void
-output_prometheus (FILE *out, const struct report *rep, double seconds, long long now)
+output_prometheus (FILE *out, const struct report *rep, const struct facts *facts, double seconds,
+                   long long now)
 {
   static const enum verdict verdicts[] = { VERDICT_PASS, VERDICT_WARN, VERDICT_FAIL, VERDICT_SKIP };
 
@@ -595,4 +642,84 @@ output_prometheus (FILE *out, const struct report *rep, double seconds, long lon
          "# TYPE kata_guard_last_run_timestamp_seconds gauge\n",
          out);
   fprintf (out, "kata_guard_last_run_timestamp_seconds %lld\n", now);
+  if (facts != NULL)
+    prometheus_facts (out, facts);
+}
+
+/* ---- Node Feature Discovery's feature file ------------------------------- */
+
+#define NFD_PREFIX "kata-guard.io/"
+#define K8S_LABEL_MAX 63
+
+static bool
+is_alnum (char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* A Kubernetes label value, or with NAME the name part of a label key
+   (then not empty): at most 63 of [A-Za-z0-9._-], beginning and ending
+   with a letter or a digit. */
+static bool
+k8s_label_ok (const char *s, bool name)
+{
+  size_t n = strlen (s);
+
+  if (n == 0)
+    return ! name;
+  if (n > K8S_LABEL_MAX || ! is_alnum (s[0]) || ! is_alnum (s[n - 1]))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (! is_alnum (s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
+      return false;
+  return true;
+}
+
+/* One label line; a label Kubernetes would refuse is left out (NFD would
+   drop it, and with it every label of the node's update). */
+static void
+put_nfd_label (FILE *out, const char *name, const char *value)
+{
+  if (k8s_label_ok (name, true) && k8s_label_ok (value, false))
+    fprintf (out, NFD_PREFIX "%s=%s\n", name, value);
+}
+
+/* Whether result I failed and no earlier result of its id did. */
+static bool
+first_failure (const struct report *r, size_t i)
+{
+  if (r->results[i].verdict != VERDICT_FAIL)
+    return false;
+  for (size_t j = 0; j < i; j++)
+    if (r->results[j].verdict == VERDICT_FAIL && strcmp (r->results[j].id, r->results[i].id) == 0)
+      return false;
+  return true;
+}
+
+void
+output_nfd (FILE *out, const struct report *rep, const struct facts *facts, long long now)
+{
+  struct timespec expiry = { .tv_sec = (time_t) (now + OUTPUT_NFD_LIFETIME) };
+  char ts[40], name[K8S_LABEL_MAX + 2], num[24];
+  size_t failed = 0;
+
+  output_rfc3339 (ts, sizeof ts, &expiry, false);
+  fprintf (out, "# +expiry-time=%s\n", ts);
+  put_nfd_label (out, "posture", report_overall (rep) == VERDICT_FAIL ? "fail" : "pass");
+  for (size_t i = 0; i < rep->n; i++)
+    failed += first_failure (rep, i);
+  snprintf (num, sizeof num, "%zu", failed);
+  put_nfd_label (out, "failed", num);
+  /* Cut, a name is longer than 63 and left out: "failed" still counts it. */
+  for (size_t i = 0; i < rep->n; i++)
+    if (first_failure (rep, i))
+      {
+        snprintf (name, sizeof name, "fail.%s", rep->results[i].id);
+        put_nfd_label (out, name, "true");
+      }
+  if (facts->kata_runtime != NULL)
+    put_nfd_label (out, "kata-runtime", facts->kata_runtime);
+  if (facts->validated)
+    snprintf (num, sizeof num, "%lld", facts->validated_epoch);
+  put_nfd_label (out, "validated", facts->validated ? num : "never");
 }

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "decision.h"
+#include "facts.h"
 #include "result.h"
 
 /* `kata-guard check`: one line per check, verdict first; colour only when
@@ -20,9 +21,22 @@ int output_json (FILE *out, const struct report *r, const char *config_path);
 /* The JSON written when the configuration itself cannot be used. */
 int output_json_error (FILE *out, const char *config_path, const char *message);
 /* `kata-guard check --format prometheus`: node_exporter's textfile format.
-   SECONDS is how long the run took, NOW when it ran.  REP is NULL when the
-   configuration could not be used (then kata_guard_config_ok is 0). */
-void output_prometheus (FILE *out, const struct report *rep, double seconds, long long now);
+   SECONDS is how long the run took, NOW when it ran.  REP and FACTS are
+   NULL when the configuration could not be used (then kata_guard_config_ok
+   is 0); the facts' series are there when they were read. */
+void output_prometheus (FILE *out, const struct report *rep, const struct facts *facts,
+                        double seconds, long long now);
+
+/* `kata-guard check --nfd`: a Node Feature Discovery feature file (its
+   local source's features.d format), written at NOW: an expiry directive
+   (NOW + OUTPUT_NFD_LIFETIME), then one kata-guard.io/NAME=VALUE line per
+   label, each a valid Kubernetes label (kata-guard(8), Node labels). */
+void output_nfd (FILE *out, const struct report *rep, const struct facts *facts, long long now);
+/* A feature file that is not refreshed stops labelling the node: a stale
+   posture=pass must not keep pods on a node nobody checks any more. */
+#define OUTPUT_NFD_LIFETIME 600
+/* NFD ignores a larger feature file (its MaxFeatureFileSize). */
+#define OUTPUT_NFD_MAX 65536
 /* Whether colour suits the stream F. */
 bool output_want_color (FILE *f);
 

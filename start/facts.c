@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The facts `kata-guard check` reads for a fleet (facts.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "daemonjson.h"
+#include "facts.h"
+#include "trust.h"
+#include "util.h"
+
+static const char *const verdict_names[FACTS_N_VERDICTS] = {
+  [FACTS_ALLOW] = "allow",
+  [FACTS_REFUSE] = "refuse",
+  [FACTS_WOULD_REFUSE] = "would-refuse",
+};
+
+const char *
+facts_verdict_name (enum facts_verdict v)
+{
+  return verdict_names[v];
+}
+
+bool
+facts_read_posture (struct facts *f, const char *path)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_close int pfd = -1;
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  cleanup_json json_object *doc = NULL;
+  struct trust_info info;
+  json_object *epoch;
+  size_t len;
+
+  /* Root-owned on a trusted path (as the drift check reads it): anybody
+     else could write a validation that never happened. */
+  pfd = trust_open (path, TRUST_FILE, &info, &err);
+  if (pfd < 0)
+    return false;
+  fd = trust_reopen (pfd, O_RDONLY | O_NONBLOCK, &info.st, &err);
+  if (fd < 0 || kg_read_fd_bounded (fd, path, FACTS_POSTURE_MAX, &buf, &len, &err) < 0)
+    return false;
+  doc = daemonjson_parse (path, buf, len, &err);
+  if (doc == NULL || ! json_object_object_get_ex (doc, "epoch", &epoch)
+      || ! json_object_is_type (epoch, json_type_int) || json_object_get_int64 (epoch) < 0)
+    return false;
+  f->validated = true;
+  f->validated_epoch = (long long) json_object_get_int64 (epoch);
+  return true;
+}
+
+/* The verdict of decision DOC, or -1. */
+static int
+line_verdict (json_object *doc)
+{
+  json_object *v;
+
+  if (! json_object_object_get_ex (doc, "verdict", &v) || ! json_object_is_type (v, json_type_string))
+    return -1;
+  for (int i = 0; i < FACTS_N_VERDICTS; i++)
+    if (strcmp (json_object_get_string (v), verdict_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* FAILED is an array of check ids. */
+static bool
+ids_valid (json_object *failed)
+{
+  size_t n = json_object_array_length (failed);
+
+  for (size_t i = 0; i < n; i++)
+    {
+      json_object *id = json_object_array_get_idx (failed, i);
+
+      if (! json_object_is_type (id, json_type_string)
+          || ! checker_id_valid (json_object_get_string (id),
+                                 (size_t) json_object_get_string_len (id)))
+        return false;
+    }
+  return true;
+}
+
+/* ID's counters, a new one when there is room; NULL when there is none. */
+static struct facts_refusal *
+refusal_slot (struct facts *f, const char *id)
+{
+  for (size_t i = 0; i < f->n_refusals; i++)
+    if (strcmp (f->refusals[i].id, id) == 0)
+      return &f->refusals[i];
+  if (f->n_refusals == FACTS_LOG_IDS)
+    return NULL;
+  /* checker_id_valid bounded it to CHECKER_ID_MAX. */
+  strcpy (f->refusals[f->n_refusals].id, id);
+  return &f->refusals[f->n_refusals++];
+}
+
+/* Whether the I'th id of FAILED is also an earlier one (a check id can
+   fail more than once in one start). */
+static bool
+id_seen_before (json_object *failed, size_t i)
+{
+  const char *id = json_object_get_string (json_object_array_get_idx (failed, i));
+
+  for (size_t j = 0; j < i; j++)
+    if (strcmp (json_object_get_string (json_object_array_get_idx (failed, j)), id) == 0)
+      return true;
+  return false;
+}
+
+static void
+count_line (struct facts *f, const char *line, size_t len)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_json json_object *doc = daemonjson_parse ("decision log", line, len, &err);
+  json_object *failed;
+  bool lost = false;
+  size_t n;
+  int v;
+
+  if (doc == NULL || (v = line_verdict (doc)) < 0
+      || ! json_object_object_get_ex (doc, "failed", &failed)
+      || ! json_object_is_type (failed, json_type_array) || ! ids_valid (failed))
+    {
+      f->log_errors++;
+      return;
+    }
+  f->decisions[v]++;
+  if (v == FACTS_ALLOW)
+    return;
+  n = json_object_array_length (failed);
+  for (size_t i = 0; i < n; i++)
+    {
+      struct facts_refusal *r;
+
+      if (id_seen_before (failed, i))
+        continue;
+      r = refusal_slot (f, json_object_get_string (json_object_array_get_idx (failed, i)));
+      if (r == NULL)
+        lost = true;
+      else
+        r->n[v]++;
+    }
+  if (lost)
+    f->log_errors++;
+}
+
+/* Count every whole line of BUF[0..*HAVE) and keep the rest at its start.
+   *SKIPPING: the line began beyond the buffer and is counted already. */
+static void
+count_lines (struct facts *f, char *buf, size_t *have, bool *skipping)
+{
+  char *start = buf, *nl;
+
+  while ((nl = memchr (start, '\n', *have - (size_t) (start - buf))) != NULL)
+    {
+      if (! *skipping)
+        count_line (f, start, (size_t) (nl - start));
+      *skipping = false;
+      start = nl + 1;
+    }
+  *have -= (size_t) (start - buf);
+  memmove (buf, start, *have);
+  if (*have == FACTS_LINE_MAX)
+    {
+      if (! *skipping)
+        f->log_errors++;
+      *skipping = true;
+      *have = 0;
+    }
+}
+
+int
+facts_read_log (struct facts *f, const char *path, kg_error_t *err)
+{
+  cleanup_close int fd = -1;
+  cleanup_free char *buf = NULL;
+  bool skipping = false;
+  size_t have = 0;
+  struct stat st;
+
+  /* As the log is written (decision.c): never through a symlink, and a
+     FIFO in its place must not hang the check. */
+  fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return kg_error (err, errno, "%s", path);
+  if (fstat (fd, &st) < 0)
+    return kg_error (err, errno, "%s", path);
+  if (! S_ISREG (st.st_mode))
+    return kg_error (err, 0, "%s is not a regular file", path);
+  buf = malloc (FACTS_LINE_MAX);
+  if (buf == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+  for (;;)
+    {
+      ssize_t n = read (fd, buf + have, FACTS_LINE_MAX - have);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return kg_error (err, errno, "read %s", path);
+      if (n == 0)
+        break;
+      have += (size_t) n;
+      count_lines (f, buf, &have, &skipping);
+    }
+  /* A last line without its newline. */
+  if (have > 0 && ! skipping)
+    count_line (f, buf, have);
+  f->log_read = true;
+  return 0;
+}

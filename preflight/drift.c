@@ -27,6 +27,7 @@
 #include "policy.h"
 #include "sha256.h"
 #include "toml.h"
+#include "trust.h"
 #include "util.h"
 
 /* The hypervisor table's files, as kata.c and assets.c read them. */
@@ -199,6 +200,9 @@ drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **o
 
   if (configured_items (pf, &l, err) < 0)
     return -1;
+  for (size_t i = 0; i < l.n; i++)
+    if (strcmp (l.v[i].what, "runtime.shim") == 0 || strcmp (l.v[i].what, "runtime.oci") == 0)
+      l.v[i].version = l.v[i].what[8] == 's' ? meta->shim_version : meta->oci_version;
   for (size_t i = 0; i < meta->n_engines; i++)
     {
       char what[40];
@@ -330,26 +334,22 @@ record_read (const char *path, struct record *r, kg_error_t *err)
   struct stat st;
   size_t len;
 
-  /* Its owner and mode first: the confined checker cannot open a file
-     that is not root's (it holds no CAP_DAC_OVERRIDE). */
-  if (lstat (path, &st) < 0)
-    return kg_error (err, errno, "%s", path);
-  if (! S_ISREG (st.st_mode))
-    return kg_error (err, 0, "%s is not a regular file", path);
-  if (st.st_uid != 0)
-    return kg_error (err, 0, "%s is owned by uid %u, not root", path, (unsigned) st.st_uid);
-  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+  struct trust_info info;
+  cleanup_close int pfd = -1;
+
+  /* A trusted path (root's, writable by no one else, every directory up
+     to /), the file itself no symbolic link: the confined checker could
+     not open a file that is not root's anyway (it holds no
+     CAP_DAC_OVERRIDE), so the owner is judged before it is opened. */
+  pfd = trust_open (path, TRUST_FILE, &info, err);
+  if (pfd < 0)
+    return -1;
+  st = info.st;
+  if (info.symlinks > 0)
+    return kg_error (err, 0, "%s is a symbolic link (to %s)", path, info.path);
+  fd = trust_reopen (pfd, O_RDONLY | O_NOCTTY | O_NONBLOCK, &st, err);
   if (fd < 0)
-    return kg_error (err, errno, "%s", path);
-  if (fstat (fd, &st) < 0)
-    return kg_error (err, errno, "%s", path);
-  if (! S_ISREG (st.st_mode))
-    return kg_error (err, 0, "%s is not a regular file", path);
-  if (st.st_uid != 0)
-    return kg_error (err, 0, "%s is owned by uid %u, not root", path, (unsigned) st.st_uid);
-  if (st.st_mode & 022)
-    return kg_error (err, 0, "%s is writable by its group or others (mode %04o)", path,
-                     (unsigned) (st.st_mode & 07777));
+    return -1;
   if (kg_read_fd_bounded (fd, path, DRIFT_RECORD_MAX, &buf, &len, err) < 0)
     return -1;
   r->doc = policy_json_parse (path, buf, len, false, err);

@@ -35,6 +35,9 @@ struct drift_meta
   const char *proxy_denied;  /* egress.denies's pass reason */
   const struct drift_engine *engines;
   size_t n_engines;
+  /* What the real runtimes say of their version (a shim's -v, an OCI
+     runtime's --version), or NULL. */
+  const char *shim_version, *oci_version;
 };
 
 /* The posture of this host, every file hashed, as the record's JSON

@@ -65,6 +65,31 @@ found_engines_release (struct found_engines *e)
     }
 }
 
+/* What ARGV prints of its version (NULL: nothing), its lines joined by
+   single spaces and cut at 200 bytes, for the record. */
+static char *
+version_text (char *const argv[])
+{
+  char *out = install_capture (argv), *w;
+  bool space = false;
+
+  if (out == NULL)
+    return NULL;
+  w = out;
+  for (const char *r = out; *r != '\0' && w - out < 200; r++)
+    if (*r == ' ' || *r == '\t' || *r == '\n' || *r == '\r')
+      space = w > out;
+    else
+      {
+        if (space)
+          *w++ = ' ';
+        space = false;
+        *w++ = *r;
+      }
+  *w = '\0';
+  return out;
+}
+
 /* The engines installed on the fixed PATH, each with its --version line. */
 static void
 find_engines (struct found_engines *e)
@@ -82,9 +107,7 @@ find_engines (struct found_engines *e)
         if (e->paths[e->n] == NULL)
           return;
         argv[0] = e->paths[e->n];
-        e->versions[e->n] = install_capture (argv);
-        if (e->versions[e->n] != NULL)
-          e->versions[e->n][strcspn (e->versions[e->n], "\n")] = '\0';
+        e->versions[e->n] = version_text (argv);
         e->v[e->n] = (struct drift_engine) { engine_names[i], e->paths[e->n], e->versions[e->n] };
         e->n++;
         break;
@@ -150,6 +173,7 @@ cli_validate (int argc, char **argv, bool *usage, kg_error_t *err)
   const char *config_path = guard_config_default_path (), *note = NULL;
   cleanup_error kg_error_t cerr = NULL;
   cleanup_free char *text = NULL;
+  cleanup_free char *shim_version = NULL, *oci_version = NULL;
   __attribute__ ((cleanup (found_engines_release))) struct found_engines eng = { 0 };
   struct report rep = { 0 }, krep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
@@ -209,7 +233,14 @@ cli_validate (int argc, char **argv, bool *usage, kg_error_t *err)
   /* The posture, from the Kata configuration as the kata family loads
      it (here, unconfined: validate reads no container's input). */
   find_engines (&eng);
-  meta = (struct drift_meta) { note, proxy_denied (&rep), eng.v, eng.n };
+  {
+    char *shim_argv[] = { cfg.runtime.shim, (char *) "-v", NULL };
+    char *oci_argv[] = { cfg.runtime.oci, (char *) "--version", NULL };
+
+    shim_version = version_text (shim_argv);
+    oci_version = cfg.runtime.oci[0] != '\0' ? version_text (oci_argv) : NULL;
+  }
+  meta = (struct drift_meta) { note, proxy_denied (&rep), eng.v, eng.n, shim_version, oci_version };
   preflight_init (&pf, &req, &cfg, &krep);
   check_kata (&pf);
   rc = drift_record_text (&pf, &meta, &text, err);

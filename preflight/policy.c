@@ -440,6 +440,9 @@ struct who
      own record names itself, with the pod uid) that uid. */
   char pod_id[72], pod_uid[72];
   bool pod_sandbox, pod_ok;
+  /* ENGINE_CRIO: the container's name and its pod's name and namespace,
+     as CRI-O's records hold them (Kata reads the annotations of these). */
+  char crio_name[256], kube_name[256], kube_ns[256];
 };
 
 struct ctx
@@ -1386,31 +1389,54 @@ storage_entry (struct json_object *doc, const char *id)
    volatile-containers.json (podman run --rm, a transient store), under
    any of [policy] podman_roots (the graph root keeps the stable records,
    the run root the volatile ones).  *DOC holds the document; NULL when
-   no root has one. */
+   no store has one, or more than one does. */
 static struct json_object *
 storage_record (const struct ctx *c, const char *driver, const char *id, struct json_object **doc)
 {
   static const char *const files[] = { "containers.json", "volatile-containers.json" };
+  struct json_object *found = NULL;
 
   *doc = NULL;
   if (! c->dirs->ok || ! policy_valid_id (id))
     return NULL;
+  /* Every store is read: an id that two stores hold (podman can make a
+     container of any id in a store of its own, podman container restore)
+     is nobody's record. */
   for (size_t i = 0; i < c->dirs->podman.n; i += 2)
     for (size_t j = 0; j < ARRAY_SIZE (files); j++)
       {
         cleanup_free char *path = NULL;
-        struct json_object *e;
+        struct json_object *d, *e;
+        bool seen = false;
 
+        /* (A root listed twice, or two that resolve alike, is one store.) */
+        for (size_t k = 1; k < i; k += 2)
+          seen = seen || strcmp (c->dirs->podman.paths[k], c->dirs->podman.paths[i | 1]) == 0;
+        if (seen)
+          continue;
         if (asprintf (&path, "%s/%s-containers/%s", c->dirs->podman.paths[i | 1], driver, files[j])
             < 0)
-          return path = NULL, NULL;
-        *doc = engine_json_of (path, true);
-        if ((e = storage_entry (*doc, id)) != NULL)
-          return e;
-        json_object_put (*doc);
-        *doc = NULL;
+          {
+            path = NULL;
+            json_object_put (*doc);
+            return *doc = NULL, NULL;
+          }
+        d = engine_json_of (path, true);
+        if ((e = storage_entry (d, id)) == NULL)
+          {
+            json_object_put (d);
+            continue;
+          }
+        if (found != NULL)
+          {
+            json_object_put (d);
+            json_object_put (*doc);
+            return *doc = NULL, NULL;
+          }
+        found = e;
+        *doc = d;
       }
-  return NULL;
+  return found;
 }
 
 
@@ -1501,37 +1527,62 @@ podman_bundle (const char *bundle, const struct dirs *roots, const char *id, str
   return false;
 }
 
-/* CRI-O's metadata of a storage record E (a JSON document in a string,
-   CRI-O's RuntimeContainerMetadata: podman's and buildah's have no
-   "pod-id"): its pod id into POD_ID, and whether it says it is that
-   pod's sandbox ("pod": true, the id its own) and its pod uid, into UID
-   (or ""). */
+/* CRI-O's metadata of one storage record (CRI-O's
+   RuntimeContainerMetadata, a JSON document in a string: podman's and
+   buildah's have no "pod-id"). */
+struct crio_meta
+{
+  char pod_id[72];     /* "pod-id" */
+  char uid[72];        /* "uid" (sandboxes), or "" */
+  char name[256];      /* "name": the container's, io.kubernetes.cri-o.ContainerName */
+  char kube_name[256]; /* "metadata-name": a sandbox's pod name (KubeName) */
+  char kube_ns[256];   /* "namespace": a sandbox's pod namespace */
+  bool sandbox;        /* "pod": true, and the pod id is its own */
+};
+
+/* OUT gets the string member KEY of DOC when it fits, else "". */
+static void
+meta_string (struct json_object *doc, const char *key, char *out, size_t size)
+{
+  struct json_object *v;
+
+  out[0] = '\0';
+  if (json_object_object_get_ex (doc, key, &v) && json_object_is_type (v, json_type_string)
+      && strlen (json_object_get_string (v)) < size)
+    snprintf (out, size, "%s", json_object_get_string (v));
+}
+
+/* Whether storage record E (of container ID) is CRI-O's: its metadata
+   into M. */
 static bool
-crio_metadata (struct json_object *e, const char *id, char *pod_id, size_t size, bool *sandbox,
-               char *uid, size_t usize)
+crio_metadata (struct json_object *e, const char *id, struct crio_meta *m)
 {
   cleanup_error kg_error_t err = NULL;
-  struct json_object *m, *doc, *v;
+  struct json_object *md, *doc, *v;
   const char *text;
   bool yes = false;
 
-  *sandbox = false;
-  uid[0] = '\0';
-  if (! json_object_object_get_ex (e, "metadata", &m) || ! json_object_is_type (m, json_type_string))
+  memset (m, 0, sizeof *m);
+  if (! json_object_object_get_ex (e, "metadata", &md) || ! json_object_is_type (md, json_type_string))
     return false;
-  text = json_object_get_string (m);
+  text = json_object_get_string (md);
   doc = json_parse_strict ("CRI-O's storage metadata", text, strlen (text), false, &err);
   if (doc != NULL && json_object_is_type (doc, json_type_object)
-      && json_object_object_get_ex (doc, "pod-id", &v) && json_object_is_type (v, json_type_string)
-      && policy_valid_id (json_object_get_string (v)) && strlen (json_object_get_string (v)) < size)
+      && json_object_object_get_ex (doc, "pod-id", &v) && json_object_is_type (v, json_type_string))
     {
       yes = true;
-      snprintf (pod_id, size, "%s", json_object_get_string (v));
-      *sandbox = json_object_object_get_ex (doc, "pod", &v) && json_object_is_type (v, json_type_boolean)
-                 && json_object_get_boolean (v) && strcmp (pod_id, id) == 0;
-      if (json_object_object_get_ex (doc, "uid", &v) && json_object_is_type (v, json_type_string)
-          && policy_valid_id (json_object_get_string (v)) && strlen (json_object_get_string (v)) < usize)
-        snprintf (uid, usize, "%s", json_object_get_string (v));
+      meta_string (doc, "pod-id", m->pod_id, sizeof m->pod_id);
+      meta_string (doc, "uid", m->uid, sizeof m->uid);
+      meta_string (doc, "name", m->name, sizeof m->name);
+      meta_string (doc, "metadata-name", m->kube_name, sizeof m->kube_name);
+      meta_string (doc, "namespace", m->kube_ns, sizeof m->kube_ns);
+      if (! policy_valid_id (m->pod_id))
+        m->pod_id[0] = '\0';
+      if (! policy_valid_id (m->uid))
+        m->uid[0] = '\0';
+      m->sandbox = m->pod_id[0] != '\0' && strcmp (m->pod_id, id) == 0
+                   && json_object_object_get_ex (doc, "pod", &v)
+                   && json_object_is_type (v, json_type_boolean) && json_object_get_boolean (v);
     }
   json_object_put (doc);
   return yes;
@@ -1539,30 +1590,40 @@ crio_metadata (struct json_object *e, const char *id, char *pod_id, size_t size,
 
 /* Whether containers/storage's record of this container is CRI-O's, and
    then its pod in W: the pod's sandbox is the record whose metadata names
-   itself as a pod sandbox, in the same storage; its uid is the pod's. */
+   itself as a pod sandbox, in the same storage; its uid, name and
+   namespace are the pod's. */
 static bool
 crio_start (const struct ctx *c, struct who *w)
 {
   const char *id = c->pf->req->container_id;
   struct json_object *doc, *e;
-  char sid[sizeof w->pod_id], uid[sizeof w->pod_uid];
-  bool crio, sb;
+  struct crio_meta own, sb;
 
   if ((e = storage_record (c, w->podman_driver, id, &doc)) == NULL)
     return false;
-  crio = crio_metadata (e, id, w->pod_id, sizeof w->pod_id, &w->pod_sandbox, w->pod_uid,
-                        sizeof w->pod_uid);
-  json_object_put (doc);
-  if (! crio)
-    return false;
-  if (w->pod_sandbox)
-    w->pod_ok = w->pod_uid[0] != '\0';
-  else if ((e = storage_record (c, w->podman_driver, w->pod_id, &doc)) != NULL)
+  if (! crio_metadata (e, id, &own))
     {
-      w->pod_ok = crio_metadata (e, w->pod_id, sid, sizeof sid, &sb, uid, sizeof uid) && sb
-                  && uid[0] != '\0';
       json_object_put (doc);
-      snprintf (w->pod_uid, sizeof w->pod_uid, "%s", w->pod_ok ? uid : "");
+      return false;
+    }
+  json_object_put (doc);
+  snprintf (w->pod_id, sizeof w->pod_id, "%s", own.pod_id);
+  snprintf (w->crio_name, sizeof w->crio_name, "%s", own.name);
+  w->pod_sandbox = own.sandbox;
+  sb = own;
+  if (! own.sandbox && own.pod_id[0] != '\0'
+      && (e = storage_record (c, w->podman_driver, own.pod_id, &doc)) != NULL)
+    {
+      if (! crio_metadata (e, own.pod_id, &sb) || ! sb.sandbox)
+        sb.uid[0] = '\0';
+      json_object_put (doc);
+    }
+  w->pod_ok = own.pod_id[0] != '\0' && (own.sandbox || sb.sandbox) && sb.uid[0] != '\0';
+  if (w->pod_ok)
+    {
+      snprintf (w->pod_uid, sizeof w->pod_uid, "%s", sb.uid);
+      snprintf (w->kube_name, sizeof w->kube_name, "%s", sb.kube_name);
+      snprintf (w->kube_ns, sizeof w->kube_ns, "%s", sb.kube_ns);
     }
   return true;
 }
@@ -3074,6 +3135,29 @@ static const struct
   { "cdi.k8s.io/", true, 0, "a device plugin (CDI: Kata injects the host devices it names)" },
 };
 
+/* Annotation KEY, when present, must be WANT (CRI-O's record of WHAT;
+   NULL or "": none to compare with, so the key refuses). */
+static void
+crio_key_is (struct ctx *c, const char *key, const char *want, const char *what,
+             struct findings *f)
+{
+  const char *v = annotation (c, key);
+
+  if (v == NULL)
+    {
+      struct json_object *ann, *x;
+
+      if (json_object_object_get_ex (c->spec, "annotations", &ann)
+          && json_object_object_get_ex (ann, key, &x))
+        finding (f, "%s is not a string", key);
+      return;
+    }
+  if (want == NULL || want[0] == '\0' || strcmp (v, want) != 0)
+    finding (f, "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
+                "over CRI-O's: Kata would act on that pod)",
+             key, v, what, want && want[0] ? want : "unknown");
+}
+
 /* A CRI-O start's own claim: the container type and the sandbox that
    Kata reads (io.kubernetes.cri-o.ContainerType, .SandboxID) must be
    what CRI-O's storage record says, and a member's pod a sandbox of that
@@ -3097,7 +3181,15 @@ judge_crio_claim (struct ctx *c, struct findings *f)
   if (! w->pod_ok)
     finding (f, "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
                 "storage with a pod uid",
-             w->pod_id);
+             w->pod_id[0] ? w->pod_id : "(none)");
+  /* CRI-O copies a pod's own annotations over its keys: the ones Kata
+     reads must be what CRI-O's records say (KubeName and Namespace pick
+     the pod whose devices Kata asks the kubelet for). */
+  crio_key_is (c, "io.kubernetes.cri-o.KubeName", w->pod_ok ? w->kube_name : NULL,
+               "the pod's name", f);
+  crio_key_is (c, "io.kubernetes.cri-o.Namespace", w->pod_ok ? w->kube_ns : NULL,
+               "the pod's namespace", f);
+  crio_key_is (c, "io.kubernetes.cri-o.ContainerName", w->crio_name, "the container's name", f);
 }
 
 /* A CRI start's own claim: a sandbox is its own sandbox, a pod member's
@@ -3585,8 +3677,17 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
 
   w->quota = -1;
   w->crio = true;
-  for (size_t i = 0; text == NULL && i < ARRAY_SIZE (keys); i++)
-    text = annotation (c, keys[i]);
+  /* CRI-O 1.35 writes the first, earlier ones the second; a release that
+     writes one does not filter the other from the pod's own annotations:
+     both there and apart, one is the pod's. */
+  text = annotation (c, keys[0]);
+  if (text == NULL)
+    text = annotation (c, keys[1]);
+  else if (annotation (c, keys[1]) != NULL && strcmp (annotation (c, keys[1]), text) != 0)
+    {
+      finding (f, "%s and %s differ (one of them is the pod's own annotation)", keys[0], keys[1]);
+      ok = false;
+    }
   if (text != NULL && strcmp (text, "null") == 0)
     text = NULL;
   if (text != NULL)

@@ -2598,7 +2598,8 @@ test_crio (void)
   static const char records[]
       = "[{\"id\": \"" CRIO_SB "\", \"layer\": \"lsb\", \"metadata\": "
         "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB "\\\",\\\"uid\\\":\\\""
-        CRIO_UID "\\\",\\\"namespace\\\":\\\"default\\\",\\\"pod\\\":true}\"},\n"
+        CRIO_UID "\\\",\\\"namespace\\\":\\\"default\\\",\\\"metadata-name\\\":\\\"p\\\","
+        "\\\"pod\\\":true}\"},\n"
         " {\"id\": \"" CRIO_APP "\", \"layer\": \"lapp\", \"metadata\": "
         "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB "\\\",\\\"metadata-name\\\":"
         "\\\"app1\\\"}\"},\n"
@@ -2714,6 +2715,49 @@ test_crio (void)
   crio_row ("CRI-O's pod sandbox: the rest of policy.confinement still holds", CRIO_SB, spec,
             KG_MODE_OCI, NULL, "policy.confinement", "policy.confinement", "no mount namespace");
   free (spec);
+
+  /* A pod's own annotations over CRI-O's keys (CRI-O copies them last):
+     the pod name and namespace Kata asks the kubelet for devices by. */
+  spec = replace (strdup (sb_spec), "\"io.kubernetes.cri-o.KubeName\": \"p\"",
+                  "\"io.kubernetes.cri-o.KubeName\": \"victim\"");
+  crio_row ("a CRI-O sandbox whose KubeName names another pod", CRIO_SB, spec, KG_MODE_OCI, NULL,
+            "policy.identity", "policy.identity",
+            "io.kubernetes.cri-o.KubeName \"victim\", but CRI-O's records say the pod's name is "
+            "\"p\"");
+  free (spec);
+  spec = replace (strdup (sb_spec), "\"io.kubernetes.cri-o.Namespace\": \"default\"",
+                  "\"io.kubernetes.cri-o.Namespace\": \"kube-system\"");
+  crio_row ("a CRI-O sandbox whose Namespace names another namespace", CRIO_SB, spec, KG_MODE_OCI,
+            NULL, "policy.identity", "policy.identity",
+            "io.kubernetes.cri-o.Namespace \"kube-system\", but CRI-O's records say the pod's "
+            "namespace is \"default\"");
+  free (spec);
+  spec = replace (strdup (sb_spec), "\"io.kubernetes.cri-o.KubeName\": \"p\"",
+                  "\"io.kubernetes.cri-o.ContainerName\": \"k8s_other\"");
+  crio_row ("a CRI-O sandbox whose ContainerName is not its record's", CRIO_SB, spec, KG_MODE_OCI,
+            NULL, "policy.identity", "policy.identity",
+            "io.kubernetes.cri-o.ContainerName \"k8s_other\"");
+  free (spec);
+  spec = replace (strdup (sb_spec), "\"pod-linux-resources.crio.io\"",
+                  "\"io.kubernetes.cri-o.PodLinuxResources\": \"{}\", \"pod-linux-resources.crio.io\"");
+  crio_row ("CRI-O's two pod-resources keys that differ", CRIO_SB, spec, KG_MODE_OCI,
+            "require_memory_limit = false", "policy.resources", "policy.resources",
+            "differ (one of them is the pod's own annotation)");
+  free (spec);
+  /* The same id in a second store (podman container restore keeps an
+     archive's id): nobody's record, so no CRI-O sandbox. */
+  {
+    cleanup_free char *dup = NULL;
+
+    if (asprintf (&dup, "%s/crio-run/overlay-containers/containers.json", tmpdir) < 0)
+      abort ();
+    write_text (dup, "[{\"id\": \"" CRIO_SB "\", \"layer\": \"lx\", \"metadata\": "
+                     "\"{\\\"name\\\":\\\"x\\\"}\"}]");
+    crio_row ("a CRI-O sandbox's id held by a second store: not CRI-O's", CRIO_SB, sb_spec,
+              KG_MODE_OCI, NULL, "policy.identity policy.confinement", "policy.identity",
+              "only CRI-O");
+    unlink (dup);
+  }
 
   /* The files CRI-O binds into a member: its pod sandbox's resolv.conf,
      hostname, shm and .containerenv (run root), the kubelet's etc-hosts

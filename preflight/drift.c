@@ -37,7 +37,8 @@ static const struct
 } hv_files[] = {
   { "path", "hypervisor" },     { "jailer_path", "jailer" }, { "kernel", "kernel" },
   { "image", "image" },         { "initrd", "initrd" },      { "firmware", "firmware" },
-  { "firmware_volume", "firmware_volume" },
+  { "firmware_volume", "firmware_volume" }, { "virtio_fs_daemon", "virtio_fs_daemon" },
+  { "ctlpath", "ctlpath" },
 };
 
 struct item
@@ -393,9 +394,12 @@ same_key (const struct stat *a, const struct stat *b)
          && a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* What became of recorded file REC: nothing (0), or a change into F. */
+/* What became of recorded file REC: nothing, a change into F (*N
+   counts them), or the same bytes under another stat key (*TOUCHED: each
+   start hashes it again until the host is validated again). */
 static void
-compare_file (const struct item *rec, const char *validated, struct strbuf *f, size_t *n)
+compare_file (const struct item *rec, const char *validated, struct strbuf *f, size_t *n,
+              size_t *touched)
 {
   cleanup_error kg_error_t err = NULL;
   char hex[SHA256_HEX_LEN + 1], when[32];
@@ -412,7 +416,10 @@ compare_file (const struct item *rec, const char *validated, struct strbuf *f, s
       return;
     }
   if (strcmp (hex, rec->hex) == 0)
-    return;  /* touched, or copied back: the same bytes */
+    {
+      (*touched)++;  /* touched, or copied back: the same bytes */
+      return;
+    }
   gmtime_r (&st.st_mtim.tv_sec, &tm);
   strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
   sb_printf (f,
@@ -431,7 +438,7 @@ check_drift (struct preflight *pf)
   cleanup_record struct record r = { 0 };
   cleanup_items struct items now = { 0 };
   cleanup_strbuf struct strbuf f = { 0 };
-  size_t n = 0;
+  size_t n = 0, touched = 0;
   const char *remedy = "test the sandbox, then kata-guard validate";
 
   if (record_read (cfg->drift.record, &r, &err) < 0)
@@ -476,12 +483,18 @@ check_drift (struct preflight *pf)
         sb_printf (&f, "%s%s %s is no longer part of the sandbox validated on %s", n++ ? "; " : "",
                    rec->what, rec->path, r.validated);
       else
-        compare_file (rec, r.validated, &f, &n);
+        compare_file (rec, r.validated, &f, &n, &touched);
     }
   if (strcmp (r.proxy, cfg->egress.proxy) != 0)
     sb_printf (&f, "%sthe egress proxy changed from \"%s\" to \"%s\" since validation on %s",
                n++ ? "; " : "", r.proxy, cfg->egress.proxy, r.validated);
-  if (n == 0)
+  if (n == 0 && touched > 0)
+    report_warn (pf->rep, "drift.posture",
+                 "kata-guard validate again, so that starts stop hashing them",
+                 "%zu files as validated on %s%s; %zu of them touched since (the same bytes, "
+                 "hashed at every start)",
+                 r.files.n, r.validated, cfg->drift.lock ? " ([drift] lock)" : "", touched);
+  else if (n == 0)
     report_pass (pf->rep, "drift.posture", "%zu files as validated on %s%s", r.files.n,
                  r.validated, cfg->drift.lock ? " ([drift] lock)" : "");
   else if (cfg->drift.lock)

@@ -21,6 +21,7 @@
 #include "install.h"
 #include "output.h"
 #include "replace.h"
+#include "trust.h"
 #include "util.h"
 #include "validate.h"
 
@@ -100,14 +101,21 @@ find_engines (struct found_engines *e)
         char *argv[] = { NULL, (char *) "--version", NULL };
         char path[256];
 
+        cleanup_error kg_error_t err = NULL;
+        cleanup_close int fd = -1;
+        struct trust_info info;
+
         snprintf (path, sizeof path, "%s/%s", engine_dirs[j], engine_names[i]);
         if (access (path, X_OK) != 0)
           continue;
         e->paths[e->n] = strdup (path);
         if (e->paths[e->n] == NULL)
           return;
+        /* Executed as root only when it is on a trusted path; else only
+           recorded (its digest) without a version. */
+        fd = trust_open (path, TRUST_FILE, &info, &err);
         argv[0] = e->paths[e->n];
-        e->versions[e->n] = version_text (argv);
+        e->versions[e->n] = fd >= 0 ? version_text (argv) : NULL;
         e->v[e->n] = (struct drift_engine) { engine_names[i], e->paths[e->n], e->versions[e->n] };
         e->n++;
         break;
@@ -123,11 +131,21 @@ record_write (const char *path, const char *text, kg_error_t *err)
   cleanup_free char *dir = strdup (path);
   char *slash = dir ? strrchr (dir, '/') : NULL;
 
+  struct stat st;
+
   if (slash == NULL)
     return kg_error (err, ENOMEM, "cannot allocate");
   *slash = '\0';
   if (slash > dir && mkdir (dir, 0700) < 0 && errno != EEXIST)
     return kg_error (err, errno, "%s", dir);
+  /* The check reads the record itself, never through a link; and a file
+     that is not root's alone is removed, not replaced in its likeness
+     (the new one would inherit its owner and mode until the chown). */
+  if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
+    return kg_error (err, 0, "%s is a symbolic link: point [drift] record at the file", path);
+  if (lstat (path, &st) == 0 && S_ISREG (st.st_mode)
+      && (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0600) && unlink (path) < 0)
+    return kg_error (err, errno, "%s", path);
   if (kg_replace_open (path, DRIFT_RECORD_MAX, &r, err) < 0
       || kg_replace_commit (&r, text, strlen (text), false, NULL, err) < 0)
     return -1;

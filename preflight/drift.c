@@ -375,6 +375,18 @@ record_read (const char *path, struct record *r, kg_error_t *err)
   return 0;
 }
 
+int
+drift_record_epoch (const char *path, int64_t *epoch, kg_error_t *err)
+{
+  cleanup_record struct record r = { 0 };
+
+  if (record_read (path, &r, err) < 0)
+    return -1;
+  if (! jint (r.doc, "epoch", epoch) || *epoch < 0)
+    return kg_error (err, 0, "%s is corrupt: no epoch", path);
+  return 0;
+}
+
 /* ---- the comparison ------------------------------------------------- */
 
 static const struct item *

@@ -11,6 +11,7 @@
 #define KG_DRIFT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "checks.h"
 #include "error.h"
@@ -46,5 +47,10 @@ struct drift_meta
    be read. */
 int drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **out,
                        kg_error_t *err);
+
+/* The epoch of the record at PATH, when it is one drift.posture accepts
+   (a trusted path, root's alone, no link, strict JSON of this format and
+   version): 0, or -1 with *ERR. */
+int drift_record_epoch (const char *path, int64_t *epoch, kg_error_t *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "daemonjson.h"
+#include "drift.h"
 #include "facts.h"
 #include "trust.h"
 #include "util.h"
@@ -30,28 +31,14 @@ bool
 facts_read_posture (struct facts *f, const char *path)
 {
   cleanup_error kg_error_t err = NULL;
-  cleanup_close int pfd = -1;
-  cleanup_close int fd = -1;
-  cleanup_free char *buf = NULL;
-  cleanup_json json_object *doc = NULL;
-  struct trust_info info;
-  json_object *epoch;
-  size_t len;
+  int64_t epoch;
 
-  /* Root-owned on a trusted path (as the drift check reads it): anybody
-     else could write a validation that never happened. */
-  pfd = trust_open (path, TRUST_FILE, &info, &err);
-  if (pfd < 0)
-    return false;
-  fd = trust_reopen (pfd, O_RDONLY | O_NONBLOCK, &info.st, &err);
-  if (fd < 0 || kg_read_fd_bounded (fd, path, FACTS_POSTURE_MAX, &buf, &len, &err) < 0)
-    return false;
-  doc = daemonjson_parse (path, buf, len, &err);
-  if (doc == NULL || ! json_object_object_get_ex (doc, "epoch", &epoch)
-      || ! json_object_is_type (epoch, json_type_int) || json_object_get_int64 (epoch) < 0)
+  /* The record as drift.posture reads it: what the labels say was
+     validated is what a locked start accepts. */
+  if (drift_record_epoch (path, &epoch, &err) < 0)
     return false;
   f->validated = true;
-  f->validated_epoch = (long long) json_object_get_int64 (epoch);
+  f->validated_epoch = (long long) epoch;
   return true;
 }
 

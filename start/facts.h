@@ -16,8 +16,6 @@
 #include "codec.h"
 #include "error.h"
 
-/* The posture record is read up to this size (more: not read). */
-#define FACTS_POSTURE_MAX (1024 * 1024)
 /* A decision line longer than this is one error, skipped (a real one is a
    few hundred bytes, the refusal text at most KG_REFUSAL_MAX). */
 #define FACTS_LINE_MAX 65536

@@ -435,6 +435,9 @@ struct who
      driver of the bundle. */
   const char *podman_root;
   char podman_driver[32];
+  /* ENGINE_PODMAN, ENGINE_CRIO: the layer of the container's storage
+     record (its rootfs is the graph driver's mount of it), or "". */
+  char layer[72];
   /* ENGINE_CRIO: the pod of CRI-O's storage record ("pod-id"), whether
      this is its sandbox, and when the pod holds together (the sandbox's
      own record names itself, with the pod uid) that uid. */
@@ -1384,61 +1387,93 @@ storage_entry (struct json_object *doc, const char *id)
   return NULL;
 }
 
-/* containers/storage's record of container ID (podman's and CRI-O's
-   storage): its entry in <root>/<driver>-containers/containers.json, or
-   volatile-containers.json (podman run --rm, a transient store), under
-   any of [policy] podman_roots (the graph root keeps the stable records,
-   the run root the volatile ones).  *DOC holds the document; NULL when
-   no store has one, or more than one does. */
-static struct json_object *
-storage_record (const struct ctx *c, const char *driver, const char *id, struct json_object **doc)
+/* containers/storage's records (podman's and CRI-O's storage):
+   <root>/<driver>-containers/containers.json and volatile-containers.json
+   (podman run --rm, a transient store) of every store of [policy]
+   podman_roots (the graph root keeps the stable records, the run root the
+   volatile ones), each read once per start.  A file that cannot be read
+   holds no record. */
+struct storage
+{
+  struct json_object **docs;
+  size_t n;
+};
+
+static void
+storage_release (struct storage *st)
+{
+  for (size_t i = 0; i < st->n; i++)
+    json_object_put (st->docs[i]);
+  free (st->docs);
+  st->docs = NULL;
+  st->n = 0;
+}
+#define cleanup_storage __attribute__ ((cleanup (storage_release)))
+
+/* Read the records of graph driver DRIVER into ST; -1 when out of memory. */
+static int
+storage_load (const struct ctx *c, const char *driver, struct storage *st)
 {
   static const char *const files[] = { "containers.json", "volatile-containers.json" };
+  const struct dirs *roots = &c->dirs->podman;
+
+  st->docs = calloc (roots->n + 1, sizeof *st->docs);
+  if (st->docs == NULL)
+    return -1;
+  for (size_t i = 0; i < roots->n; i += 2)
+    {
+      bool seen = false;
+
+      /* (A root listed twice, or two that resolve alike, is one store.) */
+      for (size_t k = 1; k < i; k += 2)
+        seen = seen || strcmp (roots->paths[k], roots->paths[i | 1]) == 0;
+      for (size_t j = 0; ! seen && j < ARRAY_SIZE (files); j++)
+        {
+          cleanup_free char *path = NULL;
+
+          if (asprintf (&path, "%s/%s-containers/%s", roots->paths[i | 1], driver, files[j]) < 0)
+            return path = NULL, -1;
+          st->docs[st->n++] = engine_json_of (path, true);
+        }
+    }
+  return 0;
+}
+
+/* The record of container ID in ST (a pointer into it); NULL when no
+   file holds one, or more than one does: an id that two stores hold
+   (podman can make a container of any id in a store of its own, podman
+   container restore) is nobody's record. */
+static struct json_object *
+storage_find (const struct storage *st, const char *id)
+{
   struct json_object *found = NULL;
 
-  *doc = NULL;
-  if (! c->dirs->ok || ! policy_valid_id (id))
+  if (! policy_valid_id (id))
     return NULL;
-  /* Every store is read: an id that two stores hold (podman can make a
-     container of any id in a store of its own, podman container restore)
-     is nobody's record. */
-  for (size_t i = 0; i < c->dirs->podman.n; i += 2)
-    for (size_t j = 0; j < ARRAY_SIZE (files); j++)
-      {
-        cleanup_free char *path = NULL;
-        struct json_object *d, *e;
-        bool seen = false;
+  for (size_t i = 0; i < st->n; i++)
+    {
+      struct json_object *e = storage_entry (st->docs[i], id);
 
-        /* (A root listed twice, or two that resolve alike, is one store.) */
-        for (size_t k = 1; k < i; k += 2)
-          seen = seen || strcmp (c->dirs->podman.paths[k], c->dirs->podman.paths[i | 1]) == 0;
-        if (seen)
-          continue;
-        if (asprintf (&path, "%s/%s-containers/%s", c->dirs->podman.paths[i | 1], driver, files[j])
-            < 0)
-          {
-            path = NULL;
-            json_object_put (*doc);
-            return *doc = NULL, NULL;
-          }
-        d = engine_json_of (path, true);
-        if ((e = storage_entry (d, id)) == NULL)
-          {
-            json_object_put (d);
-            continue;
-          }
-        if (found != NULL)
-          {
-            json_object_put (d);
-            json_object_put (*doc);
-            return *doc = NULL, NULL;
-          }
+      if (e != NULL && found != NULL)
+        return NULL;
+      if (e != NULL)
         found = e;
-        *doc = d;
-      }
+    }
   return found;
 }
 
+/* The layer of record E into OUT ("" when it names none). */
+static void
+storage_layer (struct json_object *e, char *out, size_t size)
+{
+  struct json_object *l;
+
+  out[0] = '\0';
+  if (e != NULL && json_object_object_get_ex (e, "layer", &l)
+      && json_object_is_type (l, json_type_string) && policy_valid_id (json_object_get_string (l))
+      && strlen (json_object_get_string (l)) < size)
+    snprintf (out, size, "%s", json_object_get_string (l));
+}
 
 /* Docker's containerd namespace (moby's daemon ContainersNamespace). */
 #define DOCKER_NAMESPACE "moby"
@@ -1588,36 +1623,25 @@ crio_metadata (struct json_object *e, const char *id, struct crio_meta *m)
   return yes;
 }
 
-/* Whether containers/storage's record of this container is CRI-O's, and
-   then its pod in W: the pod's sandbox is the record whose metadata names
-   itself as a pod sandbox, in the same storage; its uid, name and
-   namespace are the pod's. */
+/* Whether OWN, containers/storage's record of container ID in ST, is
+   CRI-O's, and then its pod in W: the pod's sandbox is the record whose
+   metadata names itself as a pod sandbox, in the same storage; its uid,
+   name and namespace are the pod's. */
 static bool
-crio_start (const struct ctx *c, struct who *w)
+crio_start (const struct storage *st, struct json_object *own_rec, const char *id, struct who *w)
 {
-  const char *id = c->pf->req->container_id;
-  struct json_object *doc, *e;
+  struct json_object *e;
   struct crio_meta own, sb;
 
-  if ((e = storage_record (c, w->podman_driver, id, &doc)) == NULL)
+  if (! crio_metadata (own_rec, id, &own))
     return false;
-  if (! crio_metadata (e, id, &own))
-    {
-      json_object_put (doc);
-      return false;
-    }
-  json_object_put (doc);
   snprintf (w->pod_id, sizeof w->pod_id, "%s", own.pod_id);
   snprintf (w->crio_name, sizeof w->crio_name, "%s", own.name);
   w->pod_sandbox = own.sandbox;
   sb = own;
-  if (! own.sandbox && own.pod_id[0] != '\0'
-      && (e = storage_record (c, w->podman_driver, own.pod_id, &doc)) != NULL)
-    {
-      if (! crio_metadata (e, own.pod_id, &sb) || ! sb.sandbox)
-        sb.uid[0] = '\0';
-      json_object_put (doc);
-    }
+  if (! own.sandbox && own.pod_id[0] != '\0' && (e = storage_find (st, own.pod_id)) != NULL
+      && (! crio_metadata (e, own.pod_id, &sb) || ! sb.sandbox))
+    sb.uid[0] = '\0';
   w->pod_ok = own.pod_id[0] != '\0' && (own.sandbox || sb.sandbox) && sb.uid[0] != '\0';
   if (w->pod_ok)
     {
@@ -1651,7 +1675,12 @@ who_resolve (struct ctx *c)
      start), else podman's (conmon's OCI start only). */
   if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
     {
-      if (crio_start (c, w))
+      cleanup_storage struct storage st = { 0 };
+      struct json_object *own
+          = storage_load (c, w->podman_driver, &st) == 0 ? storage_find (&st, id) : NULL;
+
+      storage_layer (own, w->layer, sizeof w->layer);
+      if (own != NULL && crio_start (&st, own, id, w))
         {
           w->engine = ENGINE_CRIO;
           return;
@@ -1662,7 +1691,7 @@ who_resolve (struct ctx *c)
           return;
         }
       w->podman_root = NULL;
-      w->podman_driver[0] = '\0';
+      w->podman_driver[0] = w->layer[0] = '\0';
     }
   if (w->ns[0] == '\0')
     return;
@@ -2398,28 +2427,24 @@ docker_rootfs (const struct ctx *c, const char *res)
   return len > 0 && strspn (mid, "0123456789abcdef") == len && driver_mount (q, driver, mid);
 }
 
-/* podman's mount of this container's rootfs: the layer of its storage
-   record, mounted by the graph driver under a podman root. */
+/* podman's or CRI-O's mount of this container's rootfs: the layer of its
+   storage record (who_resolve), mounted by the graph driver under a root
+   of that storage. */
 static bool
 podman_rootfs (const struct ctx *c, const char *res)
 {
   const struct who *w = &c->who;
-  struct json_object *doc, *e, *l;
-  bool yes = false;
 
-  if ((w->engine != ENGINE_PODMAN && w->engine != ENGINE_CRIO)
-      || (e = storage_record (c, w->podman_driver, c->pf->req->container_id, &doc)) == NULL)
+  if ((w->engine != ENGINE_PODMAN && w->engine != ENGINE_CRIO) || w->layer[0] == '\0')
     return false;
-  if (json_object_object_get_ex (e, "layer", &l) && json_object_is_type (l, json_type_string)
-      && policy_valid_id (json_object_get_string (l)))
-    for (size_t i = 0; ! yes && i < c->dirs->podman.n; i += 2)
-      {
-        const char *q = below (res, c->dirs->podman.paths[i | 1]);
+  for (size_t i = 0; i < c->dirs->podman.n; i += 2)
+    {
+      const char *q = below (res, c->dirs->podman.paths[i | 1]);
 
-        yes = q != NULL && driver_mount (q, w->podman_driver, json_object_get_string (l));
-      }
-  json_object_put (doc);
-  return yes;
+      if (q != NULL && driver_mount (q, w->podman_driver, w->layer))
+        return true;
+    }
+  return false;
 }
 
 /* The container's root filesystem, root.path (relative to the bundle):

@@ -68,14 +68,23 @@ items_release (struct items *l)
 }
 #define cleanup_items __attribute__ ((cleanup (items_release)))
 
+static const struct item *
+find (const struct items *l, const char *what, const char *path)
+{
+  for (size_t i = 0; i < l->n; i++)
+    if (strcmp (l->v[i].what, what) == 0 && strcmp (l->v[i].path, path) == 0)
+      return &l->v[i];
+  return NULL;
+}
+
+/* Add WHAT at PATH to L, once. */
 static int
 items_add (struct items *l, const char *what, const char *path, kg_error_t *err)
 {
   struct item *n;
 
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp (l->v[i].what, what) == 0 && strcmp (l->v[i].path, path) == 0)
-      return 0;
+  if (find (l, what, path) != NULL)
+    return 0;
   n = realloc (l->v, (l->n + 1) * sizeof *n);
   if (n == NULL)
     return kg_error (err, ENOMEM, "cannot allocate");
@@ -388,15 +397,6 @@ drift_record_epoch (const char *path, int64_t *epoch, kg_error_t *err)
 }
 
 /* ---- the comparison ------------------------------------------------- */
-
-static const struct item *
-find (const struct items *l, const char *what, const char *path)
-{
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp (l->v[i].what, what) == 0 && strcmp (l->v[i].path, path) == 0)
-      return &l->v[i];
-  return NULL;
-}
 
 static bool
 same_key (const struct stat *a, const struct stat *b)

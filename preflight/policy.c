@@ -3696,7 +3696,7 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
 {
   static const char *const keys[] = { "pod-linux-resources.crio.io",
                                       "io.kubernetes.cri-o.PodLinuxResources" };
-  const char *text = NULL;
+  const char *text = annotation (c, keys[0]), *old = annotation (c, keys[1]);
   int64_t mem = 0;
   bool ok = true;
 
@@ -3705,10 +3705,9 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
   /* CRI-O 1.35 writes the first, earlier ones the second; a release that
      writes one does not filter the other from the pod's own annotations:
      both there and apart, one is the pod's. */
-  text = annotation (c, keys[0]);
   if (text == NULL)
-    text = annotation (c, keys[1]);
-  else if (annotation (c, keys[1]) != NULL && strcmp (annotation (c, keys[1]), text) != 0)
+    text = old;
+  else if (old != NULL && strcmp (old, text) != 0)
     {
       finding (f, "%s and %s differ (one of them is the pod's own annotation)", keys[0], keys[1]);
       ok = false;

@@ -108,6 +108,19 @@ struct kata_config
   enum kata_runtime runtime;            /* the runtime that reads it (kata.c) */
 };
 
+/* Which engine started this container, as the engine told the guard
+   (its arguments, the bundle's place in its state), never as the spec
+   says (kata-guard(8), THREAT MODEL). */
+enum engine
+{
+  ENGINE_UNKNOWN,     /* no engine the guard can tell */
+  ENGINE_CONTAINERD,  /* a containerd namespace, neither CRI's nor Docker's */
+  ENGINE_CRI,         /* a namespace of [policy] cri_namespaces, started as a shim */
+  ENGINE_DOCKER,      /* Docker's containerd namespace */
+  ENGINE_PODMAN,      /* podman's bundle, <podman root>/<driver>-containers/<id>/userdata */
+  ENGINE_CRIO,        /* the same bundle, whose storage record is CRI-O's (it names a pod) */
+};
+
 /* One run of the checks. */
 struct preflight
 {
@@ -131,6 +144,12 @@ struct preflight
        executes this descriptor, never the path again. */
     int runtime_fd;
   } from_kata;
+  struct
+  {
+    /* Which engine started the container (policy.c's who_resolve), for
+       the families after it (storage); ENGINE_UNKNOWN without a bundle. */
+    enum engine engine;
+  } from_policy;
   struct
   {
     /* The digest cache to write, or NULL.  The confined checker cannot

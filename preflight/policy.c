@@ -411,18 +411,6 @@ engine_ns_gather (struct engine_ns *e)
 
 struct mount_dirs;
 
-/* Which engine started this container, as the engine told the guard
-   (its arguments, the bundle's place in its state), never as the spec
-   says (kata-guard(8), THREAT MODEL). */
-enum engine
-{
-  ENGINE_UNKNOWN,     /* no engine the guard can tell */
-  ENGINE_CONTAINERD,  /* a containerd namespace, neither CRI's nor Docker's */
-  ENGINE_CRI,         /* a namespace of [policy] cri_namespaces, started as a shim */
-  ENGINE_DOCKER,      /* Docker's containerd namespace */
-  ENGINE_PODMAN,      /* podman's bundle, <podman root>/<driver>-containers/<id>/userdata */
-  ENGINE_CRIO,        /* the same bundle, whose storage record is CRI-O's (it names a pod) */
-};
 
 struct who
 {
@@ -4651,6 +4639,7 @@ check_policy (struct preflight *pf)
   c.dirs = &dirs;
   c.dirs_err = dirs_err;
   who_resolve (&c);
+  pf->from_policy.engine = c.who.engine;
   /* Privileged first: a --privileged refusal should lead with that. */
   check_privileged (&c);
   check_namespaces (&c);

@@ -131,7 +131,8 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
     cache = NULL;  /* only saves time: not worth a refusal */
   put_u8 (&b, (with_fd ? CHECKER_FLAG_FD : 0) | (rep->oom ? CHECKER_FLAG_OOM : 0)
                   | (cache ? CHECKER_FLAG_CACHE : 0)
-                  | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0));
+                  | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0)
+                  | (rep->vm.role != VM_NONE ? CHECKER_FLAG_VM : 0));
   put_u16 (&b, (uint16_t) (rep->kata_file <= rep->n_files ? rep->kata_file : 0));
   put_u32 (&b, (uint32_t) rep->n);
   put_u32 (&b, (uint32_t) rep->n_files);
@@ -189,6 +190,18 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
     {
       put_u32 (&b, (uint32_t) cache_len);
       put (&b, cache, cache_len);
+    }
+  if (rep->vm.role != VM_NONE)
+    {
+      size_t n = strnlen (rep->vm.pod, VM_POD_MAX);
+
+      put_u8 (&b, (uint8_t) rep->vm.role);
+      put_u8 (&b, (uint8_t) n);
+      put_u16 (&b, 0);
+      put (&b, &rep->vm.mem_mib, 8);
+      put (&b, &rep->vm.base_mib, 8);
+      put (&b, &rep->vm.add_mib, 8);
+      put (&b, rep->vm.pod, n);
     }
   if (b.failed)
     {
@@ -306,7 +319,9 @@ decode_header (struct cursor *c, struct header *h, kg_error_t *err)
   if (memcmp (m, magic, 4) != 0)
     return kg_error (err, 0, "the checker's report is garbage (bad magic)");
   if (version != CHECKER_VERSION
-      || (h->flags & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE | CHECKER_FLAG_SANDBOX)))
+      || (h->flags
+          & ~(CHECKER_FLAG_FD | CHECKER_FLAG_OOM | CHECKER_FLAG_CACHE | CHECKER_FLAG_SANDBOX
+              | CHECKER_FLAG_VM)))
     return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
                      version, h->flags);
   if (h->n_results > CHECKER_MAX_RESULTS || h->n_files > CHECKER_MAX_FILES)
@@ -389,6 +404,52 @@ decode_cache (struct cursor *c, const struct header *h, char **cache, uint32_t *
   return 0;
 }
 
+/* A pod's id as a member names its sandbox: a container id the engines
+   write (no '/', no control character, not "." or ".."). */
+static bool
+vm_pod_valid (const char *s, size_t n)
+{
+  if (n == 0 || n > VM_POD_MAX || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char) s[i] <= 0x20 || s[i] == 0x7f || s[i] == '/')
+      return false;
+  return true;
+}
+
+static bool
+vm_mib_valid (int64_t v, bool zero_ok)
+{
+  return v < CHECKER_VM_MIB_MAX && (v > 0 || (zero_ok && v == 0));
+}
+
+/* The VM claim into *VM: sizes in bounds, and a pod id exactly for a
+   member (whose own sizes are none). */
+static int
+decode_vm (struct cursor *c, const struct header *h, struct vm_claim *vm, kg_error_t *err)
+{
+  uint8_t role, pod_len;
+  uint16_t pad;
+  cleanup_free char *pod = NULL;
+
+  if (! take (c, &role, 1) || ! take (c, &pod_len, 1) || ! take (c, &pad, 2)
+      || ! take (c, &vm->mem_mib, 8) || ! take (c, &vm->base_mib, 8) || ! take (c, &vm->add_mib, 8)
+      || c->left < pod_len)
+    return short_body (h, err);
+  if (pad != 0 || role < VM_SOLO || role > VM_MEMBER)
+    return kg_error (err, 0, "the checker's VM claim is malformed (role %u)", role);
+  if (role == VM_MEMBER
+          ? (vm->mem_mib != 0 || vm->base_mib != 0 || ! vm_mib_valid (vm->add_mib, true)
+             || (pod = take_str (c, pod_len, vm_pod_valid)) == NULL)
+          : (pod_len != 0 || vm->add_mib != 0 || ! vm_mib_valid (vm->mem_mib, false)
+             || ! vm_mib_valid (vm->base_mib, false)))
+    return kg_error (err, 0, "the checker's VM claim is out of bounds");
+  vm->role = (enum vm_role) role;
+  if (pod != NULL)
+    memcpy (vm->pod, pod, pod_len + 1);
+  return 0;
+}
+
 /* Everything is decoded into TMP first, and only a message that holds
    from its first byte to its last reaches REP. */
 int
@@ -399,6 +460,7 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
   uint32_t cache_len = 0;
   struct cursor c = { buf, len };
   struct header h = { 0 };
+  struct vm_claim vm = { 0 };
   struct report tmp = { 0 };
   int rc = -1;
 
@@ -412,6 +474,8 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
       goto out;
   if ((h.flags & CHECKER_FLAG_CACHE) && decode_cache (&c, &h, &cache, &cache_len, err) < 0)
     goto out;
+  if ((h.flags & CHECKER_FLAG_VM) && decode_vm (&c, &h, &vm, err) < 0)
+    goto out;
   if (c.left != 0)
     {
       kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
@@ -422,6 +486,7 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
     rep->oom = true;
   if (h.flags & CHECKER_FLAG_SANDBOX)
     rep->pod_sandbox = true;
+  rep->vm = vm;
   for (size_t i = 0; i < tmp.n; i++)
     report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
                 tmp.results[i].reason);

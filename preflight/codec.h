@@ -10,13 +10,16 @@
  * parent hashes itself, before the parent acts on it.
  *
  * The report, in host byte order (both ends are this program):
- *   header  "KGCR" u8 version=1 u8 flags u16 kata_file u32 n_results u32 n_files
+ *   header  "KGCR" u8 version=2 u8 flags u16 kata_file u32 n_results u32 n_files
  *           u32 body_len (kata_file: 1 + the index of the Kata configuration
  *           among the files, report.kata_file; 0: none)
  *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy u8 0
  *           then id, reason, remedy (no NUL, no terminator)
  *   file    u16 len, then the path
  *   cache   (with CHECKER_FLAG_CACHE) u32 len, then the digest cache text
+ *   vm      (with CHECKER_FLAG_VM) u8 role u8 pod_len u16 0 i64 mem_mib
+ *           i64 base_mib i64 add_mib, then the pod (report.vm): bounded
+ *           sizes, the pod's id only for a member
  *
  * The requests, each "MAGIC u32 arg" and, for KGNN, a payload of ARG
  * bytes, answered before the next is read:
@@ -39,7 +42,7 @@
 #include "netns.h"
 #include "result.h"
 
-#define CHECKER_VERSION 1
+#define CHECKER_VERSION 2
 #define CHECKER_HEADER_LEN 20
 #define CHECKER_RESULT_HEAD 8
 #define CHECKER_MAX_RESULTS 128
@@ -53,6 +56,8 @@
 #define CHECKER_FLAG_OOM 0x02  /* the child's report was incomplete */
 #define CHECKER_FLAG_CACHE 0x04  /* a digest cache for the parent to write */
 #define CHECKER_FLAG_SANDBOX 0x08  /* the container is a pod sandbox (report.pod_sandbox) */
+#define CHECKER_FLAG_VM 0x10  /* the VM policy.resources sized (report.vm) */
+#define CHECKER_VM_MIB_MAX (INT64_C (1) << 40)  /* a size beyond any host: not a size */
 #define CHECKER_CACHE_MAX (64 * 1024)
 
 /* ---- the report -------------------------------------------------------- */

@@ -3827,24 +3827,6 @@ workload_of (const struct ctx *c, struct workload *w, struct findings *f)
   return container_workload (c, limit, quota, period, cpus, w, f);
 }
 
-/* MemTotal of /proc/meminfo, in MiB. */
-static int
-mem_total_mib (int64_t *out, kg_error_t *err)
-{
-  cleanup_free char *buf = NULL;
-  size_t len;
-  const char *p;
-  unsigned long long kb;
-
-  if (kg_read_file_bounded ("/proc/meminfo", 0, 1 << 16, &buf, &len, err) < 0)
-    return -1;
-  p = strstr (buf, "MemTotal:");
-  if (p == NULL || sscanf (p + 9, "%llu", &kb) != 1 || kb == 0)
-    return kg_error (err, 0, "/proc/meminfo: no MemTotal");
-  *out = (int64_t) (kb / 1024);
-  return 0;
-}
-
 /* A Kata size: integer (or, for vCPUs since Kata 3, a float) > 0, or
    absent (DEF). */
 static bool
@@ -4115,10 +4097,47 @@ vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t
   if (*max_mem != 0)
     return true;
   *mem_from = "this host's MemTotal";
-  if (mem_total_mib (max_mem, &err) == 0)
+  if (kg_mem_total_mib (max_mem, &err) == 0)
     return true;
   finding (f, "cannot read the host's memory size: %s", err->msg);
   return false;
+}
+
+/* What this start adds to the memory the host has committed to guarded
+   VMs, for policy.capacity in the parent (capacity.h): a VM of its own,
+   its pod's VM as the sandbox sizes it, or what a member hot-plugs into
+   its pod's VM: its limit, as both runtimes add a container's memory
+   without static_sandbox_resource_mgmt, and nothing with it (the pod's VM
+   was sized at the sandbox's start and nothing is plugged later). */
+static void
+claim_vm (struct ctx *c, const struct workload *w, const struct vm_size *vm)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  struct vm_claim *v = &c->rep->vm;
+  cleanup_findings struct findings f = { 0 };
+  const char *sid = NULL, *uid = NULL;
+  bool stat;
+  int64_t base;
+
+  memset (v, 0, sizeof *v);
+  if (! kata_static_sizing (k, &stat, &f)
+      || ! kata_number (k->hypervisor, "default_memory", false,
+                        k->runtime == KATA_RUNTIME_RS ? POLICY_KATA_RS_DEFAULT_MEMORY_MIB
+                                                      : POLICY_KATA_DEFAULT_MEMORY_MIB,
+                        &base, &f))
+    return;
+  if (is_pod_member (c))
+    {
+      if (! pod_of (c, &sid, &uid) || strlen (sid) > VM_POD_MAX)
+        return;
+      snprintf (v->pod, sizeof v->pod, "%s", sid);
+      v->add_mib = stat ? 0 : mib_ceil (w->mem);
+      v->role = VM_MEMBER;
+      return;
+    }
+  v->mem_mib = vm->mem;
+  v->base_mib = base;
+  v->role = w->sandbox ? VM_SANDBOX : VM_SOLO;
 }
 
 static void
@@ -4139,6 +4158,8 @@ check_resources (struct ctx *c)
   if (sizes && vm.vcpus > max_vcpus)
     finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")",
              vm.vcpus, vm.vcpus_why, vcpus_from, max_vcpus);
+  if (f.n == 0)
+    claim_vm (c, &w, &vm);
   if (f.n > 0)
     report_fail (c->rep, "policy.resources",
                  "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
@@ -4729,7 +4750,7 @@ policy_update_judge (const struct guard_config *cfg, struct json_object *resourc
   limit = jget (mem, "memory", "limit", &f);
   quota = jget (cpu, "cpu", "quota", &f);
   period = jget (cpu, "cpu", "period", &f);
-  if (max_mem == 0 && mem_total_mib (&max_mem, &merr) < 0)
+  if (max_mem == 0 && kg_mem_total_mib (&max_mem, &merr) < 0)
     finding (&f, "cannot read the host's memory size: %s", merr->msg);
   if (limit != NULL && ! json_object_is_type (limit, json_type_int))
     finding (&f, "the memory limit is %s, not an integer", json_kind (limit));

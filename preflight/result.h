@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Ordered by severity: the overall verdict is the worst one seen, except
    that skip never outranks pass (a skipped check is reported, not failed). */
@@ -29,6 +30,26 @@ struct check_result
   char *remedy;  /* may be NULL */
 };
 
+/* The VM a start asks for, as policy.resources sized it (policy.c), for
+   policy.capacity (capacity.h) in the parent: which VM it is and what it
+   adds to the memory the host has committed to guarded VMs. */
+enum vm_role
+{
+  VM_NONE,     /* not sized (policy.resources could not size it, or no bundle) */
+  VM_SOLO,     /* a VM of its own */
+  VM_SANDBOX,  /* a pod's VM, started by its sandbox */
+  VM_MEMBER,   /* a container joining its pod sandbox's VM */
+};
+#define VM_POD_MAX 64  /* a sandbox id (policy_valid_id) */
+struct vm_claim
+{
+  enum vm_role role;
+  int64_t mem_mib;   /* SOLO, SANDBOX: the VM's memory as it boots or grows for this start */
+  int64_t base_mib;  /* SANDBOX: the runtime's default memory, what its members' add to */
+  int64_t add_mib;   /* MEMBER: what it hot-plugs into the pod's VM (0: static sizing) */
+  char pod[VM_POD_MAX + 1];  /* MEMBER: its sandbox's container id */
+};
+
 struct report
 {
   struct check_result *results;
@@ -45,6 +66,7 @@ struct report
      other containers join without a start of their own (kata-guard(8),
      SANDBOXES). */
   bool pod_sandbox;
+  struct vm_claim vm;
   /* [policy] mode ("enforce", "audit"), for the output to show first;
      NULL: not said (set by the command, never by the checks). */
   const char *policy_mode;

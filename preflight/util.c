@@ -304,3 +304,21 @@ sb_str (const struct strbuf *sb)
 {
   return sb->s ? sb->s : "";
 }
+
+/* MemTotal of /proc/meminfo, in MiB. */
+int
+kg_mem_total_mib (int64_t *out, kg_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t len;
+  const char *p;
+  unsigned long long kb;
+
+  if (kg_read_file_bounded ("/proc/meminfo", 0, 1 << 16, &buf, &len, err) < 0)
+    return -1;
+  p = strstr (buf, "MemTotal:");
+  if (p == NULL || sscanf (p + 9, "%llu", &kb) != 1 || kb == 0)
+    return kg_error (err, 0, "/proc/meminfo: no MemTotal");
+  *out = (int64_t) (kb / 1024);
+  return 0;
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,5 +108,8 @@ int kg_write_all (int fd, const void *data, size_t n);
 /* Open PATH read-only (O_CLOEXEC, plus EXTRA_FLAGS) and read it as above. */
 int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
                           size_t *len, kg_error_t *err);
+
+/* MemTotal of /proc/meminfo, in MiB, into *OUT. */
+int kg_mem_total_mib (int64_t *out, kg_error_t *err);
 
 #endif

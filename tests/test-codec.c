@@ -241,6 +241,123 @@ refused (const unsigned char *b, size_t len, const char *want, const char *name)
   report_release (&r);
 }
 
+/* The VM claim (report.vm): every role round-trips; sizes out of bounds,
+   a member without its pod or a VM with one, a pod id with a '/' are
+   refused whole. */
+static void
+vm_encoded (const struct vm_claim *vm, unsigned char **buf, size_t *len)
+{
+  struct report in = { 0 };
+  kg_error_t err = NULL;
+
+  report_pass (&in, "policy.resources", "sized");
+  in.vm = *vm;
+  *buf = NULL;
+  if (checker_encode (&in, false, NULL, 0, buf, len, &err) < 0)
+    {
+      fprintf (stderr, "# encode: %s\n", err->msg);
+      kg_error_release (&err);
+    }
+  report_release (&in);
+}
+
+static void
+test_vm_claim (void)
+{
+  static const struct
+  {
+    struct vm_claim vm;
+    bool good;
+    const char *name;
+  } cases[] = {
+    { { VM_SOLO, 2560, 2048, 0, "" }, true, "a VM of its own" },
+    { { VM_SANDBOX, 4096, 2048, 0, "" }, true, "a pod's sandbox" },
+    { { VM_MEMBER, 0, 0, 512, "3f0a9b" }, true, "a member" },
+    { { VM_MEMBER, 0, 0, 0, "3f0a9b" }, true, "a member that plugs nothing in" },
+    { { VM_SOLO, 0, 2048, 0, "" }, false, "a VM of 0 MiB" },
+    { { VM_SOLO, -1, 2048, 0, "" }, false, "a VM of -1 MiB" },
+    { { VM_SOLO, CHECKER_VM_MIB_MAX, 2048, 0, "" }, false, "a VM of 2^40 MiB" },
+    { { VM_SOLO, 2560, 2048, 1, "" }, false, "a VM that also adds" },
+    { { VM_SANDBOX, 2560, 0, 0, "" }, false, "a sandbox without a default" },
+    { { VM_SOLO, 2560, 2048, 0, "abc" }, false, "a VM naming a pod" },
+    { { VM_MEMBER, 0, 0, 512, "" }, false, "a member without its pod" },
+    { { VM_MEMBER, 1, 0, 512, "abc" }, false, "a member with a size of its own" },
+    { { VM_MEMBER, 0, 0, -5, "abc" }, false, "a member adding -5 MiB" },
+    { { VM_MEMBER, 0, 0, 512, "../x" }, false, "a pod id with a slash" },
+    { { VM_MEMBER, 0, 0, 512, ".." }, false, "a pod id of .." },
+    { { VM_MEMBER, 0, 0, 512, "a b" }, false, "a pod id with a space" },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (cases); i++)
+    {
+      unsigned char *buf;
+      size_t len = 0;
+
+      vm_encoded (&cases[i].vm, &buf, &len);
+      if (cases[i].good)
+        {
+          struct report out = { 0 };
+          kg_error_t err = NULL;
+          bool want_fd;
+
+          ok (buf != NULL && checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) == 0,
+              "vm claim, %s: decodes (%s)", cases[i].name, err ? err->msg : "ok");
+          ok (out.vm.role == cases[i].vm.role && out.vm.mem_mib == cases[i].vm.mem_mib
+                  && out.vm.base_mib == cases[i].vm.base_mib
+                  && out.vm.add_mib == cases[i].vm.add_mib
+                  && strcmp (out.vm.pod, cases[i].vm.pod) == 0,
+              "vm claim, %s: every field survives", cases[i].name);
+          kg_error_release (&err);
+          report_release (&out);
+        }
+      else if (buf != NULL)
+        refused (buf, len, "VM claim", cases[i].name);
+      else
+        ok (0, "vm claim, %s: encodes", cases[i].name);
+      free (buf);
+    }
+  {
+    /* A role past the last, and a claim cut short. */
+    unsigned char *buf;
+    size_t len = 0;
+    struct vm_claim vm = { VM_SOLO, 2560, 2048, 0, "" };
+
+    vm_encoded (&vm, &buf, &len);
+    if (buf != NULL)
+      {
+        buf[len - 28] = VM_MEMBER + 1;
+        refused (buf, len, "VM claim is malformed", "a role past the last");
+        buf[len - 28] = VM_SOLO;
+        {
+          uint32_t body;
+
+          memcpy (&body, buf + 16, 4);
+          body -= 8;
+          memcpy (buf + 16, &body, 4);
+        }
+        refused (buf, len - 8, "does not hold", "a claim cut short");
+      }
+    free (buf);
+  }
+  {
+    struct report out = { 0 };
+    struct vm_claim none = { 0 };
+    unsigned char *buf;
+    size_t len = 0;
+    kg_error_t err = NULL;
+    bool want_fd;
+
+    vm_encoded (&none, &buf, &len);
+    ok (buf != NULL && ! (buf[5] & CHECKER_FLAG_VM), "no claim: no VM flag");
+    ok (buf != NULL && checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) == 0
+            && out.vm.role == VM_NONE,
+        "no claim: decodes to none");
+    kg_error_release (&err);
+    report_release (&out);
+    free (buf);
+  }
+}
+
 static struct msg m;
 
 static void
@@ -398,7 +515,7 @@ test_refusals (void)
   seal (&m);
   m.b[4] = CHECKER_VERSION + 1;
   refused (m.b, m.len, "not this format", "another version");
-  header (&m, 0x10, 0, 0);
+  header (&m, 0x20, 0, 0);
   seal (&m);
   refused (m.b, m.len, "not this format", "an unknown flag");
   header (&m, 0, 0, 0);
@@ -1001,6 +1118,7 @@ main (int argc, char **argv)
   if (argc == 3 && strcmp (argv[1], "--seeds") == 0)
     return write_seeds (argv[2]);
   test_round_trip ();
+  test_vm_claim ();
   test_refusals ();
   test_validators ();
   test_requests ();

@@ -2276,6 +2276,67 @@ pod_row (const char *name, const char *id, const char *ann, const char *res, con
   report_release (&rep);
 }
 
+/* report.vm, what policy.capacity counts (capacity.h): a VM of its own,
+   a pod's VM at its sandbox, a member's hot-plugged share (none under
+   static sizing), and nothing when the VM was not sized. */
+static void
+claim_row (const char *name, const char *id, const char *ann, const char *res,
+           struct kata_config *k, enum vm_role role, int64_t mem, int64_t base, int64_t add,
+           const char *pod)
+{
+  cleanup_free char *spec = NULL;
+  cleanup_free char *top = NULL;
+  struct report rep;
+
+  if (ann != NULL && asprintf (&top, "\"annotations\": {%s}", ann) < 0)
+    abort ();
+  spec = spec_of (NULL, NULL, res, NULL, top);
+  run_ns = ann != NULL ? pod_ns : NULL;
+  run_policy (spec, id, NULL, k, &rep, NULL);
+  run_ns = NULL;
+  ok (rep.vm.role == role && rep.vm.mem_mib == mem && rep.vm.base_mib == base
+          && rep.vm.add_mib == add && strcmp (rep.vm.pod, pod) == 0,
+      "vm claim, %s: role %d, %lld / %lld / +%lld MiB, pod \"%s\" (got %d, %lld / %lld / +%lld, \"%s\")",
+      name, (int) role, (long long) mem, (long long) base, (long long) add, pod, (int) rep.vm.role,
+      (long long) rep.vm.mem_mib, (long long) rep.vm.base_mib, (long long) rep.vm.add_mib,
+      rep.vm.pod);
+  report_release (&rep);
+}
+
+static void
+test_vm_claims (void)
+{
+  static const char sandbox_ann[]
+      = "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\", "
+        "\"io.kubernetes.cri.sandbox-memory\": \"536870912\"";
+  static const char app_ann[]
+      = "\"io.kubernetes.cri.container-type\": \"container\", "
+        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
+  cleanup_free char *sb = NULL;
+  struct kata_config hot = { 0 };
+
+  if (asprintf (&sb, "%s/state/io.containerd.runtime.v2.task/k8s.io/" SANDBOX_ID, tmpdir) < 0)
+    abort ();
+  mkdir_p (sb);
+  claim_row ("a container's own VM", ID_A, NULL, NULL, &kata_fc, VM_SOLO, 2304, 2048, 0, "");
+  claim_row ("no limit: not sized", ID_A, NULL, "\"cpu\": {\"shares\": 2}", &kata_fc, VM_NONE, 0,
+             0, 0, "");
+  claim_row ("a pod's sandbox", SANDBOX_ID, sandbox_ann, "\"cpu\": {\"shares\": 2}", &kata_fc,
+             VM_SANDBOX, 2560, 2048, 0, "");
+  claim_row ("a member, static sizing (Firecracker's)", ID_A, app_ann, NULL, &kata_fc, VM_MEMBER,
+             0, 0, 0, SANDBOX_ID);
+  load_kata (&hot, NULL,
+             "[hypervisor.qemu]\ndefault_memory = 1024\n[runtime]\nstatic_sandbox_resource_mgmt = "
+             "false\n");
+  claim_row ("a member, hot-plugged", ID_A, app_ann, NULL, &hot, VM_MEMBER, 0, 0, 256, SANDBOX_ID);
+  claim_row ("a container's own VM, hot-plugged", ID_A, NULL, NULL, &hot, VM_SOLO, 1280, 1024, 0,
+             "");
+  toml_free (hot.doc);
+}
+
 static void
 test_pods (void)
 {
@@ -2823,6 +2884,7 @@ main (void)
   test_resources ();
   test_resources_runtimes ();
   test_pods ();
+  test_vm_claims ();
   test_identity ();
   test_crio ();
   test_namespaces ();

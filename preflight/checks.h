@@ -68,6 +68,7 @@ struct request
   const char *ns;            /* containerd namespace, or NULL */
   const char *bundle;        /* bundle directory, or NULL */
   const char *kata_config;   /* Kata config chosen by the engine (stdin options), or NULL */
+  const char *pid_file;      /* OCI create's --pid-file, absolute, or NULL */
   /* Gathered by the privileged parent before the checker forks; NULL:
      policy reads them itself (unconfined callers, the unit tests). */
   const struct engine_ns *engine_ns;

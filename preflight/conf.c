@@ -122,6 +122,11 @@ static const struct key_spec keys[] = {
   /* MiB; 0 = MemTotal.  2^30 MiB (1 PiB) is beyond any host. */
   { "policy", "max_vm_memory_mib", KEY_INT, FIELD (policy.max_vm_memory_mib), 0, STR_ANY, 0,
     INT64_C (1) << 30 },
+  /* MiB; 0 = MemTotal less committed_memory_reserve_mib (policy.capacity). */
+  { "policy", "max_committed_memory_mib", KEY_INT, FIELD (policy.max_committed_memory_mib), 0,
+    STR_ANY, 0, INT64_C (1) << 30 },
+  { "policy", "committed_memory_reserve_mib", KEY_INT,
+    FIELD (policy.committed_memory_reserve_mib), 0, STR_ANY, 0, INT64_C (1) << 30 },
   /* Firecracker's 32 is applied at check time whatever this says. */
   { "policy", "max_vcpus", KEY_INT, FIELD (policy.max_vcpus), 0, STR_ANY, 1, 1024 },
   { "policy", "require_seccomp", KEY_BOOL, FIELD (policy.require_seccomp), 0, STR_ANY, 0, 0 },
@@ -224,6 +229,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->drift.record = strdup (KG_POSTURE_RECORD_DEFAULT);
   cfg->policy.require_memory_limit = true;
   cfg->policy.max_vcpus = 32;
+  cfg->policy.committed_memory_reserve_mib = 2048;
   if (! set_list (&cfg->policy.capabilities, &cfg->policy.n_capabilities, default_capabilities,
                   ARRAY_SIZE (default_capabilities))
       || ! set_list (&cfg->policy.devices, &cfg->policy.n_devices, NULL, 0)

@@ -110,6 +110,10 @@ struct guard_config
     bool require_memory_limit;
     int64_t max_vm_memory_mib;  /* 0 = this host's MemTotal */
     int64_t max_vcpus;
+    /* policy.capacity: the memory all guarded VMs alive may commit, MiB;
+       0 = MemTotal less COMMITTED_MEMORY_RESERVE_MIB. */
+    int64_t max_committed_memory_mib;
+    int64_t committed_memory_reserve_mib;
     bool require_seccomp;
     char *mode;  /* "enforce", or "audit": policy.* refusals logged, not enforced */
   } policy;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "capacity.h"
 #include "checker.h"
 #include "checks.h"
 #include "cli.h"
@@ -325,6 +326,17 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
   /* The same confined checker as a start: the same verdicts. */
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
     report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
+  else
+    {
+      /* What the guarded VMs alive commit, and with a bundle whether this
+         one would fit: counted, never recorded. */
+      struct capacity_start cs = { .mode = KG_MODE_CHECK, .id = req.container_id,
+                                   .bundle = req.bundle };
+      struct capacity cap = CAPACITY_INIT;
+
+      capacity_judge (&cfg, &cs, &rep.vm, cfg.runtime.deadline_ms, &rep, &cap);
+      capacity_release (&cap);
+    }
   facts.kata_runtime = kata_runtime_name (&pf);
   preflight_release (&pf);
   clock_gettime (CLOCK_MONOTONIC, &t1);

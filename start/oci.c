@@ -37,6 +37,7 @@ oci_start (char **argv, const struct oci_args *a, const struct channel *ch)
   struct request req = { .mode = KG_MODE_OCI, .container_id = a->id };
   struct report pre = { 0 };
   cleanup_free char *bundle = NULL;
+  cleanup_free char *pid_file = NULL;
   char cwd[PATH_MAX];
   int status;
 
@@ -62,6 +63,16 @@ oci_start (char **argv, const struct oci_args *a, const struct channel *ch)
       if (a->bad == NULL)
         report_fail (&pre, "args", NULL, "out of memory resolving --bundle %s", a->bundle);
     }
+
+  /* runc makes a relative --pid-file absolute against its working
+     directory too; policy.capacity watches the process it names. */
+  if (a->pid_file != NULL && a->pid_file[0] == '/')
+    req.pid_file = a->pid_file;
+  else if (a->pid_file != NULL && a->pid_file[0] != '\0' && getcwd (cwd, sizeof cwd) != NULL
+           && asprintf (&pid_file, "%s/%s", cwd, a->pid_file) >= 0)
+    req.pid_file = pid_file;
+  else
+    pid_file = NULL;
 
   status = wrapper_start (&req, &pre, ch, NULL, argv);
   report_release (&pre);

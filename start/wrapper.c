@@ -25,6 +25,7 @@
 
 #include <json-c/json.h>
 
+#include "capacity.h"
 #include "checker.h"
 #include "conf.h"
 #include "decision.h"
@@ -328,6 +329,11 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
      with delete for start. */
   kill_children ();
   remove_socket (answer);
+  {
+    cleanup_error kg_error_t cap_err = NULL;
+
+    capacity_forget (req->mode, ch->scope, req->container_id, &cap_err);
+  }
   for (int i = 1; argv[i] != NULL; i++)
     if (argv[i + 1] == NULL && strcmp (argv[i], "start") == 0)
       {
@@ -360,6 +366,7 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *msg = NULL;
   cleanup_close int fd = -1;
+  struct capacity cap = CAPACITY_INIT;
   bool cfg_ok;
 
   memset (&cfg, 0, sizeof cfg);
@@ -376,6 +383,18 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   else if (report_count (pre, VERDICT_FAIL) == 0
            && checker_run (&pf, config_path, cfg.runtime.deadline_ms, &err) < 0)
     report_fail (pre, "checker", CHECKER_REMEDY, "%s", err->msg);
+
+  /* policy.capacity last, in this process: its lock is held from the
+     count to the record (or to the refusal). */
+  if (cfg_ok && (report_count (pre, VERDICT_FAIL) == 0 || decision_audit_allows (cfg.policy.mode, pre)))
+    {
+      struct capacity_start cs = { req->mode, ch->scope, req->container_id, req->bundle,
+                                   req->pid_file };
+
+      capacity_judge (&cfg, &cs, &pre->vm, cfg.runtime.deadline_ms, pre, &cap);
+    }
+  else if (cfg_ok)
+    report_skip (pre, "policy.capacity", "not counted: the start is refused already");
 
   memset (&d, 0, sizeof d);
   d.mode = req->mode;
@@ -408,6 +427,17 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
         }
     }
   preflight_release (&pf);
+  /* The start goes ahead only once its VM is recorded. */
+  if (d.allow && capacity_commit (&cap, &err) < 0)
+    {
+      report_fail (pre, "capacity.record", "see the error; kata-guard(8), CAPACITY",
+                   "cannot record this start's VM: %s", err->msg);
+      kg_error_release (&err);
+      d.allow = d.audited = false;
+      free (msg);
+      msg = NULL;
+    }
+  capacity_release (&cap);
   clock_gettime (CLOCK_REALTIME, &d.when);
 
   if (! d.allow)
@@ -440,6 +470,11 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
       record_write (req->mode, ch->scope, req->container_id, argv[0], &rec_err);
     }
   exec_runtime (fd, argv, &err);
+  {
+    cleanup_error kg_error_t cap_err = NULL;
+
+    capacity_forget (req->mode, ch->scope, req->container_id, &cap_err);
+  }
   msg = output_message ("cannot start container %s: exec: %s",
                         req->container_id ? req->container_id : "(no id)", err->msg);
   wrapper_say (ch, msg ? msg : "kata-guard: cannot start the container: exec failed");
@@ -492,6 +527,8 @@ delete_then_forget (int fd, char **argv, const struct channel *ch, const char *c
       cleanup_error kg_error_t rec_err = NULL;
 
       record_remove (ch->mode, ch->scope, container_id, &rec_err);
+      kg_error_release (&rec_err);
+      capacity_forget (ch->mode, ch->scope, container_id, &rec_err);
     }
   if (WIFSIGNALED (status))
     return 128 + WTERMSIG (status);

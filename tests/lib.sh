@@ -163,6 +163,16 @@ kg_config_write() {
     echo "record = \"$KG_TREE/posture.json\""
     for line in "$@"; do echo "$line"; done
   } >"$f"
+  # policy.capacity counts every guarded VM alive on this host: a test
+  # that is not about it gets a bound no test reaches (capacity.test sets
+  # its own).
+  if ! grep -q '^max_committed_memory_mib' "$f"; then
+    if grep -q '^\[policy\]' "$f"; then
+      sed -i 's/^\[policy\]$/&\nmax_committed_memory_mib = 1073741824/' "$f"
+    else
+      printf '[policy]\nmax_committed_memory_mib = 1073741824\n' >>"$f"
+    fi
+  fi
 }
 
 # kg_config_add_oci FILE: the tree's runc as [runtime] oci, after shim.

@@ -179,6 +179,8 @@ test_policy (void)
                           "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.default_(memory|vcpus)\"]\n"
                           "require_memory_limit = false\n"
                           "max_vm_memory_mib = 8192\n"
+                          "max_committed_memory_mib = 20480\n"
+                          "committed_memory_reserve_mib = 4096\n"
                           "max_vcpus = 4\n"
                           "require_seccomp = true\n",
                           &cfg);
@@ -218,6 +220,8 @@ test_policy (void)
     }
   ok (! cfg.policy.require_memory_limit, "policy.require_memory_limit");
   is_int (cfg.policy.max_vm_memory_mib, 8192, "policy.max_vm_memory_mib");
+  is_int (cfg.policy.max_committed_memory_mib, 20480, "policy.max_committed_memory_mib");
+  is_int (cfg.policy.committed_memory_reserve_mib, 4096, "policy.committed_memory_reserve_mib");
   is_int (cfg.policy.max_vcpus, 4, "policy.max_vcpus");
   ok (cfg.policy.require_seccomp, "policy.require_seccomp");
   guard_config_release (&cfg);
@@ -243,6 +247,10 @@ test_policy (void)
       "default hooks are the dockerd binaries");
   ok (cfg.policy.require_memory_limit, "default require_memory_limit is true");
   is_int (cfg.policy.max_vm_memory_mib, 0, "default max_vm_memory_mib is 0 (MemTotal)");
+  is_int (cfg.policy.max_committed_memory_mib, 0,
+          "default max_committed_memory_mib is 0 (MemTotal less the reserve)");
+  is_int (cfg.policy.committed_memory_reserve_mib, 2048,
+          "default committed_memory_reserve_mib is 2048");
   is_int (cfg.policy.max_vcpus, 32, "default max_vcpus is 32");
   ok (! cfg.policy.require_seccomp, "default require_seccomp is false");
   guard_config_release (&cfg);
@@ -347,6 +355,8 @@ static const struct
   { "[policy]\nannotations = [\"io.katacontainers.(\"]\n", ":2: [policy] annotations: \"io.katacontainers.(\" is not a valid POSIX extended regular expression" },
   { "[policy]\nannotations = [\"\"]\n", "[policy] annotations: \"\" must not be empty" },
   { "[policy]\nmax_vm_memory_mib = -1\n", "[policy] max_vm_memory_mib: -1 is out of range (0..1073741824)" },
+  { "[policy]\nmax_committed_memory_mib = -1\n", "[policy] max_committed_memory_mib: -1 is out of range (0..1073741824)" },
+  { "[policy]\ncommitted_memory_reserve_mib = 1073741825\n", "[policy] committed_memory_reserve_mib: 1073741825 is out of range (0..1073741824)" },
   { "[policy]\nmax_vm_memory_mib = \"4G\"\n", "[policy] max_vm_memory_mib: expected an integer, found string" },
   { "[policy]\nmax_vcpus = 0\n", "[policy] max_vcpus: 0 is out of range (1..1024)" },
   { "[policy]\nmax_vcpus = 1025\n", "[policy] max_vcpus: 1025 is out of range" },

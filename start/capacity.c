@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* policy.capacity: the memory committed to guarded VMs (capacity.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "capacity.h"
+#include "record.h"
+#include "rundir.h"
+#include "util.h"
+
+#define CAP_SUB "capacity"
+#define CAP_DIR RUNDIR "/" CAP_SUB
+#define CAP_MAGIC "kata-guard capacity record 1"
+#define CAP_LOCK "lock"
+#define CAP_MAX (64 * 1024)
+#define CAP_MEMBERS_MAX 256
+/* A --pid-file not written this long after the record: the create failed. */
+#define CAP_CREATE_GRACE_S 120
+#define CAP_REMEDY                                                                          \
+  "wait for a guarded VM to end, or raise [policy] max_committed_memory_mib; see "          \
+  "kata-guard(8), CAPACITY"
+
+/* A pod member that hot-plugs memory into its sandbox's VM. */
+struct cap_member
+{
+  char *id, *bundle;
+  dev_t dev;
+  ino_t ino;
+  int64_t add;
+};
+
+/* One record: a VM, what it commits, and how to tell it is alive. */
+struct cap_record
+{
+  char name[32];
+  char *mode, *scope, *id, *bundle, *pid_file;
+  dev_t dev;
+  ino_t ino;
+  int64_t when;             /* written, seconds of CLOCK_REALTIME */
+  int64_t mem, base, peak;  /* the VM's size, the runtime's default, its members' highest */
+  struct cap_member *m;
+  size_t n_m;
+  char *text;  /* the file's text, which the strings above point into */
+};
+
+static void
+cap_record_release (struct cap_record *r)
+{
+  free (r->m);
+  free (r->text);
+  memset (r, 0, sizeof *r);
+}
+
+/* What the pod or VM of R commits: its size, or more when its members
+   plugged more into it. */
+static int64_t
+committed (const struct cap_record *r)
+{
+  return r->peak > r->mem ? r->peak : r->mem;
+}
+
+static const char *
+mode_word (enum kg_mode mode)
+{
+  return mode == KG_MODE_OCI ? "oci" : "shim";
+}
+
+/* A record's file name: record_name's "shim-" or "oci-" and 16 hex digits. */
+static bool
+record_file_name (const char *n)
+{
+  size_t p = strncmp (n, "shim-", 5) == 0 ? 5 : strncmp (n, "oci-", 4) == 0 ? 4 : 0;
+
+  if (p == 0 || strlen (n + p) != 16)
+    return false;
+  return strspn (n + p, "0123456789abcdef") == 16;
+}
+
+/* One line of a record; NULL at its end. */
+static char *
+line (char **p)
+{
+  char *l = *p ? strsep (p, "\n") : NULL;
+
+  return l != NULL && *p != NULL ? l : NULL;
+}
+
+static bool
+number (const char *s, int64_t *out)
+{
+  char *end;
+  long long v;
+
+  errno = 0;
+  v = strtoll (s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < 0)
+    return false;
+  *out = v;
+  return true;
+}
+
+/* "DEV INO" and, with ADD, " ADD". */
+static bool
+identity (const char *s, dev_t *dev, ino_t *ino, int64_t *add)
+{
+  unsigned long long d, i;
+  long long a = 0;
+  int used = 0;
+
+  if (add == NULL ? sscanf (s, "%llu %llu%n", &d, &i, &used) != 2
+                  : sscanf (s, "%llu %llu %lld%n", &d, &i, &a, &used) != 3)
+    return false;
+  if (s[used] != '\0' || a < 0)
+    return false;
+  *dev = (dev_t) d;
+  *ino = (ino_t) i;
+  if (add != NULL)
+    *add = a;
+  return true;
+}
+
+/* Parse TEXT (taken over) into R. */
+static int
+record_parse (char *text, const char *name, struct cap_record *r, kg_error_t *err)
+{
+  char *p = text, *l;
+  int64_t n;
+  bool ok;
+
+  memset (r, 0, sizeof *r);
+  r->text = text;
+  snprintf (r->name, sizeof r->name, "%s", name);
+  l = line (&p);
+  ok = l != NULL && strcmp (l, CAP_MAGIC) == 0;
+  ok = ok && (r->mode = line (&p)) != NULL && (r->scope = line (&p)) != NULL
+       && (r->id = line (&p)) != NULL && (r->bundle = line (&p)) != NULL
+       && (l = line (&p)) != NULL && identity (l, &r->dev, &r->ino, NULL)
+       && (r->pid_file = line (&p)) != NULL && (l = line (&p)) != NULL && number (l, &r->when)
+       && (l = line (&p)) != NULL
+       && sscanf (l, "%" SCNd64 " %" SCNd64 " %" SCNd64, &r->mem, &r->base, &r->peak) == 3
+       && (l = line (&p)) != NULL && number (l, &n) && n <= CAP_MEMBERS_MAX;
+  ok = ok && r->bundle[0] == '/' && (r->pid_file[0] == '\0' || r->pid_file[0] == '/')
+       && r->mem >= 0 && r->base >= 0 && r->peak >= 0;
+  if (ok && n > 0 && (r->m = calloc ((size_t) n, sizeof *r->m)) == NULL)
+    return kg_error (err, ENOMEM, "%s/%s: cannot allocate", CAP_DIR, name);
+  for (int64_t i = 0; ok && i < n; i++)
+    {
+      struct cap_member *m = &r->m[r->n_m++];
+
+      ok = (m->id = line (&p)) != NULL && (m->bundle = line (&p)) != NULL
+           && m->bundle[0] == '/' && (l = line (&p)) != NULL
+           && identity (l, &m->dev, &m->ino, &m->add);
+    }
+  if (! ok || p == NULL || *p != '\0')
+    return kg_error (err, 0, "%s/%s: not a capacity record", CAP_DIR, name);
+  return 0;
+}
+
+/* R as a record's text, into *TEXT and *LEN. */
+static int
+record_format (const struct cap_record *r, char **text, size_t *len, kg_error_t *err)
+{
+  cleanup_strbuf struct strbuf sb = { 0 };
+
+  sb_printf (&sb, "%s\n%s\n%s\n%s\n%s\n%llu %llu\n%s\n%" PRId64 "\n%" PRId64 " %" PRId64 " %" PRId64
+                  "\n%zu\n",
+             CAP_MAGIC, r->mode, r->scope, r->id, r->bundle, (unsigned long long) r->dev,
+             (unsigned long long) r->ino, r->pid_file, r->when, r->mem, r->base, r->peak, r->n_m);
+  for (size_t i = 0; i < r->n_m; i++)
+    sb_printf (&sb, "%s\n%s\n%llu %llu %" PRId64 "\n", r->m[i].id, r->m[i].bundle,
+               (unsigned long long) r->m[i].dev, (unsigned long long) r->m[i].ino, r->m[i].add);
+  if (sb.s == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate a record", CAP_DIR);
+  if (sb.len > CAP_MAX)
+    return kg_error (err, E2BIG, "%s: the record would be %zu bytes", CAP_DIR, sb.len);
+  *len = sb.len;
+  *text = steal_pointer (&sb.s);
+  return 0;
+}
+
+/* No newline in a field: a record holds one a line. */
+static bool
+one_line (const char *s)
+{
+  return s != NULL && strchr (s, '\n') == NULL;
+}
+
+/* PATH is still the directory of device DEV, inode INO. */
+static bool
+same_dir (const char *path, dev_t dev, ino_t ino)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0 && S_ISDIR (st.st_mode) && st.st_dev == dev && st.st_ino == ino;
+}
+
+/* Boot time (CLOCK_REALTIME seconds, /proc/stat btime); 0 unknown. */
+static int64_t
+boot_time (void)
+{
+  cleanup_free char *buf = NULL;
+  cleanup_error kg_error_t err = NULL;
+  size_t len;
+  const char *p;
+  long long bt;
+
+  if (kg_read_file_bounded ("/proc/stat", 0, 1 << 20, &buf, &len, &err) < 0)
+    return 0;
+  p = strstr (buf, "\nbtime ");
+  return p != NULL && sscanf (p + 7, "%lld", &bt) == 1 && bt > 0 ? bt : 0;
+}
+
+/* The process of the OCI runtime's --pid-file PATH, for a record written
+   at WHEN: alive while the file is not written yet (a create in flight,
+   for CAP_CREATE_GRACE_S), or names a process that is alive, not a
+   zombie, and started before the file was written (a pid reused later is
+   younger).  What cannot be read is alive: counted, never forgotten. */
+static bool
+pid_alive (const char *path, int64_t when, int64_t now, int64_t btime)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  cleanup_free char *buf = NULL;
+  cleanup_free char *stat_text = NULL;
+  cleanup_error kg_error_t err = NULL;
+  char proc[64], state;
+  struct stat st;
+  size_t len;
+  int64_t pid;
+  unsigned long long start;
+  const char *p;
+  long tck = sysconf (_SC_CLK_TCK);
+
+  if (fd < 0)
+    return errno != ENOENT || now - when < CAP_CREATE_GRACE_S;
+  if (fstat (fd, &st) < 0 || ! S_ISREG (st.st_mode)
+      || kg_read_fd_bounded (fd, path, 64, &buf, &len, &err) < 0)
+    return true;
+  buf[strcspn (buf, "\n")] = '\0';
+  if (! number (buf, &pid) || pid <= 0 || pid > INT32_MAX)
+    return true;
+  snprintf (proc, sizeof proc, "/proc/%" PRId64 "/stat", pid);
+  if (kg_read_file_bounded (proc, 0, 4096, &stat_text, &len, &err) < 0)
+    return err->errnum != ENOENT && err->errnum != ESRCH;
+  /* After the command's ")": state, then 18 fields to starttime (22nd). */
+  p = strrchr (stat_text, ')');
+  if (p == NULL
+      || sscanf (p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+                 &state, &start)
+             != 2)
+    return true;
+  if (state == 'Z' || state == 'X')
+    return false;
+  if (btime == 0 || tck <= 0)
+    return true;
+  return btime + (int64_t) (start / (unsigned long long) tck) <= (int64_t) st.st_mtime + 2;
+}
+
+/* The shim of the bundle BUNDLE: alive until the socket it wrote to the
+   bundle's "address" file (as containerd-shim-runc-v2 and both Kata
+   shims do once they listen) refuses a connection or is gone.  No such
+   file yet, or one that cannot be read: alive. */
+static bool
+shim_alive (const char *bundle)
+{
+  cleanup_close int dir = open (bundle, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  cleanup_close int fd = -1;
+  cleanup_close int sock = -1;
+  cleanup_free char *buf = NULL;
+  cleanup_error kg_error_t err = NULL;
+  struct sockaddr_un sun = { .sun_family = AF_UNIX };
+  const char *path;
+  size_t len, n;
+  socklen_t sl;
+
+  if (dir < 0 || (fd = openat (dir, "address", O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)) < 0
+      || kg_read_fd_bounded (fd, "address", 4096, &buf, &len, &err) < 0)
+    return true;
+  buf[strcspn (buf, "\n")] = '\0';
+  path = strncmp (buf, "unix://", 7) == 0 ? buf + 7 : buf;
+  n = strlen (path);
+  if (n == 0 || n >= sizeof sun.sun_path || (path[0] != '/' && path[0] != '@'))
+    return true;
+  memcpy (sun.sun_path, path, n);
+  if (path[0] == '@')
+    sun.sun_path[0] = '\0';  /* an abstract socket */
+  sl = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + n + (path[0] == '/'));
+  sock = socket (AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (sock < 0 || connect (sock, (struct sockaddr *) &sun, sl) == 0)
+    return true;
+  return errno != ECONNREFUSED && errno != ENOENT;
+}
+
+/* R's VM is alive (capacity.h). */
+static bool
+record_alive (const struct cap_record *r, int64_t now, int64_t btime)
+{
+  if (! same_dir (r->bundle, r->dev, r->ino))
+    return false;
+  if (strcmp (r->mode, "shim") == 0)
+    return shim_alive (r->bundle);
+  return r->pid_file[0] == '\0' || pid_alive (r->pid_file, r->when, now, btime);
+}
+
+/* The bound, *MAX MiB, and where it comes from, into WHY. */
+static int
+bound_of (const struct guard_config *cfg, int64_t *max, char *why, size_t size, kg_error_t *err)
+{
+  int64_t total;
+
+  if (cfg->policy.max_committed_memory_mib > 0)
+    {
+      *max = cfg->policy.max_committed_memory_mib;
+      snprintf (why, size, "[policy] max_committed_memory_mib");
+      return 0;
+    }
+  if (kg_mem_total_mib (&total, err) < 0)
+    return -1;
+  *max = total - cfg->policy.committed_memory_reserve_mib;
+  snprintf (why, size, "this host's MemTotal %" PRId64 " MiB less committed_memory_reserve_mib %" PRId64,
+            total, cfg->policy.committed_memory_reserve_mib);
+  if (*max <= 0)
+    return kg_error (err, 0, "%s leaves no memory for VMs", why);
+  return 0;
+}
+
+/* Take the lock on DIR, waiting at most DEADLINE_MS. */
+static int
+lock_take (int dir, int64_t deadline_ms, kg_error_t *err)
+{
+  cleanup_close int fd = openat (dir, CAP_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  struct timespec pause = { 0, 20000 };
+  int64_t waited_us = 0;
+
+  if (fd < 0)
+    return kg_error (err, errno, "%s/%s", CAP_DIR, CAP_LOCK);
+  while (flock (fd, LOCK_EX | LOCK_NB) < 0)
+    {
+      if (errno != EWOULDBLOCK && errno != EINTR)
+        return kg_error (err, errno, "flock %s/%s", CAP_DIR, CAP_LOCK);
+      if (waited_us / 1000 >= deadline_ms)
+        return kg_error (err, ETIMEDOUT,
+                         "%s/%s: another start held the lock for more than %" PRId64 " ms",
+                         CAP_DIR, CAP_LOCK, deadline_ms);
+      nanosleep (&pause, NULL);
+      waited_us += pause.tv_nsec / 1000;
+      if (pause.tv_nsec < 2000000)
+        pause.tv_nsec *= 2;
+    }
+  return steal_fd (&fd);
+}
+
+/* What a count found. */
+struct tally
+{
+  int64_t total;  /* MiB committed by the live records */
+  size_t vms;     /* how many */
+  struct cap_record pod;  /* a member's pod record, when found alive */
+  bool have_pod;
+};
+
+/* Read and sum every live record in DIR; a start (PRUNE) removes the
+   dead ones.  OWN (a file name) is skipped: this start replaces it.  POD:
+   the file name of the member's pod record, kept in T. */
+static int
+tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, kg_error_t *err)
+{
+  cleanup_close int scan = dup (dir);
+  DIR *d = scan >= 0 ? fdopendir (scan) : NULL;
+  struct dirent *e;
+  int64_t now = time (NULL), btime = boot_time ();
+  int rc = 0;
+
+  if (d == NULL)
+    return kg_error (err, errno, "%s", CAP_DIR);
+  scan = -1;
+  while (rc == 0 && (e = readdir (d)) != NULL)
+    {
+      struct cap_record r;
+      char *text = NULL;
+      size_t len;
+
+      if (! record_file_name (e->d_name) || (own != NULL && strcmp (e->d_name, own) == 0))
+        continue;
+      if (rundir_read (dir, CAP_DIR, e->d_name, CAP_MAX, &text, &len, err) < 0)
+        {
+          if ((*err)->errnum != ENOENT)
+            rc = -1;
+          else
+            kg_error_release (err);
+          continue;
+        }
+      if (strlen (text) != len || record_parse (text, e->d_name, &r, err) < 0)
+        {
+          if (strlen (text) != len)
+            {
+              free (text);
+              kg_error (err, 0, "%s/%s: not a capacity record (a NUL byte)", CAP_DIR, e->d_name);
+            }
+          else
+            cap_record_release (&r);
+          rc = -1;
+          continue;
+        }
+      if (! record_alive (&r, now, btime))
+        {
+          if (prune)
+            unlinkat (dir, e->d_name, 0);
+          cap_record_release (&r);
+          continue;
+        }
+      t->total += committed (&r);
+      t->vms++;
+      if (pod != NULL && strcmp (e->d_name, pod) == 0)
+        {
+          t->pod = r;
+          t->have_pod = true;
+        }
+      else
+        cap_record_release (&r);
+    }
+  closedir (d);
+  return rc;
+}
+
+/* The member's pod record in T with ID added (or replaced) and its dead
+   members gone: its new peak into T->pod.  *SHARE: what that adds to
+   what the pod commits. */
+static int
+pod_add (struct tally *t, const struct capacity_start *s, const struct stat *bst, int64_t add,
+         int64_t *share, kg_error_t *err)
+{
+  struct cap_record *r = &t->pod;
+  int64_t before = committed (r), sum = r->base;
+  size_t keep = 0;
+
+  for (size_t i = 0; i < r->n_m; i++)
+    if (strcmp (r->m[i].id, s->id) != 0 && same_dir (r->m[i].bundle, r->m[i].dev, r->m[i].ino))
+      {
+        r->m[keep++] = r->m[i];
+        sum += r->m[i].add;
+      }
+  r->n_m = keep;
+  if (r->n_m >= CAP_MEMBERS_MAX)
+    return kg_error (err, E2BIG, "pod sandbox %s has %d members that plug memory in", r->id,
+                     CAP_MEMBERS_MAX);
+  {
+    struct cap_member *m = realloc (r->m, (r->n_m + 1) * sizeof *m);
+
+    if (m == NULL)
+      return kg_error (err, ENOMEM, "cannot allocate the pod's members");
+    r->m = m;
+  }
+  r->m[r->n_m++] = (struct cap_member) { (char *) s->id, (char *) s->bundle, bst->st_dev,
+                                         bst->st_ino, add };
+  sum += add;
+  if (sum > r->peak)
+    r->peak = sum;
+  *share = committed (r) - before;
+  return 0;
+}
+
+/* check: what is committed now, against the bound. */
+static void
+show (const struct tally *t, int64_t max, const char *why, struct report *rep)
+{
+  if (t->total > max)
+    report_warn (rep, "policy.capacity", CAP_REMEDY,
+                 "%zu guarded VMs commit %" PRId64 " MiB, more than %" PRId64 " MiB (%s): "
+                 "starts are refused until some end",
+                 t->vms, t->total, max, why);
+  else
+    report_pass (rep, "policy.capacity",
+                 "%zu guarded VMs commit %" PRId64 " MiB of at most %" PRId64 " MiB (%s)",
+                 t->vms, t->total, max, why);
+}
+
+/* This start's own record (a VM of its own, or a pod's sandbox), into
+   CAP. */
+static int
+own_record (const struct capacity_start *s, const struct stat *bst, const struct vm_claim *vm,
+            struct capacity *cap, kg_error_t *err)
+{
+  struct cap_record r = { 0 };
+
+  if (! one_line (s->id) || ! one_line (s->scope ? s->scope : "") || ! one_line (s->bundle)
+      || (s->pid_file != NULL && (! one_line (s->pid_file) || s->pid_file[0] != '/')))
+    return kg_error (err, EINVAL, "the container's id, scope, bundle or pid file cannot be recorded");
+  r.mode = (char *) mode_word (s->mode);
+  r.scope = (char *) (s->scope ? s->scope : "");
+  r.id = (char *) s->id;
+  r.bundle = (char *) s->bundle;
+  r.dev = bst->st_dev;
+  r.ino = bst->st_ino;
+  r.pid_file = (char *) (s->pid_file ? s->pid_file : "");
+  r.when = time (NULL);
+  r.mem = vm->mem_mib;
+  r.base = vm->base_mib;
+  if (record_format (&r, &cap->text, &cap->len, err) < 0)
+    return -1;
+  record_name (s->mode, s->scope, s->id, cap->name);
+  return 0;
+}
+
+void
+capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
+                const struct vm_claim *vm, int64_t deadline_ms, struct report *rep,
+                struct capacity *cap)
+{
+  cleanup_error kg_error_t err = NULL;
+  struct tally t = { 0 };
+  struct stat bst;
+  bool start = s->mode != KG_MODE_CHECK;
+  char why[160], own[32] = "", pod[32] = "", what[200], sum[32];
+  int64_t max, share = 0;
+
+  if (bound_of (cfg, &max, why, sizeof why, &err) < 0)
+    goto fail;
+  if (s->bundle != NULL && vm->role == VM_NONE)
+    {
+      report_fail (rep, "policy.capacity", "see policy.resources",
+                   "not counted: policy.resources did not size the VM");
+      return;
+    }
+  if (! start && vm->role == VM_MEMBER)
+    {
+      /* The pod's record is found by the engine's scope (the namespace, or
+         runc's --root), which check is not told. */
+      report_skip (rep, "policy.capacity",
+                   "not counted: a member of pod sandbox %s plugs %" PRId64 " MiB into the pod's "
+                   "VM; its start counts it against the pod's record",
+                   vm->pod, vm->add_mib);
+      return;
+    }
+  if (s->bundle != NULL && (stat (s->bundle, &bst) < 0 || ! S_ISDIR (bst.st_mode)))
+    {
+      kg_error (&err, errno, "the bundle %s is not a directory", s->bundle);
+      goto fail;
+    }
+  cap->dir = rundir_open (start ? CAP_SUB : NULL, start, &err);
+  if (cap->dir >= 0 && ! start)
+    {
+      int sub = openat (cap->dir, CAP_SUB, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+      close (cap->dir);
+      cap->dir = sub;
+      if (sub < 0 && errno != ENOENT)
+        kg_error (&err, errno, "%s", CAP_DIR);
+    }
+  if (cap->dir < 0 && err != NULL)
+    {
+      if (! start && (err->errnum == ENOENT || err->errnum == EACCES))
+        {
+          if (err->errnum == EACCES)
+            {
+              report_skip (rep, "policy.capacity", "not counted: %s (root's)", err->msg);
+              return;
+            }
+          kg_error_release (&err);
+        }
+      else
+        goto fail;
+    }
+  if (start && (cap->lock = lock_take (cap->dir, deadline_ms, &err)) < 0)
+    goto fail;
+  if (s->id != NULL && vm->role != VM_MEMBER && start)
+    record_name (s->mode, s->scope, s->id, own);
+  if (vm->role == VM_MEMBER)
+    record_name (s->mode, s->scope, vm->pod, pod);
+  if (cap->dir >= 0 && tally (cap->dir, start, own[0] ? own : NULL, pod[0] ? pod : NULL, &t, &err) < 0)
+    goto fail;
+  if (s->bundle == NULL)
+    {
+      show (&t, max, why, rep);
+      return;
+    }
+  if (vm->role == VM_MEMBER)
+    {
+      if (! t.have_pod)
+        {
+          report_fail (rep, "policy.capacity",
+                       "recreate the pod: its VM must be started through kata-guard",
+                       "pod sandbox %s has no live capacity record (it was not started through "
+                       "this kata-guard, or its record is gone): the size of its VM is unknown",
+                       vm->pod);
+          return;
+        }
+      if (pod_add (&t, s, &bst, vm->add_mib, &share, &err) < 0)
+        {
+          cap_record_release (&t.pod);
+          goto fail;
+        }
+      snprintf (what, sizeof what, "this member of pod sandbox %s plugs %" PRId64
+                " MiB into its VM, which then commits %" PRId64 " MiB (%" PRId64 " more)",
+                vm->pod, vm->add_mib, committed (&t.pod), share);
+    }
+  else
+    {
+      share = vm->mem_mib;
+      snprintf (what, sizeof what, "this %s %" PRId64 " MiB",
+                vm->role == VM_SANDBOX ? "pod's VM" : "VM", share);
+    }
+  if (t.total + share > max)
+    {
+      report_fail (rep, "policy.capacity", CAP_REMEDY,
+                   "%zu guarded VMs commit %" PRId64 " MiB; %s would make %" PRId64
+                   " MiB, more than %" PRId64 " MiB (%s)",
+                   t.vms, t.total, what, t.total + share, max, why);
+      cap_record_release (&t.pod);
+      return;
+    }
+  /* The record to write when the start goes ahead: the pod's, with this
+     member (one that plugs nothing in changes nothing), or its own. */
+  if (start && vm->role == VM_MEMBER && vm->add_mib > 0)
+    {
+      if (record_format (&t.pod, &cap->text, &cap->len, &err) < 0)
+        {
+          cap_record_release (&t.pod);
+          goto fail;
+        }
+      snprintf (cap->name, sizeof cap->name, "%s", pod);
+    }
+  cap_record_release (&t.pod);
+  if (start && vm->role != VM_MEMBER && own_record (s, &bst, vm, cap, &err) < 0)
+    goto fail;
+  snprintf (sum, sizeof sum, "%" PRId64 " MiB", t.total + share);
+  report_pass (rep, "policy.capacity",
+               "%zu guarded VMs commit %" PRId64 " MiB; %s makes %s of at most %" PRId64 " MiB (%s)",
+               t.vms, t.total, what, sum, max, why);
+  return;
+
+fail:
+  report_fail (rep, "policy.capacity", "see the error; kata-guard(8), CAPACITY",
+               "cannot count the memory committed to guarded VMs: %s", err->msg);
+}
+
+int
+capacity_commit (struct capacity *cap, kg_error_t *err)
+{
+  int rc = 0;
+
+  if (cap->name[0] != '\0' && cap->text != NULL)
+    rc = rundir_write (cap->dir, CAP_DIR, cap->name, cap->text, cap->len, err);
+  capacity_release (cap);
+  return rc;
+}
+
+void
+capacity_release (struct capacity *cap)
+{
+  if (cap->lock >= 0)
+    close (cap->lock);
+  if (cap->dir >= 0)
+    close (cap->dir);
+  free (cap->text);
+  *cap = (struct capacity) CAPACITY_INIT;
+}
+
+int
+capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err)
+{
+  cleanup_close int dir = -1;
+  cleanup_free char *text = NULL;
+  struct cap_record r;
+  char name[32];
+  size_t len;
+  bool mine;
+
+  if (id == NULL)
+    return 0;
+  dir = rundir_open (CAP_SUB, false, err);
+  if (dir < 0)
+    {
+      if ((*err)->errnum != ENOENT)
+        return -1;
+      kg_error_release (err);
+      return 0;
+    }
+  record_name (mode, scope, id, name);
+  if (rundir_read (dir, CAP_DIR, name, CAP_MAX, &text, &len, err) < 0)
+    {
+      if ((*err)->errnum != ENOENT)
+        return -1;
+      kg_error_release (err);
+      return 0;
+    }
+  if (strlen (text) != len || record_parse (steal_pointer (&text), name, &r, err) < 0)
+    return -1;
+  /* Only this container's: a colliding name stays. */
+  mine = strcmp (r.mode, mode_word (mode)) == 0 && strcmp (r.scope, scope ? scope : "") == 0
+         && strcmp (r.id, id) == 0;
+  cap_record_release (&r);
+  if (mine && unlinkat (dir, name, 0) < 0 && errno != ENOENT)
+    return kg_error (err, errno, "%s/%s", CAP_DIR, name);
+  return 0;
+}

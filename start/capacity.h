@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.capacity (kata-guard(8), CAPACITY): the memory the host has
+ * committed to the guarded VMs alive now, plus what this start adds,
+ * must fit [policy] max_committed_memory_mib (0: MemTotal less
+ * committed_memory_reserve_mib).
+ *
+ * A Kata VM is sized once (policy.resources computes the size); the host
+ * hands the memory out as the guest touches it, so every VM alive may
+ * grow to its size.  Each allowed start records its VM in
+ * RUNDIR/capacity (rundir.h), named as the runtime records are (mode,
+ * scope, id: record.h), and a count reads every record, under one lock
+ * that a start holds from the count to the write of its record, so
+ * concurrent starts are counted one after the other.
+ *
+ * A record is alive while the engine still holds the container: its
+ * bundle directory is the one that was checked (same device and inode:
+ * containerd removes a task's bundle when the task is deleted, and when
+ * its shim died), and in OCI mode, once the runtime wrote its --pid-file,
+ * the process it names is alive and no younger than that file.  A dead
+ * record is removed by the next start's count.  A pod's VM is its
+ * sandbox's record; its members add, under that record, what they
+ * hot-plug into it (nothing under static sizing), and the pod commits the
+ * larger of the sandbox's size and the highest sum its live members ever
+ * reached (Kata plugs memory in and never takes it out).
+ *
+ * The sizes come from the confined checker's report (report.vm), as
+ * bounded numbers checked by the codec; the bound, the records, their
+ * liveness and the sum are the parent's own.
+ */
+#ifndef KG_CAPACITY_H
+#define KG_CAPACITY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "checks.h"
+#include "conf.h"
+#include "error.h"
+#include "result.h"
+
+/* The start being counted. */
+struct capacity_start
+{
+  enum kg_mode mode;     /* KG_MODE_CHECK: count only, lock and write nothing */
+  const char *scope;     /* record.h's scope: the namespace, or OCI --root */
+  const char *id;        /* the container, or NULL (check without a bundle) */
+  const char *bundle;    /* its bundle directory, or NULL */
+  const char *pid_file;  /* OCI mode: runc's --pid-file, absolute, or NULL */
+};
+
+/* A count in progress: the lock, and the record to write if the start
+   goes ahead. */
+struct capacity
+{
+  int dir, lock;  /* -1 when not open */
+  char name[32];  /* the record to write (its file name), "" for none */
+  char *text;
+  size_t len;
+};
+#define CAPACITY_INIT { .dir = -1, .lock = -1 }
+
+/* Count the live records, judge VM (the start's claim) against the bound
+   and add policy.capacity to REP.  A start (mode shim or OCI) takes the
+   lock, removes the dead records and keeps the lock in *CAP until
+   capacity_commit or capacity_release; `check` only reads.  DEADLINE_MS
+   bounds the wait for the lock. */
+void capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
+                     const struct vm_claim *vm, int64_t deadline_ms, struct report *rep,
+                     struct capacity *cap);
+/* The start goes ahead: write its record, then release the lock. */
+int capacity_commit (struct capacity *cap, kg_error_t *err);
+/* Release the lock without writing anything. */
+void capacity_release (struct capacity *cap);
+/* Remove the record of container ID (OCI delete, an undone start), when
+   it is that container's. */
+int capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err);
+
+#endif

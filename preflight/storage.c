@@ -663,6 +663,9 @@ storage_containerd_read (const char *path, struct containerd_storage *out, kg_er
         return kg_error (err, 0, "%s: version %" PRId64 " imports %s of version %" PRId64
                          ": the guard does not read a mix", f.path[0], out->version, f.path[i], v);
     }
+  /* One file: nothing to merge, and both readings are the same. */
+  if (f.n == 1)
+    return extract (path, f.doc, 1, out->version, out, err);
   /* containerd 2.x merges the files key by key. */
   if ((merged = toml_parse_file (f.path[0], err)) == NULL)
     return -1;

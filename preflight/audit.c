@@ -113,6 +113,47 @@ classify_file (const struct audit *a, const char *name)
   return TARGET_OTHER;
 }
 
+/* What runtimeType RT (an absolute path, or io.containerd.NAME.vN) runs. */
+static enum target
+classify_runtime_type (const struct audit *a, const char *rt)
+{
+  cleanup_free char *bin = NULL;
+  const char *name, *ver;
+  enum target t;
+
+  if (rt[0] == '/')
+    {
+      t = classify_file (a, rt);
+      if (t == TARGET_OTHER && is_kata_shim_name (base_name (rt)))
+        t = TARGET_KATA;
+      return t;
+    }
+  if (strcmp (rt, GUARD_RUNTIME_TYPE) == 0)
+    return TARGET_GUARD;
+  /* io.containerd.NAME.vN runs containerd-shim-NAME-vN. */
+  if (strncmp (rt, "io.containerd.", 14) != 0)
+    return TARGET_OTHER;
+  name = rt + 14;
+  ver = strrchr (name, '.');
+  if (ver == NULL || ver == name || ver[1] != 'v')
+    return TARGET_OTHER;
+  if (asprintf (&bin, "containerd-shim-%.*s-%s", (int) (ver - name), name, ver + 1) < 0)
+    return TARGET_OTHER;
+  t = classify_file (a, bin);
+  if (t == TARGET_OTHER && is_kata_shim_name (bin))
+    t = TARGET_KATA;
+  return t;
+}
+
+bool
+runtime_type_is_guard (const char *runtime_type)
+{
+  struct audit a = { 0 };
+
+  a.have_self = stat ("/proc/self/exe", &a.self) == 0;
+  return classify_runtime_type (&a, runtime_type) == TARGET_GUARD;
+}
+
 static enum target
 classify (const struct audit *a, struct json_object *entry)
 {
@@ -123,34 +164,7 @@ classify (const struct audit *a, struct json_object *entry)
     return TARGET_BAD;
   if (json_object_object_get_ex (entry, "runtimeType", &v)
       && json_object_is_type (v, json_type_string))
-    {
-      const char *rt = json_object_get_string (v);
-      cleanup_free char *bin = NULL;
-      const char *name, *ver;
-
-      if (rt[0] == '/')
-        {
-          t = classify_file (a, rt);
-          if (t == TARGET_OTHER && is_kata_shim_name (base_name (rt)))
-            t = TARGET_KATA;
-          return t;
-        }
-      if (strcmp (rt, GUARD_RUNTIME_TYPE) == 0)
-        return TARGET_GUARD;
-      /* io.containerd.NAME.vN runs containerd-shim-NAME-vN. */
-      if (strncmp (rt, "io.containerd.", 14) != 0)
-        return TARGET_OTHER;
-      name = rt + 14;
-      ver = strrchr (name, '.');
-      if (ver == NULL || ver == name || ver[1] != 'v')
-        return TARGET_OTHER;
-      if (asprintf (&bin, "containerd-shim-%.*s-%s", (int) (ver - name), name, ver + 1) < 0)
-        return TARGET_OTHER;
-      t = classify_file (a, bin);
-      if (t == TARGET_OTHER && is_kata_shim_name (bin))
-        t = TARGET_KATA;
-      return t;
-    }
+    return classify_runtime_type (a, json_object_get_string (v));
   if (json_object_object_get_ex (entry, "path", &v) && json_object_is_type (v, json_type_string))
     {
       const char *p = json_object_get_string (v);

@@ -36,6 +36,7 @@
 #include "egress.h"
 #include "netns.h"
 #include "policy.h"
+#include "storage.h"
 #include "trust.h"
 #include "util.h"
 
@@ -193,6 +194,9 @@ permitted (struct checker_parent *parent, const struct checker_request *rq)
     case CHECKER_REQ_NS:
       snprintf (want, sizeof want, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
       return named (n->ns_path, NULL, n->n_ns, want);
+    case CHECKER_REQ_POOL:
+      /* Nothing of the spec: the parent reads the pool's name itself. */
+      return true;
     case CHECKER_REQ_NETNS:
       if (rq->netns.pid == 0)
         return named (n->ns_path, n->ns_network, n->n_ns, rq->netns.path);
@@ -305,6 +309,43 @@ answer_netns (int sock, const struct checker_request *rq, int32_t refuse,
   return write_full (sock, &facts, sizeof facts);
 }
 
+/* The status of the thin pool the parent's own [storage]
+   containerd_config names (storage.h): errno (int32), the length
+   (uint32), then the status, or on an error its message. */
+static int
+answer_pool (int sock, int32_t refuse, const struct guard_config *cfg)
+{
+  cleanup_error kg_error_t perr = NULL;
+  char name[128], text[1024];
+  int32_t e = refuse;
+  uint32_t n = 0;
+
+  text[0] = '\0';
+  if (e == 0 && cfg == NULL)
+    e = EPERM;
+  else if (e == 0 && storage_pool_name (cfg, name, sizeof name, &perr) < 0)
+    {
+      e = EIO;
+      snprintf (text, sizeof text, "the parent's own read: %s", perr->msg);
+    }
+  else if (e == 0 && name[0] == '\0')
+    {
+      e = ENOENT;
+      snprintf (text, sizeof text, "the parent's own read of the containerd configuration "
+                "names no pool");
+    }
+  else if (e == 0 && storage_pool_status_read (name, text, sizeof text, &perr) < 0)
+    {
+      e = perr->errnum ? perr->errnum : EIO;
+      snprintf (text, sizeof text, "%s", perr->msg);
+    }
+  n = (uint32_t) strlen (text);
+  if (write_full (sock, &e, 4) < 0 || write_full (sock, &n, 4) < 0
+      || (n > 0 && write_full (sock, text, n) < 0))
+    return -1;
+  return 0;
+}
+
 /* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED). */
 static int
 answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
@@ -320,6 +361,8 @@ answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
       return answer_ns (sock, rq, refuse);
     case CHECKER_REQ_NETNS:
       return answer_netns (sock, rq, refuse, parent->cfg);
+    case CHECKER_REQ_POOL:
+      return answer_pool (sock, refuse, parent->cfg);
     }
   return -1;
 }
@@ -787,6 +830,35 @@ child_netns_facts (unsigned long pid, const char *path, const struct netns_probe
   return 0;
 }
 
+/* req->pool_status in the child: ask the parent. */
+static int
+child_pool_status (char *buf, size_t size, kg_error_t *err)
+{
+  unsigned char rq[CHECKER_REQUEST_HEAD];
+  char text[1024];
+  uint32_t n;
+  int32_t e;
+
+  checker_request_pool (rq);
+  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, &e, 4) < 0
+      || read_full (CHILD_SOCK, &n, 4) < 0 || n >= sizeof text
+      || (n > 0 && read_full (CHILD_SOCK, text, n) < 0))
+    return kg_error (err, EIO, "the checker's parent did not answer the pool request");
+  text[n] = '\0';
+  if (e != 0)
+    {
+      /* The parent's message already says why: keep it as it is, with
+         its errno for the verdict. */
+      kg_error (err, 0, "%s", n > 0 ? text : "the pool was not read");
+      (*err)->errnum = e > 0 ? e : EIO;
+      return -1;
+    }
+  if ((size_t) n >= size)
+    return kg_error (err, EOVERFLOW, "the pool's status is too long");
+  memcpy (buf, text, (size_t) n + 1);
+  return 0;
+}
+
 /* Leave the child only stdio on /dev/null and the channel as CHILD_SOCK:
    nothing the engine handed over reaches code that parses input. */
 static int
@@ -827,6 +899,7 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
   req.proc_exe = child_proc_exe;
   req.ns_stat = child_ns_stat;
   req.netns_facts = child_netns_facts;
+  req.pool_status = child_pool_status;
   memset (&cfg, 0, sizeof cfg);
   preflight_init (&pf, &req, &cfg, &rep);
   if (guard_config_load (config_path, &cfg, &err) < 0)

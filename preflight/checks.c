@@ -19,6 +19,7 @@ const struct check_family check_families[] = {
   { "egress", check_egress },
   { "drift", check_drift },
   { "policy", check_policy },
+  { "storage", check_storage },
   { "docker", check_audit },
 };
 const size_t n_check_families = ARRAY_SIZE (check_families);

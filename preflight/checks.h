@@ -88,6 +88,11 @@ struct request
      errno. */
   int (*netns_facts) (unsigned long pid, const char *path, const struct netns_probe *probe,
                       struct netns_facts *out);
+  /* storage_pool_status_read (storage.h) of the thin pool that the guard
+     config's [storage] containerd_config names, into BUF: device-mapper
+     answers only CAP_SYS_ADMIN, so the confined checker asks its parent,
+     which reads the pool's name itself; NULL: read in place. */
+  int (*pool_status) (char *buf, size_t size, kg_error_t *err);
 };
 
 /* The Kata configuration as Kata itself would load it (kata.c), shared
@@ -201,6 +206,14 @@ void check_assets (struct preflight *pf);  /* assets.c */
 void check_egress (struct preflight *pf);  /* egress.c */
 void check_drift (struct preflight *pf);   /* drift.c: against `kata-guard validate` */
 void check_policy (struct preflight *pf);  /* policy.c: per container, needs req->bundle */
+void check_storage (struct preflight *pf); /* storage.c: the engine's snapshotter, the thin pool */
 void check_audit (struct preflight *pf);   /* audit.c: docker.*, `kata-guard check` only */
+
+/* Whether a containerd runtime type (io.containerd.NAME.vN, whose shim
+   containerd-shim-NAME-vN is found as the engines find it, or an absolute
+   path) runs kata-guard: io.containerd.kata-guard.v2, or a file that is
+   the running kata-guard (audit.c, which judges daemon.json's runtimeType
+   the same way). */
+bool runtime_type_is_guard (const char *runtime_type);
 
 #endif

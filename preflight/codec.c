@@ -519,6 +519,7 @@ checker_header_wants_fd (const unsigned char *buf, size_t len)
 static const unsigned char exe_magic[4] = { 'K', 'G', 'R', 'Q' };    /* readlink /proc/PID/exe */
 static const unsigned char ns_magic[4] = { 'K', 'G', 'N', 'S' };     /* stat /proc/PID/ns/NAME */
 static const unsigned char netns_magic[4] = { 'K', 'G', 'N', 'N' };  /* a network namespace's facts */
+static const unsigned char pool_magic[4] = { 'K', 'G', 'D', 'M' };   /* the thin pool's status */
 
 static const char probe_host_chars[]
     = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.";
@@ -547,7 +548,7 @@ netns_request_valid (const struct netns_request *rq)
 enum checker_parse
 checker_request_parse (const unsigned char *buf, size_t len, struct checker_request *rq)
 {
-  static const unsigned char *const magics[] = { exe_magic, ns_magic, netns_magic };
+  static const unsigned char *const magics[] = { exe_magic, ns_magic, netns_magic, pool_magic };
   size_t head = len < 4 ? len : 4;
   uint32_t arg;
   bool valid;
@@ -581,6 +582,9 @@ checker_request_parse (const unsigned char *buf, size_t len, struct checker_requ
       rq->pid = arg & 0xffffff;
       rq->ns_name = engine_ns_proc_name ((int) (arg >> 24));
       valid = rq->pid != 0 && rq->ns_name != NULL;
+      break;
+    case CHECKER_REQ_POOL:
+      valid = arg == 0;
       break;
     case CHECKER_REQ_NETNS:
     default:
@@ -646,5 +650,12 @@ checker_request_netns (unsigned long pid, const char *path, const struct netns_p
   rq.probe = *probe;
   request_head (out, netns_magic, (uint32_t) sizeof rq);
   memcpy (out + CHECKER_REQUEST_HEAD, &rq, sizeof rq);
+  return 0;
+}
+
+int
+checker_request_pool (unsigned char *out)
+{
+  request_head (out, pool_magic, 0);
   return 0;
 }

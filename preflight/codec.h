@@ -102,6 +102,7 @@ enum checker_request_kind
   CHECKER_REQ_EXE,    /* "KGRQ" */
   CHECKER_REQ_NS,     /* "KGNS" */
   CHECKER_REQ_NETNS,  /* "KGNN" */
+  CHECKER_REQ_POOL,   /* "KGDM": the devmapper thin pool's status */
 };
 
 /* One request as the parent answers it. */
@@ -129,7 +130,7 @@ enum checker_parse
    engine_ns_proc_name knows; a NETNS path that is a terminated absolute
    one (pid 0) or empty (a pid), a proxy that is an IPv4 or IPv6 socket
    address, a host that is a DNS name (it goes into the request line), a
-   wait of 1 to 60000 ms.  The answer only grows more certain as LEN
+   wait of 1 to 60000 ms; a POOL argument of 0.  The answer only grows more certain as LEN
    grows: once it is not PARTIAL, every longer buffer gets the same. */
 enum checker_parse checker_request_parse (const unsigned char *buf, size_t len,
                                           struct checker_request *rq);
@@ -141,5 +142,8 @@ int checker_request_exe (unsigned long pid, unsigned char *out);
 int checker_request_ns (unsigned long pid, int k, unsigned char *out);
 int checker_request_netns (unsigned long pid, const char *path, const struct netns_probe *probe,
                            unsigned char *out);
+/* The status of the thin pool the parent's own [storage] containerd_config
+   names: no argument (the u32 is 0), so the child cannot name a device. */
+int checker_request_pool (unsigned char *out);
 
 #endif

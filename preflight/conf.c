@@ -136,6 +136,12 @@ static const struct key_spec keys[] = {
   { "drift", "files", KEY_STRING_ARRAY, FIELD (drift.files), FIELD (drift.n_files), STR_ABS_PATH,
     0, 0 },
   { "docker", "daemon_json", KEY_STRING, FIELD (docker.daemon_json), 0, STR_ABS_PATH, 0, 0 },
+  { "storage", "containerd_config", KEY_STRING, FIELD (storage.containerd_config), 0,
+    STR_ABS_PATH, 0, 0 },
+  { "storage", "pool_data_max_percent", KEY_INT, FIELD (storage.pool_data_max_percent), 0,
+    STR_ANY, 1, 100 },
+  { "storage", "pool_metadata_max_percent", KEY_INT, FIELD (storage.pool_metadata_max_percent), 0,
+    STR_ANY, 1, 100 },
 };
 
 /* Docker's default capability set (moby oci/caps/defaults.go). */
@@ -225,6 +231,9 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->log.syslog = true;
   cfg->log.file = strdup ("");
   cfg->docker.daemon_json = strdup (DAEMONJSON_DEFAULT);
+  cfg->storage.containerd_config = strdup (KG_CONTAINERD_CONFIG_DEFAULT);
+  cfg->storage.pool_data_max_percent = 90;
+  cfg->storage.pool_metadata_max_percent = 90;
   cfg->policy.mode = strdup ("enforce");
   cfg->drift.record = strdup (KG_POSTURE_RECORD_DEFAULT);
   cfg->policy.require_memory_limit = true;
@@ -251,7 +260,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
       || ! set_list (&cfg->egress.networks, &cfg->egress.n_networks, NULL, 0)
       || ! set_list (&cfg->drift.files, &cfg->drift.n_files, NULL, 0))
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
-  if (! cfg->policy.mode || ! cfg->drift.record || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
+  if (! cfg->storage.containerd_config || ! cfg->policy.mode || ! cfg->drift.record || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
       || ! cfg->kata.runtime || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
@@ -975,6 +984,7 @@ guard_config_release (struct guard_config *cfg)
   free (cfg->assets.pins);
   free (cfg->log.file);
   free (cfg->docker.daemon_json);
+  free (cfg->storage.containerd_config);
   free_list (cfg->policy.capabilities, cfg->policy.n_capabilities);
   free_list (cfg->policy.devices, cfg->policy.n_devices);
   free_list (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts);

@@ -131,7 +131,18 @@ struct guard_config
   {
     char *daemon_json;
   } docker;
+  /* [storage]: where storage.* reads containerd's configuration, and how
+     full its devmapper thin pool may be (kata-guard(8), Storage). */
+  struct
+  {
+    char *containerd_config;
+    int64_t pool_data_max_percent;
+    int64_t pool_metadata_max_percent;
+  } storage;
 };
+
+/* Where containerd reads its configuration unless told otherwise. */
+#define KG_CONTAINERD_CONFIG_DEFAULT "/etc/containerd/config.toml"
 
 /* Where `kata-guard validate` keeps the posture record ([drift] record). */
 #define KG_POSTURE_RECORD_DEFAULT "/var/lib/kata-guard/posture.json"

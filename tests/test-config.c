@@ -81,7 +81,11 @@ test_round_trip (void)
                           "syslog = false\n"
                           "file = \"/var/log/kata-guard.json\"\n"
                           "[docker]\n"
-                          "daemon_json = \"/srv/docker/daemon.json\"\n",
+                          "daemon_json = \"/srv/docker/daemon.json\"\n"
+                          "[storage]\n"
+                          "containerd_config = \"/srv/containerd/config.toml\"\n"
+                          "pool_data_max_percent = 1\n"
+                          "pool_metadata_max_percent = 100\n",
                           &cfg);
 
   if (! ok (msg == NULL, "a config with every key loads"))
@@ -109,6 +113,11 @@ test_round_trip (void)
   ok (cfg.log.syslog == false, "log.syslog");
   is_str (cfg.log.file, "/var/log/kata-guard.json", "log.file");
   is_str (cfg.docker.daemon_json, "/srv/docker/daemon.json", "docker.daemon_json");
+  is_str (cfg.storage.containerd_config, "/srv/containerd/config.toml",
+          "storage.containerd_config");
+  is_int (cfg.storage.pool_data_max_percent, 1, "storage.pool_data_max_percent: 1 is the lowest");
+  is_int (cfg.storage.pool_metadata_max_percent, 100,
+          "storage.pool_metadata_max_percent: 100 is the highest");
   is_int (cfg.assets.n_extra, 1, "assets.extra count");
   is_str (cfg.assets.extra[0], "/opt/kata/share/kata-containers/extra.img", "assets.extra[0]");
   is_int (cfg.assets.n_pins, 1, "assets.sha256 count");
@@ -160,6 +169,10 @@ test_defaults (void)
       "default egress.deny_statuses [403, 407]");
   is_int ((int) cfg.egress.n_networks, 0, "default egress.networks []");
   is_str (cfg.docker.daemon_json, "/etc/docker/daemon.json", "default docker.daemon_json");
+  is_str (cfg.storage.containerd_config, "/etc/containerd/config.toml",
+          "default storage.containerd_config");
+  is_int (cfg.storage.pool_data_max_percent, 90, "default storage.pool_data_max_percent");
+  is_int (cfg.storage.pool_metadata_max_percent, 90, "default storage.pool_metadata_max_percent");
   guard_config_release (&cfg);
 }
 
@@ -335,6 +348,20 @@ static const struct
   { "[docker]\ndaemon_json = \"\"\n", "[docker] daemon_json: \"\" must not be empty" },
   { "[docker]\ndaemon_json = true\n", "[docker] daemon_json: expected a string, found boolean" },
   { "[docker]\ndeamon_json = \"/x\"\n", "[docker] deamon_json: unknown key" },
+  { "[storage]\ncontainerd_config = \"config.toml\"\n",
+    ":2: [storage] containerd_config: \"config.toml\" must be an absolute path" },
+  { "[storage]\ncontainerd_config = \"\"\n", "[storage] containerd_config: \"\" must not be empty" },
+  { "[storage]\npool_data_max_percent = 0\n",
+    ":2: [storage] pool_data_max_percent: 0 is out of range (1..100)" },
+  { "[storage]\npool_data_max_percent = 101\n",
+    "[storage] pool_data_max_percent: 101 is out of range (1..100)" },
+  { "[storage]\npool_metadata_max_percent = 0\n",
+    "[storage] pool_metadata_max_percent: 0 is out of range (1..100)" },
+  { "[storage]\npool_metadata_max_percent = 90.5\n",
+    "[storage] pool_metadata_max_percent: expected an integer, found float" },
+  { "[storage]\npool_data_max_percent = \"90\"\n",
+    "[storage] pool_data_max_percent: expected an integer, found string" },
+  { "[storage]\npool_name = \"p\"\n", "[storage] pool_name: unknown key" },
   { "", "the configuration is empty" },
   { "# only a comment\n\n", "the configuration is empty" },
   { "[kvm]\n", "the configuration is empty" },

@@ -233,6 +233,15 @@ check_whole (const uint8_t *data, size_t n, enum checker_parse r, const struct c
                        && memcmp (&b->probe.proxy, &a->probe.proxy, a->probe.proxy_len) == 0);
         }
       break;
+    case CHECKER_REQ_POOL:
+      FUZZ_ASSERT (memcmp (data, "KGDM", 4) == 0 && rq->len == CHECKER_REQUEST_HEAD);
+      fields_ok = arg == 0;
+      if (r == CHECKER_PARSE_OK)
+        {
+          FUZZ_ASSERT (checker_request_pool (out) == 0);
+          FUZZ_ASSERT (memcmp (out, data, CHECKER_REQUEST_HEAD) == 0);
+        }
+      break;
     default:
       FUZZ_ASSERT (! "a request kind the codec does not have");
     }

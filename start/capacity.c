@@ -531,8 +531,7 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
     goto fail;
   if (s->bundle != NULL && vm->role == VM_NONE)
     {
-      report_fail (rep, "policy.capacity", "see policy.resources",
-                   "not counted: policy.resources did not size the VM");
+      report_skip (rep, "policy.capacity", "not counted: policy.resources did not size the VM");
       return;
     }
   if (! start && vm->role == VM_MEMBER)

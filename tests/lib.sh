@@ -82,6 +82,13 @@ kg_tree_create() {
   mkdir -p "$opt/bin" "$opt/share/kata-containers" "$opt/share/defaults/kata-containers" || return 1
   KG_KATA_CONFIG="$opt/share/defaults/kata-containers/configuration.toml"
   sed "s|/opt/kata|$opt|g" "${KG_FIXTURES:?}/kata/configuration-fc.toml" >"$KG_KATA_CONFIG" || return 1
+  # The engines' storage as storage.snapshotter reads it (kg_config_write
+  # points [docker] and [storage] here): block devices, as Firecracker
+  # needs; containerd's blockfile needs no device-mapper (storage.pool
+  # then skips), Docker's devicemapper graphdriver is block too.
+  printf '{"storage-driver": "devicemapper"}\n' >"$KG_TREE/daemon.json"
+  printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd]\nsnapshotter = "blockfile"\n' \
+    >"$KG_TREE/containerd-config.toml" || return 1
   for b in firecracker jailer; do
     printf '#!/bin/sh\nexit 0\n' >"$opt/bin/$b" && chmod 0755 "$opt/bin/$b"
   done
@@ -163,6 +170,15 @@ kg_config_write() {
     echo "record = \"$KG_TREE/posture.json\""
     for line in "$@"; do echo "$line"; done
   } >"$f"
+  # storage.snapshotter reads the engines' configurations: the tree's
+  # (kg_tree_create), never this machine's.
+  if ! grep -q '^containerd_config' "$f"; then
+    if grep -q '^\[storage\]' "$f"; then
+      sed -i "s|^\\[storage\\]\$|&\\ncontainerd_config = \"$KG_TREE/containerd-config.toml\"|" "$f"
+    else
+      printf '[storage]\ncontainerd_config = "%s"\n' "$KG_TREE/containerd-config.toml" >>"$f"
+    fi
+  fi
   # policy.capacity counts every guarded VM alive on this host: a test
   # that is not about it gets a bound no test reaches (capacity.test sets
   # its own).

@@ -396,7 +396,7 @@ test_codec (void)
   decode_err (big, len, "bad id or text", "a control character in a reason");
 
   memcpy (big, buf, len);
-  big[4] = 2;
+  big[4] = CHECKER_VERSION + 1;
   decode_err (big, len, "not this format", "another version");
 
   for (size_t i = 0; i < len; i++)

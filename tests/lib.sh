@@ -81,7 +81,21 @@ kg_tree_create() {
   opt="$KG_TREE/opt/kata"
   mkdir -p "$opt/bin" "$opt/share/kata-containers" "$opt/share/defaults/kata-containers" || return 1
   KG_KATA_CONFIG="$opt/share/defaults/kata-containers/configuration.toml"
-  sed "s|/opt/kata|$opt|g" "${KG_FIXTURES:?}/kata/configuration-fc.toml" >"$KG_KATA_CONFIG" || return 1
+  # KG_TREE_HYPERVISOR=qemu (before kg_tree_create): the tree's Kata runs
+  # qemu, whose virtio-fs shares the rootfs (for the engines whose storage
+  # is no block device, which Firecracker needs: podman, CRI-O, a Docker
+  # on vfs; kata-guard(8), storage.snapshotter); Firecracker otherwise.
+  KG_HYPERVISOR=${KG_TREE_HYPERVISOR:-firecracker}
+  case $KG_HYPERVISOR in
+    qemu)
+      sed -e "s|/opt/kata|$opt|g" -e 's|vmlinuz\.container|vmlinux.container|' \
+        "${KG_FIXTURES:?}/kata/configuration-qemu.toml" >"$KG_KATA_CONFIG" || return 1
+      mkdir -p "$opt/libexec" || return 1
+      for b in bin/qemu-system-x86_64 libexec/virtiofsd; do
+        printf '#!/bin/sh\nexit 0\n' >"$opt/$b" && chmod 0755 "$opt/$b"
+      done ;;
+    *) sed "s|/opt/kata|$opt|g" "${KG_FIXTURES:?}/kata/configuration-fc.toml" >"$KG_KATA_CONFIG" || return 1 ;;
+  esac
   # The engines' storage as storage.snapshotter reads it (kg_config_write
   # points [docker] and [storage] here): block devices, as Firecracker
   # needs; containerd's blockfile needs no device-mapper (storage.pool
@@ -160,6 +174,7 @@ kg_config_write() {
     echo "device = \"/dev/kvm\""
     echo "[kata]"
     echo "config = \"$KG_KATA_CONFIG\""
+    [ "${KG_HYPERVISOR:-firecracker}" = firecracker ] || echo "hypervisors = [\"$KG_HYPERVISOR\"]"
     echo "[egress]"
     echo "proxy = \"${KG_PROXY_ADDR:-127.0.0.1}:${KG_PROXY_PORT:?}\""
     # The docker.* audit reads no daemon.json of this host's.

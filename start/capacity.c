@@ -531,7 +531,17 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
     goto fail;
   if (s->bundle != NULL && vm->role == VM_NONE)
     {
-      report_skip (rep, "policy.capacity", "not counted: policy.resources did not size the VM");
+      const struct check_result *res = report_find (rep, "policy.resources");
+
+      /* Not twice: policy.resources refuses already.  A VM it passed but
+         did not size for the count (a member whose pod is not known) is
+         a VM the guard cannot count: refused. */
+      if (res != NULL && res->verdict == VERDICT_FAIL)
+        report_skip (rep, "policy.capacity", "not counted: policy.resources did not size the VM");
+      else
+        report_fail (rep, "policy.capacity", "see policy.identity; kata-guard(8), CAPACITY",
+                     "cannot count this start: the checks sized no VM for it%s",
+                     res == NULL ? " (policy.resources did not run)" : "");
       return;
     }
   if (! start && vm->role == VM_MEMBER)

@@ -533,10 +533,11 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
     {
       const struct check_result *res = report_find (rep, "policy.resources");
 
-      /* Not twice: policy.resources refuses already.  A VM it passed but
+      /* Not twice: policy.resources refuses already (or did not run, for
+         a spec that another rule refused).  A VM it passed but
          did not size for the count (a member whose pod is not known) is
          a VM the guard cannot count: refused. */
-      if (res != NULL && res->verdict == VERDICT_FAIL)
+      if (res != NULL && res->verdict != VERDICT_PASS)
         report_skip (rep, "policy.capacity", "not counted: policy.resources did not size the VM");
       else
         report_fail (rep, "policy.capacity", "see policy.identity; kata-guard(8), CAPACITY",

@@ -55,6 +55,14 @@ main (void)
   {
     struct report rep = { 0 };
 
+    report_skip (&rep, "policy.resources", "not run: policy.spec failed");
+    is_int (judge (&rep, &none, &cfg, &why), VERDICT_SKIP,
+            "not sized, policy.resources not run (the spec refused): skipped");
+    report_release (&rep);
+  }
+  {
+    struct report rep = { 0 };
+
     report_pass (&rep, "policy.resources", "the VM: 2304 MiB");
     is_int (judge (&rep, &none, &cfg, &why), VERDICT_FAIL,
             "not sized although policy.resources passed: refused, never uncounted");

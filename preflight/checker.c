@@ -727,7 +727,7 @@ send_report (int sock, const struct report *rep, int runtime_fd, const char *cac
   return 0;
 }
 
-#define CHILD_SOCK 3
+#define CHILD_SOCK CONFINE_REPORT_FD
 
 static int
 read_full (int fd, void *data, size_t n)
@@ -893,19 +893,30 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
   if (child_descriptors (sock) < 0 || confine_enter (CHILD_SOCK, refused, &err) < 0)
     _exit (CHECKER_EXIT_CONFINE);
 
-  /* From here on, input.  The guard config too: the parent read it for
-     what it needs itself ([runtime], [log]); the checks run on this copy. */
+  /* From here on, input.  The guard config is the parent's own load of
+     it, inherited with the fork: the same file the parent read before
+     (so the checks judge the very configuration the parent executes by,
+     not a second read that could differ), parsed once per start.  Only a
+     caller without one has the child load CONFIG_PATH. */
   req.engine_ns = ns;
   req.proc_exe = child_proc_exe;
   req.ns_stat = child_ns_stat;
   req.netns_facts = child_netns_facts;
   req.pool_status = child_pool_status;
   memset (&cfg, 0, sizeof cfg);
-  preflight_init (&pf, &req, &cfg, &rep);
-  if (guard_config_load (config_path, &cfg, &err) < 0)
-    report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
+  if (parent->cfg != NULL)
+    {
+      preflight_init (&pf, &req, parent->cfg, &rep);
+      preflight_run (&pf);
+    }
   else
-    preflight_run (&pf);
+    {
+      preflight_init (&pf, &req, &cfg, &rep);
+      if (guard_config_load (config_path, &cfg, &err) < 0)
+        report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
+      else
+        preflight_run (&pf);
+    }
   if (send_report (CHILD_SOCK, &rep, pf.from_kata.runtime_fd, pf.from_assets.cache,
                    pf.from_assets.cache_len)
       < 0)

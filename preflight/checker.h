@@ -47,7 +47,8 @@
   "raise [runtime] deadline_ms; a sandbox violation is a bug in kata-guard (a C library it " \
   "does not know yet: report the system call named here) or an attack on it"
 
-/* Run PF's checks in a confined child that loads CONFIG_PATH itself;
+/* Run PF's checks in a confined child, on PF->cfg as the parent loaded it
+   (inherited; CONFIG_PATH is loaded by the child only when PF->cfg is NULL);
    append its results and files to PF->rep and put the runtime descriptor
    it checked in PF->from_kata.runtime_fd.  Fails (and PF->rep is unchanged) when
    the checker could not be started, died, overran DEADLINE_MS or sent

@@ -28,10 +28,13 @@
 
 #include "checker.h"
 #include "confine.h"
+#include "seccomp-filter.h"
 #include "tap.h"
 #include "util.h"
 
 /* ---- the confinement -------------------------------------------------- */
+
+static bool use_compiled;
 
 /* Fork; the child confines itself (channel: a pipe it may write), runs
    FN and exits with FN's value.  Returns the wait status. */
@@ -49,6 +52,11 @@ confined (int (*fn) (void), int *chan_out)
       kg_error_t err = NULL;
 
       close (p[0]);
+      /* The channel at the descriptor whose filter was compiled at build
+         time (seccomp-filter.h), or at one libseccomp builds for here. */
+      if (dup2 (p[1], use_compiled ? CONFINE_REPORT_FD : 10) < 0)
+        _exit (101);
+      p[1] = use_compiled ? CONFINE_REPORT_FD : 10;
       if (chan_out)
         *chan_out = p[1];
       if (confine_enter (p[1], NULL, &err) < 0)
@@ -276,20 +284,48 @@ test_confinement (void)
     { "no capability in any set, no_new_privs, seccomp filter", ok_status },
   };
 
-  for (size_t i = 0; i < ARRAY_SIZE (stopped); i++)
+  for (int pass = 0; pass < 2; pass++)
     {
-      int st = confined (stopped[i].fn, &chan);
+      const char *how = pass ? " (the filter compiled at build time)" : "";
 
-      ok (WIFSIGNALED (st) && WTERMSIG (st) == SIGSYS, "%s is stopped with SIGSYS (status %#x)",
-          stopped[i].name, st);
-    }
-  for (size_t i = 0; i < ARRAY_SIZE (allowed); i++)
-    {
-      int st = confined (allowed[i].fn, &chan);
+      use_compiled = pass == 1;
+      for (size_t i = 0; i < ARRAY_SIZE (stopped); i++)
+        {
+          int st = confined (stopped[i].fn, &chan);
 
-      ok (WIFEXITED (st) && WEXITSTATUS (st) == 0, "%s works confined (status %#x)",
-          allowed[i].name, st);
+          ok (WIFSIGNALED (st) && WTERMSIG (st) == SIGSYS,
+              "%s is stopped with SIGSYS (status %#x)%s", stopped[i].name, st, how);
+        }
+      for (size_t i = 0; i < ARRAY_SIZE (allowed); i++)
+        {
+          int st = confined (allowed[i].fn, &chan);
+
+          ok (WIFEXITED (st) && WEXITSTATUS (st) == 0, "%s works confined (status %#x)%s",
+              allowed[i].name, st, how);
+        }
     }
+  use_compiled = false;
+  {
+    /* The compiled filter is what libseccomp makes of the rules here. */
+    scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_TRAP);
+    kg_error_t err = NULL;
+    int fd = memfd_create ("test-confine", MFD_CLOEXEC);
+    struct stat st;
+    cleanup_free char *bpf = NULL;
+
+    ok (ctx != NULL && fd >= 0 && confine_rules (ctx, CONFINE_REPORT_FD, &err) == 0
+            && seccomp_export_bpf (ctx, fd) == 0 && fstat (fd, &st) == 0,
+        "the rules compile for descriptor %d", CONFINE_REPORT_FD);
+    bpf = malloc (st.st_size > 0 ? (size_t) st.st_size : 1);
+    ok (bpf != NULL && (size_t) st.st_size == sizeof kg_seccomp_filter
+            && pread (fd, bpf, (size_t) st.st_size, 0) == st.st_size
+            && memcmp (bpf, kg_seccomp_filter, sizeof kg_seccomp_filter) == 0,
+        "seccomp-filter.h is exactly libseccomp's filter of the same rules (%zu and %lld bytes)",
+        sizeof kg_seccomp_filter, (long long) st.st_size);
+    kg_error_release (&err);
+    seccomp_release (ctx);
+    close (fd);
+  }
   if (access ("/dev/kvm", R_OK | W_OK) == 0)
     {
       int st = confined (ok_kvm, &chan);

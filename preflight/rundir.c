@@ -97,8 +97,6 @@ rundir_write (int dir, const char *shown, const char *name, const void *buf, siz
   /* The umask can only take bits away; make the mode exact anyway. */
   if (fchmod (fd, 0600) < 0 || kg_write_all (fd, buf, len) < 0)
     r = -1;
-  if (r == 0 && fsync (fd) < 0)
-    r = -1;
   if (r == 0 && renameat (dir, tmp, dir, name) < 0)
     r = -1;
   if (r < 0)
@@ -108,7 +106,6 @@ rundir_write (int dir, const char *shown, const char *name, const void *buf, siz
       unlinkat (dir, tmp, 0);
       return kg_error (err, e, "%s/%s", shown, name);
     }
-  fsync (dir);
   return 0;
 }
 

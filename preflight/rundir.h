@@ -23,9 +23,12 @@
 int rundir_open (const char *sub, bool create, kg_error_t *err);
 
 /* Replace NAME in the directory DIR (from rundir_open; SHOWN is its path
-   for messages) with LEN bytes of BUF, mode 0600: a temporary file, fsync,
-   rename, fsync of the directory, so a reader sees the old file or the
-   new one, never half of one. */
+   for messages) with LEN bytes of BUF, mode 0600: a temporary file, then
+   rename, so a reader sees the old file or the new one, never half of
+   one.  Nothing is fsync'd: RUNDIR holds nothing a crash must keep (it
+   is tmpfs on a booted host, gone at boot; where it is not, every reader
+   treats a file from before this boot as gone), and a start must not
+   wait for a disk. */
 int rundir_write (int dir, const char *shown, const char *name, const void *buf, size_t len,
                   kg_error_t *err);
 

@@ -390,11 +390,21 @@ tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, k
   while (rc == 0 && (e = readdir (d)) != NULL)
     {
       struct cap_record r;
+      struct stat st;
       char *text = NULL;
       size_t len;
 
       if (! record_file_name (e->d_name) || (own != NULL && strcmp (e->d_name, own) == 0))
         continue;
+      /* A record from before this boot (RUNDIR on a disk): its VM is gone
+         and, unsynced, the file may be torn; never parsed. */
+      if (btime > 0 && fstatat (dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0
+          && (int64_t) st.st_mtime < btime)
+        {
+          if (prune)
+            unlinkat (dir, e->d_name, 0);
+          continue;
+        }
       if (rundir_read (dir, CAP_DIR, e->d_name, CAP_MAX, &text, &len, err) < 0)
         {
           if ((*err)->errnum != ENOENT)

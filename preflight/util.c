@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 
 #include <poll.h>
 #include <stdint.h>
@@ -305,20 +306,19 @@ sb_str (const struct strbuf *sb)
   return sb->s ? sb->s : "";
 }
 
-/* MemTotal of /proc/meminfo, in MiB. */
+/* MemTotal, in MiB: sysinfo's totalram is the same count of pages that
+   /proc/meminfo prints as MemTotal, without reading and parsing a file. */
 int
 kg_mem_total_mib (int64_t *out, kg_error_t *err)
 {
-  cleanup_free char *buf = NULL;
-  size_t len;
-  const char *p;
-  unsigned long long kb;
+  struct sysinfo si;
+  unsigned long long bytes;
 
-  if (kg_read_file_bounded ("/proc/meminfo", 0, 1 << 16, &buf, &len, err) < 0)
-    return -1;
-  p = strstr (buf, "MemTotal:");
-  if (p == NULL || sscanf (p + 9, "%llu", &kb) != 1 || kb == 0)
-    return kg_error (err, 0, "/proc/meminfo: no MemTotal");
-  *out = (int64_t) (kb / 1024);
+  if (sysinfo (&si) < 0)
+    return kg_error (err, errno, "sysinfo");
+  bytes = (unsigned long long) si.totalram * (si.mem_unit ? si.mem_unit : 1);
+  if (bytes < 1024 * 1024)
+    return kg_error (err, 0, "sysinfo: no memory (%llu bytes)", bytes);
+  *out = (int64_t) (bytes / (1024 * 1024));
   return 0;
 }

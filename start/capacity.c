@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -208,20 +209,17 @@ same_dir (const char *path, dev_t dev, ino_t ino)
   return stat (path, &st) == 0 && S_ISDIR (st.st_mode) && st.st_dev == dev && st.st_ino == ino;
 }
 
-/* Boot time (CLOCK_REALTIME seconds, /proc/stat btime); 0 unknown. */
+/* Boot time, CLOCK_REALTIME seconds less the uptime (sysinfo), two
+   seconds early for the rounding of both; 0 unknown. */
 static int64_t
 boot_time (void)
 {
-  cleanup_free char *buf = NULL;
-  cleanup_error kg_error_t err = NULL;
-  size_t len;
-  const char *p;
-  long long bt;
+  struct sysinfo si;
+  int64_t now = time (NULL);
 
-  if (kg_read_file_bounded ("/proc/stat", 0, 1 << 20, &buf, &len, &err) < 0)
+  if (sysinfo (&si) < 0 || now <= si.uptime + 2)
     return 0;
-  p = strstr (buf, "\nbtime ");
-  return p != NULL && sscanf (p + 7, "%lld", &bt) == 1 && bt > 0 ? bt : 0;
+  return now - si.uptime - 2;
 }
 
 /* The process of the OCI runtime's --pid-file PATH, for a record written

@@ -74,23 +74,6 @@ committed (const struct cap_record *r)
   return r->peak > r->mem ? r->peak : r->mem;
 }
 
-static const char *
-mode_word (enum kg_mode mode)
-{
-  return mode == KG_MODE_OCI ? "oci" : "shim";
-}
-
-/* A record's file name: record_name's "shim-" or "oci-" and 16 hex digits. */
-static bool
-record_file_name (const char *n)
-{
-  size_t p = strncmp (n, "shim-", 5) == 0 ? 5 : strncmp (n, "oci-", 4) == 0 ? 4 : 0;
-
-  if (p == 0 || strlen (n + p) != 16)
-    return false;
-  return strspn (n + p, "0123456789abcdef") == 16;
-}
-
 /* One line of a record; NULL at its end. */
 static char *
 line (char **p)
@@ -392,7 +375,7 @@ tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, k
       char *text = NULL;
       size_t len;
 
-      if (! record_file_name (e->d_name) || (own != NULL && strcmp (e->d_name, own) == 0))
+      if (! record_name_valid (e->d_name) || (own != NULL && strcmp (e->d_name, own) == 0))
         continue;
       /* A record from before this boot (RUNDIR on a disk): its VM is gone
          and, unsynced, the file may be torn; never parsed. */
@@ -507,7 +490,7 @@ own_record (const struct capacity_start *s, const struct stat *bst, const struct
   if (! one_line (s->id) || ! one_line (s->scope ? s->scope : "") || ! one_line (s->bundle)
       || (s->pid_file != NULL && (! one_line (s->pid_file) || s->pid_file[0] != '/')))
     return kg_error (err, EINVAL, "the container's id, scope, bundle or pid file cannot be recorded");
-  r.mode = (char *) mode_word (s->mode);
+  r.mode = (char *) record_mode_word (s->mode);
   r.scope = (char *) (s->scope ? s->scope : "");
   r.id = (char *) s->id;
   r.bundle = (char *) s->bundle;
@@ -718,7 +701,7 @@ capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_
   if (strlen (text) != len || record_parse (steal_pointer (&text), name, &r, err) < 0)
     return -1;
   /* Only this container's: a colliding name stays. */
-  mine = strcmp (r.mode, mode_word (mode)) == 0 && strcmp (r.scope, scope ? scope : "") == 0
+  mine = strcmp (r.mode, record_mode_word (mode)) == 0 && strcmp (r.scope, scope ? scope : "") == 0
          && strcmp (r.id, id) == 0;
   cap_record_release (&r);
   if (mine && unlinkat (dir, name, 0) < 0 && errno != ENOENT)

@@ -18,8 +18,8 @@
 #define RECORD_MAX 16384
 #define RECORD_DIR RUNDIR "/" RECORD_SUB
 
-static const char *
-mode_word (enum kg_mode mode)
+const char *
+record_mode_word (enum kg_mode mode)
 {
   return mode == KG_MODE_OCI ? "oci" : "shim";
 }
@@ -29,7 +29,7 @@ mode_word (enum kg_mode mode)
 void
 record_name (enum kg_mode mode, const char *scope, const char *id, char name[32])
 {
-  const char *parts[3] = { mode_word (mode), scope ? scope : "", id };
+  const char *parts[3] = { record_mode_word (mode), scope ? scope : "", id };
   uint64_t h = 0xcbf29ce484222325u;
 
   for (size_t i = 0; i < 3; i++)
@@ -39,7 +39,15 @@ record_name (enum kg_mode mode, const char *scope, const char *id, char name[32]
         if (*p == '\0')
           break;
       }
-  snprintf (name, 32, "%s-%016" PRIx64, mode_word (mode), h);
+  snprintf (name, 32, "%s-%016" PRIx64, record_mode_word (mode), h);
+}
+
+bool
+record_name_valid (const char *name)
+{
+  size_t p = strncmp (name, "shim-", 5) == 0 ? 5 : strncmp (name, "oci-", 4) == 0 ? 4 : 0;
+
+  return p != 0 && strlen (name + p) == 16 && strspn (name + p, "0123456789abcdef") == 16;
 }
 
 /* No newline inside a field: the record is one field a line. */
@@ -61,7 +69,7 @@ record_write (enum kg_mode mode, const char *scope, const char *id, const char *
   if (id == NULL || runtime == NULL || runtime[0] != '/' || ! one_line (id)
       || ! one_line (runtime) || (scope != NULL && ! one_line (scope)))
     return kg_error (err, EINVAL, "%s: nothing to record", RECORD_DIR);
-  n = asprintf (&text, "%s\n%s\n%s\n%s\n%s\n", RECORD_MAGIC, mode_word (mode),
+  n = asprintf (&text, "%s\n%s\n%s\n%s\n%s\n", RECORD_MAGIC, record_mode_word (mode),
                 scope ? scope : "", id, runtime);
   if (n < 0)
     {
@@ -82,7 +90,7 @@ record_read (enum kg_mode mode, const char *scope, const char *id, kg_error_t *e
 {
   cleanup_close int dir = -1;
   cleanup_free char *text = NULL;
-  const char *want[4] = { RECORD_MAGIC, mode_word (mode), scope ? scope : "", id };
+  const char *want[4] = { RECORD_MAGIC, record_mode_word (mode), scope ? scope : "", id };
   char name[32];
   char *p, *line;
   size_t len;

@@ -34,5 +34,9 @@ int record_remove (enum kg_mode mode, const char *scope, const char *id, kg_erro
 /* The file name of a record (exposed for the tests): "oci-" or "shim-"
    and 16 hex digits. */
 void record_name (enum kg_mode mode, const char *scope, const char *id, char name[32]);
+/* NAME is one record_name makes ("shim-" or "oci-" and 16 hex digits). */
+bool record_name_valid (const char *name);
+/* The mode as a record names it: "oci" or "shim". */
+const char *record_mode_word (enum kg_mode mode);
 
 #endif

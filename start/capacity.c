@@ -117,9 +117,10 @@ identity (const char *s, dev_t *dev, ino_t *ino, int64_t *add)
   return true;
 }
 
-/* Parse TEXT (taken over) into R. */
+/* Parse TEXT, LEN bytes (taken over, released with R even on failure),
+   into R. */
 static int
-record_parse (char *text, const char *name, struct cap_record *r, kg_error_t *err)
+record_parse (char *text, size_t len, const char *name, struct cap_record *r, kg_error_t *err)
 {
   char *p = text, *l;
   int64_t n;
@@ -128,6 +129,8 @@ record_parse (char *text, const char *name, struct cap_record *r, kg_error_t *er
   memset (r, 0, sizeof *r);
   r->text = text;
   snprintf (r->name, sizeof r->name, "%s", name);
+  if (strlen (text) != len)
+    return kg_error (err, 0, "%s/%s: not a capacity record (a NUL byte)", CAP_DIR, name);
   l = line (&p);
   ok = l != NULL && strcmp (l, CAP_MAGIC) == 0;
   ok = ok && (r->mode = line (&p)) != NULL && (r->scope = line (&p)) != NULL
@@ -394,15 +397,9 @@ tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, k
             kg_error_release (err);
           continue;
         }
-      if (strlen (text) != len || record_parse (text, e->d_name, &r, err) < 0)
+      if (record_parse (text, len, e->d_name, &r, err) < 0)
         {
-          if (strlen (text) != len)
-            {
-              free (text);
-              kg_error (err, 0, "%s/%s: not a capacity record (a NUL byte)", CAP_DIR, e->d_name);
-            }
-          else
-            cap_record_release (&r);
+          cap_record_release (&r);
           rc = -1;
           continue;
         }
@@ -551,30 +548,16 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
       kg_error (&err, errno, "the bundle %s is not a directory", s->bundle);
       goto fail;
     }
-  cap->dir = rundir_open (start ? CAP_SUB : NULL, start, &err);
-  if (cap->dir >= 0 && ! start)
+  /* check only reads: a directory not made yet holds no record. */
+  cap->dir = rundir_open (CAP_SUB, start, &err);
+  if (cap->dir < 0 && ! start && err->errnum == EACCES)
     {
-      int sub = openat (cap->dir, CAP_SUB, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-      close (cap->dir);
-      cap->dir = sub;
-      if (sub < 0 && errno != ENOENT)
-        kg_error (&err, errno, "%s", CAP_DIR);
+      report_skip (rep, "policy.capacity", "not counted: %s (root's)", err->msg);
+      return;
     }
-  if (cap->dir < 0 && err != NULL)
-    {
-      if (! start && (err->errnum == ENOENT || err->errnum == EACCES))
-        {
-          if (err->errnum == EACCES)
-            {
-              report_skip (rep, "policy.capacity", "not counted: %s (root's)", err->msg);
-              return;
-            }
-          kg_error_release (&err);
-        }
-      else
-        goto fail;
-    }
+  if (cap->dir < 0 && (start || err->errnum != ENOENT))
+    goto fail;
+  kg_error_release (&err);
   if (start && (cap->lock = lock_take (cap->dir, deadline_ms, &err)) < 0)
     goto fail;
   if (s->id != NULL && vm->role != VM_MEMBER && start)
@@ -674,7 +657,7 @@ int
 capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err)
 {
   cleanup_close int dir = -1;
-  cleanup_free char *text = NULL;
+  char *text = NULL;
   struct cap_record r;
   char name[32];
   size_t len;
@@ -698,8 +681,11 @@ capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_
       kg_error_release (err);
       return 0;
     }
-  if (strlen (text) != len || record_parse (steal_pointer (&text), name, &r, err) < 0)
-    return -1;
+  if (record_parse (text, len, name, &r, err) < 0)
+    {
+      cap_record_release (&r);
+      return -1;
+    }
   /* Only this container's: a colliding name stays. */
   mine = strcmp (r.mode, record_mode_word (mode)) == 0 && strcmp (r.scope, scope ? scope : "") == 0
          && strcmp (r.id, id) == 0;

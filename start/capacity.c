@@ -582,7 +582,11 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
                        vm->pod);
           return;
         }
-      if (pod_add (&t, s, &bst, vm->add_mib, &share, &err) < 0)
+      /* One that plugs nothing in (static sizing, or no limit) leaves the
+         pod's VM as it is: the sum of its members says nothing then (with
+         runtime-rs's static sizing the VM can be smaller than
+         default_memory, which would count as growth). */
+      if (vm->add_mib > 0 && pod_add (&t, s, &bst, vm->add_mib, &share, &err) < 0)
         {
           cap_record_release (&t.pod);
           goto fail;

@@ -58,6 +58,13 @@ kg_cleanup() {
     grep -lF -- "$KG_TREE/" /run/kata-guard/runtimes/* 2>/dev/null | xargs -r rm -f
   fi
   eval "${KG_ON_EXIT:-}"
+  # policy.capacity's records of the test VMs whose bundles are gone (a
+  # later start would prune them; the tests leave none behind).
+  for f in /run/kata-guard/capacity/shim-* /run/kata-guard/capacity/oci-*; do
+    [ -f "$f" ] || continue
+    b=$(sed -n 5p "$f")
+    case $b in "$KG_TEST_BASE"/*) [ -d "$b" ] || rm -f "$f" ;; esac
+  done
 }
 
 # kg_trusted_bin: a copy of $KG_BIN, with the shim link beside it, in a

@@ -487,7 +487,8 @@ is_pod_sandbox (const struct ctx *c)
 /* Every JSON field name of runtime-spec's Go types (specs-go 1.0 as Debian
    packages it, and the fields 1.1 and 1.2 added): Go's encoding/json
    (runc, containerd, Kata) matches a key to a field exactly or, failing
-   that, case-insensitively under Unicode's simple folding. */
+   that, case-insensitively under Unicode's simple folding.  Sorted as
+   strcmp orders them (folded_spec_key searches it). */
 static const char *const spec_fields[] = {
   "DNSSearchList", "access", "action", "additionalGids", "allow", "allowUnqualifiedDNSQuery",
   "allowedAddress", "ambient", "anet", "annotations", "apparmorProfile", "architectures",
@@ -557,6 +558,23 @@ fold_key (const char *key, char *out, size_t size)
   return true;
 }
 
+static int
+cmp_field (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Whether the field name FIELD (ASCII, as every one is) folds onto
+   FOLDED (fold_key's output). */
+static bool
+folds_onto (const char *field, const char *folded)
+{
+  for (; *field != '\0'; field++, folded++)
+    if ((*field >= 'A' && *field <= 'Z' ? *field + 32 : *field) != *folded)
+      return false;
+  return *folded == '\0';
+}
+
 /* The first key of O, at any depth (but inside the map fields), that is
    not a field's exact name but folds onto one, and that field. */
 static const char *
@@ -577,19 +595,28 @@ folded_spec_key (struct json_object *o, const char **field)
     return NULL;
   json_object_object_foreach (o, key, val)
     {
-      char folded[64], f[64];
-      bool exact = false, map = false;
+      char folded[64];
+      bool exact, map = false;
       const char *k;
 
-      for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
-        exact = strcmp (key, spec_fields[i]) == 0;
+      /* Nearly every key is a field's exact name: a binary search of the
+         sorted table.  Only a key it misses is folded and compared with
+         every field (which also finds an exact name bsearch missed, were
+         the table ever out of order: the result is the same, only
+         slower). */
+      exact = bsearch (&key, spec_fields, ARRAY_SIZE (spec_fields), sizeof spec_fields[0],
+                       cmp_field) != NULL;
       if (! exact && fold_key (key, folded, sizeof folded))
-        for (size_t i = 0; i < ARRAY_SIZE (spec_fields); i++)
-          if (fold_key (spec_fields[i], f, sizeof f) && strcmp (folded, f) == 0)
-            {
-              *field = spec_fields[i];
-              return key;
-            }
+        for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
+          {
+            if (strcmp (key, spec_fields[i]) == 0)
+              exact = true;
+            else if (folds_onto (spec_fields[i], folded))
+              {
+                *field = spec_fields[i];
+                return key;
+              }
+          }
       for (size_t i = 0; i < ARRAY_SIZE (spec_maps) && exact; i++)
         map = map || strcmp (key, spec_maps[i]) == 0;
       if (! map && (k = folded_spec_key (val, field)) != NULL)

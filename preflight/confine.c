@@ -62,8 +62,10 @@ drop_capabilities (kg_error_t *err)
 
   if (prctl (PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
     return kg_error (err, errno, "clear the ambient capabilities");
-  for (cap_value_t c = 0; c < (cap_value_t) cap_max_bits (); c++)
-    if (cap_get_bound (c) == 1 && cap_drop_bound (c) < 0)
+  /* Every capability the kernel knows, without asking first which the
+     set holds: dropping one it lacks succeeds and changes nothing. */
+  for (cap_value_t c = 0, n = (cap_value_t) cap_max_bits (); c < n; c++)
+    if (cap_drop_bound (c) < 0)
       {
         /* Without CAP_SETPCAP (an unprivileged `kata-guard check`) the
            bounding set cannot shrink; it only limits what an execve could

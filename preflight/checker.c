@@ -907,6 +907,10 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
   if (parent->cfg != NULL)
     {
       preflight_init (&pf, &req, parent->cfg, &rep);
+      /* One run, in a process that writes nothing: the trusted-path
+         walks may start where an earlier walk of the run found a trusted
+         directory (trust_memo_start). */
+      trust_memo_start ();
       preflight_run (&pf);
     }
   else

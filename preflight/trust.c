@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -127,6 +128,97 @@ follow_link (int linkfd, struct stat *st, const char *comp, size_t len, const ch
   return 0;
 }
 
+/* ---- the walk's memo -------------------------------------------------- */
+
+/* Directories a walk reached and found trusted, each by the literal
+   prefix of the path it was asked for (up to a component, before any
+   symlink of that walk), with its descriptor, its stat and its physical
+   path: a later walk of a path under the same prefix starts there
+   instead of walking from "/" again.  Only between trust_memo_start and
+   trust_memo_end (the confined checker's one run), where nothing but root
+   could change what the prefix leads to: every directory on the way is
+   root's and writable by nobody else. */
+#define TRUST_MEMO_MAX 16
+struct trust_memo
+{
+  char *key;   /* the prefix, without a trailing slash */
+  size_t key_len;
+  char *phys;  /* info->path at that point */
+  int fd;
+  struct stat st;
+};
+static struct trust_memo memo[TRUST_MEMO_MAX];
+static size_t n_memo;
+static bool memo_on;
+
+void
+trust_memo_start (void)
+{
+  memo_on = true;
+}
+
+void
+trust_memo_end (void)
+{
+  for (size_t i = 0; i < n_memo; i++)
+    {
+      free (memo[i].key);
+      free (memo[i].phys);
+      close (memo[i].fd);
+    }
+  n_memo = 0;
+  memo_on = false;
+}
+
+/* The longest memo entry whose key is a prefix of PATH up to a slash. */
+static const struct trust_memo *
+memo_find (const char *path)
+{
+  const struct trust_memo *best = NULL;
+
+  for (size_t i = 0; i < n_memo; i++)
+    if ((best == NULL || memo[i].key_len > best->key_len)
+        && strncmp (path, memo[i].key, memo[i].key_len) == 0 && path[memo[i].key_len] == '/')
+      best = &memo[i];
+  return best;
+}
+
+static bool
+memo_find_exact (const char *key, size_t len)
+{
+  for (size_t i = 0; i < n_memo; i++)
+    if (memo[i].key_len == len && memcmp (memo[i].key, key, len) == 0)
+      return true;
+  return false;
+}
+
+/* Remember DIR (stat ST, physical path PHYS) as where the literal prefix
+   KEY[0..LEN) leads.  Best effort: a memo that is full or out of memory
+   only walks again. */
+static void
+memo_add (const char *key, size_t len, const char *phys, int dir, const struct stat *st)
+{
+  struct trust_memo *m = &memo[n_memo];
+
+  if (! memo_on || n_memo == TRUST_MEMO_MAX || memo_find_exact (key, len))
+    return;
+  m->fd = fcntl (dir, F_DUPFD_CLOEXEC, 3);
+  if (m->fd < 0)
+    return;
+  m->key = strndup (key, len);
+  m->phys = strdup (phys);
+  if (m->key == NULL || m->phys == NULL)
+    {
+      free (m->key);
+      free (m->phys);
+      close (m->fd);
+      return;
+    }
+  m->key_len = len;
+  m->st = *st;
+  n_memo++;
+}
+
 int
 trust_open (const char *path, enum trust_final final, struct trust_info *info, kg_error_t *err)
 {
@@ -135,6 +227,12 @@ trust_open (const char *path, enum trust_final final, struct trust_info *info, k
   char rest[2 * PATH_MAX];
   char why[128];
   cleanup_close int dir = -1;
+  const struct trust_memo *m;
+  /* A symlink was spliced into REST: its text is no longer PATH's, so the
+     prefixes after it are not remembered as PATH's (an absolute
+     target's would still be right, a relative one's could never match;
+     neither is worth the reasoning in a trust primitive). */
+  bool linked = false;
   struct stat st;
   char *p;
 
@@ -144,15 +242,25 @@ trust_open (const char *path, enum trust_final final, struct trust_info *info, k
     return kg_error (err, ENAMETOOLONG, "%.64s...", path);
   memset (info, 0, sizeof *info);
   strcpy (rest, path);
-  strcpy (info->path, "/");
-
-  dir = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-  if (dir < 0 || fstat (dir, &st) < 0)
-    return kg_error (err, errno, "/");
-  if (! trust_stat_ok (&st, why, sizeof why))
-    return kg_error (err, 0, "/ %s", why);
-
   p = rest;
+
+  if (memo_on && (m = memo_find (path)) != NULL
+      && (dir = fcntl (m->fd, F_DUPFD_CLOEXEC, 3)) >= 0)
+    {
+      strcpy (info->path, m->phys);
+      st = m->st;
+      p = rest + m->key_len;
+    }
+  else
+    {
+      strcpy (info->path, "/");
+      dir = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      if (dir < 0 || fstat (dir, &st) < 0)
+        return kg_error (err, errno, "/");
+      if (! trust_stat_ok (&st, why, sizeof why))
+        return kg_error (err, 0, "/ %s", why);
+    }
+
   for (;;)
     {
       cleanup_close int fd = -1;
@@ -208,6 +316,7 @@ trust_open (const char *path, enum trust_final final, struct trust_info *info, k
         {
           if (follow_link (fd, &st, comp, len, path, rest, &p, &dir, info, err) < 0)
             return -1;
+          linked = true;
           continue;
         }
 
@@ -226,6 +335,8 @@ trust_open (const char *path, enum trust_final final, struct trust_info *info, k
         return kg_error (err, 0, "directory %s %s", info->path, why);
       close (dir);
       dir = steal_fd (&fd);
+      if (! linked)
+        memo_add (rest, (size_t) (p - rest), info->path, dir, &st);
     }
 }
 

@@ -45,6 +45,15 @@ struct trust_info
 int trust_open (const char *path, enum trust_final final, struct trust_info *info,
                 kg_error_t *err);
 
+/* Between these two, trust_open remembers the trusted directories its
+   walks reach and starts a later walk from the deepest one its path
+   leads through (the confined checker's one run: nothing but root can
+   change what such a path leads to, and root is trusted).  Outside them
+   every walk starts at "/", as the unit tests, which change directories
+   between walks, need. */
+void trust_memo_start (void);
+void trust_memo_end (void);
+
 /* Open the object behind the O_PATH descriptor FD with FLAGS (O_CLOEXEC is
    added), making sure it is still the same inode as ST. */
 int trust_reopen (int fd, int flags, const struct stat *st, kg_error_t *err);

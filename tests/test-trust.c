@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -159,6 +161,67 @@ main (void)
     if (rfd >= 0)
       close (rfd);
     kg_error_release (&err);
+  }
+
+  /* The memo (the confined checker's one run): every walk answers as a
+     walk from "/" does, whichever prefix it starts from. */
+  {
+    static const char *const paths[] = {
+      "memo/a/b/file", "memo/a/ln/file", "memo/a/b/../b/file", "memo/a/b/up",
+      "memo/a/open/file", "memo/a/b/missing", "memo/a/b/file/x", "memo/a//b/file",
+      "memo/a/b/./file", "memo/a/b",
+    };
+    char want[ARRAY_SIZE (paths)][512], got[512];
+    struct trust_info winfo[ARRAY_SIZE (paths)];
+    bool same = true;
+
+    if (mkdir (at ("memo"), 0755) < 0 || mkdir (at ("memo/a"), 0755) < 0
+        || mkdir (at ("memo/a/b"), 0755) < 0 || mkdir (at ("memo/a/open"), 0777) < 0
+        || chmod (at ("memo/a/open"), 0777) < 0 || symlink ("b", at ("memo/a/ln")) < 0
+        || symlink ("../b/file", at ("memo/a/b/up")) < 0)
+      abort ();
+    mkfile ("memo/a/b/file", 0755);
+    mkfile ("memo/a/open/file", 0755);
+    for (size_t i = 0; i < ARRAY_SIZE (paths); i++)
+      {
+        msg = walk (at (paths[i]), TRUST_ANY, &winfo[i], NULL);
+        snprintf (want[i], sizeof want[i], "%s", msg ? msg : "pass");
+      }
+    trust_memo_start ();
+    for (int round = 0; round < 2; round++)
+      for (size_t i = 0; i < ARRAY_SIZE (paths); i++)
+        {
+          msg = walk (at (paths[i]), TRUST_ANY, &info, NULL);
+          snprintf (got, sizeof got, "%s", msg ? msg : "pass");
+          if (strcmp (got, want[i]) != 0
+              || (msg == NULL
+                  && (strcmp (info.path, winfo[i].path) != 0 || info.st.st_ino != winfo[i].st.st_ino
+                      || info.symlinks != winfo[i].symlinks)))
+            {
+              printf ("# %s: %s, not %s (%s)\n", paths[i], got, want[i], info.path);
+              same = false;
+            }
+        }
+    ok (same, "with the memo, twice over, every walk ends where and as a walk from / does");
+    fails_with (at ("memo/a/open/file"), TRUST_EXEC, "open is writable by others",
+                "a directory below a remembered one is still checked");
+    /* Within the run the memo stands for the walk (only root could change
+       a trusted directory); after it, every walk starts at / again. */
+    chmod (at ("memo/a/b"), 0777);
+    passes (at ("memo/a/b/file"), TRUST_EXEC, "within the run, the walk starts at the remembered directory");
+    trust_memo_end ();
+    fails_with (at ("memo/a/b/file"), TRUST_EXEC, "b is writable by others (mode 0777)",
+                "after trust_memo_end the walk starts at / and sees the change");
+    chmod (at ("memo/a/b"), 0755);
+    /* A prefix reached through a symlink is not remembered by the
+       literal path (the walk's text is no longer the path asked for). */
+    trust_memo_start ();
+    passes (at ("memo/a/ln/file"), TRUST_EXEC, "through the symlink");
+    if (unlink (at ("memo/a/ln")) < 0 || symlink ("open", at ("memo/a/ln")) < 0)
+      abort ();
+    fails_with (at ("memo/a/ln/file"), TRUST_EXEC, "open is writable by others",
+                "the symlink is followed again at the next walk");
+    trust_memo_end ();
   }
 
   {

@@ -345,7 +345,8 @@ static const char *const kata_u64_keys[] = {
    - a key not written as Kata writes its keys (lower-case ASCII letters,
      digits, '_' and '-'): the decoder matches a key to a setting exactly
      or, failing that, case-insensitively under Unicode's simple folding,
-     so "Debug_Console_Enabled", or "jailer_pat\u017f" with U+017F for s,
+     so "Debug_Console_Enabled", or "di\u017fable_guest_seccomp" with
+     U+017F for the first s,
      set the very settings the guard reads under their own names, and
      beside them Kata picks either one by map order;
    - a """ string with a line-ending backslash (before 1.3 the decoder

@@ -47,6 +47,7 @@ kg_cleanup() {
   KG_PIDS=""
   for f in $KG_IMMUTABLE; do chattr -i "$f" 2>/dev/null; done
   KG_IMMUTABLE=""
+  kg_cache_forget
   if [ -n "${KG_TREE:-}" ] && [ -d "$KG_TREE" ]; then
     # Whatever a test made immutable under the tree, too.
     find "$KG_TREE" -xdev \( -type f -o -type d \) -exec chattr -i {} + 2>/dev/null
@@ -65,6 +66,26 @@ kg_cleanup() {
     b=$(sed -n 5p "$f")
     case $b in "$KG_TEST_BASE"/*) [ -d "$b" ] || rm -f "$f" ;; esac
   done
+}
+
+# kg_cache_forget: drop from the host's SHA-256 digest cache
+# (/run/kata-guard/sha256.cache, the product's state) the entries of the
+# files under $KG_TREE, by device and inode, while they still exist: a
+# test that pins a file leaves nothing behind.  The rest of the cache is
+# kept byte for byte (the file is replaced by rename, as the guard writes
+# it; an entry a start adds meanwhile is at worst hashed again).
+KG_DIGEST_CACHE=/run/kata-guard/sha256.cache
+kg_cache_forget() {
+  [ -n "${KG_TREE:-}" ] && [ -d "$KG_TREE" ] && [ -s "$KG_DIGEST_CACHE" ] || return 0
+  find "$KG_TREE" -xdev -type f -exec stat -c '%d %i' {} + 2>/dev/null >"$KG_DIGEST_CACHE.kg-keys.$$"
+  awk 'NR == FNR { dead[$1 " " $2] = 1; next } FNR == 1 || ! (($1 " " $2) in dead)' \
+    "$KG_DIGEST_CACHE.kg-keys.$$" "$KG_DIGEST_CACHE" >"$KG_DIGEST_CACHE.kg-new.$$" &&
+    if cmp -s "$KG_DIGEST_CACHE" "$KG_DIGEST_CACHE.kg-new.$$"; then
+      rm -f "$KG_DIGEST_CACHE.kg-new.$$"
+    else
+      chmod 0600 "$KG_DIGEST_CACHE.kg-new.$$" && mv -f "$KG_DIGEST_CACHE.kg-new.$$" "$KG_DIGEST_CACHE"
+    fi
+  rm -f "$KG_DIGEST_CACHE.kg-keys.$$" "$KG_DIGEST_CACHE.kg-new.$$"
 }
 
 # kg_trusted_bin: a copy of $KG_BIN, with the shim link beside it, in a

@@ -307,6 +307,10 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
   if (guard_config_load (config_path, &cfg, &cerr) < 0)
     {
       fprintf (stderr, "kata-guard: %s\n", cerr->msg);
+      /* Run from a source tree before make install, say where one is. */
+      if (cerr->errnum == ENOENT && a.config_path == NULL)
+        fprintf (stderr, "kata-guard: make install or the package installs it; or name one with "
+                         "--config FILE (packaging/config.toml in the source tree)\n");
       if (a.format == FMT_JSON && ! a.quiet)
         output_json_error (stdout, config_path, cerr->msg);
       /* A fleet must see a broken configuration too, not a stale file. */

@@ -3,7 +3,7 @@
  * /run/kata-guard: root's private state, kept on tmpfs (gone at boot).
  * Fixed on purpose: nothing may point the guard at another directory.
  * It holds the SHA-256 digest cache (assets.c) and, under runtimes/, which
- * runtime created each container (start/record.c).  Every directory and
+ * runtime created each container (shim/record.c).  Every directory and
  * file there must be root's alone (no group or other bits at all), and
  * /run a trusted path; anything else is neither read nor written.
  */

@@ -36,7 +36,7 @@
 
 #include <json-c/json.h>
 
-#include "cli.h"
+#include "command.h"
 #include "conf.h"
 #include "daemonjson.h"
 #include "dockerjson.h"

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "cli.h"
+#include "command.h"
 
 kg_command cli_install, cli_uninstall;
 void install_usage (FILE *out);

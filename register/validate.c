@@ -19,7 +19,6 @@
 #include "checker.h"
 #include "drift.h"
 #include "install.h"
-#include "output.h"
 #include "replace.h"
 #include "trust.h"
 #include "util.h"
@@ -181,7 +180,7 @@ failures (const struct report *rep)
 }
 
 int
-cli_validate (int argc, char **argv, bool *usage, kg_error_t *err)
+cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_t *err)
 {
   static const struct option longopts[] = {
     { "config", required_argument, NULL, 'c' }, { "note", required_argument, NULL, 'n' },
@@ -236,7 +235,7 @@ cli_validate (int argc, char **argv, bool *usage, kg_error_t *err)
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
     report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
   preflight_release (&pf);
-  output_text (stdout, &rep, output_want_color (stdout));
+  print (stdout, &rep);
   nfail = failures (&rep);
   if (nfail > 0)
     {

@@ -6,9 +6,11 @@
 
 #include <stdio.h>
 
-#include "cli.h"
+#include "command.h"
 
-kg_command cli_validate;
+/* `kata-guard validate`: a command, with the printer of its report
+   (main.c hands in the start path's text output). */
+int cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_t *err);
 void validate_usage (FILE *out);
 
 #endif

@@ -138,7 +138,7 @@ read_input (const char *file, char **buf, size_t *len)
 
 static struct guard_config cfg;
 
-/* The start's own rule (start/wrapper.c): it goes ahead unless a result is a
+/* The start's own rule (shim/wrapper.c): it goes ahead unless a result is a
    fail.  The first policy.* fail, as "ID: reason", or NULL. */
 static const struct check_result *
 first_policy_fail (const struct report *rep)

@@ -56,23 +56,6 @@ elapsed (const struct timespec *a, const struct timespec *b)
   return (double) (b->tv_sec - a->tv_sec) + (double) (b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-int
-cli_bad_option (char **argv, bool *usage, kg_error_t *err)
-{
-  *usage = true;
-  if (optopt != 0)
-    return kg_error (err, 0, "bad or incomplete option -%c", optopt);
-  return kg_error (err, 0, "unknown option %s", argv[optind - 1]);
-}
-
-int
-cli_operands (int argc, char **argv, kg_error_t *err)
-{
-  if (optind != argc)
-    return kg_error (err, 0, "unexpected argument %s", argv[optind]);
-  return 0;
-}
-
 enum check_format
 {
   FMT_TEXT,

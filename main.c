@@ -91,6 +91,18 @@ check_command (int argc, char **argv, bool *usage, kg_error_t *err)
   return cli_check (argc, argv, replace_file, usage, err);
 }
 
+static void
+print_report (FILE *out, const struct report *rep)
+{
+  output_text (out, rep, output_want_color (out));
+}
+
+static int
+validate_command (int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  return cli_validate (argc, argv, print_report, usage, err);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -103,7 +115,7 @@ main (int argc, char **argv)
     { "check", check_command, cli_usage },
     { "install", cli_install, install_usage },
     { "uninstall", cli_uninstall, install_usage },
-    { "validate", cli_validate, validate_usage },
+    { "validate", validate_command, validate_usage },
     { "version", cli_version, NULL },
     { "help", cli_help, NULL },
     { "--help", cli_help, NULL },

@@ -14,7 +14,6 @@
 
 #include "conf.h"
 #include "daemonjson.h"
-#include "netns.h"
 #include "toml.h"
 #include "util.h"
 
@@ -294,6 +293,34 @@ valid_hostname (const char *s)
 }
 
 int
+conf_parse_cidr (const char *s, struct conf_net *out)
+{
+  char a[64];
+  const char *slash = strchr (s, '/');
+  char *end;
+  long n;
+
+  if (slash == NULL || (size_t) (slash - s) >= sizeof a)
+    return -1;
+  memcpy (a, s, (size_t) (slash - s));
+  a[slash - s] = '\0';
+  memset (out, 0, sizeof *out);
+  if (inet_pton (AF_INET, a, out->addr) == 1)
+    out->family = AF_INET;
+  else if (inet_pton (AF_INET6, a, out->addr) == 1)
+    out->family = AF_INET6;
+  else
+    return -1;
+  errno = 0;
+  n = strtol (slash + 1, &end, 10);
+  if (errno != 0 || end == slash + 1 || *end != '\0' || n < 0
+      || n > (out->family == AF_INET ? 32 : 128))
+    return -1;
+  out->prefix = (uint8_t) n;
+  return 0;
+}
+
+int
 conf_parse_endpoint (const char *s, struct sockaddr_storage *ss, unsigned *len,
                      kg_error_t *err)
 {
@@ -507,9 +534,9 @@ check_string (enum str_rule rule, const char *s)
       return valid_hostname (s) ? NULL : "must be a DNS host name (letters, digits, '-', '.')";
     case STR_CIDR:
       {
-        struct netns_net n;
+        struct conf_net n;
 
-        return netns_parse_cidr (s, &n) == 0 ? NULL
+        return conf_parse_cidr (s, &n) == 0 ? NULL
                                              : "must be an IPv4 or IPv6 network (ADDR/PREFIX)";
       }
     case STR_HOSTNAME_OR_EMPTY:

@@ -169,6 +169,15 @@ void guard_config_release (struct guard_config *cfg);
 
 /* Parse a literal "IPv4:port" or "[IPv6]:port" (no names: nothing is
    resolved).  On success fills SS and *LEN. */
+/* A network of [egress] networks, "ADDR/PREFIX", IPv4 or IPv6. */
+struct conf_net
+{
+  uint8_t family, prefix;
+  uint8_t addr[16];
+};
+/* S as such a network into *OUT; -1 when it is not one. */
+int conf_parse_cidr (const char *s, struct conf_net *out);
+
 int conf_parse_endpoint (const char *s, struct sockaddr_storage *ss, unsigned *len,
                          kg_error_t *err);
 

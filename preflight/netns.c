@@ -447,38 +447,10 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
   return 0;
 }
 
-int
-netns_parse_cidr (const char *s, struct netns_net *out)
-{
-  char a[64];
-  const char *slash = strchr (s, '/');
-  char *end;
-  long n;
-
-  if (slash == NULL || (size_t) (slash - s) >= sizeof a)
-    return -1;
-  memcpy (a, s, (size_t) (slash - s));
-  a[slash - s] = '\0';
-  memset (out, 0, sizeof *out);
-  if (inet_pton (AF_INET, a, out->addr) == 1)
-    out->family = AF_INET;
-  else if (inet_pton (AF_INET6, a, out->addr) == 1)
-    out->family = AF_INET6;
-  else
-    return -1;
-  errno = 0;
-  n = strtol (slash + 1, &end, 10);
-  if (errno != 0 || end == slash + 1 || *end != '\0' || n < 0
-      || n > (out->family == AF_INET ? 32 : 128))
-    return -1;
-  out->prefix = (uint8_t) n;
-  return 0;
-}
-
 /* ---- the judge, in the checker ----------------------------------------- */
 
 static bool
-in_net (uint8_t family, const uint8_t *a, const struct netns_net *n)
+in_net (uint8_t family, const uint8_t *a, const struct conf_net *n)
 {
   unsigned bits = n->prefix;
 
@@ -495,7 +467,7 @@ in_net (uint8_t family, const uint8_t *a, const struct netns_net *n)
 }
 
 static bool
-net_within (const struct netns_net *inner, const struct netns_net *outer)
+net_within (const struct conf_net *inner, const struct conf_net *outer)
 {
   return inner->family == outer->family && inner->prefix >= outer->prefix
          && in_net (inner->family, inner->addr, outer);
@@ -599,14 +571,14 @@ route_kind (const struct netns_facts *f, const struct netns_route *r)
    no address holds the proxy. */
 static bool
 proxy_network (const struct netns_facts *f, uint8_t pfam, const uint8_t *paddr,
-               struct netns_net *out)
+               struct conf_net *out)
 {
   bool found = false;
 
   for (uint32_t j = 0; j < f->n_addrs; j++)
     {
       const struct netns_addr *x = &f->addrs[j];
-      struct netns_net n = { x->family, x->prefix, { 0 } };
+      struct conf_net n = { x->family, x->prefix, { 0 } };
 
       memcpy (n.addr, x->addr, 16);
       if (x->prefix == 0 || link_is_loopback (f, x->index) || ! in_net (pfam, paddr, &n)
@@ -619,7 +591,7 @@ proxy_network (const struct netns_facts *f, uint8_t pfam, const uint8_t *paddr,
 }
 
 static bool
-within_any (const struct netns_net *n, const struct netns_net *allowed, size_t n_allowed)
+within_any (const struct conf_net *n, const struct conf_net *allowed, size_t n_allowed)
 {
   for (size_t k = 0; k < n_allowed; k++)
     if (net_within (n, &allowed[k]))
@@ -630,7 +602,7 @@ within_any (const struct netns_net *n, const struct netns_net *allowed, size_t n
 /* Every route the VM would get: none by default or via a gateway, each
    on-link one within ALLOWED. */
 static void
-judge_routes (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+judge_routes (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
               struct strbuf *why, size_t *n_why, struct strbuf *seen)
 {
   char a[INET6_ADDRSTRLEN], g[32 + INET6_ADDRSTRLEN];
@@ -638,7 +610,7 @@ judge_routes (const struct netns_facts *f, const struct netns_net *allowed, size
   for (uint32_t i = 0; i < f->n_routes; i++)
     {
       const struct netns_route *r = &f->routes[i];
-      struct netns_net n = { r->family, r->dst_len, { 0 } };
+      struct conf_net n = { r->family, r->dst_len, { 0 } };
       enum route_kind kind = route_kind (f, r);
 
       if (kind == ROUTE_IGNORED)
@@ -672,7 +644,7 @@ judge_routes (const struct netns_facts *f, const struct netns_net *allowed, size
    with its prefix, and the VM's kernel makes the prefix route the
    namespace may not have: noprefixroute). */
 static void
-judge_links (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+judge_links (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
              struct strbuf *why, size_t *n_why)
 {
   char a[INET6_ADDRSTRLEN];
@@ -687,7 +659,7 @@ judge_links (const struct netns_facts *f, const struct netns_net *allowed, size_
       for (uint32_t j = 0; j < f->n_addrs; j++)
         {
           const struct netns_addr *x = &f->addrs[j];
-          struct netns_net n = { x->family, x->prefix, { 0 } };
+          struct conf_net n = { x->family, x->prefix, { 0 } };
 
           if (x->index != l->index || v6_local (x->family, x->addr, x->prefix))
             continue;
@@ -730,10 +702,10 @@ judge_owner_and_path (const struct netns_facts *f, struct strbuf *why)
 }
 
 int
-netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+netns_judge (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
              const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen)
 {
-  struct netns_net derived;
+  struct conf_net derived;
   uint8_t pfam, paddr[16] = { 0 };
   size_t n_why = 0;
   bool only_lo = true;

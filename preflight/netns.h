@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "conf.h"
 #include "error.h"
 
 #define NETNS_MAX_LINKS 16
@@ -95,12 +96,6 @@ struct netns_facts
 int netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
                   struct netns_facts *out, kg_error_t *err);
 
-/* An allowed network. */
-struct netns_net
-{
-  uint8_t family, prefix;
-  uint8_t addr[16];
-};
 
 struct strbuf;
 /* Judge F: nothing but loopback, or no default route, every route as
@@ -110,11 +105,7 @@ struct strbuf;
    and ones on those networks, their addresses' prefixes within them.  0
    with what was seen in SEEN, or -1 with every reason in WHY.  The
    probe's answer (f->probe_*) is the caller's to judge. */
-int netns_judge (const struct netns_facts *f, const struct netns_net *allowed, size_t n_allowed,
+int netns_judge (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
                  const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen);
-
-/* An IPv4 or IPv6 network "ADDR/PREFIX" into *OUT; -1 when it is not
-   one. */
-int netns_parse_cidr (const char *s, struct netns_net *out);
 
 #endif

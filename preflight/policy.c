@@ -4482,7 +4482,7 @@ check_network (struct ctx *c)
   cleanup_error kg_error_t err = NULL;
   struct json_object *linux_, *list, *entry = NULL, *path = NULL;
   struct netns_facts *facts = NULL;
-  struct netns_net nets[16];
+  struct conf_net nets[16];
   struct netns_probe probe;
   size_t n_nets = 0;
   char mode[256] = "";
@@ -4592,7 +4592,7 @@ check_network (struct ctx *c)
       return;
     }
   for (size_t i = 0; i < cfg->egress.n_networks && n_nets < ARRAY_SIZE (nets); i++)
-    if (netns_parse_cidr (cfg->egress.networks[i], &nets[n_nets]) == 0)
+    if (conf_parse_cidr (cfg->egress.networks[i], &nets[n_nets]) == 0)
       n_nets++;
   facts = calloc (1, sizeof *facts);
   if (facts == NULL)

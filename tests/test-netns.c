@@ -121,7 +121,7 @@ contained (void)
 static int
 judge (const char *nets, struct strbuf *why)
 {
-  struct netns_net allowed[8];
+  struct conf_net allowed[8];
   size_t n = 0;
   char buf[256], *save = NULL;
   struct strbuf seen = { 0 };
@@ -129,7 +129,7 @@ judge (const char *nets, struct strbuf *why)
 
   snprintf (buf, sizeof buf, "%s", nets);
   for (char *t = strtok_r (buf, " ", &save); t != NULL && n < 8; t = strtok_r (NULL, " ", &save))
-    if (netns_parse_cidr (t, &allowed[n++]) < 0)
+    if (conf_parse_cidr (t, &allowed[n++]) < 0)
       printf ("Bail out! bad network %s\n", t);
   sb_release (why);
   memset (why, 0, sizeof *why);

@@ -40,14 +40,6 @@ log_append_line (const char *path, const char *line, kg_error_t *err)
   return 0;
 }
 
-const char *
-decision_verdict (const struct decision *d)
-{
-  if (d->audited)
-    return "would-refuse";
-  return d->allow ? "allow" : "refuse";
-}
-
 bool
 decision_audit_allows (const char *mode, const struct report *rep)
 {

@@ -41,8 +41,16 @@ struct decision_sink
 };
 
 void decision_log (const struct decision *d, const struct decision_sink *sink);
-/* "allow", "refuse" or "would-refuse". */
-const char *decision_verdict (const struct decision *d);
+/* "allow", "refuse" or "would-refuse": the decision's own word, which
+   its formatters (output.c) print; in the header, so that they need
+   nothing of decision.c, which calls them. */
+static inline const char *
+decision_verdict (const struct decision *d)
+{
+  if (d->audited)
+    return "would-refuse";
+  return d->allow ? "allow" : "refuse";
+}
 /* Whether [policy] mode MODE lets a start that REP refuses through:
    "audit", and every failure is a per-container policy.* rule's (never a
    host check's: kvm, kata, assets, egress, drift, the start's own). */

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * egress.netns: a network namespace the spec names (a companion's, a
+ * pod's), judged by what the confined checker's parent gathers inside it
+ * (netns.c) and by the proxy probe sent from inside.
+ * (policy.c: the family and what the rules share.)
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "egress.h"
+#include "jscan.h"
+#include "kata.h"
+#include "netns.h"
+#include "policy.h"
+#include "trust.h"
+#include "toml.h"
+#include "util.h"
+
+#include "policy-int.h"
+/* ---- egress.netns ------------------------------------------------------ */
+
+/* Docker's network hook among the prestart hooks (check_hooks judged its
+   form): Docker attaches the container's network through it. */
+static bool
+has_docker_setkey (struct ctx *c)
+{
+  struct json_object *hooks = NULL, *list = NULL;
+
+  if (! json_object_object_get_ex (c->spec, "hooks", &hooks)
+      || ! json_object_is_type (hooks, json_type_object)
+      || ! json_object_object_get_ex (hooks, "prestart", &list)
+      || ! json_object_is_type (list, json_type_array))
+    return false;
+  for (size_t i = 0; i < json_object_array_length (list); i++)
+    {
+      struct json_object *h = json_object_array_get_idx (list, i), *args = NULL, *a0;
+
+      if (json_object_is_type (h, json_type_object) && json_object_object_get_ex (h, "args", &args)
+          && json_object_is_type (args, json_type_array) && json_object_array_length (args) > 0
+          && (a0 = json_object_array_get_idx (args, 0)) != NULL
+          && json_object_is_type (a0, json_type_string)
+          && strcmp (json_object_get_string (a0), "libnetwork-setkey") == 0)
+        return true;
+    }
+  return false;
+}
+
+/* Whether this start is Docker's by anything the guard can see: Docker's
+   namespace, Docker's network hook, or a bind of Docker's per-container
+   files (<engine root>/containers/...). */
+static bool
+docker_shaped (struct ctx *c)
+{
+  struct json_object *mounts;
+  const struct dirs *roots = &c->dirs->roots;
+
+  if (c->who.engine == ENGINE_DOCKER || has_docker_setkey (c))
+    return true;
+  if (! json_object_object_get_ex (c->spec, "mounts", &mounts)
+      || ! json_object_is_type (mounts, json_type_array))
+    return false;
+  for (size_t i = 0; i < json_object_array_length (mounts); i++)
+    {
+      struct json_object *m = json_object_array_get_idx (mounts, i), *src;
+      const char *q;
+
+      if (json_object_is_type (m, json_type_object) && json_object_object_get_ex (m, "source", &src)
+          && json_object_is_type (src, json_type_string)
+          && (q = under_root (json_object_get_string (src), roots)) != NULL
+          && strncmp (q, "/containers/", 12) == 0)
+        return true;
+    }
+  return false;
+}
+
+/* Docker's network mode for this container, from its hostconfig.json
+   (under the engine root of Docker's record of it, else under any engine
+   root), read whole as a stream whatever its size: 1 with the mode in
+   OUT (Docker's "default" when the file has none), -1 with *ERR. */
+static int
+docker_network_mode (struct ctx *c, char *out, size_t size, kg_error_t *err)
+{
+  const struct dirs *roots = &c->dirs->roots;
+  const char *id = c->pf->req->container_id;
+
+  if (! c->dirs->roots_ok)
+    return kg_error (err, 0, "[policy] engine_roots cannot be resolved: %s", c->dirs_err->msg);
+  if (id == NULL || ! policy_valid_id (id))
+    return kg_error (err, 0, "the start names no container id");
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      cleanup_free char *path = NULL;
+      int rc;
+
+      if (c->who.docker_root != NULL && roots->paths[i] != c->who.docker_root)
+        continue;
+      if (asprintf (&path, "%s/containers/%s/hostconfig.json", roots->paths[i], id) < 0)
+        return path = NULL, kg_error (err, ENOMEM, "out of memory");
+      rc = jscan_top_string (path, "NetworkMode", out, size, err);
+      if (rc < 0 && (*err)->errnum == ENOENT)
+        {
+          kg_error_release (err);
+          continue;
+        }
+      if (rc == 0)
+        snprintf (out, size, "default");
+      return rc < 0 ? -1 : 1;
+    }
+  return kg_error (err, ENOENT, "no containers/%s/hostconfig.json under [policy] engine_roots",
+                   id);
+}
+
+/* egress.netns: the network the container will have, as the VM will get
+   it (Kata hands the VM the namespace's interfaces and routes; its
+   tcfilter redirect bypasses the namespace's own L3 rules, so addresses
+   and routes are what counts, not iptables). */
+void
+check_network (struct ctx *c)
+{
+  const struct guard_config *cfg = c->cfg;
+  cleanup_strbuf struct strbuf why = { 0 };
+  cleanup_strbuf struct strbuf seen = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  struct json_object *linux_, *list, *entry = NULL, *path = NULL;
+  struct netns_facts *facts = NULL;
+  struct conf_net nets[16];
+  struct netns_probe probe;
+  size_t n_nets = 0;
+  char mode[256] = "";
+  unsigned long pid = 0;
+  const char *p = NULL, *proxy = cfg->egress.proxy;
+  bool docker_attaches, no_path, hook;
+  int rc;
+
+  if (! cfg->egress.enabled)
+    {
+      report_skip (c->rep, "egress.netns", "not run: [egress] enabled = false");
+      return;
+    }
+  linux_ = json_object_object_get_ex (c->spec, "linux", &linux_) ? linux_ : NULL;
+  list = linux_ != NULL && json_object_object_get_ex (linux_, "namespaces", &list) ? list : NULL;
+  for (size_t i = 0; list != NULL && json_object_is_type (list, json_type_array)
+                     && i < json_object_array_length (list);
+       i++)
+    {
+      struct json_object *e = json_object_array_get_idx (list, i), *t;
+
+      if (json_object_is_type (e, json_type_object) && json_object_object_get_ex (e, "type", &t)
+          && json_object_is_type (t, json_type_string)
+          && strcmp (json_object_get_string (t), "network") == 0)
+        entry = e;
+    }
+  if (entry == NULL)
+    {
+      report_fail (c->rep, "egress.netns", "give the container its own network namespace",
+                   "no network namespace: the container would have the host's network");
+      return;
+    }
+  /* Docker attaches the container's network after create: through the
+     libnetwork hook into the namespace the runtime makes (Docker 20.10),
+     or into a namespace of its own that the spec names and that holds
+     loopback only when the guard looks (Docker 28).  Its hostconfig.json
+     says which network: anything but none, host or another container's
+     is not there to be checked yet.  Kata hands it to the VM all the
+     same: it runs the hook before it boots a VM that cannot hot-plug
+     (Firecracker) and hot-plugs what the hook made after boot otherwise
+     (QEMU, Cloud Hypervisor): src/runtime/virtcontainers/sandbox.go
+     startVM. */
+  if (docker_shaped (c) && docker_network_mode (c, mode, sizeof mode, &err) < 0)
+    {
+      report_fail (c->rep, "egress.netns",
+                   "list Docker's data root (dockerd --data-root) in [policy] engine_roots",
+                   "a start of Docker's whose network cannot be told: %s (Docker attaches it "
+                   "after the guard looked)",
+                   err->msg);
+      return;
+    }
+  docker_attaches = mode[0] != '\0' && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
+                    && strncmp (mode, "container:", 10) != 0;
+  no_path = ! json_object_object_get_ex (entry, "path", &path)
+            || json_object_is_type (path, json_type_null);
+  /* A namespace the runtime creates holds loopback only, unless Docker's
+     hook is there to attach a network whose mode is not none. */
+  hook = no_path && has_docker_setkey (c);
+  if (no_path && ! docker_attaches && (! hook || strcmp (mode, "none") == 0))
+    {
+      report_pass (c->rep, "egress.netns", "a new network namespace, loopback only (%s)",
+                   hook ? "Docker --network none" : "the runtime creates it");
+      return;
+    }
+  if (docker_attaches || no_path)
+    {
+      report_fail (c->rep, "egress.netns",
+                   "run the container with --network none, or in the network namespace of a "
+                   "companion on an internal network (--network container:NAME), which is "
+                   "inspected",
+                   "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
+                   "the VM: before boot on Firecracker, hot-plugged on QEMU and Cloud "
+                   "Hypervisor), so its routes cannot be checked",
+                   mode[0] ? mode : "(unknown)");
+      return;
+    }
+  if (! json_object_is_type (path, json_type_string))
+    {
+      report_fail (c->rep, "egress.netns", NULL, "the network namespace path is %s",
+                   json_kind (path));
+      return;
+    }
+  p = json_object_get_string (path);
+  if (strncmp (p, "/proc/", 6) == 0)
+    {
+      const char *q = p + 6;
+      size_t digits = strspn (q, "0123456789");
+
+      if (digits > 0 && strcmp (q + digits, "/ns/net") == 0)
+        pid = strtoul (q, NULL, 10);
+    }
+  /* The probe from inside, as the VM's traffic will leave. */
+  memset (&probe, 0, sizeof probe);
+  if (proxy == NULL || *proxy == '\0'
+      || conf_parse_endpoint (proxy, &probe.proxy, &probe.proxy_len, &err) < 0
+      || (probe.proxy.ss_family != AF_INET && probe.proxy.ss_family != AF_INET6))
+    {
+      report_fail (c->rep, "egress.netns", "set [egress] proxy (see egress.config)",
+                   "network namespace %s: no proxy to probe it with", p);
+      return;
+    }
+  probe.timeout_ms = (uint32_t) cfg->egress.timeout_ms;
+  if (egress_probe_host (cfg, probe.host, sizeof probe.host) < 0)
+    {
+      report_fail (c->rep, "egress.netns", NULL, "cannot make a probe host name: %s",
+                   strerror (errno));
+      return;
+    }
+  for (size_t i = 0; i < cfg->egress.n_networks && n_nets < ARRAY_SIZE (nets); i++)
+    if (conf_parse_cidr (cfg->egress.networks[i], &nets[n_nets]) == 0)
+      n_nets++;
+  facts = calloc (1, sizeof *facts);
+  if (facts == NULL)
+    {
+      report_fail (c->rep, "egress.netns", NULL, "out of memory");
+      return;
+    }
+  if (c->pf->req->netns_facts != NULL)
+    rc = c->pf->req->netns_facts (pid, pid ? NULL : p, &probe, facts);
+  else if ((rc = netns_gather (pid, pid ? NULL : p, &probe, facts, &err)) < 0)
+    errno = err->errnum;
+  if (rc < 0)
+    {
+      report_fail (c->rep, "egress.netns", NULL, "network namespace %s cannot be read: %s", p,
+                   strerror (errno));
+      free (facts);
+      return;
+    }
+  if (netns_judge (facts, nets, n_nets, &probe.proxy, &why, &seen) < 0)
+    report_fail (c->rep, "egress.netns",
+                 facts->untrusted[0] != '\0' || ! facts->owner_initial
+                     ? "name a network namespace that root made in the host's user namespace, by "
+                       "a path only root can change (/proc/PID/ns/net, /run/netns/NAME)"
+                     : "put the container on an internal network only (no default route, no "
+                       "route via a gateway, no other interface), with the proxy on it; see "
+                       "[egress] networks",
+                 "network namespace %s: %s", p, sb_str (&why));
+  else if (facts->probe_error == 0 && facts->probe_status == 0)
+    report_pass (c->rep, "egress.netns", "network namespace %s: %s", p, sb_str (&seen));
+  else if (facts->probe_error != 0)
+    report_fail (c->rep, "egress.netns",
+                 "put the proxy on the container's internal network, at [egress] proxy",
+                 "network namespace %s (%s): the proxy %s does not answer from inside it: %s", p,
+                 sb_str (&seen), proxy, strerror (facts->probe_error));
+  else if (! egress_denied_status (cfg, facts->probe_status))
+    report_fail (c->rep, "egress.netns",
+                 "make the proxy this namespace reaches deny every destination not on its "
+                 "allowlist",
+                 "network namespace %s (%s): the proxy %s, from inside it, answered CONNECT "
+                 "%s:443 with %d%s",
+                 p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status,
+                 facts->probe_status >= 200 && facts->probe_status <= 299 ? " (an open proxy)" : "");
+  else
+    report_pass (c->rep, "egress.netns",
+                 "network namespace %s: %s, no way out but the proxy %s, which denied CONNECT "
+                 "%s:443 with %d from inside",
+                 p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status);
+  free (facts);
+}

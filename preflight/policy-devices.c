@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.capabilities, policy.devices and policy.seccomp.
+ * (policy.c: the family and what the rules share.)
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "egress.h"
+#include "jscan.h"
+#include "kata.h"
+#include "netns.h"
+#include "policy.h"
+#include "trust.h"
+#include "toml.h"
+#include "util.h"
+
+#include "policy-int.h"
+/* ---- policy.capabilities -------------------------------------------- */
+
+void
+cap_upper (cap_value_t v, char *out, size_t size)
+{
+  char *name = cap_to_name (v);
+
+  snprintf (out, size, "%s", name ? name : "CAP_?");
+  for (char *p = out; *p; p++)
+    *p = (char) toupper ((unsigned char) *p);
+  cap_free (name);
+}
+
+/* The capabilities [policy] capabilities allows, as a mask. */
+uint64_t
+allowed_caps (const struct guard_config *cfg)
+{
+  uint64_t allowed = 0;
+
+  for (size_t i = 0; i < cfg->policy.n_capabilities; i++)
+    {
+      cap_value_t v;
+
+      /* Validated when the configuration loaded. */
+      if (cap_from_name (cfg->policy.capabilities[i], &v) == 0 && v >= 0 && v < 64)
+        allowed |= UINT64_C (1) << v;
+    }
+  return allowed;
+}
+
+/* NAME as a capability number: what libcap accepts, case-insensitively,
+   with the CAP_ prefix (no bare numbers). */
+bool
+cap_parse (const char *name, cap_value_t *v)
+{
+  return strncasecmp (name, "CAP_", 4) == 0 && cap_from_name (name, v) == 0 && *v >= 0 && *v < 64;
+}
+
+void
+check_capabilities (struct ctx *c)
+{
+  static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
+                                      "ambient" };
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *process, *caps;
+  uint64_t allowed = allowed_caps (c->cfg), reported = 0, used = 0;
+
+  process = jget_type (c->spec, "spec", "process", json_type_object, &f);
+  caps = jget_type (process, "process", "capabilities", json_type_object, &f);
+  for (size_t s = 0; s < ARRAY_SIZE (sets); s++)
+    {
+      struct json_object *list = jget_type (caps, "capabilities", sets[s], json_type_array, &f);
+
+      for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+        {
+          struct json_object *n = json_object_array_get_idx (list, i);
+          const char *name;
+          char up[64];
+          cap_value_t v;
+
+          if (! json_object_is_type (n, json_type_string))
+            {
+              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s], i, json_kind (n));
+              continue;
+            }
+          name = json_object_get_string (n);
+          if (! cap_parse (name, &v))
+            {
+              finding (&f, "unknown capability \"%.64s\" in %s", name, sets[s]);
+              continue;
+            }
+          used |= UINT64_C (1) << v;
+          if (allowed & (UINT64_C (1) << v) || reported & (UINT64_C (1) << v))
+            continue;
+          reported |= UINT64_C (1) << v;
+          if (c->privileged && c->cfg->policy.privileged)
+            continue;
+          cap_upper (v, up, sizeof up);
+          finding (&f, "%s", up);
+        }
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.capabilities",
+                 "drop the capability (no --cap-add), or add it to [policy] capabilities",
+                 "beyond [policy] capabilities: %s", sb_str (&f.text));
+  else if (reported)
+    report_pass (c->rep, "policy.capabilities",
+                 "privileged container allowed by [policy] privileged = true");
+  else
+    report_pass (c->rep, "policy.capabilities", "%d capabilit%s, all in [policy] capabilities",
+                 __builtin_popcountll (used), __builtin_popcountll (used) == 1 ? "y" : "ies");
+}
+
+/* ---- policy.devices ------------------------------------------------- */
+
+/* What every engine grants: null, zero, full, random, urandom, tty,
+   console, ptmx and the pty slaves. */
+static bool
+default_device (char type, int64_t maj, int64_t min)
+{
+  static const int pairs[][2] = { { 1, 3 }, { 1, 5 }, { 1, 7 }, { 1, 8 },
+                                  { 1, 9 }, { 5, 0 }, { 5, 1 }, { 5, 2 } };
+
+  if (type != 'c')
+    return false;
+  if (maj == 136)
+    return true;
+  for (size_t i = 0; i < ARRAY_SIZE (pairs); i++)
+    if (maj == pairs[i][0] && min == pairs[i][1])
+      return true;
+  return false;
+}
+
+static bool
+allowed_device (const struct host_dev *hd, size_t n, char type, int64_t maj, int64_t min)
+{
+  for (size_t i = 0; i < n; i++)
+    if (hd[i].ok && hd[i].type == type && (int64_t) hd[i].maj == maj && (int64_t) hd[i].min == min)
+      return true;
+  return false;
+}
+
+/* major/minor: a non-negative integer, or absent (= wildcard, -1). */
+static bool
+dev_number (struct json_object *o, const char *key, int64_t *out, struct findings *f)
+{
+  struct json_object *v = jget (o, "device", key, f);
+
+  *out = -1;
+  if (v == NULL)
+    return true;
+  if (! json_object_is_type (v, json_type_int))
+    return false;
+  *out = json_object_get_int64 (v);
+  return *out >= -1 && *out < (INT64_C (1) << 32);
+}
+
+void
+check_devices (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_free struct host_dev *hd = calloc (c->cfg->policy.n_devices + 1, sizeof *hd);
+  struct json_object *linux_, *devs, *res, *rules;
+  size_t n_dev = 0;
+  bool waived = c->privileged && c->cfg->policy.privileged;
+
+  if (hd == NULL)
+    {
+      report_fail (c->rep, "policy.devices", "free memory", "cannot allocate");
+      return;
+    }
+  for (size_t i = 0; i < c->cfg->policy.n_devices; i++)
+    {
+      struct stat st;
+
+      if (stat (c->cfg->policy.devices[i], &st) == 0 && (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode)))
+        hd[i] = (struct host_dev){ true, S_ISCHR (st.st_mode) ? 'c' : 'b', major (st.st_rdev),
+                                   minor (st.st_rdev) };
+    }
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  devs = jget_type (linux_, "linux", "devices", json_type_array, &f);
+  for (size_t i = 0; devs != NULL && i < json_object_array_length (devs); i++)
+    {
+      struct json_object *d = json_object_array_get_idx (devs, i);
+      struct json_object *path, *type;
+      const char *p, *t;
+      int64_t maj, min;
+
+      if (! json_object_is_type (d, json_type_object))
+        {
+          finding (&f, "linux.devices[%zu] is %s, not an object", i, json_kind (d));
+          continue;
+        }
+      path = jget_type (d, "device", "path", json_type_string, &f);
+      type = jget_type (d, "device", "type", json_type_string, &f);
+      p = path ? json_object_get_string (path) : "(no path)";
+      t = type ? json_object_get_string (type) : "";
+      n_dev++;
+      if (! dev_number (d, "major", &maj, &f) || ! dev_number (d, "minor", &min, &f) || maj < 0
+          || min < 0 || strlen (t) != 1 || (t[0] != 'c' && t[0] != 'b' && t[0] != 'u'))
+        {
+          finding (&f, "%s: not a device kata-guard can identify", p);
+          continue;
+        }
+      if (waived || default_device (t[0] == 'u' ? 'c' : t[0], maj, min)
+          || allowed_device (hd, c->cfg->policy.n_devices, t[0] == 'u' ? 'c' : t[0], maj, min))
+        continue;
+      finding (&f, "%s (%c %" PRId64 ":%" PRId64 ")", p, t[0], maj, min);
+    }
+  res = jget_type (linux_, "linux", "resources", json_type_object, &f);
+  rules = jget_type (res, "resources", "devices", json_type_array, &f);
+  for (size_t i = 0; rules != NULL && i < json_object_array_length (rules); i++)
+    {
+      struct json_object *r = json_object_array_get_idx (rules, i);
+      struct json_object *allow, *type, *access;
+      const char *t;
+      int64_t maj, min;
+      char smaj[24], smin[24];
+
+      if (! json_object_is_type (r, json_type_object))
+        {
+          finding (&f, "linux.resources.devices[%zu] is %s, not an object", i, json_kind (r));
+          continue;
+        }
+      allow = jget_type (r, "device rule", "allow", json_type_boolean, &f);
+      if (allow == NULL || ! json_object_get_boolean (allow))
+        continue;  /* a deny rule takes nothing away from the sandbox */
+      if (device_rule_allows_all (r))
+        continue;  /* privileged: reported by policy.privileged */
+      type = jget_type (r, "device rule", "type", json_type_string, &f);
+      access = jget_type (r, "device rule", "access", json_type_string, &f);
+      t = type ? json_object_get_string (type) : "a";
+      if (! dev_number (r, "major", &maj, &f) || ! dev_number (r, "minor", &min, &f))
+        {
+          finding (&f, "device rule %zu: major/minor is not a device number", i);
+          continue;
+        }
+      if (waived || (strlen (t) == 1 && maj >= 0 && (min >= 0 || maj == 136)
+                     && (default_device (t[0], maj, min)
+                         || (min >= 0
+                             && allowed_device (hd, c->cfg->policy.n_devices, t[0], maj, min)))))
+        continue;
+      snprintf (smaj, sizeof smaj, maj < 0 ? "*" : "%" PRId64, maj);
+      snprintf (smin, sizeof smin, min < 0 ? "*" : "%" PRId64, min);
+      finding (&f, "device cgroup rule %s %s:%s %s", t, smaj, smin,
+               access ? json_object_get_string (access) : "");
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.devices",
+                 "do not pass host devices (--device) to the container, or list them in "
+                 "[policy] devices",
+                 "host devices beyond [policy] devices: %s", sb_str (&f.text));
+  else if (waived)
+    report_pass (c->rep, "policy.devices",
+                 "privileged container allowed by [policy] privileged = true");
+  else
+    report_pass (c->rep, "policy.devices", "%zu device%s, all granted by default or in [policy] "
+                 "devices", n_dev, n_dev == 1 ? "" : "s");
+}
+
+/* ---- policy.seccomp ------------------------------------------------- */
+
+void
+check_seccomp (struct ctx *c)
+{
+  static const char *const deny_actions[] = {
+    "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
+    "SCMP_ACT_TRAP",
+  };
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *linux_, *sc, *def, *arches, *rules;
+  const struct toml_value *dgs;
+  size_t n_names = 0;
+  bool ok = false;
+
+  if (! c->cfg->policy.require_seccomp)
+    {
+      report_skip (c->rep, "policy.seccomp", "switched off by [policy] require_seccomp = false");
+      return;
+    }
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  sc = jget_type (linux_, "linux", "seccomp", json_type_object, &f);
+  if (sc == NULL)
+    finding (&f, "no seccomp profile (linux.seccomp)");
+  def = jget_type (sc, "seccomp", "defaultAction", json_type_string, &f);
+  if (sc != NULL && def == NULL)
+    finding (&f, "no defaultAction");
+  else if (def != NULL)
+    {
+      for (size_t i = 0; i < ARRAY_SIZE (deny_actions); i++)
+        if (strcmp (json_object_get_string (def), deny_actions[i]) == 0)
+          ok = true;
+      if (! ok)
+        finding (&f, "defaultAction %.64s lets unlisted system calls through",
+                 json_object_get_string (def));
+    }
+  arches = jget_type (sc, "seccomp", "architectures", json_type_array, &f);
+  for (size_t i = 0; arches != NULL && i < json_object_array_length (arches); i++)
+    {
+      struct json_object *a = json_object_array_get_idx (arches, i);
+      const char *s = json_object_is_type (a, json_type_string) ? json_object_get_string (a) : "";
+      char lower[64];
+      size_t j;
+
+      if (strncmp (s, "SCMP_ARCH_", 10) != 0 || strlen (s + 10) >= sizeof lower)
+        {
+          finding (&f, "unknown architecture \"%.64s\"", s);
+          continue;
+        }
+      for (j = 0; s[10 + j]; j++)
+        lower[j] = (char) tolower ((unsigned char) s[10 + j]);
+      lower[j] = '\0';
+      if (seccomp_arch_resolve_name (lower) == 0)
+        finding (&f, "unknown architecture %s", s);
+    }
+  rules = jget_type (sc, "seccomp", "syscalls", json_type_array, &f);
+  for (size_t i = 0; rules != NULL && i < json_object_array_length (rules); i++)
+    {
+      struct json_object *r = json_object_array_get_idx (rules, i);
+      struct json_object *names = jget_type (r, "syscall rule", "names", json_type_array, &f);
+
+      for (size_t j = 0; names != NULL && j < json_object_array_length (names); j++)
+        {
+          struct json_object *n = json_object_array_get_idx (names, j);
+          const char *s
+              = json_object_is_type (n, json_type_string) ? json_object_get_string (n) : "";
+
+          n_names++;
+          if (seccomp_syscall_resolve_name (s) == __NR_SCMP_ERROR)
+            finding (&f, "unknown system call \"%.64s\"", s);
+        }
+    }
+  if (c->pf->from_kata.config == NULL)
+    finding (&f, "cannot tell whether Kata applies the profile: the Kata configuration did not "
+                 "load");
+  else
+    {
+      dgs = toml_get_path (c->pf->from_kata.config->doc, "runtime", "disable_guest_seccomp", NULL);
+      if (dgs != NULL && (dgs->kind != TOML_BOOLEAN || dgs->u.boolean))
+        finding (&f, "the Kata configuration says disable_guest_seccomp = %s (line %u): the "
+                     "profile would never be applied",
+                 dgs->kind == TOML_BOOLEAN ? "true" : "a non-boolean", dgs->line);
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.seccomp",
+                 "run the container with a seccomp profile (Docker's default) and set "
+                 "disable_guest_seccomp = false in the Kata configuration, or set [policy] "
+                 "require_seccomp = false",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.seccomp",
+                 "profile with default action %s, %zu system call names, applied in the guest",
+                 json_object_get_string (def), n_names);
+}
+

@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.hooks and policy.annotations: the programs the runtime runs on
+ * the host for the container, and the annotations Kata reads.
+ * (policy.c: the family and what the rules share.)
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "egress.h"
+#include "jscan.h"
+#include "kata.h"
+#include "netns.h"
+#include "policy.h"
+#include "trust.h"
+#include "toml.h"
+#include "util.h"
+
+#include "policy-int.h"
+/* ---- policy.hooks --------------------------------------------------- */
+
+/* /proc/PID/exe -> the program; any other /proc path cannot be judged
+   (/proc/self/exe is whichever program runs the hook). */
+static int
+hook_program (const struct request *req, const char *path, char **out, kg_error_t *err)
+{
+  if (strncmp (path, "/proc/", 6) == 0)
+    {
+      const char *q = path + 6;
+      char target[PATH_MAX + 1];
+      size_t digits = strspn (q, "0123456789");
+      ssize_t n;
+
+      if (digits == 0 || strcmp (q + digits, "/exe") != 0)
+        return kg_error (err, 0, "%s: names whichever program runs the hook", path);
+      if (req->proc_exe != NULL)
+        {
+          char *end;
+          unsigned long pid;
+
+          errno = 0;
+          pid = strtoul (q, &end, 10);
+          if (errno != 0 || end != q + digits || pid == 0 || pid > INT32_MAX)
+            return kg_error (err, 0, "%s: not a process id", path);
+          n = req->proc_exe (pid, target, PATH_MAX);
+        }
+      else
+        n = readlink (path, target, PATH_MAX);
+      if (n < 0)
+        return kg_error (err, errno, "%s: cannot resolve (the process is gone?)", path);
+      target[n] = '\0';
+      if (n > 10 && strcmp (target + n - 10, " (deleted)") == 0)
+        return kg_error (err, 0, "%s: the program %s was deleted", path, target);
+      return policy_path_resolve ("/", target, true, out, err);
+    }
+  if (path[0] != '/')
+    return kg_error (err, 0, "%s: not an absolute path", path);
+  return policy_path_resolve ("/", path, true, out, err);
+}
+
+static bool
+hex_string (const char *s, size_t min, size_t max)
+{
+  size_t n = strspn (s, "0123456789abcdef");
+
+  return s[n] == '\0' && n >= min && n <= max;
+}
+
+/* Docker's one hook: dockerd re-executed as libnetwork-setkey
+   (daemon/oci_linux.go: args "libnetwork-setkey", "-exec-root=DIR", the
+   container id, the network controller's id; before Docker 18.09 without
+   -exec-root).  dockerd picks what it runs by argv[0] (pkg/reexec): any
+   other args start a daemon, as root, listening where they say.  NULL
+   when ARGS are that form for container ID, else why not. */
+static const char *
+dockerd_hook_args (struct json_object *args, const char *id)
+{
+  size_t n, i = 1;
+  const char *a[4];
+
+  if (args == NULL || ! json_object_is_type (args, json_type_array))
+    return "dockerd runs as a daemon without the args libnetwork-setkey";
+  n = json_object_array_length (args);
+  if (n < 3 || n > 4)
+    return "args are not dockerd's libnetwork-setkey form";
+  for (size_t k = 0; k < n; k++)
+    {
+      struct json_object *v = json_object_array_get_idx (args, k);
+
+      if (! json_object_is_type (v, json_type_string))
+        return "args are not all strings";
+      a[k] = json_object_get_string (v);
+    }
+  if (strcmp (a[0], "libnetwork-setkey") != 0)
+    return "args[0] is not libnetwork-setkey: dockerd would start a daemon";
+  if (n == 4)
+    {
+      if (strncmp (a[1], "-exec-root=/", 12) != 0)
+        return "args[1] is not -exec-root=/...";
+      i = 2;
+    }
+  if (id == NULL || strcmp (a[i], id) != 0)
+    return "libnetwork-setkey names another container";
+  if (! hex_string (a[i + 1], 12, 64))
+    return "libnetwork-setkey's controller id is not hexadecimal";
+  return NULL;
+}
+
+void
+check_hooks (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_dirs struct dirs allowed = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  struct json_object *hooks;
+  size_t n_hooks = 0;
+
+  if (dirs_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
+    {
+      report_fail (c->rep, "policy.hooks", "fix [policy] hooks", "cannot resolve [policy] hooks: %s",
+                   err->msg);
+      return;
+    }
+  hooks = jget_type (c->spec, "spec", "hooks", json_type_object, &f);
+  if (hooks != NULL)
+    {
+      json_object_object_foreach (hooks, kind, list)
+        {
+          if (json_object_is_type (list, json_type_null))
+            continue;
+          if (! json_object_is_type (list, json_type_array))
+            {
+              finding (&f, "hooks.%s is %s, not an array", kind, json_kind (list));
+              continue;
+            }
+          for (size_t i = 0; i < json_object_array_length (list); i++)
+            {
+              struct json_object *h = json_object_array_get_idx (list, i);
+              struct json_object *path = jget_type (h, "hook", "path", json_type_string, &f);
+              cleanup_free char *prog = NULL;
+              struct json_object *env;
+              const char *p, *slash, *why;
+              bool ok = false;
+
+              n_hooks++;
+              if (path == NULL)
+                {
+                  finding (&f, "%s hook %zu has no program path", kind, i);
+                  continue;
+                }
+              p = json_object_get_string (path);
+              if (hook_program (c->pf->req, p, &prog, &err) < 0)
+                {
+                  finding (&f, "%s hook %s", kind, err->msg);
+                  kg_error_release (&err);
+                  continue;
+                }
+              for (size_t j = 0; j < allowed.n; j++)
+                if (strcmp (prog, allowed.paths[j]) == 0)
+                  ok = true;
+              if (! ok)
+                {
+                  finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
+                           strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
+                  continue;
+                }
+              /* The program runs as root in the host's namespaces: an
+                 environment (LD_PRELOAD, LD_LIBRARY_PATH...) is code of
+                 the spec author's choosing in it. */
+              env = jget (h, "hook", "env", &f);
+              if (env != NULL
+                  && (! json_object_is_type (env, json_type_array)
+                      || json_object_array_length (env) > 0))
+                finding (&f, "%s hook %s sets an environment (it runs as root on the host)", kind,
+                         p);
+              slash = strrchr (prog, '/');
+              if (strcmp (slash != NULL ? slash + 1 : prog, "dockerd") == 0
+                  && (why = dockerd_hook_args (jget (h, "hook", "args", &f),
+                                               c->pf->req->container_id))
+                         != NULL)
+                finding (&f, "%s hook %s: %s", kind, p, why);
+            }
+        }
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.hooks",
+                 "OCI hooks run on the host as root: remove the hook, or add its program to "
+                 "[policy] hooks (a hook may set no environment, and dockerd may run only as "
+                 "Docker's own libnetwork-setkey hook)",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.hooks", "%zu hook%s, all in [policy] hooks", n_hooks,
+                 n_hooks == 1 ? "" : "s");
+}
+
+/* ---- policy.annotations --------------------------------------------- */
+
+/* Kata annotations that a runtime applies without enable_annotations: the
+   Go shim in addRuntimeConfigOverrides and addAgentConfigOverrides
+   (src/runtime/pkg/oci/utils.go), runtime-rs in update_config_by_annotation
+   (src/libs/kata-types/src/annotations/mod.rs: the runtime and agent names
+   before its loop, then every key its hypervisor's enable_annotations does
+   not match), at 3.30.0 and 4.1.0.  WEAKENS: the annotation weakens the
+   sandbox, and is refused even when [policy] annotations matches it; the
+   others are refused unless [policy] annotations allows them, as every Kata
+   annotation is, and are listed for the reason. */
+static const struct
+{
+  const char *name, *why;
+  unsigned runtimes;
+  bool weakens;
+} ungated_annotations[] = {
+  /* 3.x: GetSandboxConfigPath (Go), load_config's first choice
+     (runtime-rs); 4.x dropped it.  Refused for every runtime: the guard
+     cannot tell 3.x from 4.x. */
+  { "io.katacontainers.config_path",
+    "Kata 3.x loads the configuration it names in place of the one checked; 4.x ignores it",
+    UNGATED_GO | UNGATED_RS | UNGATED_RS3, true },
+  { "io.katacontainers.config.runtime.disable_guest_seccomp", "no seccomp filter in the guest",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.sandbox_cgroup_only", "moves the VM's host cgroup",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.disable_new_netns",
+    "the VM's network device in the host's network namespace", UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.internetworking_model", "changes how the VM is networked",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.vfio_mode", "changes how host devices reach the VM",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.experimental", "turns on experimental features",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.agent.kernel_modules", "loads kernel modules in the guest",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.agent.policy", "replaces the agent's policy", UNGATED_GO, true },
+  { "io.katacontainers.config.agent.enable_tracing", "turns on the agent's tracing",
+    UNGATED_GO | UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.hypervisor_name",
+    "picks the [hypervisor.*] table the VM is built from", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.agent_name", "picks the [agent.*] table the agent runs by",
+    UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.name",
+    "picks the runtime handler (linux-container runs no VM)", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.shared_mounts",
+    "shares mounts between the pod's containers in the guest", UNGATED_RS, true },
+  { "io.katacontainers.config.runtime.sandbox_bind_mounts",
+    "host bind mounts chosen by the workload (runtime-rs 3.x)", UNGATED_RS3, true },
+  { "io.katacontainers.config.runtime.create_container_timeout",
+    "sets the agent's request timeout", UNGATED_GO | UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.experimental_force_guest_pull",
+    "pulls the images in the guest", UNGATED_GO, false },
+  { "io.katacontainers.enable_vcpus_pinning", "pins the vCPU threads to host CPUs", UNGATED_GO,
+    false },
+  { "io.katacontainers.config.runtime.enable_vcpus_pinning", "pins the vCPU threads to host CPUs",
+    UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.enable_pprof", "turns on the shim's pprof endpoint",
+    UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.disable_guest_empty_dir",
+    "emptyDir volumes on the host's shared filesystem (runtime-rs 3.x)", UNGATED_RS3, false },
+  { "io.katacontainers.config.agent.container_pipe_size", "sizes the container's pipes",
+    UNGATED_GO | UNGATED_RS, false },
+  { "io.katacontainers.config.agent.cdh_api_timeout_ms",
+    "sets the confidential data hub's timeout", UNGATED_RS, false },
+};
+
+/* The runtimes whose ungated annotations apply: the one that reads the
+   configuration, of either version (the guard does not know which 4.x or
+   3.x it is, so it refuses what either applies), or, with no
+   configuration, both. */
+static unsigned
+ungated_runtimes (const struct ctx *c)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+
+  if (k == NULL)
+    return UNGATED_GO | UNGATED_RS | UNGATED_RS3;
+  return k->runtime == KATA_RUNTIME_RS ? UNGATED_RS | UNGATED_RS3 : UNGATED_GO;
+}
+
+/* The ungated annotation KEY as the runtimes in MASK apply it, or -1. */
+static ssize_t
+ungated_index (const char *key, unsigned mask)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (ungated_annotations); i++)
+    if ((ungated_annotations[i].runtimes & mask) != 0
+        && strcmp (key, ungated_annotations[i].name) == 0)
+      return (ssize_t) i;
+  return -1;
+}
+
+static const struct
+{
+  const char *name;
+  bool prefix;
+  unsigned owners;  /* OWNER (engine)s; 0: no start may carry it */
+  const char *owner_name;
+} claim_keys[] = {
+  { "io.kubernetes.cri.", true, OWNER (ENGINE_CRI),
+    "containerd's CRI (in a namespace of [policy] cri_namespaces)" },
+  { "io.kubernetes.container.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
+    "the kubelet, through containerd's CRI or CRI-O" },
+  { "io.kubernetes.pod.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
+    "the kubelet, through containerd's CRI or CRI-O" },
+  { "io.kubernetes.cri-o.ContainerType", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman for its pods" },
+  { "io.kubernetes.cri-o.SandboxID", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman for its pods" },
+  { "io.kubernetes.cri-o.Created", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman" },
+  { "io.kubernetes.cri-o.TTY", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman" },
+  { "io.kubernetes.cri-o.", true, OWNER (ENGINE_CRIO),
+    "CRI-O (a start whose containers/storage record is CRI-O's)" },
+  { "io.kubernetes.docker.type", false, 0, "dockershim (no engine now)" },
+  { "io.kubernetes.sandbox.id", false, 0, "dockershim (no engine now)" },
+  { "cdi.k8s.io/", true, 0, "a device plugin (CDI: Kata injects the host devices it names)" },
+};
+
+/* Annotation KEY, when present, must be WANT (CRI-O's record of WHAT;
+   NULL or "": none to compare with, so the key refuses). */
+static void
+crio_key_is (struct ctx *c, const char *key, const char *want, const char *what,
+             struct findings *f)
+{
+  const char *v = annotation (c, key);
+
+  if (v == NULL)
+    {
+      struct json_object *ann, *x;
+
+      if (json_object_object_get_ex (c->spec, "annotations", &ann)
+          && json_object_object_get_ex (ann, key, &x))
+        finding (f, "%s is not a string", key);
+      return;
+    }
+  if (want == NULL || want[0] == '\0' || strcmp (v, want) != 0)
+    finding (f, "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
+                "over CRI-O's: Kata would act on that pod)",
+             key, v, what, want && want[0] ? want : "unknown");
+}
+
+/* A CRI-O start's own claim: the container type and the sandbox that
+   Kata reads (io.kubernetes.cri-o.ContainerType, .SandboxID) must be
+   what CRI-O's storage record says, and a member's pod a sandbox of that
+   storage. */
+static void
+judge_crio_claim (struct ctx *c, struct findings *f)
+{
+  const struct who *w = &c->who;
+  const char *type = annotation (c, "io.kubernetes.cri-o.ContainerType");
+  const char *sid = annotation (c, "io.kubernetes.cri-o.SandboxID");
+  const char *want = w->pod_sandbox ? "sandbox" : "container";
+
+  if (type != NULL && strcmp (type, want) != 0)
+    finding (f, "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
+                "container makes it a pod %s",
+             type, want);
+  if (sid != NULL && strcmp (sid, w->pod_id) != 0)
+    finding (f, "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
+                "pod %.80s (Kata would run this container in the VM of the container it names)",
+             sid, w->pod_id);
+  if (! w->pod_ok)
+    finding (f, "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
+                "storage with a pod uid",
+             w->pod_id[0] ? w->pod_id : "(none)");
+  /* CRI-O copies a pod's own annotations over its keys: the ones Kata
+     reads must be what CRI-O's records say (KubeName and Namespace pick
+     the pod whose devices Kata asks the kubelet for). */
+  crio_key_is (c, "io.kubernetes.cri-o.KubeName", w->pod_ok ? w->kube_name : NULL,
+               "the pod's name", f);
+  crio_key_is (c, "io.kubernetes.cri-o.Namespace", w->pod_ok ? w->kube_ns : NULL,
+               "the pod's namespace", f);
+  crio_key_is (c, "io.kubernetes.cri-o.ContainerName", w->crio_name, "the container's name", f);
+}
+
+/* A CRI start's own claim: a sandbox is its own sandbox, a pod member's
+   sandbox is a pod sandbox of this namespace with the same pod uid (else
+   Kata's shim would run it in the VM of whatever container it names). */
+static void
+judge_cri_claim (struct ctx *c, struct json_object *ann, struct findings *f)
+{
+  const char *type = annotation (c, "io.kubernetes.cri.container-type");
+  const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
+  const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
+  const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
+  const char *psid, *puid;
+
+  json_object_object_foreach (ann, key, val)
+    if (strncmp (key, "io.kubernetes.cri.", 18) == 0 && ! json_object_is_type (val, json_type_string))
+      finding (f, "%s is %s, not a string", key, json_kind (val));
+  if (type == NULL)
+    return;
+  if (strcmp (type, "sandbox") == 0)
+    {
+      if (sid == NULL || strcmp (sid, id) != 0)
+        finding (f, "a pod sandbox whose io.kubernetes.cri.sandbox-id (%.80s) is not its own id",
+                 sid ? sid : "absent");
+    }
+  else if (strcmp (type, "container") != 0)
+    finding (f, "io.kubernetes.cri.container-type \"%.40s\" is neither sandbox nor container",
+             type);
+  else if (! cri_pod (c, &psid, &puid))
+    finding (f, "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
+                "pod uid %.80s (Kata would run this container in the VM of the container it "
+                "names)",
+             sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
+}
+
+/* The spec's mount whose destination is DEST: its source, or NULL. */
+static const char *
+mount_source_at (const struct ctx *c, const char *dest)
+{
+  struct json_object *mounts, *m, *d, *src;
+
+  if (! json_object_object_get_ex (c->spec, "mounts", &mounts)
+      || ! json_object_is_type (mounts, json_type_array))
+    return NULL;
+  for (size_t i = 0; i < json_object_array_length (mounts); i++)
+    if ((m = json_object_array_get_idx (mounts, i)) != NULL
+        && json_object_object_get_ex (m, "destination", &d) && json_object_is_type (d, json_type_string)
+        && strcmp (json_object_get_string (d), dest) == 0
+        && json_object_object_get_ex (m, "source", &src) && json_object_is_type (src, json_type_string))
+      return json_object_get_string (src);
+  return NULL;
+}
+
+/* Kata writes the guest's termination log back, as root, to the host
+   source of the mount at io.kubernetes.container.terminationMessagePath
+   (when nothing is shared: container.go): that must be the kubelet's
+   termination-log file of this pod. */
+static void
+judge_termination_path (struct ctx *c, struct findings *f)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *res = NULL;
+  const char *path = annotation (c, "io.kubernetes.container.terminationMessagePath");
+  const char *src = path ? mount_source_at (c, path) : NULL;
+  const char *q;
+
+  if (src == NULL)
+    return;
+  if (policy_path_resolve (c->bundle, src, true, &res, &err) < 0
+      || kubelet_file (c, res, &c->dirs->kubelet) != OWN_ANY
+      || (q = under_root (res, &c->dirs->kubelet)) == NULL || strstr (q, "/containers/") == NULL)
+    finding (f, "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
+                "the kubelet's termination log of this pod (Kata writes the guest's log back to "
+                "it)",
+             path, src);
+}
+
+/* Claims of a pod, or of the node's devices, by annotations their engine
+   did not write: the first key of claim_keys that matches decides. */
+static void
+judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
+{
+  json_object_object_foreach (ann, key, val)
+    {
+      (void) val;
+      for (size_t i = 0; i < ARRAY_SIZE (claim_keys); i++)
+        if ((claim_keys[i].prefix ? strncmp (key, claim_keys[i].name, strlen (claim_keys[i].name))
+                                  : strcmp (key, claim_keys[i].name))
+            == 0)
+          {
+            if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
+              finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
+                       claim_keys[i].owner_name, engine_name (&c->who),
+                       c->who.ns[0] ? " (namespace \"" : "", c->who.ns,
+                       c->who.ns[0] ? "\")" : "");
+            break;
+          }
+    }
+  if (c->who.engine == ENGINE_CRI)
+    judge_cri_claim (c, ann, f);
+  if (c->who.engine == ENGINE_CRIO)
+    judge_crio_claim (c, f);
+  if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && c->dirs->ok)
+    judge_termination_path (c, f);
+}
+
+/* Kata's state of a sandbox is kept by id alone (Go: /run/vc/sbs/ID,
+   runtime-rs: /run/kata/ID), and ids are unique only per containerd
+   namespace: a start whose id names a sandbox that exists would restore
+   that sandbox (newSandbox's Restore), another namespace's container.
+   A pod member joins its sandbox's, which is why it has its own id. */
+static void
+judge_kata_state (struct ctx *c, struct findings *f)
+{
+  static const char *const stores[] = { KATA_GO_SANDBOX_STATE, KATA_RS_SANDBOX_STATE };
+  const char *id = c->pf->req->container_id;
+
+  if (c->pf->req->mode != KG_MODE_SHIM || ! policy_valid_id (id) || is_pod_member (c))
+    return;
+  for (size_t i = 0; i < ARRAY_SIZE (stores); i++)
+    {
+      char path[PATH_MAX];
+      struct stat st;
+
+      if (snprintf (path, sizeof path, "%s/%s", stores[i], id) >= (int) sizeof path)
+        continue;
+      if (lstat (path, &st) == 0)
+        finding (f, "a Kata sandbox of id %.80s exists already (%s): another namespace's "
+                    "container of that id, or one Kata did not clean up; this start would be "
+                    "handed its VM",
+                 id, path);
+      else if (errno != ENOENT && errno != ENOTDIR)
+        finding (f, "cannot tell whether a Kata sandbox of id %.80s exists (%s: %s)", id, path,
+                 strerror (errno));
+    }
+}
+
+/* The start's identity as a line: engine, namespace, pod. */
+static void
+who_line (struct ctx *c, struct strbuf *out)
+{
+  const char *sid, *uid;
+
+  sb_printf (out, "%s", engine_name (&c->who));
+  if (c->who.ns[0] != '\0')
+    sb_printf (out, ", namespace \"%s\"", c->who.ns);
+  if (c->who.engine == ENGINE_DOCKER)
+    sb_printf (out, c->who.docker_root ? ", its record of the container in %s"
+                                       : ", without its record of the container%s",
+               c->who.docker_root ? c->who.docker_root : "");
+  if (c->who.engine == ENGINE_PODMAN || c->who.engine == ENGINE_CRIO)
+    sb_printf (out, ", its storage %s", c->who.podman_root);
+  if (is_crio_sandbox (c))
+    sb_printf (out, ", a pod sandbox (pod uid %.80s)", c->who.pod_uid);
+  else if (is_pod_sandbox (c))
+    sb_printf (out, ", a pod sandbox");
+  else if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && pod_of (c, &sid, &uid))
+    sb_printf (out, ", a member of pod sandbox %.80s", sid);
+}
+
+/* policy.identity: whose start this is, and nothing the spec claims
+   beyond it (kata-guard(8), Whose start it is). */
+void
+check_identity (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_strbuf struct strbuf who = { 0 };
+  struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+
+  if (ann != NULL)
+    judge_claims (c, ann, &f);
+  judge_kata_state (c, &f);
+  who_line (c, &who);
+  if (f.n > 0)
+    report_fail (c->rep, "policy.identity",
+                 "a container cannot say which pod, engine or sandbox it belongs to: remove the "
+                 "annotation; a pod's annotations are its engine's own",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.identity", "%s", sb_str (&who));
+}
+
+/* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
+static size_t
+judge_kata_annotations (struct ctx *c, struct json_object *ann, struct findings *f)
+{
+  size_t n_kata = 0;
+  unsigned mask = ungated_runtimes (c);
+
+  json_object_object_foreach (ann, key, val)
+    {
+      bool ok = false;
+      ssize_t ungated;
+
+      /* Kata matches the prefix exactly; any case is refused here. */
+      if (strncasecmp (key, "io.katacontainers.", 18) != 0)
+        continue;
+      n_kata++;
+      ungated = ungated_index (key, mask);
+      if (ungated >= 0 && ungated_annotations[ungated].weakens)
+        {
+          finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                   ungated_annotations[ungated].why);
+          continue;
+        }
+      for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
+        if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
+          ok = true;
+      if (! ok && ungated >= 0)
+        finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                 ungated_annotations[ungated].why);
+      else if (! ok)
+        finding (f, "%.128s", key);
+      /* Kata appends it to the guest's command line unchecked
+         (Kata's shipped configurations enable it). */
+      else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
+        {
+          char why[256];
+
+          if (! json_object_is_type (val, json_type_string))
+            finding (f, "%s is %s, not a string", key, json_kind (val));
+          else if (kata_kernel_params_judge (json_object_get_string (val), why, sizeof why)
+                   != KATA_PARAMS_OK)
+            finding (f, "%s: %s", key, why);
+        }
+    }
+  return n_kata;
+}
+
+void
+check_annotations (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+  size_t n_kata = 0;
+
+  if (ann != NULL)
+    n_kata = judge_kata_annotations (c, ann, &f);
+  /* A pod sandbox: the start must see what its shim answers. */
+  if (is_pod_sandbox (c))
+    c->rep->pod_sandbox = true;
+  if (f.n > 0)
+    report_fail (c->rep, "policy.annotations",
+                 "remove the annotation (a Kata annotation changes how the VM is built), or "
+                 "allow its name with a regex in [policy] annotations",
+                 "Kata annotations not allowed: %s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.annotations", "%zu Kata annotation%s, all allowed", n_kata,
+                 n_kata == 1 ? "" : "s");
+}
+

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The per-container rules (policy.c and policy-*.c, egress-netns.c):
+   what their units share.  Private to them: nothing else includes it. */
+#ifndef KG_POLICY_INT_H
+#define KG_POLICY_INT_H
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "egress.h"
+#include "jscan.h"
+#include "kata.h"
+#include "netns.h"
+#include "policy.h"
+#include "trust.h"
+#include "toml.h"
+#include "util.h"
+
+/* One finding of a rule: counted (the verdict) and listed (the reason). */
+struct findings
+{
+  struct strbuf text;
+  size_t n;
+};
+
+#define cleanup_findings __attribute__ ((cleanup (findings_release)))
+
+#define MAX_SYMLINKS 40
+
+/* What a resolution with FOLLOW learned of its result: EXISTS when every
+   component exists; then, with HAVE_ST, ST is the last component's lstat
+   (the result holds no symlink, so it is its stat too). */
+struct resolved_info
+{
+  bool exists;
+  bool have_st;
+  struct stat st;
+};
+
+/* The bind sources of one spec mostly share their directory (Docker's
+   per-container files, a volume's files): resolve_path with FOLLOW through
+   a memo of the last directory resolved, so that each source costs one
+   lstat of its own name.  Anything but a plain last name, a last name
+   that is a symlink, or a directory that does not resolve goes the whole
+   way, so results and messages are resolve_path's. */
+struct resolve_memo
+{
+  char *dir;       /* the directory as written, absolute */
+  char *resolved;  /* resolve_path of it */
+  bool exists;     /* every component of it exists */
+};
+
+#define cleanup_resolve_memo __attribute__ ((cleanup (resolve_memo_release)))
+
+enum ns_kind
+{
+  NS_NET,
+  NS_PID,
+  NS_IPC,
+  NS_UTS,
+  NS_COUNT,
+};
+
+struct who
+{
+  enum engine engine;
+  char ns[80];              /* the containerd namespace, or "" */
+  /* ENGINE_DOCKER: the engine root whose containers/<id>/config.v2.json
+     names this id (Docker's own record of the container), or NULL. */
+  const char *docker_root;
+  /* ENGINE_PODMAN, ENGINE_CRIO: the containers/storage root and graph
+     driver of the bundle. */
+  const char *podman_root;
+  char podman_driver[32];
+  /* ENGINE_PODMAN, ENGINE_CRIO: the layer of the container's storage
+     record (its rootfs is the graph driver's mount of it), or "". */
+  char layer[72];
+  /* ENGINE_CRIO: the pod of CRI-O's storage record ("pod-id"), whether
+     this is its sandbox, and when the pod holds together (the sandbox's
+     own record names itself, with the pod uid) that uid. */
+  char pod_id[72], pod_uid[72];
+  bool pod_sandbox, pod_ok;
+  /* ENGINE_CRIO: the container's name and its pod's name and namespace,
+     as CRI-O's records hold them (Kata reads the annotations of these). */
+  char crio_name[256], kube_name[256], kube_ns[256];
+};
+
+struct ctx
+{
+  struct preflight *pf;
+  const struct guard_config *cfg;
+  struct report *rep;
+  const char *bundle;
+  struct json_object *spec;
+  struct engine_ns ns;
+  bool privileged;  /* the spec is --privileged (see check_privileged) */
+  /* The process whose network / pid / ipc namespace the container joins
+     (a /proc/PID/ns path that passed policy.namespaces), or 0. */
+  unsigned long joined_pid[NS_COUNT];
+  /* The [policy] directories, resolved once (check_policy); when
+     dirs->ok is false, DIRS_ERR says why. */
+  const struct mount_dirs *dirs;
+  const struct kg_error *dirs_err;
+  /* cri_pod's answer: 0 not looked up yet, 1 a CRI pod's (its sandbox
+     id and pod uid), -1 none. */
+  int pod;
+  const char *pod_sid, *pod_uid;
+  struct who who;  /* who_resolve, before every rule */
+};
+
+/* Resolved once per run: the configured directories, with symlinks
+   followed as far as they exist. */
+struct dirs
+{
+  char **paths;
+  size_t n;
+};
+
+#define cleanup_dirs __attribute__ ((cleanup (dirs_release)))
+
+/* The [policy] directories the per-container rules judge by, resolved
+   once per start (check_policy). */
+struct mount_dirs
+{
+  struct dirs roots, podman, ctd, kubelet, extra, writable;
+  bool ok;        /* every list resolved */
+  bool roots_ok;  /* engine_roots resolved (the first list), whatever came after */
+};
+
+#define cleanup_mount_dirs __attribute__ ((cleanup (mount_dirs_release)))
+
+/* Where an engine keeps the per-container files it binds writable into
+   the container: ROOT/[DRIVER-]containers/ID/SUB/FILE. */
+struct own_layout
+{
+  bool driver;               /* "<driver>-containers" (podman's graph driver) */
+  const char *sub;           /* "" or the directory below the container's */
+  const char *const *files;
+  size_t n_files;
+};
+
+/* containers/storage's records (podman's and CRI-O's storage):
+   <root>/<driver>-containers/containers.json and volatile-containers.json
+   (podman run --rm, a transient store) of every store of [policy]
+   podman_roots (the graph root keeps the stable records, the run root the
+   volatile ones), each read once per start.  A file that cannot be read
+   holds no record. */
+struct storage
+{
+  struct json_object **docs;
+  size_t n;
+};
+
+#define cleanup_storage __attribute__ ((cleanup (storage_release)))
+
+/* Docker's containerd namespace (moby's daemon ContainersNamespace). */
+#define DOCKER_NAMESPACE "moby"
+
+/* containerd's v2 task state: <state>/io.containerd.runtime.v2.task/<ns>/<id>. */
+#define TASK_DIR "io.containerd.runtime.v2.task"
+
+/* CRI-O's metadata of one storage record (CRI-O's
+   RuntimeContainerMetadata, a JSON document in a string: podman's and
+   buildah's have no "pod-id"). */
+struct crio_meta
+{
+  char pod_id[72];     /* "pod-id" */
+  char uid[72];        /* "uid" (sandboxes), or "" */
+  char name[256];      /* "name": the container's, io.kubernetes.cri-o.ContainerName */
+  char kube_name[256]; /* "metadata-name": a sandbox's pod name (KubeName) */
+  char kube_ns[256];   /* "namespace": a sandbox's pod namespace */
+  bool sandbox;        /* "pod": true, and the pod id is its own */
+};
+
+enum own
+{
+  OWN_NOT,       /* not this container's or pod's */
+  OWN_ANY,       /* the engine's file of this container: bound as the engine binds it */
+  OWN_READONLY,  /* the same, which the engine binds read-only */
+};
+
+/* redirectable () of many sources in one directory (Docker's and the
+   kubelet's layouts) walks that directory once: once it is known that
+   nobody but root can change what is in it, an entry below it that is
+   not a symlink, or is not there, is judged; a symlink is walked. */
+struct redirect_memo
+{
+  char dir[PATH_MAX];  /* the parent last judged, or "" */
+  bool dir_ok;         /* it passed (as an existing or a missing directory) */
+  bool dir_exists;
+};
+
+enum bind_verdict
+{
+  BIND_REFUSED,   /* a finding was made */
+  BIND_ENGINE,    /* a file the engine made for this container */
+  BIND_READONLY,
+  BIND_WRITABLE,  /* under [policy] writable_mounts */
+};
+
+struct host_dev
+{
+  bool ok;
+  char type;
+  unsigned maj, min;
+};
+
+/* Which runtime applies an annotation whatever enable_annotations says. */
+enum
+{
+  UNGATED_GO = 1 << 0,  /* the Go shim, 3.30.0 and 4.1.0 alike */
+  UNGATED_RS = 1 << 1,  /* runtime-rs 4.1.0 (3.30.0 too, but for cdh_api_timeout_ms) */
+  UNGATED_RS3 = 1 << 2, /* runtime-rs 3.30.0 alone */
+};
+
+/* The annotations by which Kata places a container in a pod, sizes the
+   pod's VM or reaches into the node for it (CRIContainerTypeKeyList and
+   CRISandboxNameKeyList in src/runtime/pkg/oci/utils.go, containerd's
+   sandbox-* sizing keys, the pod's name and namespace by which
+   device_cold_plug.go asks the kubelet for a pod's devices, the
+   termination message path container.go writes back to the host), each
+   with the engines that write it: containerd's CRI its own, the kubelet's
+   through containerd's CRI or CRI-O, CRI-O its own and podman four of
+   CRI-O's (for the members of its pods), and nothing writes dockershim's
+   any more.  CDI device names make Kata inject host devices: no engine's
+   claim (policy.devices judges devices). */
+#define OWNER(e) (1u << (e))
+
+/* The workload Kata sizes the VM for: a container's own limits, or a pod
+   sandbox's CRI annotations. */
+enum
+{
+  WORKLOAD_WHY = 96,
+};
+
+struct workload
+{
+  bool sandbox;
+  bool crio;              /* a CRI-O pod's sandbox: Kata reads no sizing of it */
+  int64_t mem;            /* bytes; 0: none */
+  int64_t quota, period;  /* CPUs when quota >= 0 and period > 0 */
+  int64_t shares;         /* a pod sandbox's sandbox-cpu-shares; 0: none */
+  int64_t cpuset;         /* CPUs linux.resources.cpu.cpus names (runtime-rs); 0: none */
+  char cpu_src[WORKLOAD_WHY]; /* where QUOTA and PERIOD came from */
+};
+
+/* The VM a runtime builds for a workload, each size with its formula. */
+struct vm_size
+{
+  int64_t mem, vcpus;
+  char mem_why[256], vcpus_why[256];
+};
+
+/* ---- what one unit defines and another calls ---- */
+
+extern const char *const ns_proc[];
+extern const char *const ns_types[];
+
+uint64_t allowed_caps (const struct guard_config *cfg);
+const char *annotation (const struct ctx *c, const char *name);
+const char *below (const char *p, const char *root);
+bool cap_parse (const char *name, cap_value_t *v);
+void cap_upper (cap_value_t v, char *out, size_t size);
+void check_annotations (struct ctx *c);
+void check_capabilities (struct ctx *c);
+void check_devices (struct ctx *c);
+void check_hooks (struct ctx *c);
+void check_identity (struct ctx *c);
+void check_mounts (struct ctx *c);
+void check_namespaces (struct ctx *c);
+void check_network (struct ctx *c);
+void check_privileged (struct ctx *c);
+void check_resources (struct ctx *c);
+void check_seccomp (struct ctx *c);
+bool cri_pod (struct ctx *c, const char **sandbox_id, const char **pod_uid);
+const char *denied (const char *p, const struct mount_dirs *d, const char **entry);
+bool device_rule_allows_all (struct json_object *rule);
+void dirs_release (struct dirs *d);
+int dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err);
+bool docker_start (const struct ctx *c);
+struct json_object *engine_json (const char *path);
+struct json_object *engine_json_of (const char *path, bool array);
+const char *engine_name (const struct who *w);
+__attribute__ ((format (printf, 2, 3))) void finding (struct findings *f, const char *fmt, ...);
+void findings_release (struct findings *f);
+bool is_crio_sandbox (const struct ctx *c);
+bool is_pod_member (const struct ctx *c);
+bool is_pod_sandbox (const struct ctx *c);
+struct json_object *jget (struct json_object *obj, const char *where, const char *key,
+                          struct findings *f);
+struct json_object *jget_type (struct json_object *obj, const char *where, const char *key,
+                               json_type type, struct findings *f);
+struct json_object *json_parse_strict (const char *name, const char *buf, size_t len,
+                                       bool spec_keys, kg_error_t *err);
+enum own kubelet_file (struct ctx *c, const char *p, const struct dirs *roots);
+bool listed (struct json_object *list, const char *path);
+int64_t mib_ceil (int64_t bytes);
+void mount_dirs_release (struct mount_dirs *d);
+int mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err);
+bool path_under (const char *p, const char *dir);
+bool pod_of (struct ctx *c, const char **sandbox_id, const char **pod_uid);
+const char *redirectable (const char *path, char *why, size_t size);
+int resolve_memo (struct resolve_memo *m, const char *base, const char *path, char **out,
+                  struct resolved_info *ri, kg_error_t *err);
+void resolve_memo_release (struct resolve_memo *m);
+int resolve_path (const char *base, const char *path, bool follow, char **out,
+                  struct resolved_info *ri, kg_error_t *err);
+void storage_release (struct storage *st);
+const char *under_root (const char *p, const struct dirs *roots);
+void who_resolve (struct ctx *c);
+
+#endif

@@ -1,0 +1,1093 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.mounts and the root filesystem: every mount of the spec against
+ * the deny lists, the engines' own files a container may bind, and where
+ * its rootfs is.
+ * (policy.c: the family and what the rules share.)
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "egress.h"
+#include "jscan.h"
+#include "kata.h"
+#include "netns.h"
+#include "policy.h"
+#include "trust.h"
+#include "toml.h"
+#include "util.h"
+
+#include "policy-int.h"
+/* ---- policy.mounts -------------------------------------------------- */
+
+/* Bind sources refused even read-only: PATTERN and everything under it,
+   and every directory above it (which contains it).  fnmatch patterns,
+   one per path component. */
+static const struct
+{
+  const char *pattern;
+  const char *why;
+} deny_builtin[] = {
+  { "/run/containerd", "containerd's state and socket" },
+  { "/var/run/containerd", "containerd's state and socket" },
+  { "/var/lib/containerd", "containerd's state" },
+  { "/run/docker", "Docker's state" },
+  { "/var/run/docker", "Docker's state" },
+  /* The same engines under other packagings: snap's Docker, k3s. */
+  { "/var/snap/docker/common/var-lib-docker", "Docker's state (snap)" },
+  { "/var/snap/docker/*/run", "Docker's state and socket (snap)" },
+  { "/var/lib/rancher/k3s", "k3s's state, keys and tokens" },
+  { "/root", "root's home (credentials)" },
+  { "/home/*/.ssh", "credentials" },
+  { "/home/*/.aws", "credentials" },
+  { "/home/*/.config/gcloud", "credentials" },
+  { "/home/*/.kube", "credentials" },
+  { "/home/*/.docker", "credentials" },
+  { "/home/*/.gnupg", "credentials" },
+  { "/etc", "the host's configuration" },
+  { "/proc", "the host's /proc" },
+  { "/sys", "the host's /sys" },
+  { "/dev", "the host's devices" },
+  { "/boot", "the host's boot files" },
+  { "/run", "the host's runtime state and sockets" },
+  { "/var/run", "the host's runtime state and sockets" },
+  /* Everybody's: ssh-agent, tmux, X and D-Bus sockets live below it. */
+  { "/tmp", "the host's shared temporary files (ssh-agent, tmux and X sockets)" },
+  { "/var/tmp", "the host's shared temporary files" },
+};
+
+/* Names refused wherever they appear in a path: credential directories,
+   dotenv files and engine sockets. */
+static const char *
+credential_component (const char *comp, size_t len, const char *prev, size_t prev_len)
+{
+  static const char *const dirs[] = { ".ssh", ".aws", ".kube", ".docker", ".gnupg" };
+
+  for (size_t i = 0; i < ARRAY_SIZE (dirs); i++)
+    if (len == strlen (dirs[i]) && memcmp (comp, dirs[i], len) == 0)
+      return "credentials";
+  if (len == 6 && memcmp (comp, "gcloud", 6) == 0 && prev_len == 7
+      && memcmp (prev, ".config", 7) == 0)
+    return "credentials";
+  if ((len == 4 && memcmp (comp, ".env", 4) == 0) || (len > 5 && memcmp (comp, ".env.", 5) == 0))
+    return "a .env file (secrets)";
+  if (memmem (comp, len, "docker.sock", 11) != NULL
+      || memmem (comp, len, "containerd.sock", 15) != NULL)
+    return "an engine socket";
+  return NULL;
+}
+
+static const char *
+scan_components (const char *p)
+{
+  const char *prev = "", *why;
+  size_t prev_len = 0;
+
+  while (*p)
+    {
+      size_t len;
+
+      while (*p == '/')
+        p++;
+      len = strcspn (p, "/");
+      if (len == 0)
+        break;
+      why = credential_component (p, len, prev, prev_len);
+      if (why != NULL)
+        return why;
+      prev = p;
+      prev_len = len;
+      p += len;
+    }
+  return NULL;
+}
+
+/* True when the LEN bytes at S hold an fnmatch special character. */
+static bool
+has_glob (const char *s, size_t len)
+{
+  for (size_t i = 0; i < len; i++)
+    if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
+      return true;
+  return false;
+}
+
+/* 1 when P is PATTERN or under it, 2 when P is a directory above it, else 0.
+   LITERAL compares strings, not fnmatch patterns.  A pattern component
+   without special characters matches only itself, so it is compared as
+   bytes; fnmatch runs only for the components that need it. */
+static int
+match_entry (const char *pattern, const char *p, bool literal)
+{
+  const char *a = pattern, *b = p;
+
+  for (;;)
+    {
+      size_t la, lb;
+
+      while (*a == '/')
+        a++;
+      while (*b == '/')
+        b++;
+      if (*a == '\0')
+        return 1;
+      if (*b == '\0')
+        return 2;
+      la = strcspn (a, "/");
+      lb = strcspn (b, "/");
+      if (la > NAME_MAX || lb > NAME_MAX)
+        return 0;
+      if (literal || ! has_glob (a, la))
+        {
+          if (la != lb || memcmp (a, b, la) != 0)
+            return 0;
+        }
+      else
+        {
+          char ca[NAME_MAX + 1], cb[NAME_MAX + 1];
+
+          memcpy (ca, a, la);
+          ca[la] = '\0';
+          memcpy (cb, b, lb);
+          cb[lb] = '\0';
+          if (fnmatch (ca, cb, 0) != 0)
+            return 0;
+        }
+      a += la;
+      b += lb;
+    }
+}
+
+void
+dirs_release (struct dirs *d)
+{
+  for (size_t i = 0; i < d->n; i++)
+    free (d->paths[i]);
+  free (d->paths);
+}
+
+/* Both the lexical and the resolved form of every entry. */
+int
+dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err)
+{
+  d->paths = calloc (2 * n + 1, sizeof (char *));
+  if (d->paths == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate");
+  for (size_t i = 0; i < n; i++)
+    for (int follow = 0; follow < 2; follow++)
+      {
+        if (policy_path_resolve ("/", list[i], follow, &d->paths[d->n], err) < 0)
+          return -1;
+        d->n++;
+      }
+  return 0;
+}
+
+void
+mount_dirs_release (struct mount_dirs *d)
+{
+  dirs_release (&d->roots);
+  dirs_release (&d->podman);
+  dirs_release (&d->ctd);
+  dirs_release (&d->kubelet);
+  dirs_release (&d->extra);
+  dirs_release (&d->writable);
+}
+
+int
+mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err)
+{
+  if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &d->roots, err) < 0)
+    return -1;
+  d->roots_ok = true;
+  if (dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &d->podman, err) < 0
+      || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &d->ctd, err)
+             < 0
+      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err)
+             < 0
+      || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
+      || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
+                       err)
+             < 0)
+    return -1;
+  d->ok = true;
+  return 0;
+}
+
+bool
+policy_valid_id (const char *id)
+{
+  return id != NULL && *id != '\0' && strchr (id, '/') == NULL && strcmp (id, ".") != 0
+         && strcmp (id, "..") != 0;
+}
+
+/* P below directory ROOT: what follows ROOT and its '/' in P, or NULL. */
+const char *
+below (const char *p, const char *root)
+{
+  const char *r = strcmp (root, "/") ? root : "";
+  size_t rl = strlen (r);
+
+  return strncmp (p, r, rl) == 0 && p[rl] == '/' ? p + rl + 1 : NULL;
+}
+
+static bool
+own_file (const char *p, const struct dirs *roots, const char *id, const struct own_layout *l)
+{
+  size_t il, sl = strlen (l->sub);
+
+  if (! policy_valid_id (id))
+    return false;
+  il = strlen (id);
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *q = below (p, roots->paths[i]);
+
+      if (q == NULL)
+        continue;
+      if (l->driver)
+        {
+          size_t dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
+
+          if (dl == 0 || q[dl] != '-')
+            continue;
+          q += dl + 1;
+        }
+      if (strncmp (q, "containers/", 11) != 0)
+        continue;
+      q += 11;
+      if (strncmp (q, id, il) != 0 || q[il] != '/' || strncmp (q + il + 1, l->sub, sl) != 0)
+        continue;
+      q += il + 1 + sl;
+      for (size_t j = 0; j < l->n_files; j++)
+        if (strcmp (q, l->files[j]) == 0)
+          return true;
+    }
+  return false;
+}
+
+/* Docker's own per-container files for this container:
+   <root>/containers/<id>/{resolv.conf,hostname,hosts,mounts/shm}. */
+static bool
+own_engine_file (const char *p, const struct dirs *roots, const char *id)
+{
+  static const char *const files[] = { "resolv.conf", "hostname", "hosts", "mounts/shm" };
+  static const struct own_layout docker = { false, "", files, ARRAY_SIZE (files) };
+
+  return own_file (p, roots, id, &docker);
+}
+
+/* podman's own per-container files for this container:
+   <root>/<driver>-containers/<id>/userdata/{hosts,hostname,resolv.conf,
+   .containerenv,shm}, under its graph root or run root. */
+static bool
+own_podman_file (const char *p, const struct dirs *roots, const char *id)
+{
+  static const char *const files[] = { "hosts", "hostname", "resolv.conf", ".containerenv",
+                                       "shm" };
+  static const struct own_layout podman = { true, "userdata/", files, ARRAY_SIZE (files) };
+
+  return own_file (p, roots, id, &podman);
+}
+
+/* An engine's own JSON file (its state, not the container's input): the
+   document (an object, or with ARRAY an array), or NULL when it cannot be
+   read as JSON. */
+struct json_object *
+engine_json_of (const char *path, bool array)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *buf = NULL;
+  struct json_object *doc;
+  size_t len;
+
+  if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0)
+    return NULL;
+  /* The engine's own format (Docker's config.v2.json has "State"), so
+     not judged by the spec's field names; strict all the same. */
+  if (! array)
+    return policy_json_parse (path, buf, len, false, &err);
+  doc = json_parse_strict (path, buf, len, false, &err);
+  if (doc != NULL && ! json_object_is_type (doc, json_type_array))
+    {
+      json_object_put (doc);
+      return NULL;
+    }
+  return doc;
+}
+
+struct json_object *
+engine_json (const char *path)
+{
+  return engine_json_of (path, false);
+}
+
+/* The path under one of ROOTS, or NULL. */
+const char *
+under_root (const char *p, const struct dirs *roots)
+{
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *q = below (p, roots->paths[i]);
+
+      if (q != NULL)
+        return q - 1;
+    }
+  return NULL;
+}
+
+/* CRI's per-pod files of this container's pod, in containerd's root and
+   state: <root>/io.containerd.grpc.v1.cri/sandboxes/<sandbox-id>/{hosts,
+   hostname,resolv.conf,shm}. */
+static enum own
+own_cri_file (struct ctx *c, const char *p, const struct dirs *roots)
+{
+  static const char *const files[] = { "hosts", "hostname", "resolv.conf", "shm" };
+  const char *q = under_root (p, roots), *sid, *uid;
+  size_t sl;
+
+  if (q == NULL || strncmp (q, "/io.containerd.grpc.v1.cri/sandboxes/", 37) != 0
+      || ! cri_pod (c, &sid, &uid))
+    return OWN_NOT;
+  q += 37;
+  sl = strlen (sid);
+  if (strncmp (q, sid, sl) != 0 || q[sl] != '/')
+    return OWN_NOT;
+  for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+    if (strcmp (q + sl + 1, files[j]) == 0)
+      return OWN_ANY;
+  return OWN_NOT;
+}
+
+/* The kubelet's files of this container's pod, <root>/pods/<pod uid>/:
+   etc-hosts, containers/<name>/<file> (termination logs), and volumes
+   (volumes/kubernetes.io~<type>/...), configMap, secret, projected and
+   downward-API ones read-only as the kubelet binds them. */
+enum own
+kubelet_file (struct ctx *c, const char *p, const struct dirs *roots)
+{
+  static const char *const readonly[] = { "configmap", "secret", "projected", "downward-api" };
+  const char *q = under_root (p, roots), *sid, *uid, *type;
+  size_t ul;
+
+  if (q == NULL || strncmp (q, "/pods/", 6) != 0 || ! pod_of (c, &sid, &uid))
+    return OWN_NOT;
+  q += 6;
+  ul = strlen (uid);
+  if (strncmp (q, uid, ul) != 0 || q[ul] != '/')
+    return OWN_NOT;
+  q += ul + 1;
+  if (strcmp (q, "etc-hosts") == 0)
+    return OWN_ANY;
+  if (strncmp (q, "containers/", 11) == 0 && strchr (q + 11, '/') != NULL && q[11] != '/')
+    return OWN_ANY;
+  if (strncmp (q, "volumes/kubernetes.io~", 22) != 0)
+    return OWN_NOT;
+  type = q + 22;
+  if (strchr (type, '/') == NULL || type[0] == '/')
+    return OWN_NOT;
+  for (size_t j = 0; j < ARRAY_SIZE (readonly); j++)
+    if (strncmp (type, readonly[j], strlen (readonly[j])) == 0 && type[strlen (readonly[j])] == '/')
+      return OWN_READONLY;
+  return OWN_ANY;
+}
+
+/* Whether Docker's container CID (its state, <root>/containers/CID/
+   config.v2.json) is running with PID as its init process. */
+static bool
+docker_container_pid (const char *root, const char *cid, unsigned long pid)
+{
+  cleanup_free char *path = NULL;
+  struct json_object *doc, *state, *v;
+  bool yes = false;
+
+  if (asprintf (&path, "%s/containers/%s/config.v2.json", root, cid) < 0)
+    return path = NULL, false;
+  doc = engine_json (path);
+  if (doc != NULL && json_object_object_get_ex (doc, "State", &state)
+      && json_object_object_get_ex (state, "Running", &v) && json_object_get_boolean (v)
+      && json_object_object_get_ex (state, "Pid", &v) && json_object_is_type (v, json_type_int)
+      && json_object_get_int64 (v) > 0 && (unsigned long) json_object_get_int64 (v) == pid)
+    yes = true;
+  json_object_put (doc);
+  return yes;
+}
+
+/* Docker's per-container files of the container whose namespace this one
+   joins (--network container:X binds X's resolv.conf, hostname and hosts;
+   --ipc container:X its mounts/shm): <root>/containers/CID/FILE, where
+   CID's recorded init process is the one whose namespace the spec names. */
+static bool
+joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots)
+{
+  static const struct
+  {
+    int ns;
+    const char *file;
+  } files[] = {
+    { NS_NET, "resolv.conf" }, { NS_NET, "hostname" }, { NS_NET, "hosts" }, { NS_IPC, "mounts/shm" },
+  };
+
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *q = below (p, roots->paths[i]), *slash;
+      char cid[NAME_MAX + 1];
+
+      if (q == NULL || strncmp (q, "containers/", 11) != 0)
+        continue;
+      q += 11;
+      slash = strchr (q, '/');
+      if (slash == NULL || slash == q || (size_t) (slash - q) > NAME_MAX)
+        continue;
+      memcpy (cid, q, (size_t) (slash - q));
+      cid[slash - q] = '\0';
+      if (! policy_valid_id (cid))
+        continue;
+      for (size_t j = 0; j < ARRAY_SIZE (files); j++)
+        if (strcmp (slash + 1, files[j].file) == 0 && c->joined_pid[files[j].ns] != 0
+            && docker_container_pid (roots->paths[i], cid, c->joined_pid[files[j].ns]))
+          return true;
+    }
+  return false;
+}
+
+/* A named volume's data, <root>/volumes/<name>/_data[/...]: the
+   container's data, not the engine's state (but writable only under
+   writable_mounts, like any other bind). */
+/* The volume directory (ROOT/volumes/NAME/_data) of P, in OUT. */
+static bool
+volume_dir (const char *p, const struct dirs *roots, char *out, size_t size)
+{
+  for (size_t i = 0; i < roots->n; i++)
+    {
+      const char *q = below (p, roots->paths[i]), *slash;
+
+      if (q == NULL || strncmp (q, "volumes/", 8) != 0)
+        continue;
+      q += 8;
+      slash = strchr (q, '/');
+      if (slash == NULL || slash == q || strncmp (slash, "/_data", 6) != 0
+          || (slash[6] != '\0' && slash[6] != '/'))
+        continue;
+      return snprintf (out, size, "%.*s", (int) (slash + 6 - p), p) < (int) size;
+    }
+  return false;
+}
+
+/* A mount point at DIR or below it, other than a tmpfs (a fresh file
+   system holds no host file), in /proc/self/mountinfo: the local volume
+   driver's volume-opt o=bind,device=/ mounts the host's / on the volume
+   directory, which is otherwise a plain directory.  1 with the mount point
+   and its type in WHAT, 0 none, -1 when mountinfo cannot be read. */
+static int
+mount_within (const char *dir, char *what, size_t size)
+{
+  cleanup_free char *line = NULL;
+  size_t cap = 0, dl = strlen (dir);
+  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  int found = 0;
+
+  if (f == NULL)
+    return -1;
+  while (found == 0 && getline (&line, &cap, f) > 0)
+    {
+      char mp[PATH_MAX], *sep, *tok, *save = NULL;
+      size_t o = 0;
+      int field = 0;
+
+      sep = strstr (line, " - ");
+      if (sep == NULL)
+        continue;
+      *sep = '\0';
+      for (tok = strtok_r (line, " ", &save); tok != NULL && field < 4;
+           tok = strtok_r (NULL, " ", &save))
+        field++;
+      if (tok == NULL)
+        continue;
+      /* The mount point, with mountinfo's octal escapes (\040) undone. */
+      for (const char *q = tok; *q && o + 1 < sizeof mp; q++)
+        if (q[0] == '\\' && q[1] >= '0' && q[1] <= '3' && q[2] >= '0' && q[2] <= '7'
+            && q[3] >= '0' && q[3] <= '7')
+          {
+            mp[o++] = (char) ((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
+            q += 3;
+          }
+        else
+          mp[o++] = *q;
+      mp[o] = '\0';
+      if (strncmp (mp, dir, dl) != 0 || (mp[dl] != '\0' && mp[dl] != '/'))
+        continue;
+      {
+        char *fstype = strtok_r (sep + 3, " ", &save);
+
+        if (fstype != NULL && strcmp (fstype, "tmpfs") == 0)
+          continue;
+        snprintf (what, size, "%s is a %s mount", mp, fstype ? fstype : "?");
+      }
+      found = 1;
+    }
+  if (found == 0 && ferror (f))
+    found = -1;
+  fclose (f);
+  return found;
+}
+
+static bool
+engine_volume (const char *p, const struct dirs *roots)
+{
+  char dir[PATH_MAX];
+
+  return volume_dir (p, roots, dir, sizeof dir);
+}
+
+/* Why P may not be bound at all, or NULL. */
+const char *
+denied (const char *p, const struct mount_dirs *d, const char **entry)
+{
+  const struct dirs *roots = &d->roots, *extra = &d->extra;
+  const char *why = scan_components (p);
+  int m;
+
+  *entry = NULL;
+  if (why != NULL)
+    return why;
+  for (size_t i = 0; i < ARRAY_SIZE (deny_builtin); i++)
+    if ((m = match_entry (deny_builtin[i].pattern, p, false)) != 0)
+      {
+        *entry = deny_builtin[i].pattern;
+        return m == 1 ? deny_builtin[i].why : "contains";
+      }
+  for (size_t i = 0; i < d->kubelet.n; i++)
+    if ((m = match_entry (d->kubelet.paths[i], p, true)) != 0)
+      {
+        *entry = d->kubelet.paths[i];
+        return m == 2 ? "contains" : "the kubelet's state ([policy] kubelet_roots; not this pod's files)";
+      }
+  for (size_t i = 0; i < d->ctd.n; i++)
+    if ((m = match_entry (d->ctd.paths[i], p, true)) != 0)
+      {
+        *entry = d->ctd.paths[i];
+        return m == 2 ? "contains" : "containerd's state ([policy] containerd_roots; not this pod's files)";
+      }
+  for (size_t i = 0; i < d->podman.n; i++)
+    if ((m = match_entry (d->podman.paths[i], p, true)) != 0)
+      {
+        *entry = d->podman.paths[i];
+        return m == 2 ? "contains" : "podman's storage ([policy] podman_roots; not this container's files)";
+      }
+  for (size_t i = 0; i < roots->n; i++)
+    if ((m = match_entry (roots->paths[i], p, true)) != 0)
+      {
+        *entry = roots->paths[i];
+        if (m == 2)
+          return "contains";
+        if (match_entry ("/containers", p + strlen (roots->paths[i]), true) == 1)
+          return "the engine's per-container files (not this container's)";
+        return "the engine's state ([policy] engine_roots)";
+      }
+  for (size_t i = 0; i < extra->n; i++)
+    if ((m = match_entry (extra->paths[i], p, true)) != 0)
+      {
+        *entry = extra->paths[i];
+        return m == 1 ? "listed in [policy] deny_mounts" : "contains";
+      }
+  return NULL;
+}
+
+/* A directory bound whole brings what is in it: look one level down for
+   the names the deny list refuses anywhere. */
+static const char *
+contains_credentials (const char *p)
+{
+  static const char *const names[]
+      = { ".ssh", ".aws", ".kube", ".docker", ".gnupg", ".config/gcloud", ".env",
+          "docker.sock", "containerd.sock" };
+  cleanup_close int dfd = open (p, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  struct stat st;
+
+  if (dfd < 0)
+    return NULL;
+  for (size_t i = 0; i < ARRAY_SIZE (names); i++)
+    if (fstatat (dfd, names[i], &st, AT_SYMLINK_NOFOLLOW) == 0)
+      return names[i];
+  return NULL;
+}
+
+/* Whether someone other than root could put another object under the
+   bind source PATH (absolute, as the runtime will follow it) between this
+   check and the mount: every directory on the way, and every symlink,
+   must be root's and not writable by group or others (trust.h; the sticky
+   bit does not count, a file's owner may still rename it).  A path that
+   does not exist yet (the engine creates it) is judged by its deepest
+   existing directory.  NULL, or why in WHY. */
+static const char *
+redirectable_as (const char *path, enum trust_final final, char *why, size_t size)
+{
+  char p[PATH_MAX];
+
+  if (snprintf (p, sizeof p, "%s", path) >= (int) sizeof p)
+    return snprintf (why, size, "path too long"), why;
+  for (;;)
+    {
+      cleanup_error kg_error_t err = NULL;
+      struct trust_info info;
+      int fd = trust_open (p, final, &info, &err);
+      char *slash;
+
+      if (fd >= 0)
+        {
+          close (fd);
+          return NULL;
+        }
+      if (err->errnum != ENOENT || strcmp (p, "/") == 0 || (slash = strrchr (p, '/')) == NULL)
+        {
+          snprintf (why, size, "others could swap it for another path before the runtime "
+                               "mounts it (%s)",
+                    err->msg);
+          return why;
+        }
+      slash[slash == p] = '\0';  /* "/x" -> "/" */
+      final = TRUST_DIR;
+    }
+}
+
+const char *
+redirectable (const char *path, char *why, size_t size)
+{
+  return redirectable_as (path, TRUST_ANY, why, size);
+}
+
+/* Whether "rro" without "ro" is read-only.  An OCI runtime that lists it
+   in its features (the real one answers kata-guard's `features`) applies
+   it, and only then do Docker 25 and later write it alone.  Kata's shim
+   (3.30) ignores it, and shares such a source read-write: behind the shim
+   and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
+
+static const char *
+redirectable_memo (struct redirect_memo *m, const char *path, char *why, size_t size)
+{
+  const char *slash = strrchr (path, '/');
+  size_t dl;
+  struct stat st;
+
+  if (slash == NULL || path[0] != '/')
+    return redirectable (path, why, size);
+  dl = slash == path ? 1 : (size_t) (slash - path);
+  if (dl >= sizeof m->dir)
+    return redirectable (path, why, size);
+  if (strlen (m->dir) != dl || strncmp (m->dir, path, dl) != 0)
+    {
+      memcpy (m->dir, path, dl);
+      m->dir[dl] = '\0';
+      /* As the walk to PATH would pass it: a trusted directory. */
+      m->dir_ok = redirectable_as (m->dir, TRUST_DIR, why, size) == NULL;
+      m->dir_exists = m->dir_ok && stat (m->dir, &st) == 0 && S_ISDIR (st.st_mode);
+    }
+  if (! m->dir_ok)
+    return redirectable (path, why, size);
+  if (! m->dir_exists)
+    return NULL;
+  if (lstat (path, &st) < 0 ? errno == ENOENT : ! S_ISLNK (st.st_mode))
+    return NULL;
+  return redirectable (path, why, size);
+}
+
+static bool
+rro_alone_counts (const struct ctx *c)
+{
+  return c->pf->req->mode == KG_MODE_OCI;
+}
+
+static const char *const virtual_fs[] = {
+  "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2",
+};
+
+/* What a mount's options (OPTS, of the mount of source S) say as the
+   runtime reads them: *BIND for bind/rbind, *RO when the mount ends up
+   read-only, *RRO when "rro" was there at all (for the message). */
+static void
+mount_options (const struct ctx *c, struct json_object *opts, const char *s, struct findings *f,
+               bool *bind, bool *ro, bool *rro)
+{
+  bool rw = false, rrw = false;
+
+  *ro = *rro = false;
+  for (size_t j = 0; opts != NULL && j < json_object_array_length (opts); j++)
+    {
+      struct json_object *o = json_object_array_get_idx (opts, j);
+      const char *os;
+
+      if (! json_object_is_type (o, json_type_string))
+        {
+          finding (f, "mount %s: option %zu is %s, not a string", s, j, json_kind (o));
+          continue;
+        }
+      os = json_object_get_string (o);
+      /* Only the whole word: "ro=x" or "nosuid,ro" are not "ro" to
+         every runtime, so they do not count.  "rro" is the recursive
+         read-only of runc 1.1 and crun 1.4 (mount_setattr(2) with
+         AT_RECURSIVE, after the mount), what Docker 25 and later and
+         containerd 2's CRI write when the runtime lists it. */
+      if (strcmp (os, "ro") == 0)
+        *ro = true;
+      else if (strcmp (os, "rw") == 0)
+        rw = true;
+      else if (strcmp (os, "rro") == 0)
+        *rro = true;
+      else if (strcmp (os, "rrw") == 0)
+        rrw = true;
+      else if (strcmp (os, "bind") == 0 || strcmp (os, "rbind") == 0)
+        *bind = true;
+    }
+  /* "ro" then "rw" is writable to runc (the last one wins): either
+     one next to "rw" is not read-only.  The recursive change is made
+     after the mount, so "rro" wins over "rw" and "rrw" over "ro";
+     "rro" next to "rrw" is, like "ro" next to "rw", not read-only. */
+  *ro = (*ro && ! rw && ! rrw) || (*rro && ! rrw && rro_alone_counts (c));
+}
+
+/* One bind mount of source S (as written), read-only or not (RO; RRO:
+   "rro" was among its options). */
+static enum bind_verdict
+judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo,
+            struct redirect_memo *rmemo, const char *s, bool ro, bool rro, struct findings *f)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *lex = NULL;
+  cleanup_free char *res = NULL;
+  const char *why = NULL, *entry;
+  char rwhy[PATH_MAX + 128];
+  struct resolved_info ri;
+  bool under = false;
+  enum own own;
+
+  if (policy_path_resolve (c->bundle, s, false, &lex, &err) < 0
+      || resolve_memo (memo, c->bundle, s, &res, &ri, &err) < 0)
+    {
+      finding (f, "%s: %s", s, err->msg);
+      return BIND_REFUSED;
+    }
+  own = own_cri_file (c, res, &d->ctd);
+  if (own == OWN_NOT)
+    own = kubelet_file (c, res, &d->kubelet);
+  if (own == OWN_READONLY && ! ro)
+    {
+      finding (f, "%s: writable, but the kubelet binds it read-only", s);
+      return BIND_REFUSED;
+    }
+  if (own != OWN_NOT
+      || (docker_start (c)
+          && (own_engine_file (res, &d->roots, c->pf->req->container_id)
+              || joined_engine_file (c, res, &d->roots)))
+      || ((c->who.engine == ENGINE_PODMAN || c->who.engine == ENGINE_CRIO)
+          && own_podman_file (res, &d->podman, c->pf->req->container_id))
+      || (c->who.engine == ENGINE_CRIO && is_pod_member (c) && c->who.pod_ok
+          && own_podman_file (res, &d->podman, c->who.pod_id)))
+    return BIND_ENGINE;
+  if (engine_volume (res, &d->roots) && engine_volume (lex, &d->roots))
+    {
+      char vdir[PATH_MAX], what[PATH_MAX + 64];
+      int mounted = volume_dir (res, &d->roots, vdir, sizeof vdir)
+                        ? mount_within (vdir, what, sizeof what)
+                        : -1;
+
+      if (mounted != 0)
+        {
+          finding (f, "%s: a volume that is a mount of something else (%s)", s,
+                   mounted < 0 ? "/proc/self/mountinfo cannot be read" : what);
+          return BIND_REFUSED;
+        }
+    }
+  else
+    {
+      why = denied (lex, d, &entry);
+      if (why == NULL && strcmp (lex, res) != 0)
+        why = denied (res, d, &entry);
+    }
+  if (why != NULL)
+    {
+      if (strcmp (why, "contains") == 0)
+        finding (f, "%s%s%s: contains %s", s, strcmp (s, res) ? " -> " : "",
+                 strcmp (s, res) ? res : "", entry);
+      else
+        finding (f, "%s%s%s: %s", s, strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
+                 why);
+      return BIND_REFUSED;
+    }
+  /* What the resolution saw of the source spares a second look:
+     a source that does not exist holds nothing and is no socket. */
+  if (! ri.have_st)
+    {
+      ri.have_st = ri.exists && stat (res, &ri.st) == 0;
+      ri.exists = ri.have_st;
+    }
+  if (ri.exists && S_ISDIR (ri.st.st_mode) && (why = contains_credentials (res)) != NULL)
+    {
+      finding (f, "%s: contains %s", s, why);
+      return BIND_REFUSED;
+    }
+  if (redirectable_memo (rmemo, lex, rwhy, sizeof rwhy) != NULL)
+    {
+      finding (f, "%s: %s", s, rwhy);
+      return BIND_REFUSED;
+    }
+  for (size_t j = 0; j < d->writable.n; j++)
+    if (path_under (res, d->writable.paths[j]))
+      under = true;
+  /* "ro" does not stop connect (2): a bound socket is a line into a
+     host service whatever the options say. */
+  if (! under && ri.exists && S_ISSOCK (ri.st.st_mode))
+    {
+      finding (f, "%s: a host socket (read-only does not stop connecting to it)", s);
+      return BIND_REFUSED;
+    }
+  if (ro)
+    return BIND_READONLY;
+  if (under)
+    return BIND_WRITABLE;
+  finding (f, "%s%s%s: writable bind mount outside [policy] writable_mounts%s", s,
+           strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
+           rro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
+  return BIND_REFUSED;
+}
+
+/* ---- the rootfs (policy.mounts) ------------------------------------- */
+
+/* Whether Q is A/B/C. */
+static bool
+is_path3 (const char *q, const char *a, const char *b, const char *c)
+{
+  size_t al = strlen (a), bl = strlen (b);
+
+  return strncmp (q, a, al) == 0 && q[al] == '/' && strncmp (q + al + 1, b, bl) == 0
+         && q[al + 1 + bl] == '/' && strcmp (q + al + bl + 2, c) == 0;
+}
+
+/* A graph driver's mount of layer (or mount id) L, Q relative to the
+   driver's root: DRIVER/L/merged (overlay2, overlay, fuse-overlayfs) or
+   the driver's own place (vfs/dir/L, btrfs/subvolumes/L, zfs/graph/L). */
+static bool
+driver_mount (const char *q, const char *driver, const char *l)
+{
+  return is_path3 (q, driver, l, "merged") || is_path3 (q, "vfs", "dir", l)
+         || is_path3 (q, "btrfs", "subvolumes", l) || is_path3 (q, "zfs", "graph", l);
+}
+
+/* Docker's mount of this container's rootfs, under the engine root of
+   Docker's record of it: the mount id of
+   <root>/image/<driver>/layerdb/mounts/<id>/mount-id, mounted by the
+   graph driver under <root>/<driver>; with the containerd image store,
+   <root>/rootfs/<snapshotter>/<id>. */
+static bool
+docker_rootfs (const struct ctx *c, const char *res)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_free char *mid = NULL;
+  const char *id = c->pf->req->container_id, *q, *slash;
+  char driver[64];
+  size_t dl, len;
+
+  if (! docker_start (c) || (q = below (res, c->who.docker_root)) == NULL)
+    return false;
+  dl = strcspn (q, "/");
+  if (dl == 0 || dl >= sizeof driver || q[dl] != '/')
+    return false;
+  memcpy (driver, q, dl);
+  driver[dl] = '\0';
+  if (strcmp (driver, "rootfs") == 0)
+    return (slash = strchr (q + dl + 1, '/')) != NULL && slash > q + dl + 1
+           && strcmp (slash + 1, id) == 0;
+  if (asprintf (&path, "%s/image/%s/layerdb/mounts/%s/mount-id", c->who.docker_root, driver, id)
+      < 0)
+    return path = NULL, false;
+  if (kg_read_file_bounded (path, O_NOFOLLOW, 256, &mid, &len, &err) < 0)
+    return false;
+  return len > 0 && strspn (mid, "0123456789abcdef") == len && driver_mount (q, driver, mid);
+}
+
+/* podman's or CRI-O's mount of this container's rootfs: the layer of its
+   storage record (who_resolve), mounted by the graph driver under a root
+   of that storage. */
+static bool
+podman_rootfs (const struct ctx *c, const char *res)
+{
+  const struct who *w = &c->who;
+
+  if ((w->engine != ENGINE_PODMAN && w->engine != ENGINE_CRIO) || w->layer[0] == '\0')
+    return false;
+  for (size_t i = 0; i < c->dirs->podman.n; i += 2)
+    {
+      const char *q = below (res, c->dirs->podman.paths[i | 1]);
+
+      if (q != NULL && driver_mount (q, w->podman_driver, w->layer))
+        return true;
+    }
+  return false;
+}
+
+/* The container's root filesystem, root.path (relative to the bundle):
+   the engine's own mount of this container's image passes (the bundle's
+   rootfs, where containerd mounts the snapshot; Docker's and podman's
+   graph-driver mount of this container); any other directory is judged
+   as a writable bind source would be (ctr run --rootfs, podman run
+   --rootfs).  What it is, in *HOW. */
+static void
+judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
+              struct findings *f, const char **how)
+{
+  cleanup_findings struct findings sub = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *res = NULL;
+  cleanup_free char *own = NULL;
+  struct json_object *root, *path;
+  struct resolved_info ri;
+  const char *s;
+
+  *how = NULL;
+  root = jget_type (c->spec, "spec", "root", json_type_object, f);
+  path = jget_type (root, "root", "path", json_type_string, f);
+  /* (root.readonly is judged for its type alone: see below.) */
+  jget_type (root, "root", "readonly", json_type_boolean, f);
+  s = path ? json_object_get_string (path) : "";
+  if (*s == '\0')
+    {
+      finding (f, "the spec names no root filesystem (root.path)");
+      return;
+    }
+  if (resolve_memo (memo, c->bundle, s, &res, &ri, &err) < 0)
+    {
+      finding (f, "root.path %s: %s", s, err->msg);
+      return;
+    }
+  if (asprintf (&own, "%s/rootfs", c->bundle) < 0)
+    own = NULL;
+  if (own != NULL && strcmp (res, own) == 0)
+    *how = "the bundle's rootfs";
+  else if (docker_rootfs (c, res))
+    *how = "Docker's mount of this container's image";
+  else if (podman_rootfs (c, res))
+    *how = "podman's mount of this container's image";
+  if (*how != NULL)
+    return;
+  /* Kata binds a directory rootfs into the VM's share writable whatever
+     root.readonly says (bindMountContainerRootfs, fs_share_linux.go):
+     the guest's read-only view does not hold against the guest. */
+  switch (judge_bind (c, c->dirs, memo, rmemo, s, false, false, &sub))
+    {
+    case BIND_REFUSED:
+      finding (f, "root.path %s", sb_str (&sub.text));
+      return;
+    case BIND_ENGINE:
+      finding (f, "root.path %s: an engine's file of the container, not a root filesystem", s);
+      return;
+    case BIND_READONLY: /* (not for a writable source) */
+    case BIND_WRITABLE:
+      *how = "a directory under [policy] writable_mounts";
+      return;
+    }
+}
+
+void
+check_mounts (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  cleanup_resolve_memo struct resolve_memo memo = { 0 };
+  struct redirect_memo rmemo = { "", false, false };
+  struct json_object *mounts;
+  size_t n_bind = 0, n_ro = 0, n_engine = 0;
+  const char *rootfs;
+
+  if (! c->dirs->ok)
+    {
+      report_fail (c->rep, "policy.mounts", "fix the paths in [policy]",
+                   "cannot resolve a [policy] path: %s", c->dirs_err->msg);
+      return;
+    }
+  judge_rootfs (c, &memo, &rmemo, &f, &rootfs);
+  mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
+  for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
+    {
+      struct json_object *m = json_object_array_get_idx (mounts, i);
+      struct json_object *type, *src, *opts;
+      const char *t, *s;
+      bool bind = false, ro, rro, known = false;
+
+      if (! json_object_is_type (m, json_type_object))
+        {
+          finding (&f, "mounts[%zu] is %s, not an object", i, json_kind (m));
+          continue;
+        }
+      type = jget_type (m, "mount", "type", json_type_string, &f);
+      src = jget_type (m, "mount", "source", json_type_string, &f);
+      opts = jget_type (m, "mount", "options", json_type_array, &f);
+      t = type ? json_object_get_string (type) : "";
+      s = src ? json_object_get_string (src) : "";
+      mount_options (c, opts, s, &f, &bind, &ro, &rro);
+      if (strcmp (t, "bind") == 0)
+        bind = true;
+      if (! bind)
+        {
+          for (size_t j = 0; j < ARRAY_SIZE (virtual_fs); j++)
+            if (strcmp (t, virtual_fs[j]) == 0)
+              known = true;
+          if (! known)
+            {
+              struct json_object *dst = jget (m, "mount", "destination", &f);
+
+              finding (&f, "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
+                           "filesystem kata-guard knows",
+                       s, t, dst && json_object_is_type (dst, json_type_string)
+                                 ? json_object_get_string (dst) : "?");
+            }
+          continue;
+        }
+      n_bind++;
+      if (src == NULL || *s == '\0')
+        {
+          finding (&f, "bind mount %zu has no source", i);
+          continue;
+        }
+      switch (judge_bind (c, c->dirs, &memo, &rmemo, s, ro, rro, &f))
+        {
+        case BIND_ENGINE:
+          n_engine++;
+          break;
+        case BIND_READONLY:
+          n_ro++;
+          break;
+        case BIND_WRITABLE:
+        case BIND_REFUSED:
+          break;
+        }
+    }
+  if (f.n > 0)
+    report_fail (c->rep, "policy.mounts",
+                 "do not bind engine sockets, engine state, credentials or system directories "
+                 "into the container; bind data read-only (:ro) or from a directory listed in "
+                 "[policy] writable_mounts",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.mounts",
+                 "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "
+                 "under [policy] writable_mounts; the rootfs is %s",
+                 n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
+                 n_bind - n_ro - n_engine, rootfs);
+}
+

@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.resources: the VM Kata builds for the container or its pod, sized
+ * as the runtime that reads the configuration sizes it.
+ * (policy.c: the family and what the rules share.)
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "egress.h"
+#include "jscan.h"
+#include "kata.h"
+#include "netns.h"
+#include "policy.h"
+#include "trust.h"
+#include "toml.h"
+#include "util.h"
+
+#include "policy-int.h"
+/* ---- policy.resources ----------------------------------------------- */
+
+/* A positive integer from the spec: not a string, not a float, not
+   negative, not beyond int64 (json-c saturates there). */
+static bool
+positive_int (struct json_object *v, const char *what, int64_t *out, struct findings *f)
+{
+  if (! json_object_is_type (v, json_type_int))
+    {
+      finding (f, "%s is %s, not an integer", what, json_kind (v));
+      return false;
+    }
+  *out = json_object_get_int64 (v);
+  if (*out == INT64_MAX || *out == INT64_MIN)
+    {
+      finding (f, "%s %s is out of range", what, json_object_to_json_string (v));
+      return false;
+    }
+  if (*out <= 0)
+    {
+      finding (f, "%s is %" PRId64 ", not a positive number", what, *out);
+      return false;
+    }
+  return true;
+}
+
+/* ceil (QUOTA / PERIOD) vCPUs, as Kata counts them: in float32
+   (CalculateCPUsF), whose rounding can make one more. */
+static int64_t
+cpus_of (int64_t quota, int64_t period)
+{
+  int64_t exact = quota / period + (quota % period != 0);
+  float f = (float) quota / (float) period;
+
+  if (f > (float) exact && exact < INT64_MAX)
+    exact++;
+  return exact;
+}
+
+/* CRI's sandbox sizing annotation NAME as Kata parses it (strconv, base
+   10) into *OUT: 0 when absent; one that is not a decimal integer is a
+   finding (Kata would read 0 and size the VM by default alone). */
+static bool
+sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out,
+            struct findings *f)
+{
+  const char *v = annotation (c, name);
+  char *end;
+  long long n;
+
+  *out = 0;
+  if (v == NULL)
+    return true;
+  errno = 0;
+  n = strtoll (v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '+' || v[0] == ' '
+      || (! sign_ok && n < 0))
+    {
+      finding (f, "%s is \"%.40s\", not a number", name, v);
+      return false;
+    }
+  *out = n;
+  return true;
+}
+
+/* What the workload's memory is, in a size's formula. */
+static const char *
+workload_mem_name (const struct workload *w)
+{
+  if (w->crio)
+    return "a CRI-O pod's sizing (none that Kata reads)";
+  return w->sandbox ? "the pod's sandbox-memory" : "limit";
+}
+
+/* A pod sandbox's workload as Kata sizes the pod's VM from it
+   (CalculateSandboxSizing in src/runtime/pkg/oci/utils.go, get_sizing_info
+   in runtime-rs's initial_size.rs): CRI's sandbox-memory,
+   sandbox-cpu-quota / sandbox-cpu-period and sandbox-cpu-shares.  The
+   sandbox spec's own limits do not count: Kata does not read them. */
+static bool
+sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
+{
+  bool ok = sizing_int (c, "io.kubernetes.cri.sandbox-memory", true, &w->mem, f);
+
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-quota", true, &w->quota, f) && ok;
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-period", false, &w->period, f) && ok;
+  ok = sizing_int (c, "io.kubernetes.cri.sandbox-cpu-shares", false, &w->shares, f) && ok;
+  if (w->mem < 0)
+    w->mem = 0;
+  snprintf (w->cpu_src, sizeof w->cpu_src, "sandbox-cpu-quota %" PRId64 " / period %" PRId64,
+            w->quota, w->period);
+  if (w->mem == 0 && c->cfg->policy.require_memory_limit)
+    finding (f, "a pod sandbox that nothing bounds: io.kubernetes.cri.sandbox-memory is "
+                "absent or 0 (give the pod's containers memory limits)");
+  return ok;
+}
+
+/* A CRI-O pod's sandbox: CRI-O writes none of the sizing annotations
+   Kata reads (CalculateSandboxSizing, get_sizing_info: containerd's
+   sandbox-* keys), so the pod's VM boots at the defaults and each
+   member's limits are added at its own start, where policy.resources
+   judges them.  What bounds the pod is CRI-O's record of the kubelet's
+   pod resources (pod-linux-resources.crio.io, formerly
+   io.kubernetes.cri-o.PodLinuxResources: memory_limit_in_bytes, the sum
+   of the members' limits): without one, the pod has a member that
+   nothing bounds. */
+static bool
+crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
+{
+  static const char *const keys[] = { "pod-linux-resources.crio.io",
+                                      "io.kubernetes.cri-o.PodLinuxResources" };
+  const char *text = annotation (c, keys[0]), *old = annotation (c, keys[1]);
+  int64_t mem = 0;
+  bool ok = true;
+
+  w->quota = -1;
+  w->crio = true;
+  /* CRI-O 1.35 writes the first, earlier ones the second; a release that
+     writes one does not filter the other from the pod's own annotations:
+     both there and apart, one is the pod's. */
+  if (text == NULL)
+    text = old;
+  else if (old != NULL && strcmp (old, text) != 0)
+    {
+      finding (f, "%s and %s differ (one of them is the pod's own annotation)", keys[0], keys[1]);
+      ok = false;
+    }
+  if (text != NULL && strcmp (text, "null") == 0)
+    text = NULL;
+  if (text != NULL)
+    {
+      cleanup_error kg_error_t err = NULL;
+      struct json_object *doc = json_parse_strict (keys[0], text, strlen (text), false, &err), *v;
+
+      /* CRI-O writes the kubelet's pod resources as JSON, "null" when
+         the kubelet sent none (crictl runp, critest, older kubelets). */
+      if (doc != NULL && json_object_is_type (doc, json_type_object)
+          && json_object_object_get_ex (doc, "memory_limit_in_bytes", &v)
+          && json_object_is_type (v, json_type_int))
+        mem = json_object_get_int64 (v);
+      else if (doc == NULL || ! json_object_is_type (doc, json_type_object))
+        {
+          finding (f, "%s is neither null nor a JSON object of the pod's resources", keys[0]);
+          ok = false;
+        }
+      json_object_put (doc);
+    }
+  if (mem <= 0 && c->cfg->policy.require_memory_limit)
+    finding (f, "a pod sandbox that nothing bounds: CRI-O's pod resources "
+                "(pod-linux-resources.crio.io) have no memory_limit_in_bytes (give the pod's "
+                "containers memory limits)");
+  snprintf (w->cpu_src, sizeof w->cpu_src, "no sizing (a CRI-O pod)");
+  return ok;
+}
+
+/* The CPUs a cpuset list ("0-3,8") names, each once, as runtime-rs
+   counts them (CpuSet in kata-types), into *N; false for what is not such
+   a list or names a CPU past POLICY_MAX_CPUSET. */
+static bool
+cpuset_count (const char *s, int64_t *n)
+{
+  unsigned char seen[POLICY_MAX_CPUSET / 8] = { 0 };
+
+  *n = 0;
+  while (*s != '\0')
+    {
+      char *end;
+      unsigned long lo, hi;
+
+      if (! isdigit ((unsigned char) *s))
+        return false;
+      lo = hi = strtoul (s, &end, 10);
+      if (*end == '-' && isdigit ((unsigned char) end[1]))
+        hi = strtoul (end + 1, &end, 10);
+      if (lo > hi || hi >= POLICY_MAX_CPUSET || (*end != ',' && *end != '\0')
+          || (*end == ',' && end[1] == '\0'))
+        return false;
+      for (unsigned long i = lo; i <= hi; i++)
+        if (! (seen[i / 8] & (1u << (i % 8))))
+          {
+            seen[i / 8] |= (unsigned char) (1u << (i % 8));
+            (*n)++;
+          }
+      s = *end == ',' ? end + 1 : end;
+    }
+  return true;
+}
+
+/* A container's own workload: its memory LIMIT, CPU QUOTA and PERIOD
+   (quota -1 when absent, as Kata reads it), and CPUS, its cpuset (NULL
+   but for runtime-rs, which sizes the VM by it when there is no quota). */
+static bool
+container_workload (const struct ctx *c, struct json_object *limit, struct json_object *quota,
+                    struct json_object *period, struct json_object *cpus, struct workload *w,
+                    struct findings *f)
+{
+  bool ok = true;
+
+  w->quota = -1;
+  if (limit != NULL)
+    ok = positive_int (limit, "memory limit", &w->mem, f);
+  else if (c->cfg->policy.require_memory_limit)
+    finding (f, "no memory limit (linux.resources.memory.limit)");
+  if (quota != NULL)
+    {
+      ok = positive_int (quota, "CPU quota", &w->quota, f) && ok;
+      if (period == NULL)
+        {
+          finding (f, "CPU quota %s without a period", json_object_to_json_string (quota));
+          ok = false;
+        }
+    }
+  if (period != NULL && ! positive_int (period, "CPU period", &w->period, f))
+    ok = false;
+  if (cpus != NULL
+      && (! json_object_is_type (cpus, json_type_string)
+          || ! cpuset_count (json_object_get_string (cpus), &w->cpuset)))
+    {
+      finding (f, "the cpuset %.64s is not a CPU list runtime-rs counts",
+               json_object_to_json_string (cpus));
+      ok = false;
+    }
+  snprintf (w->cpu_src, sizeof w->cpu_src, "quota %" PRId64 " / period %" PRId64, w->quota,
+            w->period);
+  return ok;
+}
+
+/* The workload of this start, as the runtime that reads the Kata
+   configuration takes it. */
+static bool
+workload_of (const struct ctx *c, struct workload *w, struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  bool rs = k != NULL && k->runtime == KATA_RUNTIME_RS;
+  struct json_object *linux_, *res, *mem, *cpu, *limit, *quota, *period, *cpus;
+
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
+  res = jget_type (linux_, "linux", "resources", json_type_object, f);
+  mem = jget_type (res, "resources", "memory", json_type_object, f);
+  cpu = jget_type (res, "resources", "cpu", json_type_object, f);
+  limit = jget (mem, "memory", "limit", f);
+  quota = jget (cpu, "cpu", "quota", f);
+  period = jget (cpu, "cpu", "period", f);
+  cpus = rs ? jget (cpu, "cpu", "cpus", f) : NULL;
+  /* The pause container: Kata sizes the pod's VM from CRI's sandbox
+     annotations (the sums of the pod's container limits), whatever the
+     sandbox's own spec says. */
+  if (w->sandbox && is_crio_sandbox (c))
+    return crio_sandbox_workload (c, w, f);
+  if (w->sandbox)
+    return sandbox_workload (c, w, f);
+  return container_workload (c, limit, quota, period, cpus, w, f);
+}
+
+/* A Kata size: integer (or, for vCPUs since Kata 3, a float) > 0, or
+   absent (DEF). */
+static bool
+kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_t def,
+             int64_t *out, struct findings *f)
+{
+  const struct toml_value *v = toml_get (hv, key);
+
+  if (v == NULL)
+    {
+      *out = def;
+      return true;
+    }
+  if (v->kind == TOML_INTEGER && v->u.integer > 0 && v->u.integer < (INT64_C (1) << 30))
+    {
+      *out = v->u.integer;
+      return true;
+    }
+  if (float_ok && v->kind == TOML_FLOAT && v->u.floating > 0 && v->u.floating < 1024)
+    {
+      *out = (int64_t) v->u.floating;
+      if ((double) *out < v->u.floating)
+        (*out)++;
+      return true;
+    }
+  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  return false;
+}
+
+/* A runtime-rs overhead (overhead_vcpus, a float like its f32, or
+   overhead_memory, MiB): >= 0, or absent (serde's default: 0). */
+static bool
+kata_overhead (const struct toml_value *hv, const char *key, bool float_ok, double *out,
+               struct findings *f)
+{
+  const struct toml_value *v = toml_get (hv, key);
+
+  *out = 0;
+  if (v == NULL)
+    return true;
+  if (v->kind == TOML_INTEGER && v->u.integer >= 0 && v->u.integer < (INT64_C (1) << 30))
+    {
+      *out = (double) v->u.integer;
+      return true;
+    }
+  if (float_ok && v->kind == TOML_FLOAT && v->u.floating >= 0 && v->u.floating < 1024)
+    {
+      *out = v->u.floating;
+      return true;
+    }
+  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  return false;
+}
+
+/* [runtime] static_sandbox_resource_mgmt: false when absent. */
+static bool
+kata_static_sizing (const struct kata_config *k, bool *out, struct findings *f)
+{
+  const struct toml_value *v
+      = toml_get_path (k->doc, "runtime", "static_sandbox_resource_mgmt", NULL);
+
+  *out = false;
+  if (v == NULL)
+    return true;
+  if (v->kind == TOML_BOOLEAN)
+    {
+      *out = v->u.boolean;
+      return true;
+    }
+  finding (f, "the Kata configuration's static_sandbox_resource_mgmt (line %u) is not a boolean",
+           v->line);
+  return false;
+}
+
+/* BYTES in MiB, rounded up. */
+int64_t
+mib_ceil (int64_t bytes)
+{
+  return bytes / (1024 * 1024) + (bytes % (1024 * 1024) != 0);
+}
+
+/* ceil (V) vCPUs, as runtime-rs rounds its f32 (default_vcpus.ceil ()). */
+static int64_t
+vcpus_ceil (float v)
+{
+  int64_t n;
+
+  if (! (v < 1e9f))
+    return INT64_MAX;
+  n = (int64_t) v;
+  return n + ((float) n < v);
+}
+
+/* The VM of Kata's Go runtime: default_memory + the limit, default_vcpus
+   + the workload's CPUs, booted so with static_sandbox_resource_mgmt
+   (SandboxConfig in src/runtime/pkg/oci/utils.go adds WorkloadMemMB and
+   WorkloadCPUs to the defaults) or hot-plugged up to it without.  A pod
+   sandbox whose quota is negative (the kubelet's static CPU manager) has
+   the sandbox-cpu-shares in whole CPUs of 1024: Kata 4 does, 3.30 gives
+   none, so that counts the larger. */
+static bool
+go_vm_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
+            struct findings *f)
+{
+  int64_t def_mem, def_vcpus, mib = mib_ceil (w->mem), cpus = 0;
+  char why[WORKLOAD_WHY] = "no CPU quota";
+
+  if (! kata_number (hv, "default_memory", false, POLICY_KATA_DEFAULT_MEMORY_MIB, &def_mem, f)
+      || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, f))
+    return false;
+  if (w->quota >= 0 && w->period > 0)
+    {
+      cpus = cpus_of (w->quota, w->period);
+      snprintf (why, sizeof why, "%s", w->cpu_src);
+    }
+  else if (w->sandbox && w->quota < 0 && w->shares > 0)
+    {
+      cpus = w->shares / 1024 + (w->shares % 1024 != 0);
+      snprintf (why, sizeof why, "sandbox-cpu-shares %" PRId64 " with a quota of %" PRId64,
+                w->shares, w->quota);
+    }
+  /* A quota of 2^63-1 over a period of 1 is that many vCPUs: the sums
+     must not wrap. */
+  if (__builtin_add_overflow (def_mem, mib, &vm->mem))
+    vm->mem = INT64_MAX;
+  if (__builtin_add_overflow (def_vcpus, cpus, &vm->vcpus))
+    vm->vcpus = INT64_MAX;
+  snprintf (vm->mem_why, sizeof vm->mem_why, "default_memory %" PRId64 " + %s %" PRId64 " MiB",
+            def_mem, workload_mem_name (w), mib);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+            "default_vcpus %" PRId64 " + %" PRId64 " from %s", def_vcpus, cpus, why);
+  return true;
+}
+
+/* The workload's vCPUs as runtime-rs counts them (LinuxContainerCpuResources
+   in kata-types/src/cpu.rs): quota / period in floating point when the
+   quota is >= 0 and the period > 0, else the cpuset's CPUs, else none. */
+static float
+rs_workload_vcpus (const struct workload *w, char *why, size_t size)
+{
+  if (w->quota >= 0 && w->period > 0)
+    {
+      snprintf (why, size, "%s", w->cpu_src);
+      return (float) ((double) w->quota / (double) w->period);
+    }
+  if (w->cpuset > 0)
+    {
+      snprintf (why, size, "a cpuset of %" PRId64 " CPUs", w->cpuset);
+      return (float) w->cpuset;
+    }
+  snprintf (why, size, "no CPU quota");
+  return 0;
+}
+
+/* runtime-rs's sizing with static_sandbox_resource_mgmt
+   (InitialSizeManager::setup_config in
+   src/runtime-rs/crates/resource/src/cpu_mem/initial_size.rs, 4.1.0):
+   with a workload (vCPUs or memory) max (1, overhead_vcpus + the
+   workload's vCPUs), rounded up, and overhead_memory + the workload's MiB
+   (convert_memory_to_mb: rounded down, then up to an even number) replace
+   the defaults; without one, the defaults. */
+static bool
+rs_static_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
+                struct findings *f)
+{
+  int64_t mib = w->mem / (1024 * 1024), def;
+  double ov_vcpus, ov_mem;
+  char why[WORKLOAD_WHY];
+  float cpus = rs_workload_vcpus (w, why, sizeof why), total;
+
+  mib += mib % 2;
+  if (cpus <= 0 && mib == 0)
+    {
+      if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB,
+                         &vm->mem, f)
+          || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def, f))
+        return false;
+      vm->vcpus = def;
+      snprintf (vm->mem_why, sizeof vm->mem_why,
+                "runtime-rs static sizing without a workload: default_memory %" PRId64, vm->mem);
+      snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+                "runtime-rs static sizing without a workload: default_vcpus %" PRId64, def);
+      return true;
+    }
+  if (! kata_overhead (hv, "overhead_vcpus", true, &ov_vcpus, f)
+      || ! kata_overhead (hv, "overhead_memory", false, &ov_mem, f))
+    return false;
+  total = (float) ov_vcpus + cpus;
+  vm->vcpus = vcpus_ceil (total < 1.0f ? 1.0f : total);
+  vm->mem = (int64_t) ov_mem + mib;
+  snprintf (vm->mem_why, sizeof vm->mem_why,
+            "runtime-rs static sizing: overhead_memory %" PRId64 " + %s %" PRId64 " MiB",
+            (int64_t) ov_mem, workload_mem_name (w), mib);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+            "runtime-rs static sizing: max (1, overhead_vcpus %g + %g from %s), rounded up",
+            ov_vcpus, (double) cpus, why);
+  return true;
+}
+
+/* runtime-rs without static_sandbox_resource_mgmt: the VM boots at the
+   defaults and each container's resources are hot-plugged on top
+   (calc_cpu_resources in cpu_mem/cpu.rs: default_vcpus + quota / period,
+   or the cpuset's CPUs alone; get_current_mb in mem.rs: default_memory +
+   the limits). */
+static bool
+rs_hotplug_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
+                 struct findings *f)
+{
+  int64_t def_mem, def_vcpus, mib = mib_ceil (w->mem);
+  char why[WORKLOAD_WHY];
+  float cpus = rs_workload_vcpus (w, why, sizeof why);
+
+  if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB, &def_mem, f)
+      || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, f))
+    return false;
+  vm->mem = def_mem + mib;
+  if (w->quota >= 0 && w->period > 0)
+    vm->vcpus = vcpus_ceil ((float) def_vcpus + cpus);
+  else
+    vm->vcpus = w->cpuset > def_vcpus ? w->cpuset : def_vcpus;
+  snprintf (vm->mem_why, sizeof vm->mem_why,
+            "runtime-rs hot-plug: default_memory %" PRId64 " + %s %" PRId64 " MiB", def_mem,
+            workload_mem_name (w), mib);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
+            "runtime-rs hot-plug: default_vcpus %" PRId64 " and %g from %s", def_vcpus,
+            (double) cpus, why);
+  return true;
+}
+
+/* The VM that the runtime reading the Kata configuration builds for W. */
+static bool
+vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm,
+            struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  bool stat;
+
+  if (k == NULL || k->hypervisor == NULL)
+    {
+      finding (f, "cannot compute the VM size: the Kata configuration did not load");
+      return false;
+    }
+  if (k->runtime != KATA_RUNTIME_RS)
+    return go_vm_size (k->hypervisor, w, vm, f);
+  if (! kata_static_sizing (k, &stat, f))
+    return false;
+  return stat ? rs_static_size (k->hypervisor, w, vm, f) : rs_hotplug_size (k->hypervisor, w, vm, f);
+}
+
+/* The largest VM allowed, *MAX_MEM MiB and *MAX_VCPUS, and who says so. */
+static bool
+vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t *max_vcpus,
+           const char **vcpus_from, struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  cleanup_error kg_error_t err = NULL;
+
+  *max_mem = c->cfg->policy.max_vm_memory_mib;
+  *mem_from = "[policy] max_vm_memory_mib";
+  *max_vcpus = c->cfg->policy.max_vcpus;
+  *vcpus_from = "[policy] max_vcpus";
+  if (k != NULL && k->hypervisor_name != NULL && strcmp (k->hypervisor_name, "firecracker") == 0
+      && *max_vcpus > POLICY_FIRECRACKER_MAX_VCPUS)
+    {
+      *max_vcpus = POLICY_FIRECRACKER_MAX_VCPUS;
+      *vcpus_from = "Firecracker's limit";
+    }
+  if (*max_mem != 0)
+    return true;
+  *mem_from = "this host's MemTotal";
+  if (kg_mem_total_mib (max_mem, &err) == 0)
+    return true;
+  finding (f, "cannot read the host's memory size: %s", err->msg);
+  return false;
+}
+
+/* What this start adds to the memory the host has committed to guarded
+   VMs, for policy.capacity in the parent (capacity.h): a VM of its own,
+   its pod's VM as the sandbox sizes it, or what a member hot-plugs into
+   its pod's VM: its limit, as both runtimes add a container's memory
+   without static_sandbox_resource_mgmt, and nothing with it (the pod's VM
+   was sized at the sandbox's start and nothing is plugged later). */
+static void
+claim_vm (struct ctx *c, const struct workload *w, const struct vm_size *vm)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  struct vm_claim *v = &c->rep->vm;
+  cleanup_findings struct findings f = { 0 };
+  const char *sid = NULL, *uid = NULL;
+  bool stat;
+  int64_t base;
+
+  memset (v, 0, sizeof *v);
+  if (! kata_static_sizing (k, &stat, &f)
+      || ! kata_number (k->hypervisor, "default_memory", false,
+                        k->runtime == KATA_RUNTIME_RS ? POLICY_KATA_RS_DEFAULT_MEMORY_MIB
+                                                      : POLICY_KATA_DEFAULT_MEMORY_MIB,
+                        &base, &f))
+    return;
+  if (is_pod_member (c))
+    {
+      if (! pod_of (c, &sid, &uid) || strlen (sid) > VM_POD_MAX)
+        return;
+      snprintf (v->pod, sizeof v->pod, "%s", sid);
+      v->add_mib = stat ? 0 : mib_ceil (w->mem);
+      v->role = VM_MEMBER;
+      return;
+    }
+  v->mem_mib = vm->mem;
+  v->base_mib = base;
+  v->role = w->sandbox ? VM_SANDBOX : VM_SOLO;
+}
+
+void
+check_resources (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  struct workload w = { .sandbox = is_pod_sandbox (c) || is_crio_sandbox (c) };
+  struct vm_size vm = { 0 };
+  int64_t max_mem, max_vcpus;
+  const char *mem_from, *vcpus_from;
+  bool sizes = workload_of (c, &w, &f);
+
+  sizes = vm_size_of (c, &w, &vm, &f) && sizes;
+  sizes = vm_bounds (c, &max_mem, &mem_from, &max_vcpus, &vcpus_from, &f) && sizes;
+  if (sizes && vm.mem > max_mem)
+    finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", vm.mem,
+             vm.mem_why, mem_from, max_mem);
+  if (sizes && vm.vcpus > max_vcpus)
+    finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")",
+             vm.vcpus, vm.vcpus_why, vcpus_from, max_vcpus);
+  if (f.n == 0)
+    claim_vm (c, &w, &vm);
+  if (f.n > 0)
+    report_fail (c->rep, "policy.resources",
+                 "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
+                 "the VM maximums in [policy]",
+                 "%s", sb_str (&f.text));
+  else
+    report_pass (c->rep, "policy.resources",
+                 "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
+                 " vCPUs of at most %" PRId64 " (%s)",
+                 vm.mem, vm.mem_why, max_mem, vm.vcpus, max_vcpus, vm.vcpus_why);
+}
+

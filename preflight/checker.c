@@ -465,7 +465,7 @@ reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
 }
 
 /* The parent's end of the channel, as it reads it. */
-struct channel
+struct report_channel
 {
   int sock;
   unsigned char *buf;  /* CHECKER_MSG_MAX + 1 bytes */
@@ -478,18 +478,18 @@ struct channel
 };
 
 static void
-channel_release (struct channel *ch)
+channel_release (struct report_channel *ch)
 {
   free (ch->buf);
   if (ch->passed >= 0)
     close (ch->passed);
 }
-#define cleanup_channel __attribute__ ((cleanup (channel_release)))
+#define cleanup_report_channel __attribute__ ((cleanup (channel_release)))
 
 /* Descriptors: exactly one, once, in one SCM_RIGHTS message; any other
    is closed and spoils the report. */
 static void
-take_descriptors (struct channel *ch, struct msghdr *mh)
+take_descriptors (struct report_channel *ch, struct msghdr *mh)
 {
   if (mh->msg_flags & MSG_CTRUNC)
     ch->bad_fds = true;
@@ -515,7 +515,7 @@ take_descriptors (struct channel *ch, struct msghdr *mh)
    each whole one at the start of the buffer and drop it, until the
    report starts or a request is still coming. */
 static void
-serve_requests (struct channel *ch)
+serve_requests (struct report_channel *ch)
 {
   while (! ch->report_started && ! ch->eof && ch->len >= 4 && ch->read_error == NULL)
     {
@@ -546,7 +546,7 @@ serve_requests (struct channel *ch)
 /* Read CH until EOF, more than CHECKER_MSG_MAX bytes, an error or
    DEADLINE (none of the flags set then), answering requests on the way. */
 static void
-read_channel (struct channel *ch, int64_t deadline)
+read_channel (struct report_channel *ch, int64_t deadline)
 {
   while (! ch->eof && ! ch->too_long && ch->read_error == NULL)
     {
@@ -636,7 +636,8 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
                  size_t *cache_len, kg_error_t *err)
 {
   const int64_t deadline = now_ms () + deadline_ms;
-  cleanup_channel struct channel ch = { .sock = sock, .passed = -1, .parent = parent };
+  cleanup_report_channel struct report_channel ch
+      = { .sock = sock, .passed = -1, .parent = parent };
   bool timed_out = false, want_fd;
   int status = 0;
 

@@ -20,7 +20,7 @@
 
 static const unsigned char magic[4] = { 'K', 'G', 'C', 'R' };
 
-struct buf
+struct msg_buf
 {
   unsigned char *p;
   size_t len, cap;
@@ -28,7 +28,7 @@ struct buf
 };
 
 static void
-put (struct buf *b, const void *data, size_t n)
+put (struct msg_buf *b, const void *data, size_t n)
 {
   if (b->failed || n == 0)
     return;
@@ -58,19 +58,19 @@ put (struct buf *b, const void *data, size_t n)
 }
 
 static void
-put_u8 (struct buf *b, uint8_t v)
+put_u8 (struct msg_buf *b, uint8_t v)
 {
   put (b, &v, 1);
 }
 
 static void
-put_u16 (struct buf *b, uint16_t v)
+put_u16 (struct msg_buf *b, uint16_t v)
 {
   put (b, &v, 2);
 }
 
 static void
-put_u32 (struct buf *b, uint32_t v)
+put_u32 (struct msg_buf *b, uint32_t v)
 {
   put (b, &v, 4);
 }
@@ -119,7 +119,7 @@ int
 checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
                 unsigned char **out, size_t *out_len, kg_error_t *err)
 {
-  struct buf b = { 0 };
+  struct msg_buf b = { 0 };
   uint32_t body_len;
 
   if (rep->n > CHECKER_MAX_RESULTS || rep->n_files > CHECKER_MAX_FILES)

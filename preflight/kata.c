@@ -1277,7 +1277,7 @@ pattern_hits (regex_t *re, const char *pat, const char *const *names, size_t n,
    and runtime-rs's RegexSet::is_match both report a match anywhere in the
    name, so "ker" enables "kernel".  regexec without anchors does the same. */
 static void
-check_annotations (struct preflight *pf)
+check_kata_annotations (struct preflight *pf)
 {
   struct report *rep = pf->rep;
   const struct kata_config *k = pf->from_kata.config;
@@ -1383,5 +1383,5 @@ check_kata (struct preflight *pf)
   check_hypervisor (pf, &doc, rc.rt);
   check_jailer (pf);
   check_debug (pf, pf->from_kata.config ? pf->from_kata.config->doc : doc);
-  check_annotations (pf);
+  check_kata_annotations (pf);
 }

@@ -77,7 +77,7 @@ struct key_path
 };
 
 /* A growing string. */
-struct buf
+struct text_buf
 {
   char *s;
   size_t n, cap;
@@ -100,7 +100,7 @@ key_path_release (struct key_path *k)
 }
 
 static void
-buf_release (struct buf *b)
+buf_release (struct text_buf *b)
 {
   free (b->s);
 }
@@ -520,7 +520,7 @@ skip_blank (struct parser *ps)
 }
 
 static int
-buf_add (struct buf *b, const char *p, size_t n)
+buf_add (struct text_buf *b, const char *p, size_t n)
 {
   if (b->cap - b->n <= n)   /* keep room for the terminator */
     {
@@ -546,7 +546,7 @@ buf_add (struct buf *b, const char *p, size_t n)
 }
 
 static char *
-buf_steal (struct buf *b)
+buf_steal (struct text_buf *b)
 {
   return b->s == NULL ? strdup ("") : steal_pointer (&b->s);
 }
@@ -569,7 +569,7 @@ digit_value (int c, int base)
 
 /* \uXXXX or \UXXXXXXXX (NDIGITS) at the cursor, appended as UTF-8. */
 static int
-parse_unicode_escape (struct parser *ps, struct buf *b, size_t ndigits)
+parse_unicode_escape (struct parser *ps, struct text_buf *b, size_t ndigits)
 {
   struct where at = here (ps);
   static const unsigned char lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
@@ -609,7 +609,7 @@ parse_unicode_escape (struct parser *ps, struct buf *b, size_t ndigits)
 /* The escape at the backslash under the cursor, in a basic string
    (MULTILINE: a """ one, where a backslash can also end a line). */
 static int
-parse_escape (struct parser *ps, struct buf *b, bool multiline)
+parse_escape (struct parser *ps, struct text_buf *b, bool multiline)
 {
   static const char from[] = "btnfr\"\\", to[] = "\b\t\n\f\r\"\\";
   struct where at = here (ps);
@@ -650,7 +650,7 @@ parse_escape (struct parser *ps, struct buf *b, bool multiline)
 static int
 parse_string (struct parser *ps, char **out)
 {
-  cleanup_buf struct buf b = { 0 };
+  cleanup_buf struct text_buf b = { 0 };
   struct where at = here (ps);
   int q = ch (ps, 0);
   bool literal = q == '\'';

@@ -44,25 +44,6 @@
 
 /* ---- the parent -------------------------------------------------------- */
 
-static int
-write_full (int fd, const void *data, size_t n)
-{
-  const char *p = data;
-
-  while (n > 0)
-    {
-      ssize_t w = send (fd, p, n, MSG_NOSIGNAL);
-
-      if (w < 0 && errno == EINTR)
-        continue;
-      if (w <= 0)
-        return -1;
-      p += w;
-      n -= (size_t) w;
-    }
-  return 0;
-}
-
 /* ---- what this start's spec names ----------------------------------- */
 
 static void
@@ -255,8 +236,8 @@ answer_exe (int sock, const struct checker_request *rq, int32_t refuse)
       else
         n = (uint32_t) r;
     }
-  if (write_full (sock, &e, 4) < 0 || write_full (sock, &n, 4) < 0
-      || (n > 0 && write_full (sock, target, n) < 0))
+  if (kg_send_all (sock, &e, 4) < 0 || kg_send_all (sock, &n, 4) < 0
+      || (n > 0 && kg_send_all (sock, target, n) < 0))
     return -1;
   return 0;
 }
@@ -283,7 +264,7 @@ answer_ns (int sock, const struct checker_request *rq, int32_t refuse)
   memcpy (out, &e, 4);
   memcpy (out + 4, &dev, 8);
   memcpy (out + 12, &ino, 8);
-  return write_full (sock, out, sizeof out);
+  return kg_send_all (sock, out, sizeof out);
 }
 
 /* A network namespace's facts (netns.h), of a process's namespace (pid)
@@ -304,9 +285,9 @@ answer_netns (int sock, const struct checker_request *rq, int32_t refuse,
     e = EPERM;
   if (e == 0 && netns_gather (n->pid, n->pid ? NULL : n->path, &probe, &facts, &gerr) < 0)
     e = gerr->errnum ? gerr->errnum : EIO;
-  if (write_full (sock, &e, sizeof e) < 0)
+  if (kg_send_all (sock, &e, sizeof e) < 0)
     return -1;
-  return write_full (sock, &facts, sizeof facts);
+  return kg_send_all (sock, &facts, sizeof facts);
 }
 
 /* The status of the thin pool the parent's own [storage]
@@ -340,8 +321,8 @@ answer_pool (int sock, int32_t refuse, const struct guard_config *cfg)
       snprintf (text, sizeof text, "%s", perr->msg);
     }
   n = (uint32_t) strlen (text);
-  if (write_full (sock, &e, 4) < 0 || write_full (sock, &n, 4) < 0
-      || (n > 0 && write_full (sock, text, n) < 0))
+  if (kg_send_all (sock, &e, 4) < 0 || kg_send_all (sock, &n, 4) < 0
+      || (n > 0 && kg_send_all (sock, text, n) < 0))
     return -1;
   return 0;
 }
@@ -730,25 +711,6 @@ send_report (int sock, const struct report *rep, int runtime_fd, const char *cac
 
 #define CHILD_SOCK CONFINE_REPORT_FD
 
-static int
-read_full (int fd, void *data, size_t n)
-{
-  char *p = data;
-
-  while (n > 0)
-    {
-      ssize_t r = read (fd, p, n);
-
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        return -1;
-      p += r;
-      n -= (size_t) r;
-    }
-  return 0;
-}
-
 /* req->proc_exe in the child: ask the parent. */
 static ssize_t
 child_proc_exe (unsigned long pid, char *buf, size_t size)
@@ -759,8 +721,8 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
 
   if (checker_request_exe (pid, rq) < 0)
     return -1;
-  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, &e, 4) < 0
-      || read_full (CHILD_SOCK, &n, 4) < 0)
+  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0 || kg_read_exact (CHILD_SOCK, &e, 4) < 0
+      || kg_read_exact (CHILD_SOCK, &n, 4) < 0)
     {
       errno = EIO;
       return -1;
@@ -770,7 +732,7 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
       errno = e > 0 ? e : EIO;
       return -1;
     }
-  if (n > size || n > CHECKER_PATH_MAX || read_full (CHILD_SOCK, buf, n) < 0)
+  if (n > size || n > CHECKER_PATH_MAX || kg_read_exact (CHILD_SOCK, buf, n) < 0)
     {
       errno = EIO;
       return -1;
@@ -788,7 +750,8 @@ child_ns_stat (unsigned long pid, int k, struct stat *st)
 
   if (checker_request_ns (pid, k, rq) < 0)
     return -1;
-  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, reply, sizeof reply) < 0)
+  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
+      || kg_read_exact (CHILD_SOCK, reply, sizeof reply) < 0)
     {
       errno = EIO;
       return -1;
@@ -817,8 +780,9 @@ child_netns_facts (unsigned long pid, const char *path, const struct netns_probe
 
   if (checker_request_netns (pid, path, probe, rq) < 0)
     return -1;
-  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0
-      || read_full (CHILD_SOCK, &e, sizeof e) < 0 || read_full (CHILD_SOCK, out, sizeof *out) < 0)
+  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
+      || kg_read_exact (CHILD_SOCK, &e, sizeof e) < 0
+      || kg_read_exact (CHILD_SOCK, out, sizeof *out) < 0)
     {
       errno = EIO;
       return -1;
@@ -841,9 +805,9 @@ child_pool_status (char *buf, size_t size, kg_error_t *err)
   int32_t e;
 
   checker_request_pool (rq);
-  if (write_full (CHILD_SOCK, rq, sizeof rq) < 0 || read_full (CHILD_SOCK, &e, 4) < 0
-      || read_full (CHILD_SOCK, &n, 4) < 0 || n >= sizeof text
-      || (n > 0 && read_full (CHILD_SOCK, text, n) < 0))
+  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0 || kg_read_exact (CHILD_SOCK, &e, 4) < 0
+      || kg_read_exact (CHILD_SOCK, &n, 4) < 0 || n >= sizeof text
+      || (n > 0 && kg_read_exact (CHILD_SOCK, text, n) < 0))
     return kg_error (err, EIO, "the checker's parent did not answer the pool request");
   text[n] = '\0';
   if (e != 0)

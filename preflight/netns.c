@@ -392,23 +392,10 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
   if (child == 0)
     {
       static struct netns_facts f;
-      const char *q = (const char *) &f;
-      size_t left = sizeof f;
 
       close (pipefd[0]);
       child_gather (nsfd, probe, &f);
-      while (left > 0)
-        {
-          ssize_t w = write (pipefd[1], q, left);
-
-          if (w < 0 && errno == EINTR)
-            continue;
-          if (w <= 0)
-            _exit (1);
-          q += w;
-          left -= (size_t) w;
-        }
-      _exit (0);
+      _exit (kg_write_all (pipefd[1], &f, sizeof f) < 0 ? 1 : 0);
     }
   close (pipefd[1]);
   while (got < sizeof *out)

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
 
@@ -148,14 +149,16 @@ kg_json_ascii_offset (const char *p, size_t n, size_t at)
   return i;
 }
 
-int
-kg_write_all (int fd, const void *data, size_t n)
+/* The one full-write loop: write(2), or send(2) with MSG_NOSIGNAL on a
+   socket. */
+static int
+write_loop (int fd, const void *data, size_t n, bool sock)
 {
   const char *p = data;
 
   while (n > 0)
     {
-      ssize_t w = write (fd, p, n);
+      ssize_t w = sock ? send (fd, p, n, MSG_NOSIGNAL) : write (fd, p, n);
 
       if (w < 0 && errno == EINTR)
         continue;
@@ -167,6 +170,41 @@ kg_write_all (int fd, const void *data, size_t n)
         }
       p += w;
       n -= (size_t) w;
+    }
+  return 0;
+}
+
+int
+kg_write_all (int fd, const void *data, size_t n)
+{
+  return write_loop (fd, data, n, false);
+}
+
+int
+kg_send_all (int fd, const void *data, size_t n)
+{
+  return write_loop (fd, data, n, true);
+}
+
+int
+kg_read_exact (int fd, void *data, size_t n)
+{
+  char *p = data;
+
+  while (n > 0)
+    {
+      ssize_t r = read (fd, p, n);
+
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        {
+          if (r == 0)
+            errno = EIO;
+          return -1;
+        }
+      p += r;
+      n -= (size_t) r;
     }
   return 0;
 }

@@ -102,9 +102,14 @@ char *kg_json_ascii (const char *p, size_t n, size_t *out_len);
 /* The offset in P of the byte at offset AT of kg_json_ascii's copy. */
 size_t kg_json_ascii_offset (const char *p, size_t n, size_t at);
 
-/* Write all N bytes of DATA to FD (retrying short writes and EINTR):
-   0, or -1 with errno. */
+/* The full-I/O loops, with one rule: all N bytes (retrying short
+   transfers and EINTR), or -1 with errno, EIO for a write that wrote
+   nothing or an end of file before N bytes.  kg_send_all writes to a
+   socket with send(2) and MSG_NOSIGNAL: a peer that hung up is EPIPE, not
+   SIGPIPE. */
 int kg_write_all (int fd, const void *data, size_t n);
+int kg_send_all (int fd, const void *data, size_t n);
+int kg_read_exact (int fd, void *data, size_t n);
 /* Open PATH read-only (O_CLOEXEC, plus EXTRA_FLAGS) and read it as above. */
 int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
                           size_t *len, kg_error_t *err);

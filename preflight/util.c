@@ -5,9 +5,12 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <poll.h>
 #include <stdint.h>
@@ -359,4 +362,90 @@ kg_mem_total_mib (int64_t *out, kg_error_t *err)
     return kg_error (err, 0, "sysinfo: no memory (%llu bytes)", bytes);
   *out = (int64_t) (bytes / (1024 * 1024));
   return 0;
+}
+
+int
+kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int timeout_ms,
+            char **out, size_t *out_len)
+{
+  cleanup_free char *buf = malloc (max + 1);
+  struct timespec start, now;
+  bool timed_out = false;
+  size_t len = 0;
+  int p[2], status = 0;
+  pid_t pid;
+
+  *out = NULL;
+  *out_len = 0;
+  if (buf == NULL || pipe2 (p, O_CLOEXEC) < 0)
+    return -1;
+  fflush (NULL);
+  pid = fork ();
+  if (pid < 0)
+    {
+      int e = errno;
+
+      close (p[0]);
+      close (p[1]);
+      errno = e;
+      return -1;
+    }
+  if (pid == 0)
+    {
+      if (quiet)
+        {
+          int null = open ("/dev/null", O_RDWR);
+
+          if (null < 0 || dup2 (null, STDIN_FILENO) < 0 || dup2 (null, STDERR_FILENO) < 0)
+            _exit (127);
+        }
+      if (dup2 (p[1], STDOUT_FILENO) < 0)
+        _exit (127);
+      exec_child (arg);
+      _exit (127);
+    }
+  close (p[1]);
+  clock_gettime (CLOCK_MONOTONIC, &start);
+  while (len < max)
+    {
+      ssize_t n;
+
+      if (timeout_ms >= 0)
+        {
+          struct pollfd pf = { p[0], POLLIN, 0 };
+          int64_t left;
+          int r;
+
+          clock_gettime (CLOCK_MONOTONIC, &now);
+          left = timeout_ms - ((int64_t) (now.tv_sec - start.tv_sec) * 1000
+                               + (now.tv_nsec - start.tv_nsec) / 1000000);
+          r = left > 0 ? poll (&pf, 1, (int) left) : 0;
+          if (r < 0 && errno == EINTR)
+            continue;
+          if (r == 0)
+            {
+              timed_out = true;
+              break;
+            }
+          if (r < 0)
+            break;
+        }
+      n = read (p[0], buf + len, max - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+    }
+  /* More than MAX, or too late: the rest is not waited for. */
+  if (len == max || timed_out)
+    kill (pid, SIGKILL);
+  close (p[0]);
+  while (waitpid (pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  buf[len] = '\0';
+  *out = steal_pointer (&buf);
+  *out_len = len;
+  return timed_out ? -2 : status;
 }

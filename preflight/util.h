@@ -110,6 +110,17 @@ size_t kg_json_ascii_offset (const char *p, size_t n, size_t at);
 int kg_write_all (int fd, const void *data, size_t n);
 int kg_send_all (int fd, const void *data, size_t n);
 int kg_read_exact (int fd, void *data, size_t n);
+
+/* Run a child that EXEC_CHILD (ARG) turns into another program (if it
+   returns, the child exits 127), its stdout into a pipe, with QUIET its
+   stdin and stderr on /dev/null: at most MAX bytes of what it writes go
+   into *OUT (NUL-terminated, *OUT_LEN bytes), and the child is killed
+   when it has written MAX or TIMEOUT_MS (< 0: none) passed.  Returns the
+   child's wait status, -2 when the deadline passed (the child killed and
+   reaped, *OUT what came before), or -1 with errno (nothing ran, or it
+   could not be reaped). */
+int kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int timeout_ms,
+                char **out, size_t *out_len);
 /* Open PATH read-only (O_CLOEXEC, plus EXTRA_FLAGS) and read it as above. */
 int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
                           size_t *len, kg_error_t *err);

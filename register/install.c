@@ -155,71 +155,27 @@ check_registrable (const char *exe, const char *shim, bool need_shim, kg_error_t
 
 /* ---- asking the engines their version ------------------------------------------- */
 
+static void
+exec_path (void *arg)
+{
+  char *const *argv = arg;
+
+  execvp (argv[0], argv);
+}
+
 /* Run ARGV (looked up on PATH) with no input, capture its stdout (at most
-   4 KiB; stderr discarded).  Returns its output when it exited 0 within
-   the timeout, else NULL. */
+   4 KiB; stderr discarded; a child that writes more is killed).  Returns
+   its output when it exited 0 within the timeout, else NULL. */
 char *
 install_capture (char *const argv[])
 {
-  char buf[4096];
-  size_t len = 0;
-  int pfd[2], status;
-  struct timespec start, now;
-  pid_t pid;
+  cleanup_free char *out = NULL;
+  size_t len;
+  int status = kg_capture (exec_path, (void *) argv, true, 4095, VERSION_TIMEOUT_MS, &out, &len);
 
-  if (pipe2 (pfd, O_CLOEXEC) < 0)
+  if (status < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0 || len == 0)
     return NULL;
-  pid = fork ();
-  if (pid < 0)
-    {
-      close (pfd[0]);
-      close (pfd[1]);
-      return NULL;
-    }
-  if (pid == 0)
-    {
-      int null = open ("/dev/null", O_RDWR);
-
-      if (null < 0 || dup2 (null, 0) < 0 || dup2 (pfd[1], 1) < 0 || dup2 (null, 2) < 0)
-        _exit (127);
-      execvp (argv[0], argv);
-      _exit (127);
-    }
-  close (pfd[1]);
-  clock_gettime (CLOCK_MONOTONIC, &start);
-  for (;;)
-    {
-      struct pollfd p = { pfd[0], POLLIN, 0 };
-      long left;
-      ssize_t n;
-
-      clock_gettime (CLOCK_MONOTONIC, &now);
-      left = VERSION_TIMEOUT_MS - ((now.tv_sec - start.tv_sec) * 1000
-                                   + (now.tv_nsec - start.tv_nsec) / 1000000);
-      if (left <= 0 || poll (&p, 1, (int) left) == 0)
-        {
-          /* A client that waits for a daemon that does not answer. */
-          kill (pid, SIGKILL);
-          len = 0;
-          status = -1;
-          break;
-        }
-      n = read (pfd[0], buf + len, sizeof buf - 1 - len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      len += (size_t) n;
-      if (len == sizeof buf - 1)
-        break;
-    }
-  close (pfd[0]);
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (! WIFEXITED (status) || WEXITSTATUS (status) != 0 || len == 0)
-    return NULL;
-  buf[len] = '\0';
-  return strdup (buf);
+  return steal_pointer (&out);
 }
 
 /* "24.0.7", "v2.0.0", "20.10.24+dfsg1": MAJOR, -1 if S does not start so. */

@@ -154,68 +154,36 @@ answer_version (const char *buf, size_t len)
   return v;
 }
 
+/* The real shim, from FD, in kg_capture's child; when it cannot be
+   executed the engine's channel says why. */
+struct shim_exec
+{
+  int fd;
+  char **argv;
+  const struct channel *ch;
+};
+
+static void
+exec_shim (void *arg)
+{
+  const struct shim_exec *x = arg;
+  cleanup_error kg_error_t e = NULL;
+  cleanup_free char *msg = NULL;
+
+  exec_runtime (x->fd, x->argv, &e);
+  msg = output_message ("cannot start container: exec: %s", e->msg);
+  wrapper_say (x->ch, msg ? msg : "kata-guard: cannot start the container: exec failed");
+}
+
 /* Run ARGV (the real shim, from FD) as a child with its stdout to *OUT
    (NUL-terminated, at most ANSWER_MAX bytes, more is cut and the child
    killed); returns its wait status or -1 with errno. */
 static int
 run_capture (int fd, char **argv, const struct channel *ch, char **out, size_t *out_len)
 {
-  cleanup_free char *buf = malloc (ANSWER_MAX + 1);
-  size_t len = 0;
-  int p[2], status = 0;
-  pid_t pid;
+  struct shim_exec x = { fd, argv, ch };
 
-  *out = NULL;
-  *out_len = 0;
-  if (buf == NULL || pipe2 (p, O_CLOEXEC) < 0)
-    return -1;
-  fflush (NULL);
-  pid = fork ();
-  if (pid < 0)
-    {
-      int e = errno;
-
-      close (p[0]);
-      close (p[1]);
-      errno = e;
-      return -1;
-    }
-  if (pid == 0)
-    {
-      cleanup_error kg_error_t e = NULL;
-      cleanup_free char *msg = NULL;
-
-      if (dup2 (p[1], STDOUT_FILENO) < 0)
-        _exit (127);
-      exec_runtime (fd, argv, &e);
-      msg = output_message ("cannot start container: exec: %s", e->msg);
-      wrapper_say (ch, msg ? msg : "kata-guard: cannot start the container: exec failed");
-      _exit (127);
-    }
-  close (p[1]);
-  for (;;)
-    {
-      ssize_t n = read (p[0], buf + len, ANSWER_MAX - len);
-
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      len += (size_t) n;
-      if (len == ANSWER_MAX)
-        {
-          kill (pid, SIGKILL);
-          break;
-        }
-    }
-  close (p[0]);
-  while (waitpid (pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  buf[len] = '\0';
-  *out = steal_pointer (&buf);
-  *out_len = len;
-  return status;
+  return kg_capture (exec_shim, &x, false, ANSWER_MAX, -1, out, out_len);
 }
 
 /* Every process whose parent is the guard (the shim daemons a start left

@@ -98,7 +98,7 @@ as_text (const char *s, bool lines, char **copy)
   if (s == NULL)
     return NULL;
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if ((*p < 0x20 && *p != '\t' && ! (lines && *p == '\n')) || *p == 0x7f)
+    if (kg_is_ctl (*p) && *p != '\t' && ! (lines && *p == '\n'))
       n++;
   if (n == 0)
     return (char *) s;
@@ -107,7 +107,7 @@ as_text (const char *s, bool lines, char **copy)
     return NULL;
   o = *copy;
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if ((*p < 0x20 && *p != '\t' && ! (lines && *p == '\n')) || *p == 0x7f)
+    if (kg_is_ctl (*p) && *p != '\t' && ! (lines && *p == '\n'))
       o += sprintf (o, "\\x%02x", *p);
     else
       *o++ = (char) *p;
@@ -255,7 +255,7 @@ checker_text_valid (const char *s, size_t n)
     {
       unsigned char ch = (unsigned char) s[i];
 
-      if ((ch < 0x20 && ch != '\t' && ch != '\n') || ch == 0x7f)
+      if (kg_is_ctl (ch) && ch != '\t' && ch != '\n')
         return false;
     }
   return true;
@@ -412,7 +412,7 @@ vm_pod_valid (const char *s, size_t n)
   if (n == 0 || n > VM_POD_MAX || (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
     return false;
   for (size_t i = 0; i < n; i++)
-    if ((unsigned char) s[i] <= 0x20 || s[i] == 0x7f || s[i] == '/')
+    if (kg_is_ctl ((unsigned char) s[i]) || s[i] == ' ' || s[i] == '/')
       return false;
   return true;
 }

@@ -392,7 +392,7 @@ static bool
 has_control (const char *s)
 {
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if (*p < 0x20 || *p == 0x7f)
+    if (kg_is_ctl (*p))
       return true;
   return false;
 }

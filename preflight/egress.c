@@ -97,7 +97,7 @@ egress_parse_status_line (const char *buf, size_t len, int *status, size_t *line
         {
           unsigned char c = (unsigned char) buf[i];
 
-          if (c != '\t' && (c < 0x20 || c == 0x7f))
+          if (c != '\t' && kg_is_ctl (c))
             {
               *why = "a control character in the reason phrase";
               return -1;

@@ -1054,7 +1054,7 @@ kata_kernel_params_judge (const char *params, char *why, size_t size)
   const char *p = params;
 
   for (const unsigned char *b = (const unsigned char *) p; *b; b++)
-    if ((*b < 0x20 && *b != '\t') || *b >= 0x7f || *b == '"')
+    if ((kg_is_ctl (*b) && *b != '\t') || *b >= 0x80 || *b == '"')
       {
         snprintf (why, size, "%s at byte %zu (the guest kernel, the agent and Kata split such a "
                              "command line differently)",

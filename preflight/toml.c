@@ -206,7 +206,7 @@ key_for_msg (const struct key_path *k, size_t n, char out[KEY_MSG])
               full = true;
               break;
             }
-          if (*p < 0x20 || *p == 0x7f)
+          if (kg_is_ctl (*p))
             o += (size_t) snprintf (out + o, KEY_MSG - o, "\\x%02x", *p);
           else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
             o += (size_t) snprintf (out + o, KEY_MSG - o, "\\u%04x", *++p);
@@ -443,7 +443,7 @@ check_bytes (struct parser *ps)
         return perr (ps, at, "NUL byte");
       if (s[i] == '\r')
         return perr (ps, at, "carriage return not followed by a line feed");
-      if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7f)
+      if (kg_is_ctl (s[i]) && s[i] != '\t')
         return perr (ps, at, "control character 0x%02x", s[i]);
       if (s[i] >= 0x80)
         {

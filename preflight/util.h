@@ -102,6 +102,15 @@ char *kg_json_ascii (const char *p, size_t n, size_t *out_len);
 /* The offset in P of the byte at offset AT of kg_json_ascii's copy. */
 size_t kg_json_ascii_offset (const char *p, size_t n, size_t at);
 
+/* A C0 control character or DEL: the one test of what never passes as
+   text (a message, a name, a record); the callers that let TAB or LF
+   through say so beside it. */
+static inline bool
+kg_is_ctl (unsigned char c)
+{
+  return c < 0x20 || c == 0x7f;
+}
+
 /* The full-I/O loops, with one rule: all N bytes (retrying short
    transfers and EINTR), or -1 with errno, EIO for a write that wrote
    nothing or an end of file before N bytes.  kg_send_all writes to a

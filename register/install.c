@@ -564,7 +564,7 @@ static bool
 toml_plain (const char *s)
 {
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+    if (kg_is_ctl (*p) || *p == '"' || *p == '\\')
       return false;
   return true;
 }

@@ -49,7 +49,7 @@ static void
 put_clean (FILE *out, const char *s)
 {
   for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    fputc (*p < 0x20 || *p == 0x7f ? '?' : *p, out);
+    fputc (kg_is_ctl (*p) ? '?' : *p, out);
 }
 
 void
@@ -211,7 +211,7 @@ sbuf_put (struct sbuf *b, const char *s, size_t max)
     {
       unsigned char c = (unsigned char) s[i];
 
-      b->s[b->len++] = c < 0x20 || c == 0x7f ? '?' : (char) c;
+      b->s[b->len++] = kg_is_ctl (c) ? '?' : (char) c;
     }
   for (int i = 0; cut && i < 3 && b->len < b->cap - 1; i++)
     b->s[b->len++] = '.';
@@ -347,7 +347,7 @@ sbuf_put_quoted (struct sbuf *b, const char *s)
     {
       if (*p == '"' || *p == '\\')
         b->s[b->len++] = '\\';
-      b->s[b->len++] = *p < 0x20 || *p == 0x7f ? '?' : (char) *p;
+      b->s[b->len++] = kg_is_ctl (*p) ? '?' : (char) *p;
     }
   b->s[b->len] = '\0';
 }

@@ -28,6 +28,7 @@
 #include "egress.h"
 #include "fuzz/fuzz-checker.h"
 #include "tap.h"
+#include "test-files.h"
 #include "util.h"
 
 /* ---- building messages by hand ----------------------------------------- */
@@ -901,13 +902,7 @@ real_report (const char *dir, const char *name, const char *config, const char *
 static int
 write_file (const char *path, const char *text)
 {
-  FILE *f = fopen (path, "we");
-
-  if (f == NULL || fputs (text, f) < 0 || fclose (f) != 0)
-    {
-      fprintf (stderr, "test-codec: %s: %s\n", path, strerror (errno));
-      return -1;
-    }
+  test_write_text (path, text);
   return 0;
 }
 

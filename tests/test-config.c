@@ -9,31 +9,16 @@
 
 #include "conf.h"
 #include "tap.h"
+#include "test-files.h"
 #include "util.h"
 
 static char tmpdir[] = "/tmp/kg-test-config.XXXXXX";
-
-static char *
-write_file (const char *name, const char *text)
-{
-  char *path;
-  FILE *f;
-
-  if (asprintf (&path, "%s/%s", tmpdir, name) < 0)
-    abort ();
-  f = fopen (path, "w");
-  if (f == NULL)
-    abort ();
-  fputs (text, f);
-  fclose (f);
-  return path;
-}
 
 /* Load TEXT; return the error message (caller frees) or NULL on success. */
 static char *
 load_error (const char *text, struct guard_config *out)
 {
-  cleanup_free char *path = write_file ("config.toml", text);
+  cleanup_free char *path = test_write_in (tmpdir, "config.toml", text);
   struct guard_config cfg;
   kg_error_t err = NULL;
   char *msg;
@@ -428,7 +413,7 @@ test_files (void)
 
   if (geteuid () != 0)
     {
-      cleanup_free char *path = write_file ("unreadable.toml", "[log]\nsyslog = true\n");
+      cleanup_free char *path = test_write_in (tmpdir, "unreadable.toml", "[log]\nsyslog = true\n");
 
       chmod (path, 0);
       ok (guard_config_load (path, &cfg, &err) < 0, "an unreadable file is an error");

@@ -23,20 +23,11 @@
 #include "options.h"
 #include "output.h"
 #include "tap.h"
+#include "test-files.h"
 #include "util.h"
 #include "wrapper.h"
 static char dir[] = "/tmp/kg-test-exec.XXXXXX";
 
-static void
-write_file (const char *path, const char *text, mode_t mode)
-{
-  int fd = open (path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-  if (fd < 0 || write (fd, text, strlen (text)) != (ssize_t) strlen (text))
-    abort ();
-  close (fd);
-  chmod (path, mode);
-}
 
 /* In a child with only 0, 1, 2 open (stdout to OUT): note them, leak a
    descriptor without O_CLOEXEC (as a careless library would), exec PATH
@@ -114,7 +105,7 @@ test_exec (void)
     bool is = false;
     kg_error_t err = NULL;
 
-    write_file (script, "#!/bin/sh\n", 0755);
+    test_write_file (script, "#!/bin/sh\n", 0755);
     fd = open (script, O_PATH | O_CLOEXEC);
     ok (exec_is_script (fd, &is, &err) == 0 && is, "a #! file is a script");
     close (fd);
@@ -146,7 +137,7 @@ test_exec (void)
     char *argv[] = { "/configured/runtime", "-namespace", "n", "start", NULL };
     int rfd = -1;
 
-    write_file (script, "#!/bin/sh\necho \"$0 $*\"\nls -l /proc/$$/fd\n", 0755);
+    test_write_file (script, "#!/bin/sh\necho \"$0 $*\"\nls -l /proc/$$/fd\n", 0755);
     status = run_exec (script, argv, out, &rfd);
     is_int (status, 0, "a #! runtime runs through its descriptor");
     buf = slurp (out);
@@ -195,7 +186,7 @@ test_exec (void)
     kg_error_t err = NULL;
     char *argv[] = { "x", NULL };
 
-    write_file (script, "not an executable format\n", 0755);
+    test_write_file (script, "not an executable format\n", 0755);
     fd = open (script, O_PATH | O_CLOEXEC);
     ok (exec_runtime (fd, argv, &err) < 0 && err && strstr (err->msg, "execveat x") != NULL,
         "an exec that fails returns an error (%s)", err ? err->msg : "none");

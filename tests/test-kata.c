@@ -25,6 +25,7 @@
 #include "checks.h"
 #include "check-helpers.h"
 #include "tap.h"
+#include "test-files.h"
 #include "toml.h"
 #include "util.h"
 
@@ -84,19 +85,6 @@ mkdirs (const char *path)
     die ("mkdir", p);
 }
 
-static void
-write_file (const char *path, const char *data, mode_t mode)
-{
-  int fd;
-  size_t len = strlen (data);
-
-  unlink (path);
-  fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0 || write (fd, data, len) != (ssize_t) len || close (fd) < 0)
-    die ("write", path);
-  if (chmod (path, mode) < 0)
-    die ("chmod", path);
-}
 
 static char *
 read_fixture (const char *name)
@@ -169,7 +157,7 @@ static void
 dropin (const char *name, const char *data, mode_t mode)
 {
   mkdirs (tp (DEFAULTS "/config.d"));
-  write_file (tp (DEFAULTS "/config.d/%s", name), data, mode);
+  test_write_file (tp (DEFAULTS "/config.d/%s", name), data, mode);
 }
 
 /* A fresh Kata install tree from FIXTURE (without lines starting with
@@ -192,11 +180,11 @@ tree_new (const char *fixture, const char *drop)
   mkdirs (tp ("opt/kata/share/kata-containers"));
   mkdirs (tp (DEFAULTS));
   for (size_t i = 0; i < ARRAY_SIZE (execs); i++)
-    write_file (tp ("opt/kata/%s", execs[i]), "#!/bin/sh\nexit 0\n", 0755);
+    test_write_file (tp ("opt/kata/%s", execs[i]), "#!/bin/sh\nexit 0\n", 0755);
   for (size_t i = 0; i < ARRAY_SIZE (assets); i++)
-    write_file (tp ("opt/kata/%s", assets[i]), "not really a kernel\n", 0644);
+    test_write_file (tp ("opt/kata/%s", assets[i]), "not really a kernel\n", 0644);
   conf = fixture_in_tree (fixture, drop);
-  write_file (kconf (), conf, 0644);
+  test_write_file (kconf (), conf, 0644);
   free (conf);
 }
 
@@ -206,7 +194,7 @@ rs_shim (void)
 {
   mkdirs (tp ("opt/kata/runtime-rs/bin"));
   if (access (tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2"), F_OK) < 0)
-    write_file (tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2"), "#!/bin/sh\nexit 0\n",
+    test_write_file (tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2"), "#!/bin/sh\nexit 0\n",
                 0755);
   return tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2");
 }
@@ -565,7 +553,7 @@ resolution_cases (void)
   mkdirs (tp ("etc/kata-containers/config.d"));
   if (symlink (kconf (), etc) < 0)
     die ("symlink", etc);
-  write_file (tp ("etc/kata-containers/config.d/10-kernel.toml"),
+  test_write_file (tp ("etc/kata-containers/config.d/10-kernel.toml"),
               "[hypervisor.firecracker]\nkernel = \"/beside-the-link\"\n", 0644);
   dropin ("10-kernel.toml", "[hypervisor.firecracker]\nkernel = \"/beside-the-file\"\n", 0644);
   run (&r, "symlinked configuration", .kata_config = etc);
@@ -581,7 +569,7 @@ resolution_cases (void)
   done (&r);
 
   tree_new ("configuration-fc.toml", NULL);
-  write_file (kconf (), "[hypervisor.firecracker\npath = \"/x\"\n", 0644);
+  test_write_file (kconf (), "[hypervisor.firecracker\npath = \"/x\"\n", 0644);
   run (&r, "configuration syntax error");
   expect (&r, "kata.config", VERDICT_FAIL, "does not parse");
   has_str (report_reason (&r.rep, "kata.config"), ":1:", "the reason gives the line");
@@ -712,7 +700,7 @@ dropin_cases (void)
   done (&r);
 
   tree_new ("configuration-fc.toml", NULL);
-  write_file (tp ("opt/kata/open.toml"), "[runtime]\nenable_debug = false\n", 0666);
+  test_write_file (tp ("opt/kata/open.toml"), "[runtime]\nenable_debug = false\n", 0666);
   mkdirs (tp (DEFAULTS "/config.d"));
   if (symlink (tp ("opt/kata/open.toml"), tp (DEFAULTS "/config.d/60-link.toml")) < 0)
     die ("symlink", "60-link.toml");
@@ -743,7 +731,7 @@ hypervisor_cases (void)
   done (&r);
 
   tree_new ("configuration-fc.toml", NULL);
-  write_file (kconf (), "[runtime]\nenable_debug = false\n", 0644);
+  test_write_file (kconf (), "[runtime]\nenable_debug = false\n", 0644);
   run (&r, "no hypervisor table");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "no [hypervisor.*] table");
   ok (r.pf.from_kata.config == NULL, "no table: no configuration is handed on");
@@ -972,7 +960,7 @@ runtime_choice_cases (void)
       "the Go shim's path: the configuration is handed on as the Go shim's");
   done (&r);
   /* Told by the key: a shim anywhere. */
-  write_file (tp ("opt/kata/bin/custom-shim"), "#!/bin/sh\nexit 0\n", 0755);
+  test_write_file (tp ("opt/kata/bin/custom-shim"), "#!/bin/sh\nexit 0\n", 0755);
   run (&r, "[kata] runtime = runtime-rs", .shim = tp ("opt/kata/bin/custom-shim"),
        .runtime = "runtime-rs");
   expect (&r, "kata.config", VERDICT_PASS, "read as runtime-rs reads it ([kata] runtime = ");
@@ -1007,7 +995,7 @@ runtime_rs_precedence_cases (void)
   tree_new ("configuration-rs-fc.toml", NULL);
   snprintf (other, sizeof other, "%s", tp (DEFAULTS "/other.toml"));
   conf = fixture_in_tree ("configuration-rs-fc.toml", "debug_console_enabled");
-  write_file (other, conf, 0644);
+  test_write_file (other, conf, 0644);
   free (conf);
   /* The same file with the agent's debug console on. */
   conf = fixture_in_tree ("configuration-rs-fc.toml", NULL);
@@ -1015,7 +1003,7 @@ runtime_rs_precedence_cases (void)
   if (console == NULL)
     die ("no debug_console_enabled = false in", "configuration-rs-fc.toml");
   memcpy (console, "debug_console_enabled = true ", 29);
-  write_file (tp (DEFAULTS "/console.toml"), conf, 0644);
+  test_write_file (tp (DEFAULTS "/console.toml"), conf, 0644);
   free (conf);
 
   /* runtime-rs: KATA_CONF_FILE over the engine's config_path. */
@@ -1067,8 +1055,8 @@ runtime_hypervisor_cases (void)
             "[runtime]\nhypervisor_name = \"openvmm\"\n",
             tp ("opt/kata/bin/openvmm"), tp ("opt/kata/share/kata-containers/vmlinux.container"),
             tp ("opt/kata/libexec/virtiofsd"));
-  write_file (kconf (), buf, 0644);
-  write_file (tp ("opt/kata/bin/openvmm"), "#!/bin/sh\nexit 0\n", 0755);
+  test_write_file (kconf (), buf, 0644);
+  test_write_file (tp ("opt/kata/bin/openvmm"), "#!/bin/sh\nexit 0\n", 0755);
   run (&r, "openvmm, runtime-rs", .shim = rs_shim (), .hv = { "openvmm" });
   expect (&r, "kata.hypervisor", VERDICT_PASS, tp ("opt/kata/bin/openvmm"));
   done (&r);

@@ -23,6 +23,7 @@
 #include <json-c/json_c_version.h>
 
 #include "tap.h"
+#include "test-files.h"
 #include "toml.h"
 #include "util.h"
 
@@ -56,14 +57,6 @@ read_text (const char *path)
   return buf;
 }
 
-static void
-write_text (const char *path, const char *text)
-{
-  FILE *f = fopen (path, "w");
-
-  if (f == NULL || fputs (text, f) < 0 || fclose (f) != 0)
-    abort ();
-}
 
 /* Replace every NEEDLE in S (freed) with REP. */
 static char *
@@ -198,7 +191,7 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
     {
       if (asprintf (&spec_path, "%s/config.json", bundle) < 0)
         abort ();
-      write_text (spec_path, spec);
+      test_write_text (spec_path, spec);
     }
   if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0
       || asprintf (&cfg_text, "[egress]\n%s\n[policy]\n%s%s\n",
@@ -210,7 +203,7 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
                    policy ? policy : "")
              < 0)
     abort ();
-  write_text (cfg_path, cfg_text);
+  test_write_text (cfg_path, cfg_text);
   if (guard_config_load (cfg_path, &cfg, &err) < 0)
     {
       printf ("# %s\n", err->msg);
@@ -385,13 +378,13 @@ docker_record (const char *id, const char *mid, const char *network)
       || asprintf (&text, "{\"State\": {\"Running\": false}, \"ID\": \"%s\", \"Name\": \"/x\"}",
                    id) < 0)
     abort ();
-  write_text (path, text);
+  test_write_text (path, text);
   free (path);
   free (text);
   if (asprintf (&path, "%s/hostconfig.json", dir) < 0
       || asprintf (&text, "{\"NetworkMode\": \"%s\"}", network) < 0)
     abort ();
-  write_text (path, text);
+  test_write_text (path, text);
   free (path);
   free (dir);
   if (asprintf (&dir, "%s/image/overlay2/layerdb/mounts/%s", root, id) < 0)
@@ -399,7 +392,7 @@ docker_record (const char *id, const char *mid, const char *network)
   mkdir_p (dir);
   if (asprintf (&path, "%s/mount-id", dir) < 0)
     abort ();
-  write_text (path, mid);
+  test_write_text (path, mid);
   return root;
 }
 
@@ -1505,10 +1498,10 @@ test_network (void)
     if (asprintf (&cmd, "mkdir -p '%s'", dir) < 0 || system (cmd) != 0)
       abort ();
   }
-  write_text (hc, "{\"NetworkMode\": \"none\", \"Privileged\": false}");
+  test_write_text (hc, "{\"NetworkMode\": \"none\", \"Privileged\": false}");
   spec = spec_of (NULL, NULL, NULL, NULL, setkey);
   network_row ("Docker --network none", spec, policy, "", "loopback only (Docker --network none)");
-  write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
+  test_write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
   network_row ("a Docker network attached after create", spec, policy, "egress.netns",
                "Docker attaches network \"kgnet\" after the guard looked");
   /* docker create -p 1-65535:1-65535 -p 1-65535:1-65535/udp: 7.5 MB of
@@ -1519,14 +1512,14 @@ test_network (void)
   big_hostconfig (hc, "kgnet");
   network_row ("a 7.5 MB hostconfig.json, a Docker network", spec, policy, "egress.netns",
                "Docker attaches network \"kgnet\" after the guard looked");
-  write_text (hc, "{\"NetworkMode\": \"n\\u006fne\"}");
+  test_write_text (hc, "{\"NetworkMode\": \"n\\u006fne\"}");
   network_row ("a network mode written with an escape", spec, policy, "egress.netns",
                "written with escapes");
-  write_text (hc, "{\"NetworkMode\": \"none\", \"NetworkMode\": \"kgnet\"}");
+  test_write_text (hc, "{\"NetworkMode\": \"none\", \"NetworkMode\": \"kgnet\"}");
   network_row ("the network mode twice", spec, policy, "egress.netns", "has its key twice");
-  write_text (hc, "{\"NetworkMode\": \"none\"");
+  test_write_text (hc, "{\"NetworkMode\": \"none\"");
   network_row ("a truncated hostconfig.json", spec, policy, "egress.netns", "is not JSON");
-  write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
+  test_write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
   /* Docker 28: a namespace of Docker's own, named by path, loopback only
      at create; hostconfig.json still says what comes. */
   {
@@ -1553,7 +1546,7 @@ test_network (void)
   /* A path that is no namespace is not opened for real. */
   if (asprintf (&file, "%s/not-a-namespace", tmpdir) < 0)
     abort ();
-  write_text (file, "x");
+  test_write_text (file, "x");
   if (asprintf (&notns, "{\"type\": \"network\", \"path\": \"%s\"}, ", file) < 0)
     abort ();
   spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ", notns);
@@ -1937,7 +1930,7 @@ test_spec (void)
         || asprintf (&target, "%s/real.json", tmpdir) < 0
         || asprintf (&link, "%s/config.json", bundle) < 0)
       abort ();
-    write_text (target, good);
+    test_write_text (target, good);
     if (symlink (target, link) < 0)
       abort ();
     run_policy (NULL, ID_A, NULL, &kata_fc, &rep, &bundle);
@@ -1971,7 +1964,7 @@ test_spec (void)
 
     if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0)
       abort ();
-    write_text (cfg_path, "[policy]\nprivileged = false\n");
+    test_write_text (cfg_path, "[policy]\nprivileged = false\n");
     if (guard_config_load (cfg_path, &cfg, &err) < 0)
       abort ();
     preflight_init (&pf, &req, &cfg, &rep);
@@ -2054,7 +2047,7 @@ docker_row (const char *name, const char *ns, const char *record_id, const char 
       || asprintf (&cfg2, "%s/containers/" ID_A "/config.v2.json", root) < 0
       || asprintf (&text, "{\"ID\": \"%s\"}", record_id) < 0)
     abort ();
-  write_text (cfg2, text);
+  test_write_text (cfg2, text);
   if (source != NULL && (asprintf (&src, "%s/%s", root, source) < 0
                          || (m = bind_of (src, options)) == NULL))
     abort ();
@@ -2196,7 +2189,7 @@ test_identity (void)
       || asprintf (&layer, "\"path\": \"%s/overlay/l1/merged\"", pm) < 0)
     abort ();
   mkdir_p (bundle);
-  write_text (cj, text);
+  test_write_text (cj, text);
   spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "\"path\": \"rootfs\"", layer);
   run_policy (spec, ID_A, policy, &kata_fc, &rep, &bundle);
   expect (&rep, "podman's rootfs of this container", "", "policy.mounts",
@@ -2223,8 +2216,8 @@ test_identity (void)
       abort ();
     mkdir_p (vj);
     rmdir (vj);
-    write_text (cj, "[{\"id\": \"" ID_B "\", \"layer\": \"l2\"}]");
-    write_text (vj, "[{\"id\": \"" ID_A "\", \"layer\": \"l1\"}]");
+    test_write_text (cj, "[{\"id\": \"" ID_B "\", \"layer\": \"l2\"}]");
+    test_write_text (vj, "[{\"id\": \"" ID_A "\", \"layer\": \"l1\"}]");
     spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "\"path\": \"rootfs\"", layer);
     run_policy (spec, ID_A, policy2, &kata_fc, &rep, &bundle);
     expect (&rep, "podman's rootfs of a volatile container (its record in the run root)", "",
@@ -2262,7 +2255,7 @@ pod_row (const char *name, const char *id, const char *ann, const char *res, con
       || asprintf (&sbspec, "%s/config.json", sb) < 0)
     abort ();
   mkdir_p (sb);
-  write_text (sbspec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
+  test_write_text (sbspec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
                       "\"io.kubernetes.cri.container-type\": \"sandbox\", "
                       "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
                       "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
@@ -2453,7 +2446,7 @@ test_pods (void)
         || asprintf (&other_spec, "%s/config.json", other) < 0)
       abort ();
     mkdir_p (other);
-    write_text (other_spec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
+    test_write_text (other_spec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
                             "\"io.kubernetes.cri.container-type\": \"container\", "
                             "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
                             "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
@@ -2690,7 +2683,7 @@ test_crio (void)
     abort ();
   mkdir_p (rec);
   rmdir (rec);
-  write_text (rec, records);
+  test_write_text (rec, records);
 
   /* The infra container: CRI-O gives it CPU shares only, masks nothing
      (its process is CRI-O's pause), and sizes nothing Kata reads. */
@@ -2812,7 +2805,7 @@ test_crio (void)
 
     if (asprintf (&dup, "%s/crio-run/overlay-containers/containers.json", tmpdir) < 0)
       abort ();
-    write_text (dup, "[{\"id\": \"" CRIO_SB "\", \"layer\": \"lx\", \"metadata\": "
+    test_write_text (dup, "[{\"id\": \"" CRIO_SB "\", \"layer\": \"lx\", \"metadata\": "
                      "\"{\\\"name\\\":\\\"x\\\"}\"}]");
     crio_row ("a CRI-O sandbox's id held by a second store: not CRI-O's", CRIO_SB, sb_spec,
               KG_MODE_OCI, NULL, "policy.identity policy.confinement", "policy.identity",

@@ -17,6 +17,7 @@
 #include "conf.h"
 #include "storage.h"
 #include "tap.h"
+#include "test-files.h"
 #include "toml.h"
 #include "util.h"
 
@@ -172,19 +173,6 @@ fixture (const char *name)
   return p;
 }
 
-static char *
-write_file (const char *name, const char *text)
-{
-  char *path;
-  FILE *f;
-
-  if (asprintf (&path, "%s/%s", tmpdir, name) < 0 || (f = fopen (path, "w")) == NULL)
-    abort ();
-  fputs (text, f);
-  fclose (f);
-  return path;
-}
-
 /* The fixture NAME with every FROM replaced by TO, written as OUT. */
 static char *
 variant (const char *name, const char *from, const char *to, const char *out, const char *append)
@@ -200,7 +188,7 @@ variant (const char *name, const char *from, const char *to, const char *out, co
   for (p = data; from != NULL && (hit = strstr (p, from)) != NULL; p = hit + strlen (from))
     sb_printf (&sb, "%.*s%s", (int) (hit - p), p, to);
   sb_printf (&sb, "%s%s", p, append ? append : "");
-  res = write_file (out, sb_str (&sb));
+  res = test_write_in (tmpdir, out, sb_str (&sb));
   sb_release (&sb);
   return res;
 }
@@ -252,19 +240,19 @@ test_docker (void)
     kg_error_release (&err);
   }
   {
-    cleanup_free char *p = write_file ("sd.json", "{\"storage-driver\": 7}");
+    cleanup_free char *p = test_write_in (tmpdir, "sd.json", "{\"storage-driver\": 7}");
 
     ok (storage_docker_read (p, &d, &err) < 0, "storage-driver 7: refused");
     kg_error_release (&err);
   }
   {
-    cleanup_free char *p = write_file ("ft.json", "{\"features\": []}");
+    cleanup_free char *p = test_write_in (tmpdir, "ft.json", "{\"features\": []}");
 
     ok (storage_docker_read (p, &d, &err) < 0, "features []: refused");
     kg_error_release (&err);
   }
   {
-    cleanup_free char *p = write_file ("empty.json", "{\"storage-driver\": \"\"}");
+    cleanup_free char *p = test_write_in (tmpdir, "empty.json", "{\"storage-driver\": \"\"}");
 
     ok (storage_docker_read (p, &d, &err) == 0 && ! d.driver_set
             && strcmp (d.driver, "overlay2") == 0,
@@ -364,7 +352,7 @@ test_containerd (void)
   }
   /* Version 1 (none written): the short plugin names. */
   {
-    cleanup_free char *p = write_file ("v1.toml", "[plugins.cri.containerd]\n"
+    cleanup_free char *p = test_write_in (tmpdir, "v1.toml", "[plugins.cri.containerd]\n"
                                                   "  snapshotter = \"devmapper\"\n"
                                                   "[plugins.devmapper]\n"
                                                   "  pool_name = \"p1\"\n");
@@ -379,7 +367,7 @@ test_containerd (void)
 
     if (asprintf (&d, "%s/conf.d", tmpdir) < 0 || mkdir (d, 0755) < 0)
       abort ();
-    drop = write_file ("conf.d/kata-guard.toml",
+    drop = test_write_in (tmpdir, "conf.d/kata-guard.toml",
                        "version = 2\n" V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n"
                        "[plugins.\"io.containerd.snapshotter.v1.devmapper\"]\n"
                        "  pool_name = \"pool0\"\n");
@@ -393,12 +381,12 @@ test_containerd (void)
       printf ("# %s\n", err->msg);
     kg_error_release (&err);
     free (drop);
-    drop = write_file ("conf.d/kata-guard.toml", "version = 2\n" V2_GUARD_HANDLER);
+    drop = test_write_in (tmpdir, "conf.d/kata-guard.toml", "version = 2\n" V2_GUARD_HANDLER);
     {
       /* The main file sets devmapper for the CRI plugin; the drop-in
          writes the CRI plugin's table too: 1.x takes the drop-in's whole
          (overlayfs), 2.x merges (devmapper). */
-      cleanup_free char *m = write_file (
+      cleanup_free char *m = test_write_in (tmpdir, 
           "imp3.toml", "version = 2\nimports = [\"conf.d/*.toml\"]\n"
                        "[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
                        "  snapshotter = \"devmapper\"\n");
@@ -409,23 +397,23 @@ test_containerd (void)
       kg_error_release (&err);
     }
     free (drop);
-    drop = write_file ("conf.d/kata-guard.toml", "version = 3\n");
+    drop = test_write_in (tmpdir, "conf.d/kata-guard.toml", "version = 3\n");
     {
-      cleanup_free char *m = write_file ("imp4.toml", "version = 2\nimports = [\"conf.d/*.toml\"]\n");
+      cleanup_free char *m = test_write_in (tmpdir, "imp4.toml", "version = 2\nimports = [\"conf.d/*.toml\"]\n");
 
       ok (storage_containerd_read (m, &c, &err) < 0 && strstr (err->msg, "a mix") != NULL,
           "a version 3 import of a version 2 file: refused");
       kg_error_release (&err);
     }
     {
-      cleanup_free char *m = write_file ("imp5.toml", "version = 2\nimports = [\"/nonexistent/x.toml\"]\n");
+      cleanup_free char *m = test_write_in (tmpdir, "imp5.toml", "version = 2\nimports = [\"/nonexistent/x.toml\"]\n");
 
       ok (storage_containerd_read (m, &c, &err) < 0, "an import that does not exist: refused "
           "(containerd does not start either)");
       kg_error_release (&err);
     }
     {
-      cleanup_free char *m = write_file ("imp6.toml", "version = 2\nimports = [\"/nonexistent/*.toml\"]\n");
+      cleanup_free char *m = test_write_in (tmpdir, "imp6.toml", "version = 2\nimports = [\"/nonexistent/*.toml\"]\n");
 
       ok (storage_containerd_read (m, &c, &err) == 0 && c.n_files == 1,
           "a pattern that matches nothing: nothing imported");
@@ -446,7 +434,7 @@ test_containerd (void)
   };
   for (size_t i = 0; i < ARRAY_SIZE (bad); i++)
     {
-      cleanup_free char *p = write_file ("bad.toml", bad[i]);
+      cleanup_free char *p = test_write_in (tmpdir, "bad.toml", bad[i]);
 
       ok (storage_containerd_read (p, &c, &err) < 0, "refused: bad config %zu (%s)", i,
           err ? err->msg : "accepted");
@@ -548,7 +536,7 @@ test_family (void)
   cleanup_free char *dm_nopool = variant ("containerd-1.7.24-default.toml", NULL, NULL,
                                           "fam-nopool.toml",
                                           V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n");
-  cleanup_free char *bad = write_file ("fam-bad.toml", "version = 2\n[plugins\n");
+  cleanup_free char *bad = test_write_in (tmpdir, "fam-bad.toml", "version = 2\n[plugins\n");
 
   /* The kata family did not load a configuration. */
   run (&rep, NULL, ENGINE_DOCKER, true, "docker-overlay2.json", NO_FILE, false);

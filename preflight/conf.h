@@ -165,7 +165,10 @@ int guard_config_defaults (struct guard_config *cfg, kg_error_t *err);
 struct toml_value;
 int guard_config_from_toml (const char *name, const struct toml_value *doc,
                             struct guard_config *cfg, kg_error_t *err);
+/* Frees what CFG holds and zeroes it: safe on a zeroed or released one,
+   so cleanup_guard_config may hold a variable from its declaration. */
 void guard_config_release (struct guard_config *cfg);
+#define cleanup_guard_config __attribute__ ((cleanup (guard_config_release)))
 
 /* Parse a literal "IPv4:port" or "[IPv6]:port" (no names: nothing is
    resolved).  On success fills SS and *LEN. */

@@ -90,7 +90,9 @@ const char *report_kata_config (const struct report *r);
 enum verdict report_overall (const struct report *r);
 const struct check_result *report_find (const struct report *r, const char *id);
 size_t report_count (const struct report *r, enum verdict v);
+/* Frees what R holds and zeroes it (safe on a zeroed one). */
 void report_release (struct report *r);
+#define cleanup_report __attribute__ ((cleanup (report_release)))
 
 const char *verdict_name (enum verdict v);
 

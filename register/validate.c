@@ -192,9 +192,10 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   cleanup_free char *text = NULL;
   cleanup_free char *shim_version = NULL, *oci_version = NULL;
   __attribute__ ((cleanup (found_engines_release))) struct found_engines eng = { 0 };
-  struct report rep = { 0 }, krep = { 0 };
+  cleanup_report struct report rep = { 0 };
+  cleanup_report struct report krep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
-  struct guard_config cfg;
+  cleanup_guard_config struct guard_config cfg = { 0 };
   struct preflight pf;
   struct drift_meta meta;
   bool dry_run = false;
@@ -242,8 +243,6 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
       printf ("kata-guard: validate: %zu check%s failed: the sandbox is not validated, nothing "
               "recorded\n",
               nfail, nfail == 1 ? "" : "s");
-      report_release (&rep);
-      guard_config_release (&cfg);
       return KG_EXIT_FAIL;
     }
 
@@ -262,7 +261,6 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   check_kata (&pf);
   rc = drift_record_text (&pf, &meta, &text, err);
   preflight_release (&pf);
-  report_release (&krep);
   if (rc == 0 && dry_run)
     fputs (text, stdout);
   else if (rc == 0 && record_write (cfg.drift.record, text, err) == 0)
@@ -271,8 +269,6 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
                            : " ([drift] lock is off: a difference is a warning)");
   else
     rc = -1;
-  report_release (&rep);
-  guard_config_release (&cfg);
   if (fflush (stdout) != 0)
     return KG_EXIT_USAGE;
   return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_PASS;

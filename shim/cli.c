@@ -257,8 +257,8 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
   cleanup_free char *id_buf = NULL;
   cleanup_error kg_error_t cerr = NULL;
   struct timespec t0, t1, wall;
-  struct guard_config cfg;
-  struct report rep = { 0 };
+  cleanup_guard_config struct guard_config cfg = { 0 };
+  cleanup_report struct report rep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
   struct preflight pf;
   struct check_args a;
@@ -348,8 +348,6 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
      labels are for. */
   if (a.nfd != NULL && write_nfd (replace, a.nfd, &rep, &facts, (long long) wall.tv_sec, err) < 0)
     status = KG_EXIT_USAGE;
-  report_release (&rep);
-  guard_config_release (&cfg);
   if (fflush (stdout) != 0 && ! a.quiet)
     return KG_EXIT_USAGE;
   return status;

@@ -327,7 +327,7 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
                const char *options_type, char **argv)
 {
   const char *config_path = guard_config_default_path ();
-  struct guard_config cfg;
+  cleanup_guard_config struct guard_config cfg = { 0 };
   struct decision_sink sink = { true, NULL };
   struct decision d;
   struct preflight pf;
@@ -337,7 +337,6 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   struct capacity cap = CAPACITY_INIT;
   bool cfg_ok;
 
-  memset (&cfg, 0, sizeof cfg);
   preflight_init (&pf, req, &cfg, pre);
   cfg_ok = guard_config_load (config_path, &cfg, &err) == 0;
   if (cfg_ok)
@@ -414,17 +413,13 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
       d.message = msg ? msg : "kata-guard: refusing to start container: out of memory";
       decision_log (&d, &sink);
       wrapper_say (ch, d.message);
-      guard_config_release (&cfg);
       return 1;
     }
 
   argv[0] = req->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim;
   if (req->mode == KG_MODE_SHIM && pre->pod_sandbox)
     {
-      int status = sandbox_start (fd, argv, req, pre, ch, &d, &sink);
-
-      guard_config_release (&cfg);
-      return status;
+      return sandbox_start (fd, argv, req, pre, ch, &d, &sink);
     }
   decision_log (&d, &sink);
   /* OCI mode: every later call about the container goes through the
@@ -446,7 +441,6 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   msg = output_message ("cannot start container %s: exec: %s",
                         req->container_id ? req->container_id : "(no id)", err->msg);
   wrapper_say (ch, msg ? msg : "kata-guard: cannot start the container: exec failed");
-  guard_config_release (&cfg);
   return 1;
 }
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The checker's wire format (preflight/codec.c): a report survives the
+/* The checker's wire format (privsep/codec.c): a report survives the
    round trip field by field and byte for byte; every message that is not
    exactly well formed is refused and leaves the parent's report as it
    was; the child's requests parse as the parent answers them.

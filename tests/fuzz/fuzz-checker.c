@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The checker's codec (preflight/codec.c) as the privileged parent runs
+ * The checker's codec (privsep/codec.c) as the privileged parent runs
  * it on what a possibly compromised child sent.  The first byte selects
  * (fuzz-checker.h):
  *

@@ -157,34 +157,47 @@ named (char *const *paths, const bool *only, size_t n, const char *want)
   return false;
 }
 
-/* Whether this start's spec names what RQ asks about: an EXE pid by a
-   hook's /proc/PID/exe, an NS pid by a namespace path /proc/PID/ns/NAME of
-   the same NAME, a NETNS pid by a network namespace's /proc/PID/ns/net,
-   a NETNS path by a network namespace's path. */
+/* What the parent answers each request for: only what this start's spec
+   names.  An EXE pid by a hook's /proc/PID/exe, an NS pid by a namespace
+   path /proc/PID/ns/NAME of the same NAME, a NETNS pid by a network
+   namespace's /proc/PID/ns/net, a NETNS path by a network namespace's
+   path; the POOL by nothing of the spec (the parent reads the pool's name
+   itself). */
 static bool
-permitted (struct checker_parent *parent, const struct checker_request *rq)
+permit_exe (const struct checker_names *n, const struct checker_request *rq)
 {
-  const struct checker_names *n = spec_names (parent);
   char want[64];
 
-  switch (rq->kind)
-    {
-    case CHECKER_REQ_EXE:
-      snprintf (want, sizeof want, "/proc/%u/exe", (unsigned) rq->pid);
-      return named (n->hook_path, NULL, n->n_hooks, want);
-    case CHECKER_REQ_NS:
-      snprintf (want, sizeof want, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
-      return named (n->ns_path, NULL, n->n_ns, want);
-    case CHECKER_REQ_POOL:
-      /* Nothing of the spec: the parent reads the pool's name itself. */
-      return true;
-    case CHECKER_REQ_NETNS:
-      if (rq->netns.pid == 0)
-        return named (n->ns_path, n->ns_network, n->n_ns, rq->netns.path);
-      snprintf (want, sizeof want, "/proc/%u/ns/net", (unsigned) rq->netns.pid);
-      return named (n->ns_path, n->ns_network, n->n_ns, want);
-    }
-  return false;
+  snprintf (want, sizeof want, "/proc/%u/exe", (unsigned) rq->pid);
+  return named (n->hook_path, NULL, n->n_hooks, want);
+}
+
+static bool
+permit_ns (const struct checker_names *n, const struct checker_request *rq)
+{
+  char want[64];
+
+  snprintf (want, sizeof want, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
+  return named (n->ns_path, NULL, n->n_ns, want);
+}
+
+static bool
+permit_netns (const struct checker_names *n, const struct checker_request *rq)
+{
+  char want[64];
+
+  if (rq->netns.pid == 0)
+    return named (n->ns_path, n->ns_network, n->n_ns, rq->netns.path);
+  snprintf (want, sizeof want, "/proc/%u/ns/net", (unsigned) rq->netns.pid);
+  return named (n->ns_path, n->ns_network, n->n_ns, want);
+}
+
+static bool
+permit_pool (const struct checker_names *n, const struct checker_request *rq)
+{
+  (void) n;
+  (void) rq;
+  return true;
 }
 
 /* The probe as the parent's own [egress] makes it: its proxy, its
@@ -215,10 +228,10 @@ parent_probe (const struct guard_config *cfg, struct netns_probe *probe)
    not name).  The parent builds every path itself, from numbers or from
    a path it checked. */
 
-/* readlink /proc/PID/exe: errno (int32), the target's length (uint32),
-   the target. */
+/* readlink /proc/PID/exe: a counted reply, the target. */
 static int
-answer_exe (int sock, const struct checker_request *rq, int32_t refuse)
+answer_exe (int sock, const struct checker_request *rq, int32_t refuse,
+            const struct guard_config *cfg)
 {
   char path[64], target[CHECKER_PATH_MAX];
   int32_t e = refuse;
@@ -236,40 +249,33 @@ answer_exe (int sock, const struct checker_request *rq, int32_t refuse)
       else
         n = (uint32_t) r;
     }
-  if (kg_send_all (sock, &e, 4) < 0 || kg_send_all (sock, &n, 4) < 0
-      || (n > 0 && kg_send_all (sock, target, n) < 0))
-    return -1;
-  return 0;
+  return checker_reply_send (sock, e, target, n, true);
 }
 
-/* stat /proc/PID/ns/NAME: errno (int32), st_dev and st_ino (uint64
-   each). */
+/* stat /proc/PID/ns/NAME: a struct checker_ns_reply. */
 static int
-answer_ns (int sock, const struct checker_request *rq, int32_t refuse)
+answer_ns (int sock, const struct checker_request *rq, int32_t refuse,
+           const struct guard_config *cfg)
 {
-  unsigned char out[20];
+  struct checker_ns_reply r = { 0, 0 };
   char path[64];
   struct stat st;
   int32_t e = refuse;
-  uint64_t dev = 0, ino = 0;
 
+  (void) cfg;
   if (e == 0)
     {
       snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
       if (stat (path, &st) < 0)
         e = errno;
       else
-        dev = st.st_dev, ino = st.st_ino;
+        r = (struct checker_ns_reply) { st.st_dev, st.st_ino };
     }
-  memcpy (out, &e, 4);
-  memcpy (out + 4, &dev, 8);
-  memcpy (out + 12, &ino, 8);
-  return kg_send_all (sock, out, sizeof out);
+  return checker_reply_send (sock, e, &r, sizeof r, false);
 }
 
 /* A network namespace's facts (netns.h), of a process's namespace (pid)
-   or a path's, probed with the parent's own probe: errno (int32), then
-   the facts. */
+   or a path's, probed with the parent's own probe: a struct netns_facts. */
 static int
 answer_netns (int sock, const struct checker_request *rq, int32_t refuse,
               const struct guard_config *cfg)
@@ -285,21 +291,19 @@ answer_netns (int sock, const struct checker_request *rq, int32_t refuse,
     e = EPERM;
   if (e == 0 && netns_gather (n->pid, n->pid ? NULL : n->path, &probe, &facts, &gerr) < 0)
     e = gerr->errnum ? gerr->errnum : EIO;
-  if (kg_send_all (sock, &e, sizeof e) < 0)
-    return -1;
-  return kg_send_all (sock, &facts, sizeof facts);
+  return checker_reply_send (sock, e, &facts, sizeof facts, false);
 }
 
 /* The status of the thin pool the parent's own [storage]
-   containerd_config names (storage.h): errno (int32), the length
-   (uint32), then the status, or on an error its message. */
+   containerd_config names (storage.h): a counted reply, the status, or
+   on an error its message. */
 static int
-answer_pool (int sock, int32_t refuse, const struct guard_config *cfg)
+answer_pool (int sock, const struct checker_request *rq, int32_t refuse,
+             const struct guard_config *cfg)
 {
   cleanup_error kg_error_t perr = NULL;
   char name[128], text[1024];
   int32_t e = refuse;
-  uint32_t n = 0;
 
   text[0] = '\0';
   if (e == 0 && cfg == NULL)
@@ -320,30 +324,46 @@ answer_pool (int sock, int32_t refuse, const struct guard_config *cfg)
       e = perr->errnum ? perr->errnum : EIO;
       snprintf (text, sizeof text, "%s", perr->msg);
     }
-  n = (uint32_t) strlen (text);
-  if (kg_send_all (sock, &e, 4) < 0 || kg_send_all (sock, &n, 4) < 0
-      || (n > 0 && kg_send_all (sock, text, n) < 0))
-    return -1;
-  return 0;
+  (void) rq;
+  return checker_reply_send (sock, e, text, strlen (text), true);
 }
 
-/* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED). */
+/* The requests the confined child may make, one row a kind: what the
+   parent answers it for, and the answer (which writes the reply with
+   checker_reply_send, as the child's reader in this file reads it).  The
+   codec parses and validates each kind (checker_request_parse); a kind
+   with no row is never answered. */
+static const struct request_kind
+{
+  enum checker_request_kind kind;
+  bool (*permitted) (const struct checker_names *n, const struct checker_request *rq);
+  int (*answer) (int sock, const struct checker_request *rq, int32_t refuse,
+                 const struct guard_config *cfg);
+} request_kinds[] = {
+  { CHECKER_REQ_EXE, permit_exe, answer_exe },
+  { CHECKER_REQ_NS, permit_ns, answer_ns },
+  { CHECKER_REQ_NETNS, permit_netns, answer_netns },
+  { CHECKER_REQ_POOL, permit_pool, answer_pool },
+};
+
+/* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED): EINVAL
+   for one of the wrong form, EPERM for one about something the spec does
+   not name. */
 static int
 answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
         struct checker_parent *parent)
 {
-  int32_t refuse = parsed != CHECKER_PARSE_OK ? EINVAL : ! permitted (parent, rq) ? EPERM : 0;
-
-  switch (rq->kind)
+  for (size_t i = 0; i < ARRAY_SIZE (request_kinds); i++)
     {
-    case CHECKER_REQ_EXE:
-      return answer_exe (sock, rq, refuse);
-    case CHECKER_REQ_NS:
-      return answer_ns (sock, rq, refuse);
-    case CHECKER_REQ_NETNS:
-      return answer_netns (sock, rq, refuse, parent->cfg);
-    case CHECKER_REQ_POOL:
-      return answer_pool (sock, refuse, parent->cfg);
+      const struct request_kind *k = &request_kinds[i];
+      int32_t refuse;
+
+      if (k->kind != rq->kind)
+        continue;
+      refuse = parsed != CHECKER_PARSE_OK ? EINVAL
+               : ! k->permitted (spec_names (parent), rq) ? EPERM
+                                                          : 0;
+      return k->answer (sock, rq, refuse, parent->cfg);
     }
   return -1;
 }
@@ -716,13 +736,14 @@ static ssize_t
 child_proc_exe (unsigned long pid, char *buf, size_t size)
 {
   unsigned char rq[CHECKER_REQUEST_HEAD];
-  uint32_t n;
+  size_t n;
   int32_t e;
 
   if (checker_request_exe (pid, rq) < 0)
     return -1;
-  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0 || kg_read_exact (CHILD_SOCK, &e, 4) < 0
-      || kg_read_exact (CHILD_SOCK, &n, 4) < 0)
+  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
+      || checker_reply_read (CHILD_SOCK, &e, buf, size < CHECKER_PATH_MAX ? size : CHECKER_PATH_MAX,
+                             &n, true) < 0)
     {
       errno = EIO;
       return -1;
@@ -730,11 +751,6 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
   if (e != 0)
     {
       errno = e > 0 ? e : EIO;
-      return -1;
-    }
-  if (n > size || n > CHECKER_PATH_MAX || kg_read_exact (CHILD_SOCK, buf, n) < 0)
-    {
-      errno = EIO;
       return -1;
     }
   return (ssize_t) n;
@@ -744,29 +760,26 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
 static int
 child_ns_stat (unsigned long pid, int k, struct stat *st)
 {
-  unsigned char rq[CHECKER_REQUEST_HEAD], reply[20];
+  unsigned char rq[CHECKER_REQUEST_HEAD];
+  struct checker_ns_reply r;
   int32_t e;
-  uint64_t dev, ino;
 
   if (checker_request_ns (pid, k, rq) < 0)
     return -1;
   if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
-      || kg_read_exact (CHILD_SOCK, reply, sizeof reply) < 0)
+      || checker_reply_read (CHILD_SOCK, &e, &r, sizeof r, NULL, false) < 0)
     {
       errno = EIO;
       return -1;
     }
-  memcpy (&e, reply, 4);
-  memcpy (&dev, reply + 4, 8);
-  memcpy (&ino, reply + 12, 8);
   if (e != 0)
     {
       errno = e > 0 ? e : EIO;
       return -1;
     }
   memset (st, 0, sizeof *st);
-  st->st_dev = (dev_t) dev;
-  st->st_ino = (ino_t) ino;
+  st->st_dev = (dev_t) r.dev;
+  st->st_ino = (ino_t) r.ino;
   return 0;
 }
 
@@ -781,8 +794,7 @@ child_netns_facts (unsigned long pid, const char *path, const struct netns_probe
   if (checker_request_netns (pid, path, probe, rq) < 0)
     return -1;
   if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
-      || kg_read_exact (CHILD_SOCK, &e, sizeof e) < 0
-      || kg_read_exact (CHILD_SOCK, out, sizeof *out) < 0)
+      || checker_reply_read (CHILD_SOCK, &e, out, sizeof *out, NULL, false) < 0)
     {
       errno = EIO;
       return -1;
@@ -801,13 +813,12 @@ child_pool_status (char *buf, size_t size, kg_error_t *err)
 {
   unsigned char rq[CHECKER_REQUEST_HEAD];
   char text[1024];
-  uint32_t n;
+  size_t n;
   int32_t e;
 
   checker_request_pool (rq);
-  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0 || kg_read_exact (CHILD_SOCK, &e, 4) < 0
-      || kg_read_exact (CHILD_SOCK, &n, 4) < 0 || n >= sizeof text
-      || (n > 0 && kg_read_exact (CHILD_SOCK, text, n) < 0))
+  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
+      || checker_reply_read (CHILD_SOCK, &e, text, sizeof text - 1, &n, true) < 0)
     return kg_error (err, EIO, "the checker's parent did not answer the pool request");
   text[n] = '\0';
   if (e != 0)
@@ -818,9 +829,9 @@ child_pool_status (char *buf, size_t size, kg_error_t *err)
       (*err)->errnum = e > 0 ? e : EIO;
       return -1;
     }
-  if ((size_t) n >= size)
+  if (n >= size)
     return kg_error (err, EOVERFLOW, "the pool's status is too long");
-  memcpy (buf, text, (size_t) n + 1);
+  memcpy (buf, text, n + 1);
   return 0;
 }
 

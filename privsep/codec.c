@@ -659,3 +659,35 @@ checker_request_pool (unsigned char *out)
   request_head (out, pool_magic, 0);
   return 0;
 }
+
+/* ---- the replies ------------------------------------------------------ */
+
+int
+checker_reply_send (int sock, int32_t e, const void *body, size_t n, bool counted)
+{
+  uint32_t len = (uint32_t) n;
+
+  if (counted && n > UINT32_MAX)
+    return errno = EOVERFLOW, -1;
+  if (kg_send_all (sock, &e, sizeof e) < 0 || (counted && kg_send_all (sock, &len, sizeof len) < 0)
+      || (n > 0 && kg_send_all (sock, body, n) < 0))
+    return -1;
+  return 0;
+}
+
+int
+checker_reply_read (int sock, int32_t *e, void *body, size_t max, size_t *n, bool counted)
+{
+  uint32_t len = (uint32_t) max;
+
+  if (kg_read_exact (sock, e, sizeof *e) < 0
+      || (counted && kg_read_exact (sock, &len, sizeof len) < 0))
+    return errno = EIO, -1;
+  if (len > max)
+    return errno = EIO, -1;
+  if (len > 0 && kg_read_exact (sock, body, len) < 0)
+    return errno = EIO, -1;
+  if (n != NULL)
+    *n = len;
+  return 0;
+}

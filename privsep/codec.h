@@ -146,4 +146,22 @@ int checker_request_netns (unsigned long pid, const char *path, const struct net
    names: no argument (the u32 is 0), so the child cannot name a device. */
 int checker_request_pool (unsigned char *out);
 
+/* ---- the replies ---- */
+
+/* Every reply the parent writes is an errno (int32, 0: answered) and a
+   body: of a fixed size the request kind says, or (COUNTED) a uint32
+   length and that many bytes.  The parent writes it with
+   checker_reply_send; the child reads it with checker_reply_read, which
+   takes at most MAX bytes of a counted body (*N: how many came) and
+   fails on a reply that does not hold.  Both return 0, or -1 with errno
+   (EIO for a reply cut short or too long). */
+int checker_reply_send (int sock, int32_t e, const void *body, size_t n, bool counted);
+int checker_reply_read (int sock, int32_t *e, void *body, size_t max, size_t *n, bool counted);
+
+/* The body of a reply to an NS request: the namespace's identity. */
+struct checker_ns_reply
+{
+  uint64_t dev, ino;
+};
+
 #endif

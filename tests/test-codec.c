@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1107,6 +1108,44 @@ test_kata_file (void)
   report_release (&out);
 }
 
+/* The replies, over a real socket pair: what the parent sends the child
+   reads, and a reply that does not hold is refused. */
+static void
+test_replies (void)
+{
+  struct checker_ns_reply ns = { 42, 4026531840ULL }, got_ns = { 0, 0 };
+  char text[16];
+  size_t n = 99;
+  int32_t e = -1;
+  int sv[2];
+
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    abort ();
+  ok (checker_reply_send (sv[0], 0, "/usr/bin/runc", 13, true) == 0
+        && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) == 0 && e == 0 && n == 13
+        && memcmp (text, "/usr/bin/runc", 13) == 0,
+      "a counted reply reads back: errno 0, 13 bytes");
+  ok (checker_reply_send (sv[0], ENOENT, NULL, 0, true) == 0
+        && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) == 0 && e == ENOENT && n == 0,
+      "a refusal reads back: its errno, no body");
+  ok (checker_reply_send (sv[0], 0, &ns, sizeof ns, false) == 0
+        && checker_reply_read (sv[1], &e, &got_ns, sizeof got_ns, NULL, false) == 0
+        && got_ns.dev == 42 && got_ns.ino == 4026531840ULL,
+      "a fixed reply (a namespace's identity) reads back");
+  ok (checker_reply_send (sv[0], 0, "0123456789abcdefXYZ", 19, true) == 0
+        && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) < 0 && errno == EIO,
+      "a counted reply longer than the reader takes is refused (EIO)");
+  close (sv[0]);
+  close (sv[1]);
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+    abort ();
+  ok (kg_send_all (sv[0], &e, sizeof e) == 0 && kg_send_all (sv[0], "abc", 3) == 0
+        && close (sv[0]) == 0
+        && checker_reply_read (sv[1], &e, &got_ns, sizeof got_ns, NULL, false) < 0 && errno == EIO,
+      "a reply cut short (the parent gone after 3 bytes of 16) is refused (EIO)");
+  close (sv[1]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1119,5 +1158,6 @@ main (int argc, char **argv)
   test_requests ();
   test_control_bytes ();
   test_kata_file ();
+  test_replies ();
   return tap_done ();
 }

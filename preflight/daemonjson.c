@@ -632,3 +632,71 @@ daemonjson_load (const char *path, bool *exists, kg_error_t *err)
     return NULL;
   return daemonjson_parse (path, buf, len, err);
 }
+
+struct json_object *
+json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
+                  int (*check) (const char *name, struct json_object *obj, kg_error_t *err),
+                  kg_error_t *err)
+{
+  cleanup_free char *ascii = NULL;
+  struct json_tokener *tok;
+  struct json_object *obj;
+  enum json_tokener_error jerr;
+  size_t end, ascii_len = 0;
+
+  /* JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
+     the whole text is checked here, with a validator that knows the four
+     byte forms (json-c 0.18's refuses them). */
+  if ((end = kg_utf8_valid_prefix (buf, len)) != len)
+    return kg_error (err, 0, "%s: invalid JSON at byte %zu: invalid UTF-8", name, end), NULL;
+  /* json-c 0.18's strict mode refuses every byte past ASCII in a string
+     value: it reads the same characters as escapes. */
+  ascii = kg_json_ascii (buf, len, &ascii_len);
+  if (ascii == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
+  tok = json_tokener_new_ex (max_depth);
+  if (tok == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
+  obj = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
+  jerr = json_tokener_get_error (tok);
+  end = kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
+  json_tokener_free (tok);
+  if (obj == NULL || jerr != json_tokener_success)
+    {
+      json_object_put (obj);
+      if (jerr == json_tokener_continue)
+        return kg_error (err, 0, "%s: truncated JSON (%zu bytes)", name, len), NULL;
+      if (jerr == json_tokener_error_depth)
+        return kg_error (err, 0, "%s: nested deeper than %d levels (at byte %zu)", name,
+                         max_depth, end),
+               NULL;
+      return kg_error (err, 0, "%s: invalid JSON at byte %zu: %s", name, end,
+                       json_tokener_error_desc (jerr)),
+             NULL;
+    }
+  /* Go reads more than json-c keeps: both of two equal keys (merged into
+     one struct), and (CHECK) keys that fold onto a field's name. */
+  if (json_strict_scan (name, buf, len, err) < 0)
+    {
+      json_object_put (obj);
+      return NULL;
+    }
+  if (check != NULL && check (name, obj, err) < 0)
+    {
+      json_object_put (obj);
+      return NULL;
+    }
+  /* Whatever follows the document (whitespace aside) is an error: a
+     second document could be what another reader takes. */
+  while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\t'
+                       || buf[end] == '\r'))
+    end++;
+  if (end != len)
+    {
+      json_object_put (obj);
+      return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end),
+             NULL;
+    }
+  return obj;
+}

@@ -41,6 +41,18 @@ struct json_object;
    Errors name NAME, the line and the column. */
 int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
 
+/* The strict reader of a JSON document the guard decides by: strict
+   UTF-8 (JSON is UTF-8, and json-c 0.18 refuses four-byte forms), json-c
+   in strict mode at most MAX_DEPTH deep, json_strict_scan (the keys json-c
+   keeps one of), CHECK (NULL: none) on the document, and nothing after it
+   but whitespace.  The document, or NULL with *ERR naming NAME and the
+   byte. */
+struct json_object;
+struct json_object *json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
+                                      int (*check) (const char *name, struct json_object *obj,
+                                                    kg_error_t *err),
+                                      kg_error_t *err);
+
 /* What a message calls the kind of V: "null", "a boolean", "a string",
    "an object", "an array", and for a number "an integer" or "a
    floating-point number" (the policy's findings, where a limit must be an

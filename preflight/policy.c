@@ -582,80 +582,27 @@ policy_spec_load (const char *bundle, kg_error_t *err)
   return policy_spec_parse (name, buf, len, err);
 }
 
+/* Keys that Go's decoders fold onto a field of runtime-spec's (a
+   json_read_strict check). */
+static int
+spec_keys_check (const char *name, struct json_object *obj, kg_error_t *err)
+{
+  const char *field = NULL, *key = folded_spec_key (obj, &field);
+
+  if (key != NULL)
+    return kg_error (err, 0, "%s: key \"%.64s\" is not \"%s\" but Go's decoders (runc, "
+                     "containerd, Kata) read it as that field",
+                     name, key, field);
+  return 0;
+}
+
 /* policy_json_parse's reading, of a document of any type. */
 struct json_object *
 json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys,
                    kg_error_t *err)
 {
-  cleanup_free char *ascii = NULL;
-  struct json_tokener *tok;
-  struct json_object *obj;
-  enum json_tokener_error jerr;
-  size_t end, ascii_len = 0;
-
-  /* JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
-     the whole text is checked here, with a validator that knows the four
-     byte forms (json-c 0.18's refuses them). */
-  if ((end = kg_utf8_valid_prefix (buf, len)) != len)
-    return kg_error (err, 0, "%s: invalid JSON at byte %zu: invalid UTF-8", name, end), NULL;
-  /* json-c 0.18's strict mode refuses every byte past ASCII in a string
-     value: it reads the same characters as escapes. */
-  ascii = kg_json_ascii (buf, len, &ascii_len);
-  if (ascii == NULL)
-    return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
-  tok = json_tokener_new_ex (POLICY_MAX_DEPTH);
-  if (tok == NULL)
-    return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
-  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  obj = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
-  jerr = json_tokener_get_error (tok);
-  end = kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
-  json_tokener_free (tok);
-  if (obj == NULL || jerr != json_tokener_success)
-    {
-      json_object_put (obj);
-      if (jerr == json_tokener_continue)
-        return kg_error (err, 0, "%s: truncated JSON (%zu bytes)", name, len), NULL;
-      if (jerr == json_tokener_error_depth)
-        return kg_error (err, 0, "%s: nested deeper than %d levels (at byte %zu)", name,
-                         POLICY_MAX_DEPTH, end),
-               NULL;
-      return kg_error (err, 0, "%s: invalid JSON at byte %zu: %s", name, end,
-                       json_tokener_error_desc (jerr)),
-             NULL;
-    }
-  /* Go reads more than json-c keeps: both of two equal keys (merged into
-     one struct), and keys that fold onto a field's name. */
-  if (json_strict_scan (name, buf, len, err) < 0)
-    {
-      json_object_put (obj);
-      return NULL;
-    }
-  if (spec_keys)
-  {
-    const char *field = NULL, *key = folded_spec_key (obj, &field);
-
-    if (key != NULL)
-      {
-        kg_error (err, 0, "%s: key \"%.64s\" is not \"%s\" but Go's decoders (runc, containerd, "
-                          "Kata) read it as that field",
-                  name, key, field);
-        json_object_put (obj);
-        return NULL;
-      }
-  }
-  /* Whatever follows the document (whitespace aside) is an error: a
-     second document could be what another reader takes. */
-  while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\t'
-                       || buf[end] == '\r'))
-    end++;
-  if (end != len)
-    {
-      json_object_put (obj);
-      return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end),
-             NULL;
-    }
-  return obj;
+  return json_read_strict (name, buf, len, POLICY_MAX_DEPTH, spec_keys ? spec_keys_check : NULL,
+                           err);
 }
 
 struct json_object *

@@ -121,9 +121,42 @@ replay_path (const char *path)
   return rc;
 }
 
+/* The seeds a corpus takes from the tests' fixtures: each line of its
+   .fixtures file that is not a comment, a path under tests/fixtures. */
+static int
+replay_fixtures (const char *srcdir, const char *corpus)
+{
+  char *list, line[4096];
+  FILE *f;
+  int rc = 0;
+
+  if (asprintf (&list, "%s/.fixtures", corpus) < 0)
+    abort ();
+  f = fopen (list, "re");
+  free (list);
+  if (f == NULL)
+    return 0;
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      char *path;
+
+      line[strcspn (line, "\n")] = '\0';
+      if (line[0] == '\0' || line[0] == '#')
+        continue;
+      if (asprintf (&path, "%s/tests/fixtures/%s", srcdir, line) < 0)
+        abort ();
+      if (replay_file (path) < 0)
+        rc = -1;
+      free (path);
+    }
+  fclose (f);
+  return rc;
+}
+
 /* Without arguments (as `make check` runs it): the seed and regression
    corpora of this harness, tests/fuzz/{corpus,regress}/NAME under
-   $KG_SRCDIR, NAME taken from the program name "replay-NAME". */
+   $KG_SRCDIR (with the fixtures the seed corpus's .fixtures names), NAME
+   taken from the program name "replay-NAME". */
 static int
 replay_default (const char *prog)
 {
@@ -148,7 +181,7 @@ replay_default (const char *prog)
         abort ();
       /* No regression inputs yet is fine; a missing seed corpus is not. */
       if (i == 0 || stat (dir, &st) == 0)
-        if (replay_path (dir) < 0)
+        if (replay_path (dir) < 0 || (i == 0 && replay_fixtures (srcdir, dir) < 0))
           rc = 1;
       free (dir);
     }

@@ -13,9 +13,9 @@
  *
  * This unit: what every rule uses (findings, keys of a type, paths), the
  * run's context, policy.spec (config.json read strictly), the family with
- * its rule list, policy.confinement, and the judges of runc exec and
- * update; the rules themselves are in policy-*.c and egress-netns.c, which
- * share policy-int.h.
+ * its rule list and policy.confinement; the rules themselves are in
+ * policy-*.c and egress-netns.c (policy-runc.c: runc exec and update),
+ * which share policy-int.h.
  */
 #include "config.h"
 
@@ -890,114 +890,3 @@ not_run:
   for (size_t i = 0; i < ARRAY_SIZE (rule_ids); i++)
     report_skip (pf->rep, rule_ids[i], "not run: policy.spec failed");
 }
-
-/* ---- runc exec and update (OCI mode) ---------------------------------- */
-
-int
-policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
-                   const char *const *caps, size_t n_caps, kg_error_t *err)
-{
-  static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
-                                      "ambient" };
-  cleanup_findings struct findings f = { 0 };
-  uint64_t allowed = allowed_caps (cfg), reported = 0;
-  struct json_object *set_lists[ARRAY_SIZE (sets)] = { NULL };
-  struct json_object *pcaps;
-
-  if (cfg->policy.privileged)
-    return 0;
-  pcaps = jget_type (process, "process", "capabilities", json_type_object, &f);
-  for (size_t s = 0; s < ARRAY_SIZE (sets); s++)
-    set_lists[s] = jget_type (pcaps, "capabilities", sets[s], json_type_array, &f);
-  /* The --cap names first, then every set of the process. */
-  for (size_t s = 0; s <= ARRAY_SIZE (sets); s++)
-    {
-      size_t n = s == 0 ? n_caps : set_lists[s - 1] ? json_object_array_length (set_lists[s - 1]) : 0;
-
-      for (size_t i = 0; i < n; i++)
-        {
-          struct json_object *o = s == 0 ? NULL : json_object_array_get_idx (set_lists[s - 1], i);
-          const char *name;
-          char up[64];
-          cap_value_t v;
-
-          if (s > 0 && ! json_object_is_type (o, json_type_string))
-            {
-              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s - 1], i, json_kind (o));
-              continue;
-            }
-          name = s == 0 ? caps[i] : json_object_get_string (o);
-          if (! cap_parse (name, &v))
-            {
-              finding (&f, "unknown capability \"%.64s\"", name);
-              continue;
-            }
-          if ((allowed | reported) & (UINT64_C (1) << v))
-            continue;
-          reported |= UINT64_C (1) << v;
-          cap_upper (v, up, sizeof up);
-          finding (&f, "%s", up);
-        }
-    }
-  if (f.n > 0)
-    return kg_error (err, 0, "the process would have capabilities beyond [policy] "
-                             "capabilities: %s", sb_str (&f.text));
-  return 0;
-}
-
-int
-policy_update_judge (const struct guard_config *cfg, struct json_object *resources,
-                     kg_error_t *err)
-{
-  cleanup_findings struct findings f = { 0 };
-  cleanup_error kg_error_t merr = NULL;
-  struct json_object *mem, *cpu, *limit, *quota, *period;
-  int64_t max_mem = cfg->policy.max_vm_memory_mib;
-
-  mem = jget_type (resources, "resources", "memory", json_type_object, &f);
-  cpu = jget_type (resources, "resources", "cpu", json_type_object, &f);
-  limit = jget (mem, "memory", "limit", &f);
-  quota = jget (cpu, "cpu", "quota", &f);
-  period = jget (cpu, "cpu", "period", &f);
-  if (max_mem == 0 && kg_mem_total_mib (&max_mem, &merr) < 0)
-    finding (&f, "cannot read the host's memory size: %s", merr->msg);
-  if (limit != NULL && ! json_object_is_type (limit, json_type_int))
-    finding (&f, "the memory limit is %s, not an integer", json_kind (limit));
-  else if (limit != NULL)
-    {
-      /* 0 leaves the limit as it is; a negative one lifts it. */
-      int64_t l = json_object_get_int64 (limit);
-      int64_t mib = mib_ceil (l);
-
-      if (l < 0 && cfg->policy.require_memory_limit)
-        finding (&f, "the memory limit would be lifted (%" PRId64 ")", l);
-      else if (max_mem > 0 && mib > max_mem)
-        finding (&f, "a memory limit of %" PRId64 " MiB is more than %s (%" PRId64 " MiB)", mib,
-                 cfg->policy.max_vm_memory_mib ? "[policy] max_vm_memory_mib"
-                                               : "this host's MemTotal",
-                 max_mem);
-    }
-  if (quota != NULL && ! json_object_is_type (quota, json_type_int))
-    finding (&f, "the CPU quota is %s, not an integer", json_kind (quota));
-  else if (period != NULL && ! json_object_is_type (period, json_type_int))
-    finding (&f, "the CPU period is %s, not an integer", json_kind (period));
-  else if (quota != NULL && json_object_get_int64 (quota) > 0)
-    {
-      /* Without a period the kernel's default is the one in force for a
-         container the guard started (none of the engines sets another). */
-      int64_t q = json_object_get_int64 (quota);
-      int64_t p = period != NULL && json_object_get_int64 (period) > 0
-                      ? json_object_get_int64 (period)
-                      : 100000;
-      int64_t cpus = q / p + (q % p != 0);
-
-      if (cpus > cfg->policy.max_vcpus)
-        finding (&f, "a CPU quota of %" PRId64 " / period %" PRId64 " is %" PRId64 " vCPUs, more "
-                     "than [policy] max_vcpus (%" PRId64 ")",
-                 q, p, cpus, cfg->policy.max_vcpus);
-    }
-  if (f.n > 0)
-    return kg_error (err, 0, "%s", sb_str (&f.text));
-  return 0;
-}
-

@@ -219,6 +219,16 @@ kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *le
   return kg_read_fd_deadline (fd, name, max, -1, out, len, err);
 }
 
+/* Milliseconds on CLOCK_MONOTONIC since T0 (taken on the same clock). */
+static int64_t
+ms_since (const struct timespec *t0)
+{
+  struct timespec now;
+
+  clock_gettime (CLOCK_MONOTONIC, &now);
+  return (int64_t) (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
 int
 kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out,
                      size_t *len, kg_error_t *err)
@@ -235,13 +245,9 @@ kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char 
       if (timeout_ms >= 0)
         {
           struct pollfd p = { fd, POLLIN, 0 };
-          struct timespec now;
-          int64_t left;
+          int64_t left = timeout_ms - ms_since (&t0);
           int n;
 
-          clock_gettime (CLOCK_MONOTONIC, &now);
-          left = timeout_ms - ((int64_t) (now.tv_sec - t0.tv_sec) * 1000
-                               + (now.tv_nsec - t0.tv_nsec) / 1000000);
           n = left > 0 ? poll (&p, 1, (int) left) : 0;
           if (n < 0 && errno == EINTR)
             continue;
@@ -369,7 +375,7 @@ kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int 
             char **out, size_t *out_len)
 {
   cleanup_free char *buf = malloc (max + 1);
-  struct timespec start, now;
+  struct timespec start;
   bool timed_out = false;
   size_t len = 0;
   int p[2], status = 0;
@@ -413,12 +419,9 @@ kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int 
       if (timeout_ms >= 0)
         {
           struct pollfd pf = { p[0], POLLIN, 0 };
-          int64_t left;
+          int64_t left = timeout_ms - ms_since (&start);
           int r;
 
-          clock_gettime (CLOCK_MONOTONIC, &now);
-          left = timeout_ms - ((int64_t) (now.tv_sec - start.tv_sec) * 1000
-                               + (now.tv_nsec - start.tv_nsec) / 1000000);
           r = left > 0 ? poll (&pf, 1, (int) left) : 0;
           if (r < 0 && errno == EINTR)
             continue;

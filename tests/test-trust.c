@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tap.h"
+#include "test-files.h"
 #include "trust.h"
 #include "util.h"
 
@@ -31,12 +32,7 @@ at (const char *rel)
 static void
 mkfile (const char *rel, mode_t mode)
 {
-  int fd = open (at (rel), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-  if (fd < 0 || write (fd, "#!/bin/sh\n", 10) != 10)
-    abort ();
-  close (fd);
-  chmod (at (rel), mode);
+  test_write_file (at (rel), "#!/bin/sh\n", mode);
 }
 
 /* Run the walk; return the error message (static) or NULL when it passed. */

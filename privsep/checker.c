@@ -42,9 +42,7 @@
 
 #include <json-c/json.h>
 
-/* ---- the parent -------------------------------------------------------- */
-
-/* ---- what this start's spec names ----------------------------------- */
+/* ---- the parent: what this start's spec names ----------------------------------- */
 
 static void
 names_release (struct checker_names *n)

@@ -151,7 +151,7 @@ check_network (struct ctx *c)
 
   if (! cfg->egress.enabled)
     {
-      report_skip (c->rep, "egress.netns", "not run: [egress] enabled = false");
+      rule_skip (c, "not run: [egress] enabled = false");
       return;
     }
   linux_ = json_object_object_get_ex (c->spec, "linux", &linux_) ? linux_ : NULL;
@@ -169,8 +169,8 @@ check_network (struct ctx *c)
     }
   if (entry == NULL)
     {
-      report_fail (c->rep, "egress.netns", "give the container its own network namespace",
-                   "no network namespace: the container would have the host's network");
+      rule_fail (c, "give the container its own network namespace",
+                 "no network namespace: the container would have the host's network");
       return;
     }
   /* Docker attaches the container's network after create: through the
@@ -185,11 +185,10 @@ check_network (struct ctx *c)
      startVM. */
   if (docker_shaped (c) && docker_network_mode (c, mode, sizeof mode, &err) < 0)
     {
-      report_fail (c->rep, "egress.netns",
-                   "list Docker's data root (dockerd --data-root) in [policy] engine_roots",
-                   "a start of Docker's whose network cannot be told: %s (Docker attaches it "
-                   "after the guard looked)",
-                   err->msg);
+      rule_fail (c, "list Docker's data root (dockerd --data-root) in [policy] engine_roots",
+                 "a start of Docker's whose network cannot be told: %s (Docker attaches it "
+                 "after the guard looked)",
+                 err->msg);
       return;
     }
   docker_attaches = mode[0] != '\0' && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
@@ -201,26 +200,25 @@ check_network (struct ctx *c)
   hook = no_path && has_docker_setkey (c);
   if (no_path && ! docker_attaches && (! hook || strcmp (mode, "none") == 0))
     {
-      report_pass (c->rep, "egress.netns", "a new network namespace, loopback only (%s)",
-                   hook ? "Docker --network none" : "the runtime creates it");
+      rule_pass (c, "a new network namespace, loopback only (%s)",
+                 hook ? "Docker --network none" : "the runtime creates it");
       return;
     }
   if (docker_attaches || no_path)
     {
-      report_fail (c->rep, "egress.netns",
-                   "run the container with --network none, or in the network namespace of a "
-                   "companion on an internal network (--network container:NAME), which is "
-                   "inspected",
-                   "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
-                   "the VM: before boot on Firecracker, hot-plugged on QEMU and Cloud "
-                   "Hypervisor), so its routes cannot be checked",
-                   mode[0] ? mode : "(unknown)");
+      rule_fail (c, "run the container with --network none, or in the network namespace of a "
+                 "companion on an internal network (--network container:NAME), which is "
+                 "inspected",
+                 "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
+                 "the VM: before boot on Firecracker, hot-plugged on QEMU and Cloud "
+                 "Hypervisor), so its routes cannot be checked",
+                 mode[0] ? mode : "(unknown)");
       return;
     }
   if (! json_object_is_type (path, json_type_string))
     {
-      report_fail (c->rep, "egress.netns", NULL, "the network namespace path is %s",
-                   json_kind (path));
+      rule_fail (c, NULL, "the network namespace path is %s",
+                 json_kind (path));
       return;
     }
   p = json_object_get_string (path);
@@ -238,15 +236,15 @@ check_network (struct ctx *c)
       || conf_parse_endpoint (proxy, &probe.proxy, &probe.proxy_len, &err) < 0
       || (probe.proxy.ss_family != AF_INET && probe.proxy.ss_family != AF_INET6))
     {
-      report_fail (c->rep, "egress.netns", "set [egress] proxy (see egress.config)",
-                   "network namespace %s: no proxy to probe it with", p);
+      rule_fail (c, "set [egress] proxy (see egress.config)",
+                 "network namespace %s: no proxy to probe it with", p);
       return;
     }
   probe.timeout_ms = (uint32_t) cfg->egress.timeout_ms;
   if (egress_probe_host (cfg, probe.host, sizeof probe.host) < 0)
     {
-      report_fail (c->rep, "egress.netns", NULL, "cannot make a probe host name: %s",
-                   strerror (errno));
+      rule_fail (c, NULL, "cannot make a probe host name: %s",
+                 strerror (errno));
       return;
     }
   for (size_t i = 0; i < cfg->egress.n_networks && n_nets < ARRAY_SIZE (nets); i++)
@@ -255,7 +253,7 @@ check_network (struct ctx *c)
   facts = calloc (1, sizeof *facts);
   if (facts == NULL)
     {
-      report_fail (c->rep, "egress.netns", NULL, "out of memory");
+      rule_fail (c, NULL, "out of memory");
       return;
     }
   if (c->pf->req->netns_facts != NULL)
@@ -264,39 +262,35 @@ check_network (struct ctx *c)
     errno = err->errnum;
   if (rc < 0)
     {
-      report_fail (c->rep, "egress.netns", NULL, "network namespace %s cannot be read: %s", p,
-                   strerror (errno));
+      rule_fail (c, NULL, "network namespace %s cannot be read: %s", p,
+                 strerror (errno));
       free (facts);
       return;
     }
   if (netns_judge (facts, nets, n_nets, &probe.proxy, &why, &seen) < 0)
-    report_fail (c->rep, "egress.netns",
-                 facts->untrusted[0] != '\0' || ! facts->owner_initial
-                     ? "name a network namespace that root made in the host's user namespace, by "
-                       "a path only root can change (/proc/PID/ns/net, /run/netns/NAME)"
-                     : "put the container on an internal network only (no default route, no "
-                       "route via a gateway, no other interface), with the proxy on it; see "
-                       "[egress] networks",
-                 "network namespace %s: %s", p, sb_str (&why));
+    rule_fail (c, facts->untrusted[0] != '\0' || ! facts->owner_initial
+                   ? "name a network namespace that root made in the host's user namespace, by "
+                     "a path only root can change (/proc/PID/ns/net, /run/netns/NAME)"
+                   : "put the container on an internal network only (no default route, no "
+                     "route via a gateway, no other interface), with the proxy on it; see "
+                     "[egress] networks",
+               "network namespace %s: %s", p, sb_str (&why));
   else if (facts->probe_error == 0 && facts->probe_status == 0)
-    report_pass (c->rep, "egress.netns", "network namespace %s: %s", p, sb_str (&seen));
+    rule_pass (c, "network namespace %s: %s", p, sb_str (&seen));
   else if (facts->probe_error != 0)
-    report_fail (c->rep, "egress.netns",
-                 "put the proxy on the container's internal network, at [egress] proxy",
-                 "network namespace %s (%s): the proxy %s does not answer from inside it: %s", p,
-                 sb_str (&seen), proxy, strerror (facts->probe_error));
+    rule_fail (c, "put the proxy on the container's internal network, at [egress] proxy",
+               "network namespace %s (%s): the proxy %s does not answer from inside it: %s", p,
+               sb_str (&seen), proxy, strerror (facts->probe_error));
   else if (! egress_denied_status (cfg, facts->probe_status))
-    report_fail (c->rep, "egress.netns",
-                 "make the proxy this namespace reaches deny every destination not on its "
-                 "allowlist",
-                 "network namespace %s (%s): the proxy %s, from inside it, answered CONNECT "
-                 "%s:443 with %d%s",
-                 p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status,
-                 facts->probe_status >= 200 && facts->probe_status <= 299 ? " (an open proxy)" : "");
+    rule_fail (c, "make the proxy this namespace reaches deny every destination not on its "
+               "allowlist",
+               "network namespace %s (%s): the proxy %s, from inside it, answered CONNECT "
+               "%s:443 with %d%s",
+               p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status,
+               facts->probe_status >= 200 && facts->probe_status <= 299 ? " (an open proxy)" : "");
   else
-    report_pass (c->rep, "egress.netns",
-                 "network namespace %s: %s, no way out but the proxy %s, which denied CONNECT "
-                 "%s:443 with %d from inside",
-                 p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status);
+    rule_pass (c, "network namespace %s: %s, no way out but the proxy %s, which denied CONNECT "
+               "%s:443 with %d from inside",
+               p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status);
   free (facts);
 }

@@ -114,15 +114,13 @@ check_capabilities (struct ctx *c)
         }
     }
   if (f.n > 0)
-    report_fail (c->rep, "policy.capabilities",
-                 "drop the capability (no --cap-add), or add it to [policy] capabilities",
-                 "beyond [policy] capabilities: %s", sb_str (&f.text));
+    rule_fail (c, "drop the capability (no --cap-add), or add it to [policy] capabilities",
+               "beyond [policy] capabilities: %s", sb_str (&f.text));
   else if (reported)
-    report_pass (c->rep, "policy.capabilities",
-                 "privileged container allowed by [policy] privileged = true");
+    rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else
-    report_pass (c->rep, "policy.capabilities", "%d capabilit%s, all in [policy] capabilities",
-                 __builtin_popcountll (used), __builtin_popcountll (used) == 1 ? "y" : "ies");
+    rule_pass (c, "%d capabilit%s, all in [policy] capabilities",
+               __builtin_popcountll (used), __builtin_popcountll (used) == 1 ? "y" : "ies");
 }
 
 /* ---- policy.devices ------------------------------------------------- */
@@ -180,7 +178,7 @@ check_devices (struct ctx *c)
 
   if (hd == NULL)
     {
-      report_fail (c->rep, "policy.devices", "free memory", "cannot allocate");
+      rule_fail (c, "free memory", "cannot allocate");
       return;
     }
   for (size_t i = 0; i < c->cfg->policy.n_devices; i++)
@@ -260,16 +258,14 @@ check_devices (struct ctx *c)
                access ? json_object_get_string (access) : "");
     }
   if (f.n > 0)
-    report_fail (c->rep, "policy.devices",
-                 "do not pass host devices (--device) to the container, or list them in "
-                 "[policy] devices",
-                 "host devices beyond [policy] devices: %s", sb_str (&f.text));
+    rule_fail (c, "do not pass host devices (--device) to the container, or list them in "
+               "[policy] devices",
+               "host devices beyond [policy] devices: %s", sb_str (&f.text));
   else if (waived)
-    report_pass (c->rep, "policy.devices",
-                 "privileged container allowed by [policy] privileged = true");
+    rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else
-    report_pass (c->rep, "policy.devices", "%zu device%s, all granted by default or in [policy] "
-                 "devices", n_dev, n_dev == 1 ? "" : "s");
+    rule_pass (c, "%zu device%s, all granted by default or in [policy] "
+               "devices", n_dev, n_dev == 1 ? "" : "s");
 }
 
 /* ---- policy.seccomp ------------------------------------------------- */
@@ -289,7 +285,7 @@ check_seccomp (struct ctx *c)
 
   if (! c->cfg->policy.require_seccomp)
     {
-      report_skip (c->rep, "policy.seccomp", "switched off by [policy] require_seccomp = false");
+      rule_skip (c, "switched off by [policy] require_seccomp = false");
       return;
     }
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
@@ -356,14 +352,12 @@ check_seccomp (struct ctx *c)
                  dgs->kind == TOML_BOOLEAN ? "true" : "a non-boolean", dgs->line);
     }
   if (f.n > 0)
-    report_fail (c->rep, "policy.seccomp",
-                 "run the container with a seccomp profile (Docker's default) and set "
-                 "disable_guest_seccomp = false in the Kata configuration, or set [policy] "
-                 "require_seccomp = false",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "run the container with a seccomp profile (Docker's default) and set "
+               "disable_guest_seccomp = false in the Kata configuration, or set [policy] "
+               "require_seccomp = false",
+               "%s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.seccomp",
-                 "profile with default action %s, %zu system call names, applied in the guest",
-                 json_object_get_string (def), n_names);
+    rule_pass (c, "profile with default action %s, %zu system call names, applied in the guest",
+               json_object_get_string (def), n_names);
 }
 

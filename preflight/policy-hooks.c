@@ -133,8 +133,8 @@ check_hooks (struct ctx *c)
 
   if (dirs_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
     {
-      report_fail (c->rep, "policy.hooks", "fix [policy] hooks", "cannot resolve [policy] hooks: %s",
-                   err->msg);
+      rule_fail (c, "fix [policy] hooks", "cannot resolve [policy] hooks: %s",
+                 err->msg);
       return;
     }
   hooks = jget_type (c->spec, "spec", "hooks", json_type_object, &f);
@@ -199,14 +199,13 @@ check_hooks (struct ctx *c)
         }
     }
   if (f.n > 0)
-    report_fail (c->rep, "policy.hooks",
-                 "OCI hooks run on the host as root: remove the hook, or add its program to "
-                 "[policy] hooks (a hook may set no environment, and dockerd may run only as "
-                 "Docker's own libnetwork-setkey hook)",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "OCI hooks run on the host as root: remove the hook, or add its program to "
+               "[policy] hooks (a hook may set no environment, and dockerd may run only as "
+               "Docker's own libnetwork-setkey hook)",
+               "%s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.hooks", "%zu hook%s, all in [policy] hooks", n_hooks,
-                 n_hooks == 1 ? "" : "s");
+    rule_pass (c, "%zu hook%s, all in [policy] hooks", n_hooks,
+               n_hooks == 1 ? "" : "s");
 }
 
 /* ---- policy.annotations --------------------------------------------- */
@@ -559,12 +558,11 @@ check_identity (struct ctx *c)
   judge_kata_state (c, &f);
   who_line (c, &who);
   if (f.n > 0)
-    report_fail (c->rep, "policy.identity",
-                 "a container cannot say which pod, engine or sandbox it belongs to: remove the "
-                 "annotation; a pod's annotations are its engine's own",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "a container cannot say which pod, engine or sandbox it belongs to: remove the "
+               "annotation; a pod's annotations are its engine's own",
+               "%s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.identity", "%s", sb_str (&who));
+    rule_pass (c, "%s", sb_str (&who));
 }
 
 /* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
@@ -627,12 +625,11 @@ check_annotations (struct ctx *c)
   if (is_pod_sandbox (c))
     c->rep->pod_sandbox = true;
   if (f.n > 0)
-    report_fail (c->rep, "policy.annotations",
-                 "remove the annotation (a Kata annotation changes how the VM is built), or "
-                 "allow its name with a regex in [policy] annotations",
-                 "Kata annotations not allowed: %s", sb_str (&f.text));
+    rule_fail (c, "remove the annotation (a Kata annotation changes how the VM is built), or "
+               "allow its name with a regex in [policy] annotations",
+               "Kata annotations not allowed: %s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.annotations", "%zu Kata annotation%s, all allowed", n_kata,
-                 n_kata == 1 ? "" : "s");
+    rule_pass (c, "%zu Kata annotation%s, all allowed", n_kata,
+               n_kata == 1 ? "" : "s");
 }
 

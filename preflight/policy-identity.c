@@ -131,22 +131,20 @@ check_privileged (struct ctx *c)
   c->privileged = f.n > 0;
   if (! c->privileged)
     {
-      report_pass (c->rep, "policy.privileged", "not a privileged container");
+      rule_pass (c, "not a privileged container");
       return;
     }
   if (seccomp == NULL)
     sb_printf (&f.text, "; no seccomp profile");
   if (c->cfg->policy.privileged)
     {
-      report_pass (c->rep, "policy.privileged",
-                   "privileged container (%s), allowed by [policy] privileged = true",
-                   sb_str (&f.text));
+      rule_pass (c, "privileged container (%s), allowed by [policy] privileged = true",
+                 sb_str (&f.text));
       return;
     }
-  report_fail (c->rep, "policy.privileged",
-               "run the container without --privileged (add only the capabilities and devices "
-               "it needs), or set [policy] privileged = true",
-               "privileged container: %s", sb_str (&f.text));
+  rule_fail (c, "run the container without --privileged (add only the capabilities and devices "
+             "it needs), or set [policy] privileged = true",
+             "privileged container: %s", sb_str (&f.text));
 }
 
 /* ---- policy.namespaces ---------------------------------------------- */
@@ -283,19 +281,17 @@ check_namespaces (struct ctx *c)
       }
     }
   if (f.n > 0 && f.n == n_unreadable)
-    report_fail (c->rep, "policy.namespaces",
-                 "join the namespace of a running container (docker run --network "
-                 "container:NAME with NAME running), or give the container its own",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "join the namespace of a running container (docker run --network "
+               "container:NAME with NAME running), or give the container its own",
+               "%s", sb_str (&f.text));
   else if (f.n > 0)
-    report_fail (c->rep, "policy.namespaces",
-                 "give the container its own network, pid, ipc and uts namespaces (no --network "
-                 "host, --pid host, --ipc host, --uts host), or set [policy] host_namespaces = "
-                 "true",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "give the container its own network, pid, ipc and uts namespaces (no --network "
+               "host, --pid host, --ipc host, --uts host), or set [policy] host_namespaces = "
+               "true",
+               "%s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.namespaces", "%s%s", sb_str (&ok),
-                 n_host ? " by [policy] host_namespaces = true" : "");
+    rule_pass (c, "%s%s", sb_str (&ok),
+               n_host ? " by [policy] host_namespaces = true" : "");
 }
 
 /* ---- whose start this is ------------------------------------------- */

@@ -120,7 +120,14 @@ struct ctx
   int pod;
   const char *pod_sid, *pod_uid;
   struct who who;  /* who_resolve, before every rule */
+  const char *rule;  /* the rule running (check_policy's rules[]): its report lines' id */
 };
+
+/* A rule's report lines, under the id its row in rules[] (policy.c)
+   gives it: a rule cannot report under another's. */
+#define rule_pass(c, ...) report_pass ((c)->rep, (c)->rule, __VA_ARGS__)
+#define rule_fail(c, remedy, ...) report_fail ((c)->rep, (c)->rule, (remedy), __VA_ARGS__)
+#define rule_skip(c, ...) report_skip ((c)->rep, (c)->rule, __VA_ARGS__)
 
 /* Resolved once per run: the configured directories, with symlinks
    followed as far as they exist. */

@@ -1016,8 +1016,8 @@ check_mounts (struct ctx *c)
 
   if (! c->dirs->ok)
     {
-      report_fail (c->rep, "policy.mounts", "fix the paths in [policy]",
-                   "cannot resolve a [policy] path: %s", c->dirs_err->msg);
+      rule_fail (c, "fix the paths in [policy]",
+                 "cannot resolve a [policy] path: %s", c->dirs_err->msg);
       return;
     }
   judge_rootfs (c, &memo, &rmemo, &f, &rootfs);
@@ -1078,16 +1078,14 @@ check_mounts (struct ctx *c)
         }
     }
   if (f.n > 0)
-    report_fail (c->rep, "policy.mounts",
-                 "do not bind engine sockets, engine state, credentials or system directories "
-                 "into the container; bind data read-only (:ro) or from a directory listed in "
-                 "[policy] writable_mounts",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "do not bind engine sockets, engine state, credentials or system directories "
+               "into the container; bind data read-only (:ro) or from a directory listed in "
+               "[policy] writable_mounts",
+               "%s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.mounts",
-                 "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "
-                 "under [policy] writable_mounts; the rootfs is %s",
-                 n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
-                 n_bind - n_ro - n_engine, rootfs);
+    rule_pass (c, "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "
+               "under [policy] writable_mounts; the rootfs is %s",
+               n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
+               n_bind - n_ro - n_engine, rootfs);
 }
 

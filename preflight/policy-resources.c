@@ -621,14 +621,12 @@ check_resources (struct ctx *c)
   if (f.n == 0)
     claim_vm (c, &w, &vm);
   if (f.n > 0)
-    report_fail (c->rep, "policy.resources",
-                 "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
-                 "the VM maximums in [policy]",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
+               "the VM maximums in [policy]",
+               "%s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.resources",
-                 "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
-                 " vCPUs of at most %" PRId64 " (%s)",
-                 vm.mem, vm.mem_why, max_mem, vm.vcpus, max_vcpus, vm.vcpus_why);
+    rule_pass (c, "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
+               " vCPUs of at most %" PRId64 " (%s)",
+               vm.mem, vm.mem_why, max_mem, vm.vcpus, max_vcpus, vm.vcpus_why);
 }
 

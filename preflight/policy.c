@@ -648,14 +648,6 @@ policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *er
   return obj;
 }
 
-/* ---- the family ----------------------------------------------------- */
-
-static const char *const rule_ids[] = {
-  "policy.privileged", "policy.namespaces", "policy.identity",   "policy.mounts",
-  "policy.capabilities", "policy.devices",  "policy.hooks",      "policy.annotations",
-  "policy.seccomp",    "policy.resources",  "policy.confinement", "egress.netns",
-};
-
 /* ---- policy.confinement --------------------------------------------- */
 
 /* What Docker, containerd (ctr and CRI) and podman all mask and make
@@ -812,18 +804,39 @@ check_confinement (struct ctx *c)
         finding (&f, "%s at %.128s is writable", t, d);
     }
   if (f.n > 0 && c->privileged && c->cfg->policy.privileged)
-    report_pass (c->rep, "policy.confinement",
-                 "privileged container allowed by [policy] privileged = true");
+    rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else if (f.n > 0)
-    report_fail (c->rep, "policy.confinement",
-                 "keep the engine's default confinement (no --security-opt apparmor=unconfined, "
-                 "no procMount Unmasked, no shared propagation, only namespaced sysctls)",
-                 "%s", sb_str (&f.text));
+    rule_fail (c, "keep the engine's default confinement (no --security-opt apparmor=unconfined, "
+               "no procMount Unmasked, no shared propagation, only namespaced sysctls)",
+               "%s", sb_str (&f.text));
   else
-    report_pass (c->rep, "policy.confinement",
-                 "own mount namespace, /proc masked and read-only as the engines default, no "
-                 "unconfined profile, no shared propagation, only namespaced sysctls");
+    rule_pass (c, "own mount namespace, /proc masked and read-only as the engines default, no "
+               "unconfined profile, no shared propagation, only namespaced sysctls");
 }
+
+/* ---- the family ----------------------------------------------------- */
+
+/* The rules, in the order they report: privileged first, so that a
+   --privileged refusal leads with that.  Each reports only under its own
+   id (c->rule), and each is skipped when policy.spec fails. */
+static const struct policy_rule
+{
+  const char *id;
+  void (*check) (struct ctx *c);
+} rules[] = {
+  { "policy.privileged", check_privileged },
+  { "policy.namespaces", check_namespaces },
+  { "policy.identity", check_identity },
+  { "policy.mounts", check_mounts },
+  { "policy.capabilities", check_capabilities },
+  { "policy.devices", check_devices },
+  { "policy.hooks", check_hooks },
+  { "policy.annotations", check_annotations },
+  { "policy.seccomp", check_seccomp },
+  { "policy.resources", check_resources },
+  { "policy.confinement", check_confinement },
+  { "egress.netns", check_network },
+};
 
 void
 check_policy (struct preflight *pf)
@@ -870,23 +883,15 @@ check_policy (struct preflight *pf)
   c.dirs_err = dirs_err;
   who_resolve (&c);
   pf->from_policy.engine = c.who.engine;
-  /* Privileged first: a --privileged refusal should lead with that. */
-  check_privileged (&c);
-  check_namespaces (&c);
-  check_identity (&c);
-  check_mounts (&c);
-  check_capabilities (&c);
-  check_devices (&c);
-  check_hooks (&c);
-  check_annotations (&c);
-  check_seccomp (&c);
-  check_resources (&c);
-  check_confinement (&c);
-  check_network (&c);
+  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
+    {
+      c.rule = rules[i].id;
+      rules[i].check (&c);
+    }
   json_object_put (c.spec);
   return;
 
 not_run:
-  for (size_t i = 0; i < ARRAY_SIZE (rule_ids); i++)
-    report_skip (pf->rep, rule_ids[i], "not run: policy.spec failed");
+  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
+    report_skip (pf->rep, rules[i].id, "not run: policy.spec failed");
 }

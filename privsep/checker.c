@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -218,91 +219,167 @@ parent_probe (const struct guard_config *cfg, struct netns_probe *probe)
   return egress_probe_host (cfg, probe->host, sizeof probe->host);
 }
 
+/* ---- the requests, as the parent reads them ---------------------------- */
+
+/* Each kind's argument (the u32 after the magic) and, for NETNS, the body
+   after the head: the kind's fields into RQ, and whether they are a
+   request the parent answers (CHECKER_PARSE_OK) or one it refuses. */
+
+static enum checker_parse
+parse_exe (uint32_t arg, const unsigned char *buf, size_t len, struct checker_request *rq)
+{
+  (void) buf, (void) len;
+  rq->pid = arg;
+  return arg != 0 && arg <= INT32_MAX ? CHECKER_PARSE_OK : CHECKER_PARSE_REFUSED;
+}
+
+static enum checker_parse
+parse_ns (uint32_t arg, const unsigned char *buf, size_t len, struct checker_request *rq)
+{
+  (void) buf, (void) len;
+  /* The pid in the low 24 bits, the namespace's index above them. */
+  rq->pid = arg & 0xffffff;
+  rq->ns_name = engine_ns_proc_name ((int) (arg >> 24));
+  return rq->pid != 0 && rq->ns_name != NULL ? CHECKER_PARSE_OK : CHECKER_PARSE_REFUSED;
+}
+
+static const char probe_host_chars[]
+    = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.";
+
+/* Whatever the child sent: a path that is a terminated absolute one, or
+   none beside a pid; a host that is a terminated DNS name; a bounded
+   wait; a proxy that is an IPv4 or IPv6 socket address. */
+static bool
+netns_request_valid (const struct netns_request *rq)
+{
+  const struct netns_probe *p = &rq->probe;
+  size_t hl = strnlen (p->host, sizeof p->host);
+
+  if (strnlen (rq->path, sizeof rq->path) == sizeof rq->path)
+    return false;
+  if (rq->pid == 0 ? rq->path[0] != '/' : (rq->path[0] != '\0' || rq->pid > INT32_MAX))
+    return false;
+  if (hl == 0 || hl == sizeof p->host || strspn (p->host, probe_host_chars) != hl)
+    return false;
+  if (p->timeout_ms < 1 || p->timeout_ms > 60000)
+    return false;
+  return (p->proxy.ss_family == AF_INET && p->proxy_len == sizeof (struct sockaddr_in))
+         || (p->proxy.ss_family == AF_INET6 && p->proxy_len == sizeof (struct sockaddr_in6));
+}
+
+/* The argument is the body's size, which is the struct's: anything else
+   is framed wrong, and nothing after it can be read. */
+static enum checker_parse
+parse_netns (uint32_t arg, const unsigned char *buf, size_t len, struct checker_request *rq)
+{
+  if (arg != sizeof rq->netns)
+    return CHECKER_PARSE_MALFORMED;
+  if (len < CHECKER_NETNS_REQUEST_LEN)
+    return CHECKER_PARSE_PARTIAL;
+  rq->len = CHECKER_NETNS_REQUEST_LEN;
+  memcpy (&rq->netns, buf + CHECKER_REQUEST_HEAD, sizeof rq->netns);
+  rq->pid = rq->netns.pid;
+  return netns_request_valid (&rq->netns) ? CHECKER_PARSE_OK : CHECKER_PARSE_REFUSED;
+}
+
+static enum checker_parse
+parse_pool (uint32_t arg, const unsigned char *buf, size_t len, struct checker_request *rq)
+{
+  (void) buf, (void) len, (void) rq;
+  return arg == 0 ? CHECKER_PARSE_OK : CHECKER_PARSE_REFUSED;
+}
+
 /* ---- the answers ------------------------------------------------------ */
 
-/* The answers, to requests checker_request_parse validated and this
-   start's spec names (REFUSE: the errno to answer instead, EINVAL for a
+/* The answers, to requests their parser validated and this start's spec
+   names: an errno (0: answered; REFUSE when it is not 0, EINVAL for a
    request of the wrong form, EPERM for one about something the spec does
-   not name).  The parent builds every path itself, from numbers or from
-   a path it checked. */
+   not name) and the reply's body in *BODY, *N bytes (its row says whether
+   the body is counted or of a fixed size).  The parent builds every path
+   itself, from numbers or from a path it checked. */
 
-/* readlink /proc/PID/exe: a counted reply, the target. */
-static int
-answer_exe (int sock, const struct checker_request *rq, int32_t refuse,
-            const struct guard_config *cfg)
+/* readlink /proc/PID/exe: the target. */
+static int32_t
+answer_exe (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+            const void **body, size_t *n)
 {
-  char path[64], target[CHECKER_PATH_MAX];
-  int32_t e = refuse;
-  uint32_t n = 0;
-  ssize_t r = -1;
+  static char target[CHECKER_PATH_MAX];
+  char path[64];
+  ssize_t r;
 
-  if (e == 0)
-    {
-      snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) rq->pid);
-      r = readlink (path, target, sizeof target);
-      if (r < 0)
-        e = errno;
-      else if ((size_t) r >= sizeof target)
-        e = ENAMETOOLONG;
-      else
-        n = (uint32_t) r;
-    }
-  return checker_reply_send (sock, e, target, n, true);
+  (void) cfg;
+  *body = target;
+  *n = 0;
+  if (refuse != 0)
+    return refuse;
+  snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) rq->pid);
+  r = readlink (path, target, sizeof target);
+  if (r < 0)
+    return errno;
+  if ((size_t) r >= sizeof target)
+    return ENAMETOOLONG;
+  *n = (size_t) r;
+  return 0;
 }
 
 /* stat /proc/PID/ns/NAME: a struct checker_ns_reply. */
-static int
-answer_ns (int sock, const struct checker_request *rq, int32_t refuse,
-           const struct guard_config *cfg)
+static int32_t
+answer_ns (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+           const void **body, size_t *n)
 {
-  struct checker_ns_reply r = { 0, 0 };
+  static struct checker_ns_reply r;
   char path[64];
   struct stat st;
-  int32_t e = refuse;
 
   (void) cfg;
-  if (e == 0)
-    {
-      snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
-      if (stat (path, &st) < 0)
-        e = errno;
-      else
-        r = (struct checker_ns_reply) { st.st_dev, st.st_ino };
-    }
-  return checker_reply_send (sock, e, &r, sizeof r, false);
+  r = (struct checker_ns_reply) { 0, 0 };
+  *body = &r;
+  *n = sizeof r;
+  if (refuse != 0)
+    return refuse;
+  snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
+  if (stat (path, &st) < 0)
+    return errno;
+  r = (struct checker_ns_reply) { st.st_dev, st.st_ino };
+  return 0;
 }
 
 /* A network namespace's facts (netns.h), of a process's namespace (pid)
    or a path's, probed with the parent's own probe: a struct netns_facts. */
-static int
-answer_netns (int sock, const struct checker_request *rq, int32_t refuse,
-              const struct guard_config *cfg)
+static int32_t
+answer_netns (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+              const void **body, size_t *n)
 {
   static struct netns_facts facts;
   cleanup_error kg_error_t gerr = NULL;
-  const struct netns_request *n = &rq->netns;
+  const struct netns_request *q = &rq->netns;
   struct netns_probe probe;
-  int32_t e = refuse;
 
   memset (&facts, 0, sizeof facts);
-  if (e == 0 && parent_probe (cfg, &probe) < 0)
-    e = EPERM;
-  if (e == 0 && netns_gather (n->pid, n->pid ? NULL : n->path, &probe, &facts, &gerr) < 0)
-    e = gerr->errnum ? gerr->errnum : EIO;
-  return checker_reply_send (sock, e, &facts, sizeof facts, false);
+  *body = &facts;
+  *n = sizeof facts;
+  if (refuse != 0)
+    return refuse;
+  if (parent_probe (cfg, &probe) < 0)
+    return EPERM;
+  if (netns_gather (q->pid, q->pid ? NULL : q->path, &probe, &facts, &gerr) < 0)
+    return gerr->errnum ? gerr->errnum : EIO;
+  return 0;
 }
 
 /* The status of the thin pool the parent's own [storage]
-   containerd_config names (storage.h): a counted reply, the status, or
-   on an error its message. */
-static int
-answer_pool (int sock, const struct checker_request *rq, int32_t refuse,
-             const struct guard_config *cfg)
+   containerd_config names (storage.h): the status, or on an error its
+   message. */
+static int32_t
+answer_pool (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+             const void **body, size_t *n)
 {
+  static char text[1024];
   cleanup_error kg_error_t perr = NULL;
-  char name[128], text[1024];
+  char name[128];
   int32_t e = refuse;
 
+  (void) rq;
   text[0] = '\0';
   if (e == 0 && cfg == NULL)
     e = EPERM;
@@ -322,27 +399,59 @@ answer_pool (int sock, const struct checker_request *rq, int32_t refuse,
       e = perr->errnum ? perr->errnum : EIO;
       snprintf (text, sizeof text, "%s", perr->msg);
     }
-  (void) rq;
-  return checker_reply_send (sock, e, text, strlen (text), true);
+  *body = text;
+  *n = strlen (text);
+  return e;
 }
 
-/* The requests the confined child may make, one row a kind: what the
-   parent answers it for, and the answer (which writes the reply with
-   checker_reply_send, as the child's reader in this file reads it).  The
-   codec parses and validates each kind (checker_request_parse); a kind
-   with no row is never answered. */
+/* ---- the request kinds ------------------------------------------------ */
+
+/* The requests the confined child may make, one row a kind, at its
+   enum's index: its magic (the codec's builders write it), the parser of
+   the rest, what the parent answers it for, the answer, and the reply's
+   form, which the parent writes (answer) and the child reads (child_ask)
+   from this row alone.  A kind with no row is never answered. */
 static const struct request_kind
 {
-  enum checker_request_kind kind;
+  const char *magic;
+  enum checker_parse (*parse) (uint32_t arg, const unsigned char *buf, size_t len,
+                               struct checker_request *rq);
   bool (*permitted) (const struct checker_names *n, const struct checker_request *rq);
-  int (*answer) (int sock, const struct checker_request *rq, int32_t refuse,
-                 const struct guard_config *cfg);
-} request_kinds[] = {
-  { CHECKER_REQ_EXE, permit_exe, answer_exe },
-  { CHECKER_REQ_NS, permit_ns, answer_ns },
-  { CHECKER_REQ_NETNS, permit_netns, answer_netns },
-  { CHECKER_REQ_POOL, permit_pool, answer_pool },
+  int32_t (*answer) (const struct checker_request *rq, int32_t refuse,
+                     const struct guard_config *cfg, const void **body, size_t *n);
+  size_t reply_size;  /* a body of this size; 0: a counted body */
+} request_kinds[CHECKER_REQ_KINDS] = {
+  [CHECKER_REQ_EXE] = { CHECKER_MAGIC_EXE, parse_exe, permit_exe, answer_exe, 0 },
+  [CHECKER_REQ_NS] = { CHECKER_MAGIC_NS, parse_ns, permit_ns, answer_ns,
+                       sizeof (struct checker_ns_reply) },
+  [CHECKER_REQ_NETNS] = { CHECKER_MAGIC_NETNS, parse_netns, permit_netns, answer_netns,
+                          sizeof (struct netns_facts) },
+  [CHECKER_REQ_POOL] = { CHECKER_MAGIC_POOL, parse_pool, permit_pool, answer_pool, 0 },
 };
+
+enum checker_parse
+checker_request_parse (const unsigned char *buf, size_t len, struct checker_request *rq)
+{
+  size_t head = len < 4 ? len : 4;
+  const struct request_kind *k = NULL;
+  uint32_t arg;
+
+  if (len == 0)
+    return CHECKER_PARSE_PARTIAL;
+  for (size_t i = 0; i < ARRAY_SIZE (request_kinds) && k == NULL; i++)
+    if (request_kinds[i].magic != NULL && memcmp (buf, request_kinds[i].magic, head) == 0)
+      k = &request_kinds[i];
+  if (k == NULL)
+    return CHECKER_PARSE_NONE;
+  /* Up to here, the beginning of a magic: wait for the rest. */
+  if (len < CHECKER_REQUEST_HEAD)
+    return CHECKER_PARSE_PARTIAL;
+  memset (rq, 0, sizeof *rq);
+  rq->kind = (enum checker_request_kind) (k - request_kinds);
+  rq->len = CHECKER_REQUEST_HEAD;
+  memcpy (&arg, buf + 4, 4);
+  return k->parse (arg, buf, len, rq);
+}
 
 /* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED): EINVAL
    for one of the wrong form, EPERM for one about something the spec does
@@ -351,19 +460,18 @@ static int
 answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
         struct checker_parent *parent)
 {
-  for (size_t i = 0; i < ARRAY_SIZE (request_kinds); i++)
-    {
-      const struct request_kind *k = &request_kinds[i];
-      int32_t refuse;
+  const struct request_kind *k = &request_kinds[rq->kind];
+  const void *body;
+  int32_t refuse, e;
+  size_t n;
 
-      if (k->kind != rq->kind)
-        continue;
-      refuse = parsed != CHECKER_PARSE_OK ? EINVAL
-               : ! k->permitted (spec_names (parent), rq) ? EPERM
-                                                          : 0;
-      return k->answer (sock, rq, refuse, parent->cfg);
-    }
-  return -1;
+  refuse = parsed != CHECKER_PARSE_OK ? EINVAL
+           : ! k->permitted (spec_names (parent), rq) ? EPERM
+                                                      : 0;
+  e = k->answer (rq, refuse, parent->cfg, &body, &n);
+  if (k->reply_size != 0 && n != k->reply_size)
+    return errno = EINVAL, -1;
+  return checker_reply_send (sock, e, body, n, k->reply_size == 0);
 }
 
 /* ---- the runtime descriptor ------------------------------------------ */
@@ -729,6 +837,35 @@ send_report (int sock, const struct report *rep, int runtime_fd, const char *cac
 
 #define CHILD_SOCK CONFINE_REPORT_FD
 
+/* Send the request RQ (LEN bytes) of KIND and read the parent's reply
+   in the form KIND's row gives: a counted body of at most MAX bytes into
+   BODY (*N: how many came), or a body of exactly the row's size, which
+   MAX must be.  0 with the parent's errno in *E, or -1 with errno EIO
+   when the reply did not come whole. */
+static int
+child_ask (enum checker_request_kind kind, const unsigned char *rq, size_t len, int32_t *e,
+           void *body, size_t max, size_t *n)
+{
+  const struct request_kind *k = &request_kinds[kind];
+
+  if (k->reply_size != 0 && max != k->reply_size)
+    return errno = EINVAL, -1;
+  if (kg_send_all (CHILD_SOCK, rq, len) < 0
+      || checker_reply_read (CHILD_SOCK, e, body, max, n, k->reply_size == 0) < 0)
+    return errno = EIO, -1;
+  return 0;
+}
+
+/* The parent's errno E, as the child's: -1 with it, or 0. */
+static int
+child_answered (int32_t e)
+{
+  if (e == 0)
+    return 0;
+  errno = e > 0 ? e : EIO;
+  return -1;
+}
+
 /* req->proc_exe in the child: ask the parent. */
 static ssize_t
 child_proc_exe (unsigned long pid, char *buf, size_t size)
@@ -737,20 +874,11 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
   size_t n;
   int32_t e;
 
-  if (checker_request_exe (pid, rq) < 0)
+  if (checker_request_exe (pid, rq) < 0
+      || child_ask (CHECKER_REQ_EXE, rq, sizeof rq, &e, buf,
+                    size < CHECKER_PATH_MAX ? size : CHECKER_PATH_MAX, &n) < 0
+      || child_answered (e) < 0)
     return -1;
-  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
-      || checker_reply_read (CHILD_SOCK, &e, buf, size < CHECKER_PATH_MAX ? size : CHECKER_PATH_MAX,
-                             &n, true) < 0)
-    {
-      errno = EIO;
-      return -1;
-    }
-  if (e != 0)
-    {
-      errno = e > 0 ? e : EIO;
-      return -1;
-    }
   return (ssize_t) n;
 }
 
@@ -762,19 +890,10 @@ child_ns_stat (unsigned long pid, int k, struct stat *st)
   struct checker_ns_reply r;
   int32_t e;
 
-  if (checker_request_ns (pid, k, rq) < 0)
+  if (checker_request_ns (pid, k, rq) < 0
+      || child_ask (CHECKER_REQ_NS, rq, sizeof rq, &e, &r, sizeof r, NULL) < 0
+      || child_answered (e) < 0)
     return -1;
-  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
-      || checker_reply_read (CHILD_SOCK, &e, &r, sizeof r, NULL, false) < 0)
-    {
-      errno = EIO;
-      return -1;
-    }
-  if (e != 0)
-    {
-      errno = e > 0 ? e : EIO;
-      return -1;
-    }
   memset (st, 0, sizeof *st);
   st->st_dev = (dev_t) r.dev;
   st->st_ino = (ino_t) r.ino;
@@ -789,20 +908,10 @@ child_netns_facts (unsigned long pid, const char *path, const struct netns_probe
   static unsigned char rq[CHECKER_NETNS_REQUEST_LEN];
   int32_t e;
 
-  if (checker_request_netns (pid, path, probe, rq) < 0)
+  if (checker_request_netns (pid, path, probe, rq) < 0
+      || child_ask (CHECKER_REQ_NETNS, rq, sizeof rq, &e, out, sizeof *out, NULL) < 0)
     return -1;
-  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
-      || checker_reply_read (CHILD_SOCK, &e, out, sizeof *out, NULL, false) < 0)
-    {
-      errno = EIO;
-      return -1;
-    }
-  if (e != 0)
-    {
-      errno = e > 0 ? e : EIO;
-      return -1;
-    }
-  return 0;
+  return child_answered (e);
 }
 
 /* req->pool_status in the child: ask the parent. */
@@ -815,8 +924,7 @@ child_pool_status (char *buf, size_t size, kg_error_t *err)
   int32_t e;
 
   checker_request_pool (rq);
-  if (kg_send_all (CHILD_SOCK, rq, sizeof rq) < 0
-      || checker_reply_read (CHILD_SOCK, &e, text, sizeof text - 1, &n, true) < 0)
+  if (child_ask (CHECKER_REQ_POOL, rq, sizeof rq, &e, text, sizeof text - 1, &n) < 0)
     return kg_error (err, EIO, "the checker's parent did not answer the pool request");
   text[n] = '\0';
   if (e != 0)

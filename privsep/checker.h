@@ -91,6 +91,27 @@ struct checker_parent
 
 void checker_parent_release (struct checker_parent *parent);
 
+enum checker_parse
+{
+  CHECKER_PARSE_PARTIAL,      /* the start of a request (or too little to tell): read more */
+  CHECKER_PARSE_NONE,         /* not a request: the report starts here */
+  CHECKER_PARSE_MALFORMED,    /* a request framed wrong: nothing after it can be read */
+  CHECKER_PARSE_REFUSED,      /* a whole request that asks what the parent does not answer:
+                                 *RQ has its kind and len, the answer is EINVAL */
+  CHECKER_PARSE_OK,           /* a whole, valid request in *RQ */
+};
+
+/* The parent's reading of a request: the one at the start of the LEN
+   bytes at BUF, by its kind's row (checker.c), validated: an EXE
+   pid that is a pid; an NS pid in 24 bits and a namespace index
+   engine_ns_proc_name knows; a NETNS path that is a terminated absolute
+   one (pid 0) or empty (a pid), a proxy that is an IPv4 or IPv6 socket
+   address, a host that is a DNS name (it goes into the request line), a
+   wait of 1 to 60000 ms; a POOL argument of 0.  The answer only grows more certain as LEN
+   grows: once it is not PARTIAL, every longer buffer gets the same. */
+enum checker_parse checker_request_parse (const unsigned char *buf, size_t len,
+                                          struct checker_request *rq);
+
 /* Whether the O_PATH descriptor FD is the file the parent itself reaches
    by the trusted-path walk of PARENT's [runtime] key for its mode (same
    device and inode), a regular executable file, not kata-guard itself,

@@ -516,93 +516,8 @@ checker_header_wants_fd (const unsigned char *buf, size_t len)
 
 /* ---- the requests ------------------------------------------------------ */
 
-static const unsigned char exe_magic[4] = { 'K', 'G', 'R', 'Q' };    /* readlink /proc/PID/exe */
-static const unsigned char ns_magic[4] = { 'K', 'G', 'N', 'S' };     /* stat /proc/PID/ns/NAME */
-static const unsigned char netns_magic[4] = { 'K', 'G', 'N', 'N' };  /* a network namespace's facts */
-static const unsigned char pool_magic[4] = { 'K', 'G', 'D', 'M' };   /* the thin pool's status */
-
-static const char probe_host_chars[]
-    = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.";
-
-/* Whatever the child sent: a path that is a terminated absolute one, or
-   none beside a pid; a host that is a terminated DNS name; a bounded
-   wait; a proxy that is an IPv4 or IPv6 socket address. */
-static bool
-netns_request_valid (const struct netns_request *rq)
-{
-  const struct netns_probe *p = &rq->probe;
-  size_t hl = strnlen (p->host, sizeof p->host);
-
-  if (strnlen (rq->path, sizeof rq->path) == sizeof rq->path)
-    return false;
-  if (rq->pid == 0 ? rq->path[0] != '/' : (rq->path[0] != '\0' || rq->pid > INT32_MAX))
-    return false;
-  if (hl == 0 || hl == sizeof p->host || strspn (p->host, probe_host_chars) != hl)
-    return false;
-  if (p->timeout_ms < 1 || p->timeout_ms > 60000)
-    return false;
-  return (p->proxy.ss_family == AF_INET && p->proxy_len == sizeof (struct sockaddr_in))
-         || (p->proxy.ss_family == AF_INET6 && p->proxy_len == sizeof (struct sockaddr_in6));
-}
-
-enum checker_parse
-checker_request_parse (const unsigned char *buf, size_t len, struct checker_request *rq)
-{
-  static const unsigned char *const magics[] = { exe_magic, ns_magic, netns_magic, pool_magic };
-  size_t head = len < 4 ? len : 4;
-  uint32_t arg;
-  bool valid;
-  int kind = -1;
-
-  if (len == 0)
-    return CHECKER_PARSE_PARTIAL;
-  for (int k = 0; k < (int) ARRAY_SIZE (magics); k++)
-    if (memcmp (buf, magics[k], head) == 0)
-      {
-        kind = k;
-        break;
-      }
-  if (kind < 0)
-    return CHECKER_PARSE_NONE;
-  /* Up to here, the beginning of a magic: wait for the rest. */
-  if (len < CHECKER_REQUEST_HEAD)
-    return CHECKER_PARSE_PARTIAL;
-  memset (rq, 0, sizeof *rq);
-  rq->kind = (enum checker_request_kind) kind;
-  rq->len = CHECKER_REQUEST_HEAD;
-  memcpy (&arg, buf + 4, 4);
-  switch (rq->kind)
-    {
-    case CHECKER_REQ_EXE:
-      rq->pid = arg;
-      valid = arg != 0 && arg <= INT32_MAX;
-      break;
-    case CHECKER_REQ_NS:
-      /* The pid in the low 24 bits, the namespace's index above them. */
-      rq->pid = arg & 0xffffff;
-      rq->ns_name = engine_ns_proc_name ((int) (arg >> 24));
-      valid = rq->pid != 0 && rq->ns_name != NULL;
-      break;
-    case CHECKER_REQ_POOL:
-      valid = arg == 0;
-      break;
-    case CHECKER_REQ_NETNS:
-    default:
-      if (arg != sizeof rq->netns)
-        return CHECKER_PARSE_MALFORMED;
-      if (len < CHECKER_NETNS_REQUEST_LEN)
-        return CHECKER_PARSE_PARTIAL;
-      rq->len = CHECKER_NETNS_REQUEST_LEN;
-      memcpy (&rq->netns, buf + CHECKER_REQUEST_HEAD, sizeof rq->netns);
-      rq->pid = rq->netns.pid;
-      valid = netns_request_valid (&rq->netns);
-      break;
-    }
-  return valid ? CHECKER_PARSE_OK : CHECKER_PARSE_REFUSED;
-}
-
 static void
-request_head (unsigned char *out, const unsigned char *m, uint32_t arg)
+request_head (unsigned char *out, const char *m, uint32_t arg)
 {
   memcpy (out, m, 4);
   memcpy (out + 4, &arg, 4);
@@ -616,7 +531,7 @@ checker_request_exe (unsigned long pid, unsigned char *out)
       errno = EINVAL;
       return -1;
     }
-  request_head (out, exe_magic, (uint32_t) pid);
+  request_head (out, CHECKER_MAGIC_EXE, (uint32_t) pid);
   return 0;
 }
 
@@ -628,7 +543,7 @@ checker_request_ns (unsigned long pid, int k, unsigned char *out)
       errno = EINVAL;
       return -1;
     }
-  request_head (out, ns_magic, (uint32_t) pid | ((uint32_t) k << 24));
+  request_head (out, CHECKER_MAGIC_NS, (uint32_t) pid | ((uint32_t) k << 24));
   return 0;
 }
 
@@ -648,7 +563,7 @@ checker_request_netns (unsigned long pid, const char *path, const struct netns_p
   if (path != NULL)
     memcpy (rq.path, path, strlen (path) + 1);
   rq.probe = *probe;
-  request_head (out, netns_magic, (uint32_t) sizeof rq);
+  request_head (out, CHECKER_MAGIC_NETNS, (uint32_t) sizeof rq);
   memcpy (out + CHECKER_REQUEST_HEAD, &rq, sizeof rq);
   return 0;
 }
@@ -656,7 +571,7 @@ checker_request_netns (unsigned long pid, const char *path, const struct netns_p
 int
 checker_request_pool (unsigned char *out)
 {
-  request_head (out, pool_magic, 0);
+  request_head (out, CHECKER_MAGIC_POOL, 0);
   return 0;
 }
 

@@ -99,11 +99,19 @@ struct netns_request
 
 enum checker_request_kind
 {
-  CHECKER_REQ_EXE,    /* "KGRQ" */
-  CHECKER_REQ_NS,     /* "KGNS" */
-  CHECKER_REQ_NETNS,  /* "KGNN" */
-  CHECKER_REQ_POOL,   /* "KGDM": the devmapper thin pool's status */
+  CHECKER_REQ_EXE,    /* readlink /proc/PID/exe */
+  CHECKER_REQ_NS,     /* stat /proc/PID/ns/NAME */
+  CHECKER_REQ_NETNS,  /* a network namespace's facts */
+  CHECKER_REQ_POOL,   /* the devmapper thin pool's status */
+  CHECKER_REQ_KINDS
 };
+
+/* Each kind's magic, the first 4 bytes of its request (no NUL). */
+#define CHECKER_MAGIC_EXE "KGRQ"
+#define CHECKER_MAGIC_NS "KGNS"
+#define CHECKER_MAGIC_NETNS "KGNN"
+#define CHECKER_MAGIC_POOL "KGDM"
+
 
 /* One request as the parent answers it. */
 struct checker_request
@@ -114,26 +122,6 @@ struct checker_request
   const char *ns_name;         /* NS: the namespace's name under /proc/PID/ns */
   struct netns_request netns;  /* NETNS: as sent */
 };
-
-enum checker_parse
-{
-  CHECKER_PARSE_PARTIAL,      /* the start of a request (or too little to tell): read more */
-  CHECKER_PARSE_NONE,         /* not a request: the report starts here */
-  CHECKER_PARSE_MALFORMED,    /* a request framed wrong: nothing after it can be read */
-  CHECKER_PARSE_REFUSED,      /* a whole request that asks what the parent does not answer:
-                                 *RQ has its kind and len, the answer is EINVAL */
-  CHECKER_PARSE_OK,           /* a whole, valid request in *RQ */
-};
-
-/* The request at the start of the LEN bytes at BUF, validated: an EXE
-   pid that is a pid; an NS pid in 24 bits and a namespace index
-   engine_ns_proc_name knows; a NETNS path that is a terminated absolute
-   one (pid 0) or empty (a pid), a proxy that is an IPv4 or IPv6 socket
-   address, a host that is a DNS name (it goes into the request line), a
-   wait of 1 to 60000 ms; a POOL argument of 0.  The answer only grows more certain as LEN
-   grows: once it is not PARTIAL, every longer buffer gets the same. */
-enum checker_parse checker_request_parse (const unsigned char *buf, size_t len,
-                                          struct checker_request *rq);
 
 /* The child's side: a request into OUT (CHECKER_REQUEST_HEAD bytes, or
    CHECKER_NETNS_REQUEST_LEN for NETNS, the padding zeroed); -1 with

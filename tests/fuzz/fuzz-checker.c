@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checker.h"
 #include "checks.h"
 #include "codec.h"
 #include "fuzz-checker.h"

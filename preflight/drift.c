@@ -410,7 +410,7 @@ same_key (const struct stat *a, const struct stat *b)
    counts them), or the same bytes under another stat key (*TOUCHED: each
    start hashes it again until the host is validated again). */
 static void
-compare_file (const struct item *rec, const char *validated, struct strbuf *f, size_t *n,
+compare_file (const struct item *rec, const char *validated, struct kg_buf *f, size_t *n,
               size_t *touched)
 {
   cleanup_error kg_error_t err = NULL;
@@ -449,7 +449,7 @@ check_drift (struct preflight *pf)
   cleanup_error kg_error_t err = NULL;
   cleanup_record struct record r = { 0 };
   cleanup_items struct items now = { 0 };
-  cleanup_strbuf struct strbuf f = { 0 };
+  cleanup_kg_buf struct kg_buf f = { 0 };
   size_t n = 0, touched = 0;
   const char *remedy = "test the sandbox, then kata-guard validate";
 

@@ -135,8 +135,8 @@ void
 check_network (struct ctx *c)
 {
   const struct guard_config *cfg = c->cfg;
-  cleanup_strbuf struct strbuf why = { 0 };
-  cleanup_strbuf struct strbuf seen = { 0 };
+  cleanup_kg_buf struct kg_buf why = { 0 };
+  cleanup_kg_buf struct kg_buf seen = { 0 };
   cleanup_error kg_error_t err = NULL;
   struct json_object *linux_, *list, *entry = NULL, *path = NULL;
   struct netns_facts *facts = NULL;

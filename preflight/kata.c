@@ -659,7 +659,7 @@ load_config (struct preflight *pf, const struct runtime_choice *rc)
   cleanup_close int dfd = -1;
   cleanup_toml struct toml_value *doc = NULL;
   cleanup_names struct names names = { 0 };
-  cleanup_strbuf struct strbuf used = { 0 };
+  cleanup_kg_buf struct kg_buf used = { 0 };
   struct trust_info info, dinfo;
   char dropdir[PATH_MAX];
   char why[512];
@@ -826,7 +826,7 @@ hypervisor_allowed (const struct guard_config *cfg, const char *name)
    pass is only described in PASSED: the caller reports it. */
 static bool
 check_exec_key (struct preflight *pf, const char *id, const char *key, const char *missing_why,
-                const char *missing_remedy, struct strbuf *passed)
+                const char *missing_remedy, struct kg_buf *passed)
 {
   const struct kata_config *k = pf->from_kata.config;
   const struct toml_value *v = toml_get (k->hypervisor, key);
@@ -874,9 +874,9 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runt
   struct report *rep = pf->rep;
   const struct toml_value *doc = *docp, *hv, *want;
   const struct toml_entry *one = NULL;
-  cleanup_strbuf struct strbuf list = { 0 };
-  cleanup_strbuf struct strbuf allowed = { 0 };
-  cleanup_strbuf struct strbuf passed = { 0 };
+  cleanup_kg_buf struct kg_buf list = { 0 };
+  cleanup_kg_buf struct kg_buf allowed = { 0 };
+  cleanup_kg_buf struct kg_buf passed = { 0 };
   struct kata_config *k;
   const char *why;
   size_t n = 0;
@@ -992,7 +992,7 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runt
 static void
 check_jailer (struct preflight *pf)
 {
-  cleanup_strbuf struct strbuf passed = { 0 };
+  cleanup_kg_buf struct kg_buf passed = { 0 };
 
   if (pf->from_kata.config == NULL)
     {
@@ -1016,16 +1016,16 @@ check_jailer (struct preflight *pf)
 
 struct debug_scan
 {
-  struct strbuf console;  /* where the debug console is switched on */
-  struct strbuf debug;    /* sections with enable_debug = true */
-  struct strbuf bad;      /* the first value that is not a boolean */
-  struct strbuf open;     /* settings that open the sandbox some other way */
+  struct kg_buf console;  /* where the debug console is switched on */
+  struct kg_buf debug;    /* sections with enable_debug = true */
+  struct kg_buf bad;      /* the first value that is not a boolean */
+  struct kg_buf open;     /* settings that open the sandbox some other way */
   size_t n_console, n_debug, n_open;
 };
 
 static void
-scan_flag (const char *section, const struct toml_entry *e, struct strbuf *hits, size_t *n,
-           struct strbuf *bad)
+scan_flag (const char *section, const struct toml_entry *e, struct kg_buf *hits, size_t *n,
+           struct kg_buf *bad)
 {
   if (e->value->kind != TOML_BOOLEAN)
     {
@@ -1182,10 +1182,10 @@ check_debug (struct preflight *pf, const struct toml_value *doc)
   else
     report_pass (pf->rep, "kata.debug",
                  "no debug console, and enable_debug is not set to true anywhere");
-  sb_release (&s.console);
-  sb_release (&s.debug);
-  sb_release (&s.bad);
-  sb_release (&s.open);
+  kg_buf_release (&s.console);
+  kg_buf_release (&s.debug);
+  kg_buf_release (&s.bad);
+  kg_buf_release (&s.open);
 }
 
 /* Whether PATTERN means the same under POSIX regcomp as under the RE2
@@ -1256,7 +1256,7 @@ pattern_portable (const char *p, char *why, size_t why_size)
 /* Describe in BAD the NAMES that RE (the pattern PAT) matches. */
 static void
 pattern_hits (regex_t *re, const char *pat, const char *const *names, size_t n,
-              struct strbuf *bad, size_t *hits, size_t *n_bad)
+              struct kg_buf *bad, size_t *hits, size_t *n_bad)
 {
   for (size_t j = 0; j < n; j++)
     {
@@ -1282,7 +1282,7 @@ check_kata_annotations (struct preflight *pf)
   struct report *rep = pf->rep;
   const struct kata_config *k = pf->from_kata.config;
   const struct toml_value *list;
-  cleanup_strbuf struct strbuf bad = { 0 };
+  cleanup_kg_buf struct kg_buf bad = { 0 };
   size_t n_bad = 0;
 
   if (k == NULL)

@@ -590,7 +590,7 @@ within_any (const struct conf_net *n, const struct conf_net *allowed, size_t n_a
    on-link one within ALLOWED. */
 static void
 judge_routes (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
-              struct strbuf *why, size_t *n_why, struct strbuf *seen)
+              struct kg_buf *why, size_t *n_why, struct kg_buf *seen)
 {
   char a[INET6_ADDRSTRLEN], g[32 + INET6_ADDRSTRLEN];
 
@@ -632,7 +632,7 @@ judge_routes (const struct netns_facts *f, const struct conf_net *allowed, size_
    namespace may not have: noprefixroute). */
 static void
 judge_links (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
-             struct strbuf *why, size_t *n_why)
+             struct kg_buf *why, size_t *n_why)
 {
   char a[INET6_ADDRSTRLEN];
 
@@ -669,7 +669,7 @@ judge_links (const struct netns_facts *f, const struct conf_net *allowed, size_t
 /* Whether anyone but the host can change the namespace, or could put
    another one under its path before Kata opens it; the reason in WHY. */
 static bool
-judge_owner_and_path (const struct netns_facts *f, struct strbuf *why)
+judge_owner_and_path (const struct netns_facts *f, struct kg_buf *why)
 {
   if (f->untrusted[0] != '\0')
     sb_printf (why, "its path is not trusted: %.*s", (int) sizeof f->untrusted, f->untrusted);
@@ -690,7 +690,7 @@ judge_owner_and_path (const struct netns_facts *f, struct strbuf *why)
 
 int
 netns_judge (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
-             const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen)
+             const struct sockaddr_storage *proxy, struct kg_buf *why, struct kg_buf *seen)
 {
   struct conf_net derived;
   uint8_t pfam, paddr[16] = { 0 };

@@ -97,7 +97,7 @@ int netns_gather (unsigned long pid, const char *path, const struct netns_probe 
                   struct netns_facts *out, kg_error_t *err);
 
 
-struct strbuf;
+struct kg_buf;
 /* Judge F: nothing but loopback, or no default route, every route as
    Kata hands it to the VM (any type: destination and gateway) on-link to
    one of ALLOWED (N_ALLOWED of them; none: the network of the interface
@@ -106,6 +106,6 @@ struct strbuf;
    with what was seen in SEEN, or -1 with every reason in WHY.  The
    probe's answer (f->probe_*) is the caller's to judge. */
 int netns_judge (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
-                 const struct sockaddr_storage *proxy, struct strbuf *why, struct strbuf *seen);
+                 const struct sockaddr_storage *proxy, struct kg_buf *why, struct kg_buf *seen);
 
 #endif

@@ -523,7 +523,7 @@ judge_kata_state (struct ctx *c, struct findings *f)
 
 /* The start's identity as a line: engine, namespace, pod. */
 static void
-who_line (struct ctx *c, struct strbuf *out)
+who_line (struct ctx *c, struct kg_buf *out)
 {
   const char *sid, *uid;
 
@@ -550,7 +550,7 @@ void
 check_identity (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  cleanup_strbuf struct strbuf who = { 0 };
+  cleanup_kg_buf struct kg_buf who = { 0 };
   struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
 
   if (ann != NULL)

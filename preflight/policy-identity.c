@@ -190,7 +190,7 @@ void
 check_namespaces (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  cleanup_strbuf struct strbuf ok = { 0 };
+  cleanup_kg_buf struct kg_buf ok = { 0 };
   struct json_object *linux_, *list;
   size_t n_host = 0, n_unreadable = 0;
 

@@ -33,7 +33,7 @@
 /* One finding of a rule: counted (the verdict) and listed (the reason). */
 struct findings
 {
-  struct strbuf text;
+  struct kg_buf text;
   size_t n;
 };
 

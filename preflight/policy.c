@@ -51,7 +51,7 @@
 void
 findings_release (struct findings *f)
 {
-  sb_release (&f->text);
+  kg_buf_release (&f->text);
 }
 
 __attribute__ ((format (printf, 2, 3))) void

@@ -719,8 +719,8 @@ struct storage_run
   bool needs_block;          /* the hypervisor has no shared file system */
   enum verdict worst;        /* of storage.snapshotter's findings */
   size_t n_findings;
-  struct strbuf reason, remedy;
-  struct strbuf names;       /* the snapshotters judged, for storage.pool */
+  struct kg_buf reason, remedy;
+  struct kg_buf names;       /* the snapshotters judged, for storage.pool */
   bool devmapper;            /* one of them is containerd's devmapper */
   bool read_error;           /* a configuration could not be read */
 };
@@ -728,9 +728,9 @@ struct storage_run
 static void
 storage_run_release (struct storage_run *r)
 {
-  sb_release (&r->reason);
-  sb_release (&r->remedy);
-  sb_release (&r->names);
+  kg_buf_release (&r->reason);
+  kg_buf_release (&r->remedy);
+  kg_buf_release (&r->names);
 }
 
 /* One finding of storage.snapshotter. */

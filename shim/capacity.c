@@ -161,7 +161,7 @@ record_parse (char *text, size_t len, const char *name, struct cap_record *r, kg
 static int
 record_format (const struct cap_record *r, char **text, size_t *len, kg_error_t *err)
 {
-  cleanup_strbuf struct strbuf sb = { 0 };
+  cleanup_kg_buf struct kg_buf sb = { 0 };
 
   sb_printf (&sb, "%s\n%s\n%s\n%s\n%s\n%llu %llu\n%s\n%" PRId64 "\n%" PRId64 " %" PRId64 " %" PRId64
                   "\n%zu\n",

@@ -51,7 +51,7 @@ oci_stderr_text (const char *msg, bool no_log)
 {
   static const char enoent[] = "No such file or directory";
   static const char instead[] = "does not exist";
-  cleanup_strbuf struct strbuf sb = { 0 };
+  cleanup_kg_buf struct kg_buf sb = { 0 };
   const char *p = msg, *hit;
 
   if (no_log && strncmp (p, "kata-guard: ", 12) == 0)

@@ -119,22 +119,22 @@ contained (void)
 /* Judge the facts against NETS (space-separated CIDRs, or ""); the
    verdict, with the reasons in WHY. */
 static int
-judge (const char *nets, struct strbuf *why)
+judge (const char *nets, struct kg_buf *why)
 {
   struct conf_net allowed[8];
   size_t n = 0;
   char buf[256], *save = NULL;
-  struct strbuf seen = { 0 };
+  struct kg_buf seen = { 0 };
   int rc;
 
   snprintf (buf, sizeof buf, "%s", nets);
   for (char *t = strtok_r (buf, " ", &save); t != NULL && n < 8; t = strtok_r (NULL, " ", &save))
     if (conf_parse_cidr (t, &allowed[n++]) < 0)
       printf ("Bail out! bad network %s\n", t);
-  sb_release (why);
+  kg_buf_release (why);
   memset (why, 0, sizeof *why);
   rc = netns_judge (&facts, allowed, n, &proxy, why, &seen);
-  sb_release (&seen);
+  kg_buf_release (&seen);
   return rc;
 }
 
@@ -156,7 +156,7 @@ judge (const char *nets, struct strbuf *why)
     }                                                                                              \
   while (0)
 
-static struct strbuf why;
+static struct kg_buf why;
 
 static void
 test_baseline (void)
@@ -345,6 +345,6 @@ main (void)
   test_v6_local ();
   test_default_networks ();
   test_owner_and_path ();
-  sb_release (&why);
+  kg_buf_release (&why);
   return tap_done ();
 }

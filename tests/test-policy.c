@@ -766,7 +766,7 @@ test_capabilities (void)
      every capability, and (privileged_without_host_devices) no *:* rule. */
   {
     struct engine_ns e;
-    struct strbuf names = { 0 };
+    struct kg_buf names = { 0 };
     cleanup_free char *spec = NULL;
     struct report rep;
 
@@ -800,7 +800,7 @@ test_capabilities (void)
             "policy.privileged", "not a privileged container");
     report_release (&rep);
     run_engine_ns = NULL;
-    sb_release (&names);
+    kg_buf_release (&names);
   }
 }
 

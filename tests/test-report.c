@@ -9,6 +9,7 @@
 #include "output.h"
 #include "result.h"
 #include "tap.h"
+#include "util.h"
 
 static char *
 render (const struct report *r, int json, bool color)
@@ -25,6 +26,63 @@ render (const struct report *r, int json, bool color)
     output_text (f, r, color);
   fclose (f);
   return buf;
+}
+
+/* The one growable buffer (util.h): growth, the maximum, the sticky
+   FAILED flag. */
+static void
+test_buf (void)
+{
+  struct kg_buf b = { 0 }, m = { .max = 8 };
+  char big[1000], fake[4] = "";
+  const char *kept;
+  bool grew = false;
+  char *s;
+
+  memset (big, 'x', sizeof big);
+  for (int i = 0; i < 100; i++)
+    kg_buf_add (&b, big, sizeof big);
+  ok (! b.failed && b.len == 100 * sizeof big && b.cap > b.len && b.s[b.len] == '\0'
+          && b.s[b.len - 1] == 'x',
+      "buf: 100 appends of 1000 bytes grow it, NUL-terminated");
+  sb_printf (&b, "%d-%s", 42, "end");
+  is_str (b.s + 100 * sizeof big, "42-end", "buf: sb_printf appends to the same buffer");
+  kg_buf_release (&b);
+
+  b = (struct kg_buf) { 0 };
+  s = kg_buf_steal (&b);
+  is_str (s, "", "buf: nothing added steals as \"\"");
+  free (s);
+  kg_buf_add (&b, NULL, 0);
+  ok (b.s != NULL && b.len == 0 && *b.s == '\0', "buf: adding nothing still allocates the text");
+  kg_buf_release (&b);
+
+  ok (kg_buf_add (&m, "abcde", 5) == 0 && kg_buf_add (&m, "fgh", 3) == 0 && ! m.failed,
+      "buf: appends up to the maximum succeed");
+  ok (m.cap == 9, "buf: a bounded buffer grows to its maximum and no further");
+  ok (kg_buf_add (&m, "i", 1) < 0 && m.failed && m.len == 8, "buf: one byte past the maximum fails");
+  ok (kg_buf_add (&m, NULL, 0) < 0, "buf: failed is sticky");
+  sb_printf (&m, "more");
+  is_str (m.s, "abcdefgh", "buf: after a failure the text keeps what came before");
+  kg_buf_release (&m);
+
+  m = (struct kg_buf) { .max = 100 };
+  ok (kg_buf_reserve (&m, 100) == 0 && m.cap == 101, "buf: reserve allocates the room at once");
+  kept = m.s;
+  for (int i = 0; i < 100; i++)
+    grew = grew || kg_buf_add (&m, "y", 1) < 0 || m.s != kept;
+  ok (! grew && m.len == 100, "buf: appends within the reserved room do not reallocate");
+  kg_buf_release (&m);
+
+  /* The size arithmetic is checked before any memory is touched. */
+  b = (struct kg_buf) { .s = fake, .len = SIZE_MAX - 2, .cap = SIZE_MAX - 1 };
+  ok (kg_buf_reserve (&b, 2) < 0 && b.failed && b.s == fake, "buf: a size past SIZE_MAX fails");
+  b = (struct kg_buf) { 0 };
+  sb_printf (&b, "%s", "a");
+  b.failed = true;
+  sb_printf (&b, "%s", "b");
+  is_str (sb_str (&b), "a", "buf: sb_printf adds nothing to a failed buffer");
+  kg_buf_release (&b);
 }
 
 int
@@ -100,5 +158,6 @@ main (void)
 
   report_release (&r);
   ok (r.n == 0 && r.results == NULL, "release empties the report");
+  test_buf ();
   return tap_done ();
 }

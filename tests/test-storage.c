@@ -178,7 +178,7 @@ static char *
 variant (const char *name, const char *from, const char *to, const char *out, const char *append)
 {
   cleanup_free char *path = fixture (name), *data = NULL;
-  struct strbuf sb = { 0 };
+  struct kg_buf sb = { 0 };
   kg_error_t err = NULL;
   size_t len;
   char *p, *hit, *res;
@@ -189,7 +189,7 @@ variant (const char *name, const char *from, const char *to, const char *out, co
     sb_printf (&sb, "%.*s%s", (int) (hit - p), p, to);
   sb_printf (&sb, "%s%s", p, append ? append : "");
   res = test_write_in (tmpdir, out, sb_str (&sb));
-  sb_release (&sb);
+  kg_buf_release (&sb);
   return res;
 }
 

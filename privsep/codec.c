@@ -20,57 +20,30 @@
 
 static const unsigned char magic[4] = { 'K', 'G', 'C', 'R' };
 
-struct msg_buf
-{
-  unsigned char *p;
-  size_t len, cap;
-  bool failed;
-};
-
+/* The message grows in a kg_buf bounded by CHECKER_MSG_MAX: a report too
+   large, like one memory cannot hold, only sets its FAILED flag, which
+   checker_encode checks once at the end.  Numbers go in host order
+   (codec.h). */
 static void
-put (struct msg_buf *b, const void *data, size_t n)
+put (struct kg_buf *b, const void *data, size_t n)
 {
-  if (b->failed || n == 0)
-    return;
-  if (b->len + n > CHECKER_MSG_MAX)
-    {
-      b->failed = true;
-      return;
-    }
-  if (b->len + n > b->cap)
-    {
-      size_t cap = b->cap ? b->cap : 4096;
-      unsigned char *p;
-
-      while (cap < b->len + n)
-        cap *= 2;
-      p = realloc (b->p, cap);
-      if (p == NULL)
-        {
-          b->failed = true;
-          return;
-        }
-      b->p = p;
-      b->cap = cap;
-    }
-  memcpy (b->p + b->len, data, n);
-  b->len += n;
+  kg_buf_add (b, data, n);
 }
 
 static void
-put_u8 (struct msg_buf *b, uint8_t v)
+put_u8 (struct kg_buf *b, uint8_t v)
 {
   put (b, &v, 1);
 }
 
 static void
-put_u16 (struct msg_buf *b, uint16_t v)
+put_u16 (struct kg_buf *b, uint16_t v)
 {
   put (b, &v, 2);
 }
 
 static void
-put_u32 (struct msg_buf *b, uint32_t v)
+put_u32 (struct kg_buf *b, uint32_t v)
 {
   put (b, &v, 4);
 }
@@ -119,7 +92,7 @@ int
 checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
                 unsigned char **out, size_t *out_len, kg_error_t *err)
 {
-  struct msg_buf b = { 0 };
+  cleanup_kg_buf struct kg_buf b = { .max = CHECKER_MSG_MAX };
   uint32_t body_len;
 
   if (rep->n > CHECKER_MAX_RESULTS || rep->n_files > CHECKER_MAX_FILES)
@@ -148,15 +121,9 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
              remedy = clamp (rm, CHECKER_TEXT_MAX);
 
       if ((r->reason != NULL && rs == NULL) || (r->remedy != NULL && rm == NULL))
-        {
-          free (b.p);
-          return kg_error (err, ENOMEM, "the report does not fit in memory");
-        }
+        return kg_error (err, ENOMEM, "the report does not fit in memory");
       if (id > CHECKER_ID_MAX)
-        {
-          free (b.p);
-          return kg_error (err, 0, "check id %.80s is too long", r->id);
-        }
+        return kg_error (err, 0, "check id %.80s is too long", r->id);
       put_u8 (&b, (uint8_t) r->verdict);
       put_u8 (&b, (uint8_t) id);
       put_u16 (&b, (uint16_t) reason);
@@ -174,15 +141,9 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       size_t n = f ? strlen (f) : 0;
 
       if (f == NULL)
-        {
-          free (b.p);
-          return kg_error (err, ENOMEM, "the report does not fit in memory");
-        }
+        return kg_error (err, ENOMEM, "the report does not fit in memory");
       if (n == 0 || n > CHECKER_PATH_MAX)
-        {
-          free (b.p);
-          return kg_error (err, 0, "a file name of %zu bytes", n);
-        }
+        return kg_error (err, 0, "a file name of %zu bytes", n);
       put_u16 (&b, (uint16_t) n);
       put (&b, f, n);
     }
@@ -204,14 +165,11 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       put (&b, rep->vm.pod, n);
     }
   if (b.failed)
-    {
-      free (b.p);
-      return kg_error (err, ENOMEM, "the report does not fit in %d bytes", CHECKER_MSG_MAX);
-    }
+    return kg_error (err, ENOMEM, "the report does not fit in %d bytes", CHECKER_MSG_MAX);
   body_len = (uint32_t) (b.len - CHECKER_HEADER_LEN);
-  memcpy (b.p + 16, &body_len, 4);
-  *out = b.p;
+  memcpy (b.s + 16, &body_len, 4);
   *out_len = b.len;
+  *out = (unsigned char *) kg_buf_steal (&b);
   return 0;
 }
 

@@ -76,13 +76,6 @@ struct key_path
   struct key_part part[TOML_MAX_DEPTH];
 };
 
-/* A growing string. */
-struct text_buf
-{
-  char *s;
-  size_t n, cap;
-};
-
 static void
 parser_release (struct parser *ps)
 {
@@ -99,15 +92,8 @@ key_path_release (struct key_path *k)
     free (k->part[i].s);
 }
 
-static void
-buf_release (struct text_buf *b)
-{
-  free (b->s);
-}
-
 #define cleanup_parser __attribute__ ((cleanup (parser_release)))
 #define cleanup_key_path __attribute__ ((cleanup (key_path_release)))
-#define cleanup_buf __attribute__ ((cleanup (buf_release)))
 
 /* ---- errors --------------------------------------------------------- */
 
@@ -519,38 +505,6 @@ skip_blank (struct parser *ps)
   while (eat_newline (ps));
 }
 
-static int
-buf_add (struct text_buf *b, const char *p, size_t n)
-{
-  if (b->cap - b->n <= n)   /* keep room for the terminator */
-    {
-      size_t cap = b->cap == 0 ? 32 : b->cap;
-      char *s;
-
-      while (cap - b->n <= n)
-        {
-          if (cap > SIZE_MAX / 2)
-            return -1;
-          cap *= 2;
-        }
-      s = realloc (b->s, cap);
-      if (s == NULL)
-        return -1;
-      b->s = s;
-      b->cap = cap;
-    }
-  memcpy (b->s + b->n, p, n);
-  b->n += n;
-  b->s[b->n] = '\0';
-  return 0;
-}
-
-static char *
-buf_steal (struct text_buf *b)
-{
-  return b->s == NULL ? strdup ("") : steal_pointer (&b->s);
-}
-
 /* ---- strings --------------------------------------------------------- */
 
 static int
@@ -569,7 +523,7 @@ digit_value (int c, int base)
 
 /* \uXXXX or \UXXXXXXXX (NDIGITS) at the cursor, appended as UTF-8. */
 static int
-parse_unicode_escape (struct parser *ps, struct text_buf *b, size_t ndigits)
+parse_unicode_escape (struct parser *ps, struct kg_buf *b, size_t ndigits)
 {
   struct where at = here (ps);
   static const unsigned char lead[] = { 0, 0, 0xc0, 0xe0, 0xf0 };
@@ -603,13 +557,13 @@ parse_unicode_escape (struct parser *ps, struct text_buf *b, size_t ndigits)
     out[i] = (unsigned char) (0x80 | (cp & 0x3f));
   out[0] = (unsigned char) (lead[n] | cp);
   ps->pos += 2 + ndigits;
-  return buf_add (b, (const char *) out, n) < 0 ? oom (ps) : 0;
+  return kg_buf_add (b, (const char *) out, n) < 0 ? oom (ps) : 0;
 }
 
 /* The escape at the backslash under the cursor, in a basic string
    (MULTILINE: a """ one, where a backslash can also end a line). */
 static int
-parse_escape (struct parser *ps, struct text_buf *b, bool multiline)
+parse_escape (struct parser *ps, struct kg_buf *b, bool multiline)
 {
   static const char from[] = "btnfr\"\\", to[] = "\b\t\n\f\r\"\\";
   struct where at = here (ps);
@@ -621,7 +575,7 @@ parse_escape (struct parser *ps, struct text_buf *b, bool multiline)
   if (c != 0 && (p = strchr (from, c)) != NULL)
     {
       ps->pos += 2;
-      return buf_add (b, &to[p - from], 1) < 0 ? oom (ps) : 0;
+      return kg_buf_add (b, &to[p - from], 1) < 0 ? oom (ps) : 0;
     }
   if (multiline && (c == ' ' || c == '\t' || c == '\n' || c == '\r'))
     {
@@ -650,7 +604,7 @@ parse_escape (struct parser *ps, struct text_buf *b, bool multiline)
 static int
 parse_string (struct parser *ps, char **out)
 {
-  cleanup_buf struct text_buf b = { 0 };
+  cleanup_kg_buf struct kg_buf b = { 0 };
   struct where at = here (ps);
   int q = ch (ps, 0);
   bool literal = q == '\'';
@@ -668,7 +622,7 @@ parse_string (struct parser *ps, char **out)
       while ((c = ch (ps, 0)) != 0 && c != q && c != '\n' && c != '\r'
              && (literal || c != '\\'))
         ps->pos++;
-      if (buf_add (&b, ps->s + start, ps->pos - start) < 0)
+      if (kg_buf_add (&b, ps->s + start, ps->pos - start) < 0)
         return oom (ps);
       if (c == 0)
         return perr (ps, at, "unterminated %s%s string", multiline ? "multi-line " : "",
@@ -691,7 +645,8 @@ parse_string (struct parser *ps, char **out)
           if (! eat_newline (ps))
             return perr (ps, here (ps), "a carriage return not followed by a line feed");
           ps->crlf = ps->crlf || ps->pos - start == 2;
-          if (literal ? buf_add (&b, ps->s + start, ps->pos - start) < 0 : buf_add (&b, "\n", 1) < 0)
+          if (literal ? kg_buf_add (&b, ps->s + start, ps->pos - start) < 0
+                      : kg_buf_add (&b, "\n", 1) < 0)
             return oom (ps);
           continue;
         }
@@ -706,13 +661,13 @@ parse_string (struct parser *ps, char **out)
         nq++;
       if (nq > 5)
         return perr (ps, here (ps), "three or more quotes in a row inside a multi-line string");
-      if (buf_add (&b, ps->s + ps->pos, nq < 3 ? nq : nq - 3) < 0)
+      if (kg_buf_add (&b, ps->s + ps->pos, nq < 3 ? nq : nq - 3) < 0)
         return oom (ps);
       ps->pos += nq;
       if (nq >= 3)
         break;
     }
-  *out = buf_steal (&b);
+  *out = kg_buf_steal (&b);
   return *out == NULL ? oom (ps) : 0;
 }
 

@@ -174,30 +174,29 @@ output_json_error (FILE *out, const char *config_path, const char *message)
 
 /* ---- the runtime wrapper's channels ------------------------------------ */
 
-/* A bounded string builder: appends never go past CAP - 1 bytes. */
-struct sbuf
-{
-  char *s;
-  size_t len, cap;
-};
-
+/* A bounded line: a kg_buf of at most CAP - 1 bytes, all of them
+   allocated here.  What does not fit is cut (sbuf_put), never failed,
+   so this is the one allocation that can fail: a caller gets its line
+   (cut to fit) or NULL, never a line cut short by memory. */
 static bool
-sbuf_init (struct sbuf *b, size_t cap)
+sbuf_init (struct kg_buf *b, size_t cap)
 {
-  b->s = malloc (cap);
-  b->len = 0;
-  b->cap = cap;
-  if (b->s != NULL)
-    b->s[0] = '\0';
-  return b->s != NULL;
+  *b = (struct kg_buf) { .max = cap - 1 };
+  return kg_buf_reserve (b, b->max) == 0;
+}
+
+static size_t
+sbuf_room (const struct kg_buf *b)
+{
+  return b->max - b->len;
 }
 
 /* Append at most MAX bytes of S (control characters become '?'), cutting
    on a UTF-8 character boundary and marking a cut with "...". */
 static void
-sbuf_put (struct sbuf *b, const char *s, size_t max)
+sbuf_put (struct kg_buf *b, const char *s, size_t max)
 {
-  size_t n = strlen (s), room = b->cap - 1 - b->len;
+  size_t n = strlen (s), room = sbuf_room (b), at = b->len;
   size_t limit = max < room ? max : room;
   bool cut = n > limit;
 
@@ -207,21 +206,12 @@ sbuf_put (struct sbuf *b, const char *s, size_t max)
       while (n > 0 && ((unsigned char) s[n] & 0xc0) == 0x80)
         n--;
     }
-  for (size_t i = 0; i < n; i++)
-    {
-      unsigned char c = (unsigned char) s[i];
-
-      b->s[b->len++] = kg_is_ctl (c) ? '?' : (char) c;
-    }
-  for (int i = 0; cut && i < 3 && b->len < b->cap - 1; i++)
-    b->s[b->len++] = '.';
-  b->s[b->len] = '\0';
-}
-
-static size_t
-sbuf_room (const struct sbuf *b)
-{
-  return b->cap - 1 - b->len;
+  kg_buf_add (b, s, n);
+  for (size_t i = at; i < b->len; i++)
+    if (kg_is_ctl ((unsigned char) b->s[i]))
+      b->s[i] = '?';
+  if (cut)
+    kg_buf_add (b, "...", sbuf_room (b) < 3 ? sbuf_room (b) : 3);
 }
 
 /* How much of a reason each part of the refusal may use. */
@@ -234,7 +224,7 @@ sbuf_room (const struct sbuf *b)
 char *
 output_refusal (const struct report *r, const char *container_id)
 {
-  struct sbuf b;
+  struct kg_buf b;
   const struct check_result *first = NULL;
   size_t others = 0, shown = 0;
 
@@ -301,7 +291,7 @@ char *
 output_message (const char *fmt, ...)
 {
   char *raw = NULL;
-  struct sbuf b;
+  struct kg_buf b;
   va_list ap;
   int n;
 
@@ -339,17 +329,19 @@ output_rfc3339 (char *buf, size_t size, const struct timespec *when, bool millis
     snprintf (buf + n, size - n, "Z");
 }
 
-/* S as the body of a Go %q-like quoted string for logrus's text format. */
+/* S as the body of a Go %q-like quoted string for logrus's text format
+   (while 3 bytes are left: an escaped character takes 2). */
 static void
-sbuf_put_quoted (struct sbuf *b, const char *s)
+sbuf_put_quoted (struct kg_buf *b, const char *s)
 {
-  for (const unsigned char *p = (const unsigned char *) s; *p && b->len + 3 < b->cap; p++)
+  for (const unsigned char *p = (const unsigned char *) s; *p && sbuf_room (b) > 2; p++)
     {
+      char c = kg_is_ctl (*p) ? '?' : (char) *p;
+
       if (*p == '"' || *p == '\\')
-        b->s[b->len++] = '\\';
-      b->s[b->len++] = kg_is_ctl (*p) ? '?' : (char) *p;
+        kg_buf_add (b, "\\", 1);
+      kg_buf_add (b, &c, 1);
     }
-  b->s[b->len] = '\0';
 }
 
 char *
@@ -375,19 +367,20 @@ output_runc_log (const char *msg, bool json, const struct timespec *when)
     }
   else
     {
-      struct sbuf b;
+      struct kg_buf b;
 
-      /* One byte more than the builder may use: the newline. */
+      /* One byte more than the builder may use: the newline (reserved
+         already, so adding it cannot fail). */
       if (! sbuf_init (&b, 2 * KG_REFUSAL_MAX + 128 + 1))
         return NULL;
-      b.cap--;
+      b.max--;
       sbuf_put (&b, "time=\"", SIZE_MAX);
       sbuf_put (&b, ts, SIZE_MAX);
       sbuf_put (&b, "\" level=error msg=\"", SIZE_MAX);
       sbuf_put_quoted (&b, msg);
       sbuf_put (&b, "\"", SIZE_MAX);
-      b.s[b.len++] = '\n';
-      b.s[b.len] = '\0';
+      b.max++;
+      kg_buf_add (&b, "\n", 1);
       return b.s;
     }
 }
@@ -465,7 +458,7 @@ output_decision_json (const struct decision *d)
 
 /* KEY=VALUE, quoted when VALUE holds a space, a quote or nothing. */
 static void
-sbuf_put_kv (struct sbuf *b, const char *key, const char *val)
+sbuf_put_kv (struct kg_buf *b, const char *key, const char *val)
 {
   bool quote;
 
@@ -490,7 +483,7 @@ sbuf_put_kv (struct sbuf *b, const char *key, const char *val)
 }
 
 static void
-sbuf_put_ids (struct sbuf *b, const char *key, const struct report *r, enum verdict v)
+sbuf_put_ids (struct kg_buf *b, const char *key, const struct report *r, enum verdict v)
 {
   bool any = false;
 
@@ -513,7 +506,7 @@ sbuf_put_ids (struct sbuf *b, const char *key, const struct report *r, enum verd
 char *
 output_decision_syslog (const struct decision *d)
 {
-  struct sbuf b;
+  struct kg_buf b;
 
   if (! sbuf_init (&b, 2 * KG_REFUSAL_MAX + 512))
     return NULL;

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "decision.h"
+#include "checks.h"
 #include "facts.h"
 #include "result.h"
 
@@ -60,8 +60,36 @@ char *output_message (const char *fmt, ...) __attribute__ ((format (printf, 1, 2
    time="RFC3339" level=error msg="MSG".  NULL when memory ran out. */
 char *output_runc_log (const char *msg, bool json, const struct timespec *when);
 
-/* The decision log: one JSON object and a newline (the [log] file), and
-   one syslog message (key=value pairs). */
+/* One guarded start's decision, as the decision log's lines say it
+   (decision.h writes them where [log] says). */
+struct decision
+{
+  enum kg_mode mode;           /* KG_MODE_SHIM or KG_MODE_OCI */
+  const char *ns;              /* containerd namespace, or NULL */
+  const char *container_id;    /* or NULL when the arguments had none */
+  bool allow;
+  /* [policy] mode = "audit" let it through: only policy.* rules refused
+     it (ALLOW is then true).  Logged as "would-refuse". */
+  bool audited;
+  const struct report *rep;    /* failing and warning ids, and the files read */
+  const char *guard_config;    /* the guard config path */
+  const char *kata_config;     /* the Kata config the checks used, or NULL */
+  const char *message;         /* the refusal text, NULL when allowed */
+  const char *options_type;    /* type URL of stdin runtime options, or NULL */
+  struct timespec when;        /* CLOCK_REALTIME */
+};
+
+/* "allow", "refuse" or "would-refuse": the decision's own word. */
+static inline const char *
+decision_verdict (const struct decision *d)
+{
+  if (d->audited)
+    return "would-refuse";
+  return d->allow ? "allow" : "refuse";
+}
+
+/* The decision log's lines: one JSON object and a newline (the [log]
+   file), and one syslog message (key=value pairs). */
 char *output_decision_json (const struct decision *d);
 char *output_decision_syslog (const struct decision *d);
 

@@ -335,7 +335,7 @@ record_item (struct json_object *o, struct items *l, kg_error_t *err)
    writable by no one else, of this format and this version of the guard.
    -1 with *ERR saying what is wrong with it (ENOENT: there is none). */
 static int
-record_read (const char *path, struct record *r, kg_error_t *err)
+drift_record_load (const char *path, struct record *r, kg_error_t *err)
 {
   cleanup_free char *buf = NULL;
   cleanup_close int fd = -1;
@@ -389,7 +389,7 @@ drift_record_epoch (const char *path, int64_t *epoch, kg_error_t *err)
 {
   cleanup_record struct record r = { 0 };
 
-  if (record_read (path, &r, err) < 0)
+  if (drift_record_load (path, &r, err) < 0)
     return -1;
   if (! jint (r.doc, "epoch", epoch) || *epoch < 0)
     return kg_error (err, 0, "%s is corrupt: no epoch", path);
@@ -453,7 +453,7 @@ check_drift (struct preflight *pf)
   size_t n = 0, touched = 0;
   const char *remedy = "test the sandbox, then kata-guard validate";
 
-  if (record_read (cfg->drift.record, &r, &err) < 0)
+  if (drift_record_load (cfg->drift.record, &r, &err) < 0)
     {
       if (err->errnum == ENOENT && ! cfg->drift.lock)
         report_skip (pf->rep, "drift.posture", "no posture record (%s); [drift] lock is off",

@@ -82,7 +82,7 @@ oci_start (char **argv, const struct oci_args *a, const struct channel *ch)
 /* Docker runs `RUNTIME --version` for docker info: kata-guard's line
    first, then the real runtime's when one is configured. */
 static int
-oci_version (char **argv, const struct channel *ch)
+version_lines (char **argv, const struct channel *ch)
 {
   cleanup_error kg_error_t err = NULL;
   struct guard_config cfg;
@@ -382,7 +382,7 @@ oci_main (int argc, char **argv)
   if (a.guarded)
     return oci_start (argv, &a, &ch);
   if (a.version && a.bad == NULL)
-    return oci_version (argv, &ch);
+    return version_lines (argv, &ch);
   /* restore creates and starts a container from --bundle, around create;
      Kata has no checkpoint/restore. */
   if (a.command != NULL && a.bad == NULL && strcmp (a.command, "restore") == 0)

@@ -152,7 +152,7 @@ struct preflight
   } from_kata;
   struct
   {
-    /* Which engine started the container (policy.c's who_resolve), for
+    /* Which engine started the container (policy-identity.c's who_resolve), for
        the families after it (storage); ENGINE_UNKNOWN without a bundle. */
     enum engine engine;
   } from_policy;
@@ -205,7 +205,7 @@ void check_kata (struct preflight *pf);    /* kata.c */
 void check_assets (struct preflight *pf);  /* assets.c */
 void check_egress (struct preflight *pf);  /* egress.c */
 void check_drift (struct preflight *pf);   /* drift.c: against `kata-guard validate` */
-void check_policy (struct preflight *pf);  /* policy.c: per container, needs req->bundle */
+void check_policy (struct preflight *pf);  /* policy-rules.c: per container, needs req->bundle */
 void check_storage (struct preflight *pf); /* storage.c: the engine's snapshotter, the thin pool */
 void check_audit (struct preflight *pf);   /* audit.c: docker.*, `kata-guard check` only */
 

@@ -3,7 +3,7 @@
  * egress.netns: a network namespace the spec names (a companion's, a
  * pod's), judged by what the confined checker's parent gathers inside it
  * (netns.c) and by the proxy probe sent from inside.
- * (policy.c: the family and what the rules share.)
+ * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 

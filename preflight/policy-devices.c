@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.capabilities, policy.devices and policy.seccomp.
- * (policy.c: the family and what the rules share.)
+ * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 

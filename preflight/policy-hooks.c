@@ -2,7 +2,7 @@
 /*
  * policy.hooks and policy.annotations: the programs the runtime runs on
  * the host for the container, and the annotations Kata reads.
- * (policy.c: the family and what the rules share.)
+ * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 

@@ -3,7 +3,7 @@
  * policy.privileged, policy.namespaces and who started the container (the
  * engine, by its own records; the pod, by its sandbox's): what the
  * container asks to share with the host, and whose start this is.
- * (policy.c: the family and what the rules share.)
+ * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 

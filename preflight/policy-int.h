@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The per-container rules (policy.c and policy-*.c, egress-netns.c):
-   what their units share.  Private to them: nothing else includes it. */
+/* What the per-container rules share (policy.c, policy-*.c,
+   egress-netns.c).  Private to them: nothing else includes it. */
 #ifndef KG_POLICY_INT_H
 #define KG_POLICY_INT_H
 
@@ -25,7 +25,6 @@
 #include "jscan.h"
 #include "kata.h"
 #include "netns.h"
-#include "policy.h"
 #include "trust.h"
 #include "toml.h"
 #include "util.h"
@@ -123,7 +122,7 @@ struct ctx
   const char *rule;  /* the rule running (check_policy's rules[]): its report lines' id */
 };
 
-/* A rule's report lines, under the id its row in rules[] (policy.c)
+/* A rule's report lines, under the id its row in rules[] (policy-rules.c)
    gives it: a rule cannot report under another's. */
 #define rule_pass(c, ...) report_pass ((c)->rep, (c)->rule, __VA_ARGS__)
 #define rule_fail(c, remedy, ...) report_fail ((c)->rep, (c)->rule, (remedy), __VA_ARGS__)

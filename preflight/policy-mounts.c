@@ -3,7 +3,7 @@
  * policy.mounts and the root filesystem: every mount of the spec against
  * the deny lists, the engines' own files a container may bind, and where
  * its rootfs is.
- * (policy.c: the family and what the rules share.)
+ * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 
@@ -230,23 +230,6 @@ mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_err
   return 0;
 }
 
-bool
-policy_valid_id (const char *id)
-{
-  return id != NULL && *id != '\0' && strchr (id, '/') == NULL && strcmp (id, ".") != 0
-         && strcmp (id, "..") != 0;
-}
-
-/* P below directory ROOT: what follows ROOT and its '/' in P, or NULL. */
-const char *
-below (const char *p, const char *root)
-{
-  const char *r = strcmp (root, "/") ? root : "";
-  size_t rl = strlen (r);
-
-  return strncmp (p, r, rl) == 0 && p[rl] == '/' ? p + rl + 1 : NULL;
-}
-
 static bool
 own_file (const char *p, const struct dirs *roots, const char *id, const struct own_layout *l)
 {
@@ -304,38 +287,6 @@ own_podman_file (const char *p, const struct dirs *roots, const char *id)
   static const struct own_layout podman = { true, "userdata/", files, ARRAY_SIZE (files) };
 
   return own_file (p, roots, id, &podman);
-}
-
-/* An engine's own JSON file (its state, not the container's input): the
-   document (an object, or with ARRAY an array), or NULL when it cannot be
-   read as JSON. */
-struct json_object *
-engine_json_of (const char *path, bool array)
-{
-  cleanup_error kg_error_t err = NULL;
-  cleanup_free char *buf = NULL;
-  struct json_object *doc;
-  size_t len;
-
-  if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0)
-    return NULL;
-  /* The engine's own format (Docker's config.v2.json has "State"), so
-     not judged by the spec's field names; strict all the same. */
-  if (! array)
-    return policy_json_parse (path, buf, len, false, &err);
-  doc = json_parse_strict (path, buf, len, false, &err);
-  if (doc != NULL && ! json_object_is_type (doc, json_type_array))
-    {
-      json_object_put (doc);
-      return NULL;
-    }
-  return doc;
-}
-
-struct json_object *
-engine_json (const char *path)
-{
-  return engine_json_of (path, false);
 }
 
 /* The path under one of ROOTS, or NULL. */

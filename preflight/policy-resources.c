@@ -2,7 +2,7 @@
 /*
  * policy.resources: the VM Kata builds for the container or its pod, sized
  * as the runtime that reads the configuration sizes it.
- * (policy.c: the family and what the rules share.)
+ * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 

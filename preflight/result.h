@@ -30,7 +30,7 @@ struct check_result
   char *remedy;  /* may be NULL */
 };
 
-/* The VM a start asks for, as policy.resources sized it (policy.c), for
+/* The VM a start asks for, as policy.resources sized it (policy-resources.c), for
    policy.capacity (capacity.h) in the parent: which VM it is and what it
    adds to the memory the host has committed to guarded VMs. */
 enum vm_role

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.*: what one container asks for, read from its bundle's
+ * config.json (kata-guard(8), CHECKS, Per-container policy).  Per
+ * container: without a bundle (plain `kata-guard check`) this family
+ * reports nothing.
+ *
+ * The spec is untrusted input written by whoever called `docker run`, so it
+ * is read bounded (size, depth), strictly (json-c strict mode, valid UTF-8,
+ * no trailing data) and without following a symlink.  Every rule reports
+ * exactly one result; a value the guard cannot interpret refuses, it never
+ * means "not set".
+ *
+ * This unit: the family (check_policy and its one table of rules) and
+ * policy.confinement.  The rules are in policy-*.c and egress-netns.c
+ * (policy-runc.c: runc exec and update), what they all use in
+ * policy.c; they share policy-int.h, and none calls back up here.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <seccomp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/capability.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "checks.h"
+#include "daemonjson.h"
+#include "egress.h"
+#include "jscan.h"
+#include "kata.h"
+#include "netns.h"
+#include "policy.h"
+#include "trust.h"
+#include "toml.h"
+#include "util.h"
+
+#include "policy-int.h"
+/* ---- policy.confinement --------------------------------------------- */
+
+/* What Docker, containerd (ctr and CRI) and podman all mask and make
+   read-only by default: Kubernetes' "baseline" Pod Security Standard
+   (procMount Default) refuses less. */
+static const char *const required_masked[] = {
+  "/proc/acpi",      "/proc/kcore",       "/proc/keys",        "/proc/latency_stats",
+  "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
+  "/sys/firmware",
+};
+static const char *const required_readonly[] = {
+  "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
+};
+
+/* The sysctls a container's own namespaces hold (runc's validateSysctl:
+   IPC and network namespaced ones); the rest are the kernel's, for
+   everybody. */
+static bool
+sysctl_namespaced (const char *key)
+{
+  static const char *const ipc[] = { "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",
+                                     "kernel.sem",    "kernel.shmall", "kernel.shmmax",
+                                     "kernel.shmmni", "kernel.shm_rmid_forced" };
+  char k[128];
+  size_t n = strlen (key);
+
+  if (n >= sizeof k)
+    return false;
+  for (size_t i = 0; i <= n; i++)
+    k[i] = key[i] == '/' ? '.' : key[i];
+  for (size_t i = 0; i < ARRAY_SIZE (ipc); i++)
+    if (strcmp (k, ipc[i]) == 0)
+      return true;
+  return strncmp (k, "fs.mqueue.", 10) == 0 || strncmp (k, "net.", 4) == 0;
+}
+
+/* policy.confinement: the container's own confinement, as the engines
+   set it by default, not switched off.  The VM is the isolation, but the
+   agent applies these in the guest too; without them the workload reaches
+   the guest's own files (the agent's), and behind a runtime that is not a
+   VM, the host's.  docker run --privileged switches them all off: allowed
+   with [policy] privileged = true. */
+static void
+check_confinement (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *linux_, *list, *masked, *ro, *process, *v, *mounts, *sysctl;
+  bool mount_ns = false;
+
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  process = jget_type (c->spec, "spec", "process", json_type_object, &f);
+  list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
+  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+    {
+      struct json_object *e = json_object_array_get_idx (list, i), *t, *path;
+      const char *type;
+
+      t = jget (e, "namespace", "type", &f);
+      if (t == NULL || ! json_object_is_type (t, json_type_string))
+        continue;  /* policy.namespaces says so */
+      type = json_object_get_string (t);
+      path = jget (e, "namespace", "path", &f);
+      if (strcmp (type, "mount") == 0)
+        {
+          mount_ns = true;
+          if (path != NULL)
+            finding (&f, "the mount namespace is joined (%s), not new",
+                     json_object_is_type (path, json_type_string) ? json_object_get_string (path)
+                                                                   : json_kind (path));
+        }
+      else if (strcmp (type, "user") == 0 && path != NULL)
+        finding (&f, "the user namespace is joined (%s), not new",
+                 json_object_is_type (path, json_type_string) ? json_object_get_string (path)
+                                                               : json_kind (path));
+    }
+  if (! mount_ns)
+    finding (&f, "no mount namespace: the container would share the runtime's mounts");
+  masked = jget_type (linux_, "linux", "maskedPaths", json_type_array, &f);
+  ro = jget_type (linux_, "linux", "readonlyPaths", json_type_array, &f);
+  /* CRI-O's infra container masks nothing: its process is CRI-O's
+     pause_command in CRI-O's pause_image (crio.conf), not the pod's. */
+  for (size_t i = 0; ! is_crio_sandbox (c) && i < ARRAY_SIZE (required_masked); i++)
+    if (! listed (masked, required_masked[i]))
+      {
+        finding (&f, "%s is not masked (linux.maskedPaths)", required_masked[i]);
+        break;
+      }
+  for (size_t i = 0; ! is_crio_sandbox (c) && i < ARRAY_SIZE (required_readonly); i++)
+    if (! listed (ro, required_readonly[i]) && ! listed (masked, required_readonly[i]))
+      {
+        finding (&f, "%s is not read-only (linux.readonlyPaths)", required_readonly[i]);
+        break;
+      }
+  v = jget (process, "process", "apparmorProfile", &f);
+  if (v != NULL && json_object_is_type (v, json_type_string)
+      && strcmp (json_object_get_string (v), "unconfined") == 0)
+    finding (&f, "AppArmor profile \"unconfined\"");
+  v = jget (process, "process", "selinuxLabel", &f);
+  if (v != NULL && json_object_is_type (v, json_type_string)
+      && (strstr (json_object_get_string (v), ":spc_t") != NULL
+          || strstr (json_object_get_string (v), ":unconfined_t") != NULL))
+    finding (&f, "SELinux label %.64s (an unconfined type)", json_object_get_string (v));
+  v = jget (linux_, "linux", "rootfsPropagation", &f);
+  if (v != NULL && json_object_is_type (v, json_type_string)
+      && (strcmp (json_object_get_string (v), "shared") == 0
+          || strcmp (json_object_get_string (v), "rshared") == 0))
+    finding (&f, "rootfsPropagation \"%s\" (mounts made inside would appear outside)",
+             json_object_get_string (v));
+  sysctl = jget_type (linux_, "linux", "sysctl", json_type_object, &f);
+  if (sysctl != NULL)
+    {
+      json_object_object_foreach (sysctl, key, val)
+        {
+          (void) val;
+          if (! sysctl_namespaced (key))
+            finding (&f, "sysctl %.64s is the kernel's, not the container's namespace's", key);
+        }
+    }
+  mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
+  for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
+    {
+      struct json_object *m = json_object_array_get_idx (mounts, i), *type, *dest, *opts;
+      const char *t, *d;
+
+      type = jget (m, "mount", "type", &f);
+      dest = jget (m, "mount", "destination", &f);
+      opts = jget (m, "mount", "options", &f);
+      t = type != NULL && json_object_is_type (type, json_type_string) ? json_object_get_string (type) : "";
+      d = dest != NULL && json_object_is_type (dest, json_type_string) ? json_object_get_string (dest) : "?";
+      if (listed (opts, "shared") || listed (opts, "rshared"))
+        finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
+      if (jget (m, "mount", "uidMappings", &f) != NULL || jget (m, "mount", "gidMappings", &f) != NULL
+          || listed (opts, "idmap") || listed (opts, "ridmap"))
+        finding (&f, "mount %.128s is id-mapped (the files would be another owner's)", d);
+      if (strcmp (t, "proc") == 0 && strcmp (d, "/proc") != 0)
+        finding (&f, "a second procfs at %.128s (the masks apply at /proc only)", d);
+      if ((strcmp (t, "sysfs") == 0 || strcmp (t, "cgroup") == 0 || strcmp (t, "cgroup2") == 0)
+          && (! listed (opts, "ro") || listed (opts, "rw")))
+        finding (&f, "%s at %.128s is writable", t, d);
+    }
+  if (f.n > 0 && c->privileged && c->cfg->policy.privileged)
+    rule_pass (c, "privileged container allowed by [policy] privileged = true");
+  else if (f.n > 0)
+    rule_fail (c, "keep the engine's default confinement (no --security-opt apparmor=unconfined, "
+               "no procMount Unmasked, no shared propagation, only namespaced sysctls)",
+               "%s", sb_str (&f.text));
+  else
+    rule_pass (c, "own mount namespace, /proc masked and read-only as the engines default, no "
+               "unconfined profile, no shared propagation, only namespaced sysctls");
+}
+
+/* ---- the family ----------------------------------------------------- */
+
+/* The rules, in the order they report: privileged first, so that a
+   --privileged refusal leads with that.  Each reports only under its own
+   id (c->rule), and each is skipped when policy.spec fails. */
+static const struct policy_rule
+{
+  const char *id;
+  void (*check) (struct ctx *c);
+} rules[] = {
+  { "policy.privileged", check_privileged },
+  { "policy.namespaces", check_namespaces },
+  { "policy.identity", check_identity },
+  { "policy.mounts", check_mounts },
+  { "policy.capabilities", check_capabilities },
+  { "policy.devices", check_devices },
+  { "policy.hooks", check_hooks },
+  { "policy.annotations", check_annotations },
+  { "policy.seccomp", check_seccomp },
+  { "policy.resources", check_resources },
+  { "policy.confinement", check_confinement },
+  { "egress.netns", check_network },
+};
+
+void
+check_policy (struct preflight *pf)
+{
+  struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
+  cleanup_mount_dirs struct mount_dirs dirs = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  cleanup_error kg_error_t dirs_err = NULL;
+  cleanup_free char *bundle = NULL;
+
+  /* Per container: nothing to say without one. */
+  if (pf->req->bundle == NULL)
+    return;
+  if (pf->req->bundle[0] != '/')
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
+                   "bundle %s is not an absolute path", pf->req->bundle);
+      goto not_run;
+    }
+  if (policy_path_resolve ("/", pf->req->bundle, false, &bundle, &err) < 0)
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory", "%s", err->msg);
+      goto not_run;
+    }
+  c.bundle = bundle;
+  c.spec = policy_spec_load (bundle, &err);
+  if (c.spec == NULL)
+    {
+      report_fail (pf->rep, "policy.spec",
+                   "the engine wrote a config.json kata-guard will not read; recreate the "
+                   "container, or fix the spec",
+                   "%s", err->msg);
+      goto not_run;
+    }
+  report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
+               json_object_get_string (json_object_object_get (c.spec, "ociVersion")));
+  if (pf->req->engine_ns != NULL)
+    c.ns = *pf->req->engine_ns;
+  else
+    engine_ns_gather (&c.ns);
+  /* policy.mounts and egress.netns judge by the same directories. */
+  mount_dirs_resolve (c.cfg, &dirs, &dirs_err);
+  c.dirs = &dirs;
+  c.dirs_err = dirs_err;
+  who_resolve (&c);
+  pf->from_policy.engine = c.who.engine;
+  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
+    {
+      c.rule = rules[i].id;
+      rules[i].check (&c);
+    }
+  json_object_put (c.spec);
+  return;
+
+not_run:
+  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
+    report_skip (pf->rep, rules[i].id, "not run: policy.spec failed");
+}

@@ -36,9 +36,10 @@ is_shim_invocation (int argc, char **argv)
 {
   if (fnmatch ("containerd-shim-*-v2", base_name (argv[0]), 0) == 0)
     return true;
-  return argc > 1 && (strcmp (argv[1], "-namespace") == 0 || strcmp (argv[1], "--namespace") == 0
-                      || strncmp (argv[1], "-namespace=", 11) == 0
-                      || strncmp (argv[1], "--namespace=", 12) == 0);
+  return argc > 1
+         && (strcmp (argv[1], "-namespace") == 0 || strcmp (argv[1], "--namespace") == 0
+             || strncmp (argv[1], "-namespace=", 11) == 0
+             || strncmp (argv[1], "--namespace=", 12) == 0);
 }
 
 /* runc's subcommands: with one of these (or a flag) first, kata-guard is
@@ -47,8 +48,8 @@ static bool
 is_oci_invocation (const char *arg)
 {
   static const char *const verbs[] = {
-    "checkpoint", "create", "delete", "events", "exec",  "features", "init",   "kill",  "list",
-    "pause",      "ps",     "restore", "resume", "run", "spec",     "start",  "state", "update",
+    "checkpoint", "create", "delete",  "events", "exec", "features", "init",  "kill",  "list",
+    "pause",      "ps",     "restore", "resume", "run",  "spec",     "start", "state", "update",
   };
 
   if (arg[0] == '-')

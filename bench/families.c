@@ -85,7 +85,7 @@ main (int argc, char **argv)
   struct guard_config *cfg;
   kg_error_t err = NULL;
   long long **t, *row;
-  const size_t nf = n_check_families + 1;  /* the families and the total */
+  const size_t nf = n_check_families + 1; /* the families and the total */
   size_t nc;
   long runs;
   int a = 1;
@@ -140,8 +140,9 @@ main (int argc, char **argv)
           long long *v = t[c * nf + f], first = v[0];
 
           qsort (v + 1, (size_t) runs - 1, sizeof *v, cmp_ll);
-          printf ("%zu %s %lld %lld\n", c + 1, f < n_check_families ? check_families[f].name : "total",
-                  first, v[1 + (runs - 1) / 2]);
+          printf ("%zu %s %lld %lld\n", c + 1,
+                  f < n_check_families ? check_families[f].name : "total", first,
+                  v[1 + (runs - 1) / 2]);
           free (v);
         }
       guard_config_release (&cfg[c]);

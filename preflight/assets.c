@@ -65,11 +65,11 @@ struct cache_entry
 struct digest_cache
 {
   bool loaded;
-  bool usable;   /* root, and the directory (if it exists) is root's alone */
-  bool dirty;    /* an entry was added: write the file back */
-  struct cache_entry *e;  /* newest first */
+  bool usable;           /* root, and the directory (if it exists) is root's alone */
+  bool dirty;            /* an entry was added: write the file back */
+  struct cache_entry *e; /* newest first */
   size_t n;
-  char ignored[PATH_MAX + 160];  /* why the file on disk was not used, or "" */
+  char ignored[PATH_MAX + 160]; /* why the file on disk was not used, or "" */
 };
 
 static bool
@@ -294,9 +294,9 @@ static void cache_release (struct digest_cache *c);
    immutable, with its key; its digest once an entry asks for it. */
 struct vetted_pin
 {
-  bool usable;  /* reached, immutable and keyed */
+  bool usable; /* reached, immutable and keyed */
   bool hashed, hash_ok;
-  struct cache_entry key;  /* hex: the digest, once hash_ok */
+  struct cache_entry key; /* hex: the digest, once hash_ok */
   int rfd;
 };
 
@@ -395,8 +395,7 @@ assets_cache_vet (const struct guard_config *cfg, const char *buf, size_t len, c
    file or the new one, never half of one.  BUF came from the confined
    checker: what is written is only what assets_cache_vet keeps of it. */
 int
-assets_cache_write (const struct guard_config *cfg, const char *buf, size_t len,
-                    kg_error_t *err)
+assets_cache_write (const struct guard_config *cfg, const char *buf, size_t len, kg_error_t *err)
 {
   cleanup_close int dir = -1;
   cleanup_free char *vetted = NULL;
@@ -429,7 +428,7 @@ struct assets_run
   struct preflight *pf;
   struct libmnt_table *mounts;
   bool mounts_tried;
-  char mounts_why[320];  /* why the mount table is not there */
+  char mounts_why[320]; /* why the mount table is not there */
   struct digest_cache cache;
   /* Boot assets and extra files that passed and are pinned too, by the
      path as configured, with their open descriptors: check_pins takes
@@ -448,12 +447,12 @@ enum protection
 
 struct asset
 {
-  int fd;   /* O_PATH descriptor from trust_open */
-  int rfd;  /* the same file, read-only */
+  int fd;  /* O_PATH descriptor from trust_open */
+  int rfd; /* the same file, read-only */
   struct trust_info info;
   enum protection prot;
-  char name[2 * PATH_MAX + 8];   /* "PATH" or "PATH -> RESOLVED" */
-  char how[PATH_MAX + 128];      /* how it is protected (pass) */
+  char name[2 * PATH_MAX + 8]; /* "PATH" or "PATH -> RESOLVED" */
+  char how[PATH_MAX + 128];    /* how it is protected (pass) */
   char reason[3 * PATH_MAX + 512];
   char remedy[PATH_MAX + 256];
 };
@@ -644,8 +643,8 @@ on_ro_mount (struct assets_run *run, struct asset *a)
     }
   else if (lm.get_devno (fs) != a->info.st.st_dev)
     {
-      snprintf (a->how, sizeof a->how,
-                "its device does not match the mount %s its path leads to", target);
+      snprintf (a->how, sizeof a->how, "its device does not match the mount %s its path leads to",
+                target);
       return false;
     }
   /* Superblock first: a read-only file system is read-only through every
@@ -702,8 +701,7 @@ asset_check (struct assets_run *run, const char *where, const char *path, struct
       if (err->errnum == ENOENT || err->errnum == ENOTDIR)
         snprintf (a->remedy, sizeof a->remedy, "install the file, or correct %s", where);
       else if (err->errnum == ELOOP)
-        snprintf (a->remedy, sizeof a->remedy, "remove the symlink loop on the way to %s",
-                  path);
+        snprintf (a->remedy, sizeof a->remedy, "remove the symlink loop on the way to %s", path);
       else
         snprintf (a->remedy, sizeof a->remedy, "%s", remedy_trust);
       return false;
@@ -744,8 +742,8 @@ asset_check (struct assets_run *run, const char *where, const char *path, struct
   snprintf (a->reason, sizeof a->reason,
             "%s %s is neither immutable nor on a read-only mount (%s; %s)", where, a->name, imm,
             a->how);
-  snprintf (a->remedy, sizeof a->remedy,
-            "chattr +i %s, or keep it on a read-only mount", a->info.path);
+  snprintf (a->remedy, sizeof a->remedy, "chattr +i %s, or keep it on a read-only mount",
+            a->info.path);
   return false;
 }
 
@@ -778,7 +776,7 @@ hv_name (const struct assets_run *run)
 struct tally
 {
   size_t n, failed, immutable, ro;
-  char passed[3 * PATH_MAX + 256];  /* "WHERE NAME is HOW", the last that passed */
+  char passed[3 * PATH_MAX + 256]; /* "WHERE NAME is HOW", the last that passed */
   char first_reason[sizeof ((struct asset *) 0)->reason];
   char first_remedy[sizeof ((struct asset *) 0)->remedy];
 };
@@ -828,9 +826,8 @@ tally_report (struct report *rep, const char *id, const struct tally *t, const c
     report_fail (rep, id, t->first_remedy, "%s; %zu more of the %zu %ss fail", t->first_reason,
                  t->failed - 1, t->n, noun);
   else
-    report_pass (rep, id, "%zu %s%s protected (%zu immutable, %zu on read-only mounts)%s%s",
-                 t->n, noun, s, t->immutable, t->ro, t->n == 1 ? ": " : "",
-                 t->n == 1 ? t->passed : "");
+    report_pass (rep, id, "%zu %s%s protected (%zu immutable, %zu on read-only mounts)%s%s", t->n,
+                 noun, s, t->immutable, t->ro, t->n == 1 ? ": " : "", t->n == 1 ? t->passed : "");
 }
 
 /* ---- assets.kernel, assets.image, assets.initrd ----------------------- */
@@ -864,8 +861,7 @@ check_boot_asset (struct assets_run *run, const char *key)
         {
           char remedy[160];
 
-          snprintf (remedy, sizeof remedy, "set kernel in [hypervisor.%s] to the guest kernel",
-                    hv);
+          snprintf (remedy, sizeof remedy, "set kernel in [hypervisor.%s] to the guest kernel", hv);
           report_fail (pf->rep, id, remedy,
                        "%s is not set: Kata would boot its built-in default kernel, which "
                        "kata-guard cannot check",
@@ -937,15 +933,14 @@ check_firmware (struct assets_run *run)
    the guest verify the image, but the host must still keep it from being
    rewritten: it is judged like any boot asset. */
 static void
-check_extension_one (struct assets_run *run, struct tally *t, size_t i,
-                     const struct toml_value *e)
+check_extension_one (struct assets_run *run, struct tally *t, size_t i, const struct toml_value *e)
 {
   const struct toml_value *name = toml_get (e, "name"), *path = toml_get (e, "path");
   char where[320], reason[448];
   int n;
 
-  n = snprintf (where, sizeof where, "[hypervisor.%s] guest_extension_images[%zu]",
-                hv_name (run), i);
+  n = snprintf (where, sizeof where, "[hypervisor.%s] guest_extension_images[%zu]", hv_name (run),
+                i);
   if (e->kind != TOML_TABLE)
     {
       snprintf (reason, sizeof reason, "%s has type %s, not table", where,
@@ -987,8 +982,10 @@ check_extension (struct assets_run *run)
   for (size_t i = 0; v != NULL && i < v->u.array.n; i++)
     check_extension_one (run, &t, i, v->u.array.items[i]);
   if (t.n == 0)
-    report_skip (rep, "assets.extension", "no guest_extension_images path set in "
-                 "[hypervisor.%s]", hv_name (run));
+    report_skip (rep, "assets.extension",
+                 "no guest_extension_images path set in "
+                 "[hypervisor.%s]",
+                 hv_name (run));
   else
     tally_report (rep, "assets.extension", &t, "extension image");
 }
@@ -1016,8 +1013,8 @@ check_extra (struct assets_run *run)
 /* The digest of A's file, from the cache when it is immutable and known.
    *CACHED says which. */
 static int
-asset_digest (struct assets_run *run, struct asset *a, char hex[SHA256_HEX_LEN + 1],
-              bool *cached, kg_error_t *err)
+asset_digest (struct assets_run *run, struct asset *a, char hex[SHA256_HEX_LEN + 1], bool *cached,
+              kg_error_t *err)
 {
   struct cache_entry key;
   struct stat before, after;
@@ -1094,8 +1091,7 @@ check_pins (struct assets_run *run)
         {
           ok = false;
           snprintf (a.reason, sizeof a.reason,
-                    "[assets.sha256] %s has SHA-256 %s, not the pinned %s", a.name, hex,
-                    pin->hex);
+                    "[assets.sha256] %s has SHA-256 %s, not the pinned %s", a.name, hex, pin->hex);
           snprintf (a.remedy, sizeof a.remedy,
                     "restore the file; if it was replaced on purpose, pin its new digest: "
                     "sha256sum %s",

@@ -51,7 +51,7 @@ enum target
   TARGET_OTHER,
   TARGET_GUARD,
   TARGET_KATA,
-  TARGET_BAD,  /* not an object: dockerd refuses the file */
+  TARGET_BAD, /* not an object: dockerd refuses the file */
 };
 
 static bool
@@ -73,7 +73,7 @@ static bool
 find_exec (const char *name, struct stat *st)
 {
   static const char *const dirs[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
-                                      "/usr/bin",        "/sbin",           "/bin" };
+                                      "/usr/bin",        "/sbin",          "/bin" };
 
   if (name[0] == '/')
     return stat (name, st) == 0 && S_ISREG (st->st_mode);
@@ -181,9 +181,10 @@ classify (const struct audit *a, struct json_object *entry)
 static void
 list_add (char **list, const char *name, struct json_object *entry)
 {
-  const char *e = entry ? json_object_to_json_string_ext (entry, JSON_C_TO_STRING_SPACED
-                                                                     | JSON_C_TO_STRING_NOSLASHESCAPE)
-                        : NULL;
+  const char *e = entry
+                      ? json_object_to_json_string_ext (entry, JSON_C_TO_STRING_SPACED
+                                                                   | JSON_C_TO_STRING_NOSLASHESCAPE)
+                      : NULL;
   char *n = NULL;
 
   if (asprintf (&n, "%s%s%s%s%s", *list ? *list : "", *list ? ", " : "", name, e ? " " : "",

@@ -13,20 +13,15 @@
    are not implemented are not listed: nothing may show as passing that
    was not verified. */
 const struct check_family check_families[] = {
-  { "kvm", check_kvm },
-  { "kata", check_kata },
-  { "assets", check_assets },
-  { "egress", check_egress },
-  { "drift", check_drift },
-  { "policy", check_policy },
-  { "storage", check_storage },
-  { "docker", check_audit },
+  { "kvm", check_kvm },         { "kata", check_kata },    { "assets", check_assets },
+  { "egress", check_egress },   { "drift", check_drift },  { "policy", check_policy },
+  { "storage", check_storage }, { "docker", check_audit },
 };
 const size_t n_check_families = ARRAY_SIZE (check_families);
 
 void
-preflight_init (struct preflight *pf, const struct request *req,
-                const struct guard_config *cfg, struct report *rep)
+preflight_init (struct preflight *pf, const struct request *req, const struct guard_config *cfg,
+                struct report *rep)
 {
   memset (pf, 0, sizeof *pf);
   pf->req = req;

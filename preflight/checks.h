@@ -22,16 +22,16 @@ struct toml_value;
 
 enum kg_mode
 {
-  KG_MODE_CHECK,  /* kata-guard check */
-  KG_MODE_SHIM,   /* containerd shim v2 start */
-  KG_MODE_OCI,    /* runc-style create/run */
+  KG_MODE_CHECK, /* kata-guard check */
+  KG_MODE_SHIM,  /* containerd shim v2 start */
+  KG_MODE_OCI,   /* runc-style create/run */
 };
 
 /* A namespace's identity as stat(2) of /proc/PID/ns/NAME shows it. */
 struct ns_id
 {
   bool ok;
-  int error;  /* errno when not ok */
+  int error; /* errno when not ok */
   dev_t dev;
   ino_t ino;
 };
@@ -52,10 +52,10 @@ struct engine_ns
   bool capbnd_ok;
   uint64_t capbnd;
 };
-void engine_ns_gather (struct engine_ns *e);  /* policy.c */
+void engine_ns_gather (struct engine_ns *e); /* policy.c */
 /* The /proc/PID/ns name of namespace K (0 .. KG_NS_COUNT-1: net, pid,
    ipc, uts), or NULL. */
-const char *engine_ns_proc_name (int k);  /* policy.c */
+const char *engine_ns_proc_name (int k); /* policy.c */
 
 /* What the entry point learned from argv, the environment and stdin. */
 struct netns_probe;
@@ -64,11 +64,11 @@ struct netns_facts;
 struct request
 {
   enum kg_mode mode;
-  const char *container_id;  /* NULL for `check` */
-  const char *ns;            /* containerd namespace, or NULL */
-  const char *bundle;        /* bundle directory, or NULL */
-  const char *kata_config;   /* Kata config chosen by the engine (stdin options), or NULL */
-  const char *pid_file;      /* OCI create's --pid-file, absolute, or NULL */
+  const char *container_id; /* NULL for `check` */
+  const char *ns;           /* containerd namespace, or NULL */
+  const char *bundle;       /* bundle directory, or NULL */
+  const char *kata_config;  /* Kata config chosen by the engine (stdin options), or NULL */
+  const char *pid_file;     /* OCI create's --pid-file, absolute, or NULL */
   /* Gathered by the privileged parent before the checker forks; NULL:
      policy reads them itself (unconfined callers, the unit tests). */
   const struct engine_ns *engine_ns;
@@ -108,10 +108,10 @@ enum kata_runtime
 
 struct kata_config
 {
-  struct toml_value *doc;               /* the merged document */
-  const char *hypervisor_name;          /* NAME of the one [hypervisor.NAME] */
-  const struct toml_value *hypervisor;  /* that table */
-  enum kata_runtime runtime;            /* the runtime that reads it (kata.c) */
+  struct toml_value *doc;              /* the merged document */
+  const char *hypervisor_name;         /* NAME of the one [hypervisor.NAME] */
+  const struct toml_value *hypervisor; /* that table */
+  enum kata_runtime runtime;           /* the runtime that reads it (kata.c) */
 };
 
 /* Which engine started this container, as the engine told the guard
@@ -119,12 +119,12 @@ struct kata_config
    says (kata-guard(8), THREAT MODEL). */
 enum engine
 {
-  ENGINE_UNKNOWN,     /* no engine the guard can tell */
-  ENGINE_CONTAINERD,  /* a containerd namespace, neither CRI's nor Docker's */
-  ENGINE_CRI,         /* a namespace of [policy] cri_namespaces, started as a shim */
-  ENGINE_DOCKER,      /* Docker's containerd namespace */
-  ENGINE_PODMAN,      /* podman's bundle, <podman root>/<driver>-containers/<id>/userdata */
-  ENGINE_CRIO,        /* the same bundle, whose storage record is CRI-O's (it names a pod) */
+  ENGINE_UNKNOWN,    /* no engine the guard can tell */
+  ENGINE_CONTAINERD, /* a containerd namespace, neither CRI's nor Docker's */
+  ENGINE_CRI,        /* a namespace of [policy] cri_namespaces, started as a shim */
+  ENGINE_DOCKER,     /* Docker's containerd namespace */
+  ENGINE_PODMAN,     /* podman's bundle, <podman root>/<driver>-containers/<id>/userdata */
+  ENGINE_CRIO,       /* the same bundle, whose storage record is CRI-O's (it names a pod) */
 };
 
 /* One run of the checks. */
@@ -185,7 +185,7 @@ typedef void (*check_fn) (struct preflight *pf);
 
 struct check_family
 {
-  const char *name;  /* the id prefix: "kvm" for kvm.* */
+  const char *name; /* the id prefix: "kvm" for kvm.* */
   check_fn run;
 };
 

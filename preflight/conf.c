@@ -18,7 +18,7 @@
 #include "util.h"
 
 #ifndef KG_SYSCONFDIR
-# define KG_SYSCONFDIR "/etc"
+#define KG_SYSCONFDIR "/etc"
 #endif
 
 enum key_type
@@ -27,26 +27,26 @@ enum key_type
   KEY_BOOL,
   KEY_INT,
   KEY_STRING_ARRAY,
-  KEY_PIN_TABLE,  /* a table of "/path" = "sha256 hex" */
-  KEY_INT_LIST,   /* an array of 1 .. CONF_MAX_STATUSES integers from min to max */
+  KEY_PIN_TABLE, /* a table of "/path" = "sha256 hex" */
+  KEY_INT_LIST,  /* an array of 1 .. CONF_MAX_STATUSES integers from min to max */
 };
 
 /* How a string value is validated beyond its type. */
 enum str_rule
 {
   STR_ANY,
-  STR_ABS_PATH,           /* absolute path, not empty */
-  STR_ABS_PATH_OR_EMPTY,  /* absolute path, or "" for "not set" */
-  STR_HOSTNAME,           /* a DNS name we will write into a request line */
+  STR_ABS_PATH,          /* absolute path, not empty */
+  STR_ABS_PATH_OR_EMPTY, /* absolute path, or "" for "not set" */
+  STR_HOSTNAME,          /* a DNS name we will write into a request line */
   STR_HOSTNAME_OR_EMPTY,
-  STR_CIDR,               /* an IPv4 or IPv6 network, ADDR/PREFIX */
-  STR_HYPERVISOR,         /* a [hypervisor.NAME] Kata knows */
-  STR_ENDPOINT_OR_EMPTY,  /* "IPv4:port", "[IPv6]:port" or "" (not set) */
-  STR_CAPABILITY,         /* "CAP_NAME" that libcap knows */
-  STR_REGEX,              /* a POSIX extended regular expression */
-  STR_NAMESPACE,          /* a containerd namespace name */
-  STR_KATA_RUNTIME,       /* "auto", "go" or "runtime-rs" */
-  STR_POLICY_MODE,        /* "enforce" or "audit" */
+  STR_CIDR,              /* an IPv4 or IPv6 network, ADDR/PREFIX */
+  STR_HYPERVISOR,        /* a [hypervisor.NAME] Kata knows */
+  STR_ENDPOINT_OR_EMPTY, /* "IPv4:port", "[IPv6]:port" or "" (not set) */
+  STR_CAPABILITY,        /* "CAP_NAME" that libcap knows */
+  STR_REGEX,             /* a POSIX extended regular expression */
+  STR_NAMESPACE,         /* a containerd namespace name */
+  STR_KATA_RUNTIME,      /* "auto", "go" or "runtime-rs" */
+  STR_POLICY_MODE,       /* "enforce" or "audit" */
 };
 
 struct key_spec
@@ -54,10 +54,10 @@ struct key_spec
   const char *table;
   const char *key;
   enum key_type type;
-  size_t offset;        /* of the field in struct guard_config */
-  size_t count_offset;  /* KEY_STRING_ARRAY: of its size_t count */
+  size_t offset;       /* of the field in struct guard_config */
+  size_t count_offset; /* KEY_STRING_ARRAY: of its size_t count */
   enum str_rule rule;
-  int64_t min, max;     /* KEY_INT */
+  int64_t min, max; /* KEY_INT */
 };
 
 #define FIELD(f) offsetof (struct guard_config, f)
@@ -73,8 +73,8 @@ static const struct key_spec keys[] = {
   { "kvm", "create_vm", KEY_BOOL, FIELD (kvm.create_vm), 0, STR_ANY, 0, 0 },
   { "kata", "config", KEY_STRING, FIELD (kata.config), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
   { "kata", "runtime", KEY_STRING, FIELD (kata.runtime), 0, STR_KATA_RUNTIME, 0, 0 },
-  { "kata", "hypervisors", KEY_STRING_ARRAY, FIELD (kata.hypervisors),
-    FIELD (kata.n_hypervisors), STR_HYPERVISOR, 0, 0 },
+  { "kata", "hypervisors", KEY_STRING_ARRAY, FIELD (kata.hypervisors), FIELD (kata.n_hypervisors),
+    STR_HYPERVISOR, 0, 0 },
   { "egress", "enabled", KEY_BOOL, FIELD (egress.enabled), 0, STR_ANY, 0, 0 },
   { "egress", "proxy", KEY_STRING, FIELD (egress.proxy), 0, STR_ENDPOINT_OR_EMPTY, 0, 0 },
   /* A probe that may take a minute would hold every container start. */
@@ -86,10 +86,10 @@ static const struct key_spec keys[] = {
     FIELD (egress.n_deny_statuses), STR_ANY, 300, 599 },
   { "egress", "networks", KEY_STRING_ARRAY, FIELD (egress.networks), FIELD (egress.n_networks),
     STR_CIDR, 0, 0 },
-  { "assets", "extra", KEY_STRING_ARRAY, FIELD (assets.extra), FIELD (assets.n_extra),
-    STR_ABS_PATH, 0, 0 },
-  { "assets", "sha256", KEY_PIN_TABLE, FIELD (assets.pins), FIELD (assets.n_pins), STR_ABS_PATH,
+  { "assets", "extra", KEY_STRING_ARRAY, FIELD (assets.extra), FIELD (assets.n_extra), STR_ABS_PATH,
     0, 0 },
+  { "assets", "sha256", KEY_PIN_TABLE, FIELD (assets.pins), FIELD (assets.n_pins), STR_ABS_PATH, 0,
+    0 },
   { "log", "syslog", KEY_BOOL, FIELD (log.syslog), 0, STR_ANY, 0, 0 },
   { "log", "file", KEY_STRING, FIELD (log.file), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
   { "policy", "host_namespaces", KEY_BOOL, FIELD (policy.host_namespaces), 0, STR_ANY, 0, 0 },
@@ -112,43 +112,43 @@ static const struct key_spec keys[] = {
     FIELD (policy.n_kubelet_roots), STR_ABS_PATH, 0, 0 },
   { "policy", "cri_namespaces", KEY_STRING_ARRAY, FIELD (policy.cri_namespaces),
     FIELD (policy.n_cri_namespaces), STR_NAMESPACE, 0, 0 },
-  { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks),
-    STR_ABS_PATH, 0, 0 },
+  { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks), STR_ABS_PATH,
+    0, 0 },
   { "policy", "annotations", KEY_STRING_ARRAY, FIELD (policy.annotations),
     FIELD (policy.n_annotations), STR_REGEX, 0, 0 },
-  { "policy", "require_memory_limit", KEY_BOOL, FIELD (policy.require_memory_limit), 0, STR_ANY,
-    0, 0 },
+  { "policy", "require_memory_limit", KEY_BOOL, FIELD (policy.require_memory_limit), 0, STR_ANY, 0,
+    0 },
   /* MiB; 0 = MemTotal.  2^30 MiB (1 PiB) is beyond any host. */
   { "policy", "max_vm_memory_mib", KEY_INT, FIELD (policy.max_vm_memory_mib), 0, STR_ANY, 0,
     INT64_C (1) << 30 },
   /* MiB; 0 = MemTotal less committed_memory_reserve_mib (policy.capacity). */
   { "policy", "max_committed_memory_mib", KEY_INT, FIELD (policy.max_committed_memory_mib), 0,
     STR_ANY, 0, INT64_C (1) << 30 },
-  { "policy", "committed_memory_reserve_mib", KEY_INT,
-    FIELD (policy.committed_memory_reserve_mib), 0, STR_ANY, 0, INT64_C (1) << 30 },
+  { "policy", "committed_memory_reserve_mib", KEY_INT, FIELD (policy.committed_memory_reserve_mib),
+    0, STR_ANY, 0, INT64_C (1) << 30 },
   /* Firecracker's 32 is applied at check time whatever this says. */
   { "policy", "max_vcpus", KEY_INT, FIELD (policy.max_vcpus), 0, STR_ANY, 1, 1024 },
   { "policy", "require_seccomp", KEY_BOOL, FIELD (policy.require_seccomp), 0, STR_ANY, 0, 0 },
   { "policy", "mode", KEY_STRING, FIELD (policy.mode), 0, STR_POLICY_MODE, 0, 0 },
   { "drift", "lock", KEY_BOOL, FIELD (drift.lock), 0, STR_ANY, 0, 0 },
   { "drift", "record", KEY_STRING, FIELD (drift.record), 0, STR_ABS_PATH, 0, 0 },
-  { "drift", "files", KEY_STRING_ARRAY, FIELD (drift.files), FIELD (drift.n_files), STR_ABS_PATH,
-    0, 0 },
+  { "drift", "files", KEY_STRING_ARRAY, FIELD (drift.files), FIELD (drift.n_files), STR_ABS_PATH, 0,
+    0 },
   { "docker", "daemon_json", KEY_STRING, FIELD (docker.daemon_json), 0, STR_ABS_PATH, 0, 0 },
-  { "storage", "containerd_config", KEY_STRING, FIELD (storage.containerd_config), 0,
-    STR_ABS_PATH, 0, 0 },
-  { "storage", "pool_data_max_percent", KEY_INT, FIELD (storage.pool_data_max_percent), 0,
-    STR_ANY, 1, 100 },
+  { "storage", "containerd_config", KEY_STRING, FIELD (storage.containerd_config), 0, STR_ABS_PATH,
+    0, 0 },
+  { "storage", "pool_data_max_percent", KEY_INT, FIELD (storage.pool_data_max_percent), 0, STR_ANY,
+    1, 100 },
   { "storage", "pool_metadata_max_percent", KEY_INT, FIELD (storage.pool_metadata_max_percent), 0,
     STR_ANY, 1, 100 },
 };
 
 /* Docker's default capability set (moby oci/caps/defaults.go). */
 static const char *const default_capabilities[] = {
-  "CAP_CHOWN",      "CAP_DAC_OVERRIDE", "CAP_FSETID",           "CAP_FOWNER",
-  "CAP_MKNOD",      "CAP_NET_RAW",      "CAP_SETGID",           "CAP_SETUID",
-  "CAP_SETFCAP",    "CAP_SETPCAP",      "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
-  "CAP_KILL",       "CAP_AUDIT_WRITE",
+  "CAP_CHOWN",   "CAP_DAC_OVERRIDE", "CAP_FSETID",           "CAP_FOWNER",
+  "CAP_MKNOD",   "CAP_NET_RAW",      "CAP_SETGID",           "CAP_SETUID",
+  "CAP_SETFCAP", "CAP_SETPCAP",      "CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT",
+  "CAP_KILL",    "CAP_AUDIT_WRITE",
 };
 static const char *const default_engine_roots[] = { "/var/lib/docker" };
 /* podman's (containers/storage's) graph root and run root. */
@@ -243,10 +243,10 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
       || ! set_list (&cfg->policy.devices, &cfg->policy.n_devices, NULL, 0)
       || ! set_list (&cfg->policy.deny_mounts, &cfg->policy.n_deny_mounts, NULL, 0)
       || ! set_list (&cfg->policy.writable_mounts, &cfg->policy.n_writable_mounts, NULL, 0)
-      || ! set_list (&cfg->policy.engine_roots, &cfg->policy.n_engine_roots,
-                     default_engine_roots, ARRAY_SIZE (default_engine_roots))
-      || ! set_list (&cfg->policy.podman_roots, &cfg->policy.n_podman_roots,
-                     default_podman_roots, ARRAY_SIZE (default_podman_roots))
+      || ! set_list (&cfg->policy.engine_roots, &cfg->policy.n_engine_roots, default_engine_roots,
+                     ARRAY_SIZE (default_engine_roots))
+      || ! set_list (&cfg->policy.podman_roots, &cfg->policy.n_podman_roots, default_podman_roots,
+                     ARRAY_SIZE (default_podman_roots))
       || ! set_list (&cfg->policy.containerd_roots, &cfg->policy.n_containerd_roots,
                      default_containerd_roots, ARRAY_SIZE (default_containerd_roots))
       || ! set_list (&cfg->policy.kubelet_roots, &cfg->policy.n_kubelet_roots,
@@ -259,8 +259,10 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
       || ! set_list (&cfg->egress.networks, &cfg->egress.n_networks, NULL, 0)
       || ! set_list (&cfg->drift.files, &cfg->drift.n_files, NULL, 0))
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
-  if (! cfg->storage.containerd_config || ! cfg->policy.mode || ! cfg->drift.record || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device || ! cfg->kata.config
-      || ! cfg->kata.runtime || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
+  if (! cfg->storage.containerd_config || ! cfg->policy.mode || ! cfg->drift.record
+      || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci
+      || ! cfg->kvm.device || ! cfg->kata.config || ! cfg->kata.runtime
+      || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
 }
@@ -321,8 +323,7 @@ conf_parse_cidr (const char *s, struct conf_net *out)
 }
 
 int
-conf_parse_endpoint (const char *s, struct sockaddr_storage *ss, unsigned *len,
-                     kg_error_t *err)
+conf_parse_endpoint (const char *s, struct sockaddr_storage *ss, unsigned *len, kg_error_t *err)
 {
   char host[INET6_ADDRSTRLEN + 1];
   const char *colon, *port_s;
@@ -431,7 +432,7 @@ stacked_repetition (const char *re)
                   while (*q != '\0' && ! (*q == p[1] && q[1] == ']'))
                     q++;
                   if (*q == '\0')
-                    return false;  /* unbalanced: regcomp refuses it */
+                    return false; /* unbalanced: regcomp refuses it */
                   p = q + 2;
                 }
               else
@@ -465,8 +466,9 @@ conf_compile_annotation_re (const char *re, regex_t *out, kg_error_t *err)
   int rc;
 
   if (stacked_repetition (re))
-    return kg_error (err, 0, "two repetition operators in a row (such as \"++\" or \"*?\"): "
-                             "POSIX leaves their meaning undefined");
+    return kg_error (err, 0,
+                     "two repetition operators in a row (such as \"++\" or \"*?\"): "
+                     "POSIX leaves their meaning undefined");
 
   /* Anchored: "io.katacontainers.config.hypervisor.default_memory" must
      not also allow "...default_memory_and_more". */
@@ -537,7 +539,7 @@ check_string (enum str_rule rule, const char *s)
         struct conf_net n;
 
         return conf_parse_cidr (s, &n) == 0 ? NULL
-                                             : "must be an IPv4 or IPv6 network (ADDR/PREFIX)";
+                                            : "must be an IPv4 or IPv6 network (ADDR/PREFIX)";
       }
     case STR_HOSTNAME_OR_EMPTY:
       return *s == '\0' || valid_hostname (s)
@@ -590,8 +592,8 @@ check_string (enum str_rule rule, const char *s)
 }
 
 static int
-key_error (kg_error_t *err, const char *name, const struct key_spec *k,
-           const struct toml_value *v, const char *what)
+key_error (kg_error_t *err, const char *name, const struct key_spec *k, const struct toml_value *v,
+           const char *what)
 {
   return kg_error (err, 0, "%s:%u: [%s] %s: %s", name, v->line, k->table, k->key, what);
 }
@@ -784,11 +786,11 @@ apply_pin_table (const char *name, const struct key_spec *k, const struct toml_v
 
       bad = check_string (k->rule, e->key);
       if (bad != NULL)
-        return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": the file %s", name, e->line,
-                         k->table, k->key, e->key, bad);
+        return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": the file %s", name, e->line, k->table,
+                         k->key, e->key, bad);
       if (hex == NULL || hl != 64 || strspn (hex, "0123456789abcdefABCDEF") != 64)
-        return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": expected 64 hex digits",
-                         name, e->line, k->table, k->key, e->key);
+        return kg_error (err, 0, "%s:%u: [%s.%s] \"%.64s\": expected 64 hex digits", name, e->line,
+                         k->table, k->key, e->key);
     }
   pins = calloc (n + 1, sizeof *pins);
   if (pins == NULL)
@@ -880,8 +882,8 @@ compile_annotations (const char *name, struct guard_config *cfg, kg_error_t *err
     return kg_error (err, ENOMEM, "%s: cannot allocate", name);
   for (size_t i = 0; i < cfg->policy.n_annotations; i++)
     {
-      if (conf_compile_annotation_re (cfg->policy.annotations[i],
-                                      &cfg->policy.annotation_res[i], err)
+      if (conf_compile_annotation_re (cfg->policy.annotations[i], &cfg->policy.annotation_res[i],
+                                      err)
           < 0)
         return kg_error_prefix (err, "%s: [policy] annotations: \"%.64s\"", name,
                                 cfg->policy.annotations[i]);
@@ -899,8 +901,8 @@ free_list (char **list, size_t n)
 }
 
 int
-guard_config_from_toml (const char *name, const struct toml_value *doc,
-                        struct guard_config *cfg, kg_error_t *err)
+guard_config_from_toml (const char *name, const struct toml_value *doc, struct guard_config *cfg,
+                        kg_error_t *err)
 {
   size_t n_keys = 0;
 
@@ -923,8 +925,7 @@ guard_config_from_toml (const char *name, const struct toml_value *doc,
           const struct key_spec *k = find_key (t->key, e->key);
 
           if (k == NULL)
-            return kg_error (err, 0, "%s:%u: [%s] %s: unknown key", name, e->line, t->key,
-                             e->key);
+            return kg_error (err, 0, "%s:%u: [%s] %s: unknown key", name, e->line, t->key, e->key);
           if (apply_key (name, k, e->value, cfg, err) < 0)
             return -1;
           n_keys++;
@@ -933,8 +934,10 @@ guard_config_from_toml (const char *name, const struct toml_value *doc,
   /* An empty file is far more likely a truncated write or the wrong file
      than a wish for every default: refuse it. */
   if (n_keys == 0)
-    return kg_error (err, 0, "%s: the configuration is empty (write at least one key; "
-                             "see kata-guard.toml(5))", name);
+    return kg_error (err, 0,
+                     "%s: the configuration is empty (write at least one key; "
+                     "see kata-guard.toml(5))",
+                     name);
   if (cfg->kata.n_hypervisors == 0)
     return kg_error (err, 0, "%s: [kata] hypervisors: must name at least one hypervisor", name);
   return compile_annotations (name, cfg, err);

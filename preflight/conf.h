@@ -28,18 +28,18 @@ struct sockaddr_storage;
 struct sha256_pin
 {
   char *path;
-  char *hex;  /* lower case */
+  char *hex; /* lower case */
 };
 
 struct guard_config
 {
-  char *path;  /* the file this was read from */
+  char *path; /* the file this was read from */
   struct
   {
-    char *shim;  /* the real shim v2 runtime */
-    char *oci;   /* the real runc-style runtime; "" = OCI mode refuses */
-    bool oci_vm; /* the operator says oci runs every container in a VM */
-    int64_t deadline_ms;  /* the confined checker's whole run, then refuse */
+    char *shim;          /* the real shim v2 runtime */
+    char *oci;           /* the real runc-style runtime; "" = OCI mode refuses */
+    bool oci_vm;         /* the operator says oci runs every container in a VM */
+    int64_t deadline_ms; /* the confined checker's whole run, then refuse */
   } runtime;
   struct
   {
@@ -48,26 +48,27 @@ struct guard_config
   } kvm;
   struct
   {
-    char *config;  /* "" = Kata's own search order */
-    char *runtime; /* which Kata runtime reads it: "auto" (by the shim's path), "go", "runtime-rs" */
+    char *config; /* "" = Kata's own search order */
+    char
+        *runtime; /* which Kata runtime reads it: "auto" (by the shim's path), "go", "runtime-rs" */
     char **hypervisors;
     size_t n_hypervisors;
   } kata;
   struct
   {
     bool enabled;
-    char *proxy;  /* "IP:port" or "[IPv6]:port"; "" = not set */
+    char *proxy; /* "IP:port" or "[IPv6]:port"; "" = not set */
     int64_t timeout_ms;
-    char *probe_host;       /* "" = a fresh name under .invalid for every probe */
-    int64_t expect_status;  /* 0 = not set; else the one status that means denied */
-    int64_t deny_statuses[CONF_MAX_STATUSES];  /* the statuses that mean denied */
+    char *probe_host;      /* "" = a fresh name under .invalid for every probe */
+    int64_t expect_status; /* 0 = not set; else the one status that means denied */
+    int64_t deny_statuses[CONF_MAX_STATUSES]; /* the statuses that mean denied */
     size_t n_deny_statuses;
-    char **networks;  /* the internal networks a container may be on; none: the proxy's */
+    char **networks; /* the internal networks a container may be on; none: the proxy's */
     size_t n_networks;
   } egress;
   struct
   {
-    char **extra;  /* further files that must be immutable */
+    char **extra; /* further files that must be immutable */
     size_t n_extra;
     struct sha256_pin *pins;
     size_t n_pins;
@@ -75,7 +76,7 @@ struct guard_config
   struct
   {
     bool syslog;
-    char *file;  /* JSON decision log; "" = none */
+    char *file; /* JSON decision log; "" = none */
   } log;
   /* [policy]: what a container's config.json may ask for (kata-guard(8),
      CHECKS, Per-container policy). */
@@ -83,47 +84,47 @@ struct guard_config
   {
     bool host_namespaces;
     bool privileged;
-    char **capabilities;  /* "CAP_*" names libcap knows */
+    char **capabilities; /* "CAP_*" names libcap knows */
     size_t n_capabilities;
-    char **devices;       /* host device paths */
+    char **devices; /* host device paths */
     size_t n_devices;
-    char **deny_mounts;   /* extra bind sources refused even read-only */
+    char **deny_mounts; /* extra bind sources refused even read-only */
     size_t n_deny_mounts;
-    char **writable_mounts;  /* directories a writable bind may come from */
+    char **writable_mounts; /* directories a writable bind may come from */
     size_t n_writable_mounts;
-    char **engine_roots;  /* where the engine keeps per-container files */
+    char **engine_roots; /* where the engine keeps per-container files */
     size_t n_engine_roots;
-    char **podman_roots;  /* podman's storage roots (graph root, run root) */
+    char **podman_roots; /* podman's storage roots (graph root, run root) */
     size_t n_podman_roots;
-    char **containerd_roots;  /* containerd's root and state (CRI's pod files) */
+    char **containerd_roots; /* containerd's root and state (CRI's pod files) */
     size_t n_containerd_roots;
-    char **kubelet_roots;  /* the kubelet's root directory (its pod files) */
+    char **kubelet_roots; /* the kubelet's root directory (its pod files) */
     size_t n_kubelet_roots;
-    char **cri_namespaces;  /* containerd namespaces whose CRI annotations count */
+    char **cri_namespaces; /* containerd namespaces whose CRI annotations count */
     size_t n_cri_namespaces;
-    char **hooks;         /* programs an OCI hook may run */
+    char **hooks; /* programs an OCI hook may run */
     size_t n_hooks;
-    char **annotations;   /* regexes (as written) of allowed io.katacontainers.* names */
+    char **annotations; /* regexes (as written) of allowed io.katacontainers.* names */
     size_t n_annotations;
-    regex_t *annotation_res;  /* the same, compiled as ^(...)$ */
+    regex_t *annotation_res; /* the same, compiled as ^(...)$ */
     size_t n_annotation_res;
     bool require_memory_limit;
-    int64_t max_vm_memory_mib;  /* 0 = this host's MemTotal */
+    int64_t max_vm_memory_mib; /* 0 = this host's MemTotal */
     int64_t max_vcpus;
     /* policy.capacity: the memory all guarded VMs alive may commit, MiB;
        0 = MemTotal less COMMITTED_MEMORY_RESERVE_MIB. */
     int64_t max_committed_memory_mib;
     int64_t committed_memory_reserve_mib;
     bool require_seccomp;
-    char *mode;  /* "enforce", or "audit": policy.* refusals logged, not enforced */
+    char *mode; /* "enforce", or "audit": policy.* refusals logged, not enforced */
   } policy;
   /* [drift]: the posture record of `kata-guard validate` and whether a
      start must match it (kata-guard(8), DRIFT). */
   struct
   {
     bool lock;
-    char *record;  /* the posture record's path */
-    char **files;  /* more files whose change is a change of the sandbox */
+    char *record; /* the posture record's path */
+    char **files; /* more files whose change is a change of the sandbox */
     size_t n_files;
   } drift;
   /* [docker]: what the audit of `kata-guard check` reads (docker.*). */
@@ -153,8 +154,8 @@ const char *guard_config_default_path (void);
 
 /* The remedy of a guard configuration that does not load (the "config"
    failure of a start, in the parent and in the checker alike). */
-#define GUARD_CONFIG_REMEDY                                                               \
-  "fix the guard configuration (kata-guard check shows the same error); see "             \
+#define GUARD_CONFIG_REMEDY                                                                        \
+  "fix the guard configuration (kata-guard check shows the same error); see "                      \
   "kata-guard.toml(5)"
 
 /* Read and validate PATH.  Errors read "PATH:LINE: [table] key: what". */

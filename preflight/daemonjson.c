@@ -22,9 +22,9 @@
 
 struct key_seen
 {
-  char *s;     /* decoded */
+  char *s; /* decoded */
   size_t n;
-  size_t pos;  /* of its opening quote */
+  size_t pos; /* of its opening quote */
 };
 
 struct scan
@@ -51,7 +51,7 @@ line_col (const struct scan *j, size_t at, unsigned *line, unsigned *col)
 }
 
 static int scan_error (struct scan *j, size_t at, const char *fmt, ...)
-  __attribute__ ((format (printf, 3, 4)));
+    __attribute__ ((format (printf, 3, 4)));
 static int
 scan_error (struct scan *j, size_t at, const char *fmt, ...)
 {
@@ -169,8 +169,8 @@ scan_string (struct scan *j, struct key_seen *key)
       if (c == '"')
         break;
       if (c < 0x20)
-        return scan_error (j, j->pos, "control character 0x%02x in a string (write it as an escape)",
-                           c);
+        return scan_error (j, j->pos,
+                           "control character 0x%02x in a string (write it as an escape)", c);
       if (c == '\\')
         {
           size_t esc = j->pos;
@@ -182,14 +182,30 @@ scan_string (struct scan *j, struct key_seen *key)
           j->pos += 2;
           switch (c)
             {
-            case '"': cp = '"'; break;
-            case '\\': cp = '\\'; break;
-            case '/': cp = '/'; break;
-            case 'b': cp = '\b'; break;
-            case 'f': cp = '\f'; break;
-            case 'n': cp = '\n'; break;
-            case 'r': cp = '\r'; break;
-            case 't': cp = '\t'; break;
+            case '"':
+              cp = '"';
+              break;
+            case '\\':
+              cp = '\\';
+              break;
+            case '/':
+              cp = '/';
+              break;
+            case 'b':
+              cp = '\b';
+              break;
+            case 'f':
+              cp = '\f';
+              break;
+            case 'n':
+              cp = '\n';
+              break;
+            case 'r':
+              cp = '\r';
+              break;
+            case 't':
+              cp = '\t';
+              break;
             case 'u':
               if (hex4 (j, j->pos, &cp) < 0)
                 return -1;
@@ -298,8 +314,8 @@ scan_number (struct scan *j)
       size_t n = j->pos - digits, ln = strlen (limit);
 
       if (n > ln || (n == ln && memcmp (j->s + digits, limit, ln) > 0))
-        return scan_error (j, start, "integer %.*s is outside the 64-bit range", (int) (j->pos - start),
-                           (const char *) j->s + start);
+        return scan_error (j, start, "integer %.*s is outside the 64-bit range",
+                           (int) (j->pos - start), (const char *) j->s + start);
     }
   return 0;
 }
@@ -383,8 +399,7 @@ scan_object (struct scan *j, unsigned depth)
   for (;;)
     {
       if (j->pos >= j->len || j->s[j->pos] != '"')
-        return scan_error (j, j->pos, "expected a key in double quotes, found %s",
-                           describe (j, b));
+        return scan_error (j, j->pos, "expected a key in double quotes, found %s", describe (j, b));
       if (keys.n == keys.cap)
         {
           size_t cap = keys.cap ? keys.cap * 2 : 16;
@@ -417,8 +432,7 @@ scan_object (struct scan *j, unsigned depth)
           j->pos++;
           return check_duplicates (j, &keys);
         }
-      return scan_error (j, j->pos, "expected ',' or '}' in an object, found %s",
-                         describe (j, b));
+      return scan_error (j, j->pos, "expected ',' or '}' in an object, found %s", describe (j, b));
     }
 }
 
@@ -450,8 +464,7 @@ scan_array (struct scan *j, unsigned depth)
           j->pos++;
           return 0;
         }
-      return scan_error (j, j->pos, "expected ',' or ']' in an array, found %s",
-                         describe (j, b));
+      return scan_error (j, j->pos, "expected ',' or ']' in an array, found %s", describe (j, b));
     }
 }
 
@@ -549,8 +562,10 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
                      DAEMONJSON_MAX_SIZE),
            NULL;
   if (len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
-    return kg_error (err, 0, "%s:1:1: starts with a byte order mark (save it as UTF-8 "
-                             "without one)", name),
+    return kg_error (err, 0,
+                     "%s:1:1: starts with a byte order mark (save it as UTF-8 "
+                     "without one)",
+                     name),
            NULL;
   skip_ws (&j);
   if (j.pos == len)
@@ -592,10 +607,12 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
   root = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
   jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
-  if (root == NULL || jerr != json_tokener_success || ! json_object_is_type (root, json_type_object))
+  if (root == NULL || jerr != json_tokener_success
+      || ! json_object_is_type (root, json_type_object))
     {
       json_object_put (root);
-      return kg_error (err, 0, "%s: json-c cannot read it: %s", name, json_tokener_error_desc (jerr)),
+      return kg_error (err, 0, "%s: json-c cannot read it: %s", name,
+                       json_tokener_error_desc (jerr)),
              NULL;
     }
   return root;
@@ -668,8 +685,8 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
       if (jerr == json_tokener_continue)
         return kg_error (err, 0, "%s: truncated JSON (%zu bytes)", name, len), NULL;
       if (jerr == json_tokener_error_depth)
-        return kg_error (err, 0, "%s: nested deeper than %d levels (at byte %zu)", name,
-                         max_depth, end),
+        return kg_error (err, 0, "%s: nested deeper than %d levels (at byte %zu)", name, max_depth,
+                         end),
                NULL;
       return kg_error (err, 0, "%s: invalid JSON at byte %zu: %s", name, end,
                        json_tokener_error_desc (jerr)),
@@ -689,14 +706,12 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
     }
   /* Whatever follows the document (whitespace aside) is an error: a
      second document could be what another reader takes. */
-  while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\t'
-                       || buf[end] == '\r'))
+  while (end < len && (buf[end] == ' ' || buf[end] == '\n' || buf[end] == '\t' || buf[end] == '\r'))
     end++;
   if (end != len)
     {
       json_object_put (obj);
-      return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end),
-             NULL;
+      return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end), NULL;
     }
   return obj;
 }

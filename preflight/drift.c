@@ -35,9 +35,14 @@ static const struct
 {
   const char *key, *what;
 } hv_files[] = {
-  { "path", "hypervisor" },     { "jailer_path", "jailer" }, { "kernel", "kernel" },
-  { "image", "image" },         { "initrd", "initrd" },      { "firmware", "firmware" },
-  { "firmware_volume", "firmware_volume" }, { "virtio_fs_daemon", "virtio_fs_daemon" },
+  { "path", "hypervisor" },
+  { "jailer_path", "jailer" },
+  { "kernel", "kernel" },
+  { "image", "image" },
+  { "initrd", "initrd" },
+  { "firmware", "firmware" },
+  { "firmware_volume", "firmware_volume" },
+  { "virtio_fs_daemon", "virtio_fs_daemon" },
   { "ctlpath", "ctlpath" },
 };
 
@@ -45,10 +50,10 @@ struct item
 {
   char what[40];
   char *path;
-  bool have;  /* KEY and HEX hold what was recorded (or computed) */
+  bool have; /* KEY and HEX hold what was recorded (or computed) */
   struct stat st;
   char hex[SHA256_HEX_LEN + 1];
-  const char *version;  /* engines: what validate saw; borrowed */
+  const char *version; /* engines: what validate saw; borrowed */
 };
 
 struct items
@@ -197,8 +202,7 @@ item_json (const struct item *it)
 }
 
 int
-drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **out,
-                   kg_error_t *err)
+drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **out, kg_error_t *err)
 {
   cleanup_items struct items l = { 0 };
   struct json_object *root = NULL, *files = NULL;
@@ -375,7 +379,8 @@ drift_record_load (const char *path, struct record *r, kg_error_t *err)
                      version ? version : "(unknown)", PACKAGE_VERSION);
   r->validated = jstr (r->doc, "validated");
   r->proxy = jstr (r->doc, "proxy");
-  if (r->validated == NULL || r->proxy == NULL || ! json_object_object_get_ex (r->doc, "files", &files)
+  if (r->validated == NULL || r->proxy == NULL
+      || ! json_object_object_get_ex (r->doc, "files", &files)
       || ! json_object_is_type (files, json_type_array) || json_object_array_length (files) == 0)
     return kg_error (err, 0, "%s is corrupt: a field is missing", path);
   for (size_t i = 0; i < json_object_array_length (files); i++)
@@ -429,7 +434,7 @@ compare_file (const struct item *rec, const char *validated, struct kg_buf *f, s
     }
   if (strcmp (hex, rec->hex) == 0)
     {
-      (*touched)++;  /* touched, or copied back: the same bytes */
+      (*touched)++; /* touched, or copied back: the same bytes */
       return;
     }
   gmtime_r (&st.st_mtim.tv_sec, &tm);
@@ -507,11 +512,10 @@ check_drift (struct preflight *pf)
                  "hashed at every start)",
                  r.files.n, r.validated, cfg->drift.lock ? " ([drift] lock)" : "", touched);
   else if (n == 0)
-    report_pass (pf->rep, "drift.posture", "%zu files as validated on %s%s", r.files.n,
-                 r.validated, cfg->drift.lock ? " ([drift] lock)" : "");
+    report_pass (pf->rep, "drift.posture", "%zu files as validated on %s%s", r.files.n, r.validated,
+                 cfg->drift.lock ? " ([drift] lock)" : "");
   else if (cfg->drift.lock)
     report_fail (pf->rep, "drift.posture", remedy, "drift: %s", sb_str (&f));
   else
-    report_warn (pf->rep, "drift.posture", remedy, "drift ([drift] lock is off): %s",
-                 sb_str (&f));
+    report_warn (pf->rep, "drift.posture", remedy, "drift ([drift] lock is off): %s", sb_str (&f));
 }

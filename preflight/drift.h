@@ -24,16 +24,16 @@
 /* An engine binary the validation found, with what it said of its version. */
 struct drift_engine
 {
-  const char *name;     /* "containerd", "dockerd", ... */
-  const char *path;     /* absolute */
-  const char *version;  /* its --version line, or NULL */
+  const char *name;    /* "containerd", "dockerd", ... */
+  const char *path;    /* absolute */
+  const char *version; /* its --version line, or NULL */
 };
 
 /* What `kata-guard validate` records besides the files. */
 struct drift_meta
 {
-  const char *note;          /* --note, or NULL */
-  const char *proxy_denied;  /* egress.denies's pass reason */
+  const char *note;         /* --note, or NULL */
+  const char *proxy_denied; /* egress.denies's pass reason */
   const struct drift_engine *engines;
   size_t n_engines;
   /* What the real runtimes say of their version (a shim's -v, an OCI

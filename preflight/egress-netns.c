@@ -123,8 +123,7 @@ docker_network_mode (struct ctx *c, char *out, size_t size, kg_error_t *err)
         snprintf (out, size, "default");
       return rc < 0 ? -1 : 1;
     }
-  return kg_error (err, ENOENT, "no containers/%s/hostconfig.json under [policy] engine_roots",
-                   id);
+  return kg_error (err, ENOENT, "no containers/%s/hostconfig.json under [policy] engine_roots", id);
 }
 
 /* egress.netns: the network the container will have, as the VM will get
@@ -206,7 +205,8 @@ check_network (struct ctx *c)
     }
   if (docker_attaches || no_path)
     {
-      rule_fail (c, "run the container with --network none, or in the network namespace of a "
+      rule_fail (c,
+                 "run the container with --network none, or in the network namespace of a "
                  "companion on an internal network (--network container:NAME), which is "
                  "inspected",
                  "Docker attaches network \"%s\" after the guard looked (Kata hands it to "
@@ -217,8 +217,7 @@ check_network (struct ctx *c)
     }
   if (! json_object_is_type (path, json_type_string))
     {
-      rule_fail (c, NULL, "the network namespace path is %s",
-                 json_kind (path));
+      rule_fail (c, NULL, "the network namespace path is %s", json_kind (path));
       return;
     }
   p = json_object_get_string (path);
@@ -243,8 +242,7 @@ check_network (struct ctx *c)
   probe.timeout_ms = (uint32_t) cfg->egress.timeout_ms;
   if (egress_probe_host (cfg, probe.host, sizeof probe.host) < 0)
     {
-      rule_fail (c, NULL, "cannot make a probe host name: %s",
-                 strerror (errno));
+      rule_fail (c, NULL, "cannot make a probe host name: %s", strerror (errno));
       return;
     }
   for (size_t i = 0; i < cfg->egress.n_networks && n_nets < ARRAY_SIZE (nets); i++)
@@ -262,13 +260,13 @@ check_network (struct ctx *c)
     errno = err->errnum;
   if (rc < 0)
     {
-      rule_fail (c, NULL, "network namespace %s cannot be read: %s", p,
-                 strerror (errno));
+      rule_fail (c, NULL, "network namespace %s cannot be read: %s", p, strerror (errno));
       free (facts);
       return;
     }
   if (netns_judge (facts, nets, n_nets, &probe.proxy, &why, &seen) < 0)
-    rule_fail (c, facts->untrusted[0] != '\0' || ! facts->owner_initial
+    rule_fail (c,
+               facts->untrusted[0] != '\0' || ! facts->owner_initial
                    ? "name a network namespace that root made in the host's user namespace, by "
                      "a path only root can change (/proc/PID/ns/net, /run/netns/NAME)"
                    : "put the container on an internal network only (no default route, no "
@@ -282,14 +280,16 @@ check_network (struct ctx *c)
                "network namespace %s (%s): the proxy %s does not answer from inside it: %s", p,
                sb_str (&seen), proxy, strerror (facts->probe_error));
   else if (! egress_denied_status (cfg, facts->probe_status))
-    rule_fail (c, "make the proxy this namespace reaches deny every destination not on its "
+    rule_fail (c,
+               "make the proxy this namespace reaches deny every destination not on its "
                "allowlist",
                "network namespace %s (%s): the proxy %s, from inside it, answered CONNECT "
                "%s:443 with %d%s",
                p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status,
                facts->probe_status >= 200 && facts->probe_status <= 299 ? " (an open proxy)" : "");
   else
-    rule_pass (c, "network namespace %s: %s, no way out but the proxy %s, which denied CONNECT "
+    rule_pass (c,
+               "network namespace %s: %s, no way out but the proxy %s, which denied CONNECT "
                "%s:443 with %d from inside",
                p, sb_str (&seen), proxy, probe.host, (int) facts->probe_status);
   free (facts);

@@ -267,7 +267,10 @@ denied_statuses (const struct guard_config *cfg, char *buf, size_t size)
 
   buf[0] = '\0';
   for (size_t i = 0; i < n && o < size; i++)
-    o += (size_t) snprintf (buf + o, size - o, "%s%" PRId64, i == 0 ? "" : i + 1 == n ? " or " : ", ",
+    o += (size_t) snprintf (buf + o, size - o, "%s%" PRId64,
+                            i == 0       ? ""
+                            : i + 1 == n ? " or "
+                                         : ", ",
                             cfg->egress.expect_status != 0 ? cfg->egress.expect_status
                                                            : cfg->egress.deny_statuses[i]);
   return buf;
@@ -284,8 +287,8 @@ egress_probe_host (const struct guard_config *cfg, char *buf, size_t size)
      fixed name.  Under .invalid (RFC 6761), so it is nobody's. */
   if (getrandom (r, sizeof r, 0) != (ssize_t) sizeof r)
     return -1;
-  return snprintf (buf, size, "kg-%02x%02x%02x%02x%02x%02x%02x%02x.invalid", r[0], r[1], r[2],
-                   r[3], r[4], r[5], r[6], r[7])
+  return snprintf (buf, size, "kg-%02x%02x%02x%02x%02x%02x%02x%02x.invalid", r[0], r[1], r[2], r[3],
+                   r[4], r[5], r[6], r[7])
                  < (int) size
              ? 0
              : -1;
@@ -321,8 +324,8 @@ check_config (struct preflight *pf, struct sockaddr_storage *ss, unsigned *len)
     report_fail (rep, "egress.config", remedy_config,
                  "[egress] proxy \"%s\" is not an IPv4 or IPv6 address", proxy);
   else if ((problem = probe_settings_problem (cfg)) != NULL)
-    report_fail (rep, "egress.config", "fix the [egress] table of the guard configuration",
-                 "%s", problem);
+    report_fail (rep, "egress.config", "fix the [egress] table of the guard configuration", "%s",
+                 problem);
   else
     {
       char st[64];
@@ -399,8 +402,7 @@ check_reachable (struct preflight *pf, const struct sockaddr_storage *ss, unsign
     case EHOSTUNREACH:
       report_fail (pf->rep, "egress.reachable",
                    "give this host a route to the proxy (see ip route get), or fix [egress] proxy",
-                   "the proxy %s is unreachable from this host: %s", proxy,
-                   strerror (err->errnum));
+                   "the proxy %s is unreachable from this host: %s", proxy, strerror (err->errnum));
       break;
     case ETIMEDOUT:
       report_fail (pf->rep, "egress.reachable",
@@ -425,10 +427,10 @@ check_reachable (struct preflight *pf, const struct sockaddr_storage *ss, unsign
 /* Why the probe found no status: each has its own reason and remedy. */
 enum probe_failure
 {
-  PROBE_SILENT,   /* the deadline passed */
-  PROBE_CLOSED,   /* end of stream or reset before a status line */
-  PROBE_GARBAGE,  /* not an HTTP/1.x status line */
-  PROBE_ERROR,    /* a local error */
+  PROBE_SILENT,  /* the deadline passed */
+  PROBE_CLOSED,  /* end of stream or reset before a status line */
+  PROBE_GARBAGE, /* not an HTTP/1.x status line */
+  PROBE_ERROR,   /* a local error */
 };
 
 static const char *const probe_remedy[] = {
@@ -443,8 +445,8 @@ static const char *const probe_remedy[] = {
 /* Send all of BUF before the deadline.  MSG_NOSIGNAL: a proxy that hangs
    up must give EPIPE here, not kill the guard with SIGPIPE. */
 static int
-send_all (int fd, const char *buf, size_t len, const struct deadline *d,
-          enum probe_failure *why, kg_error_t *err)
+send_all (int fd, const char *buf, size_t len, const struct deadline *d, enum probe_failure *why,
+          kg_error_t *err)
 {
   size_t off = 0;
 
@@ -463,8 +465,10 @@ send_all (int fd, const char *buf, size_t len, const struct deadline *d,
       if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
         {
           *why = PROBE_CLOSED;
-          return kg_error (err, 0, "closed the connection without answering (before the "
-                           "request was sent: %s)", strerror (errno));
+          return kg_error (err, 0,
+                           "closed the connection without answering (before the "
+                           "request was sent: %s)",
+                           strerror (errno));
         }
       if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
         {
@@ -480,8 +484,10 @@ send_all (int fd, const char *buf, size_t len, const struct deadline *d,
       if (r == 0)
         {
           *why = PROBE_SILENT;
-          return kg_error (err, 0, "the CONNECT request could not be sent within %" PRId64
-                           " ms (sent %zu of %zu bytes)", d->timeout_ms, off, len);
+          return kg_error (err, 0,
+                           "the CONNECT request could not be sent within %" PRId64
+                           " ms (sent %zu of %zu bytes)",
+                           d->timeout_ms, off, len);
         }
     }
   return 0;
@@ -510,8 +516,10 @@ read_status (int fd, const struct deadline *d, int *status, char *reason, size_t
         {
           printable (buf, len, seen, sizeof seen);
           *why = PROBE_GARBAGE;
-          return kg_error (err, 0, "answered something that is not an HTTP/1.x status line (%s): "
-                           "\"%s\"", bad, seen);
+          return kg_error (err, 0,
+                           "answered something that is not an HTTP/1.x status line (%s): "
+                           "\"%s\"",
+                           bad, seen);
         }
       if (len == sizeof buf)
         {
@@ -530,10 +538,11 @@ read_status (int fd, const struct deadline *d, int *status, char *reason, size_t
         {
           *why = PROBE_SILENT;
           if (len == 0)
-            return kg_error (err, 0, "sent no answer within %" PRId64 " ms (waited %" PRId64
-                             " ms)", d->timeout_ms, deadline_elapsed_ms (d));
+            return kg_error (err, 0, "sent no answer within %" PRId64 " ms (waited %" PRId64 " ms)",
+                             d->timeout_ms, deadline_elapsed_ms (d));
           printable (buf, len, seen, sizeof seen);
-          return kg_error (err, 0, "sent only an incomplete status line within %" PRId64
+          return kg_error (err, 0,
+                           "sent only an incomplete status line within %" PRId64
                            " ms (waited %" PRId64 " ms): \"%s\"",
                            d->timeout_ms, deadline_elapsed_ms (d), seen);
         }
@@ -555,8 +564,10 @@ read_status (int fd, const struct deadline *d, int *status, char *reason, size_t
         return kg_error (err, 0, "closed the connection without answering%s",
                          n == 0 ? "" : " (reset)");
       printable (buf, len, seen, sizeof seen);
-      return kg_error (err, 0, "closed the connection in the middle of the status line%s: "
-                       "\"%s\"", n == 0 ? "" : " (reset)", seen);
+      return kg_error (err, 0,
+                       "closed the connection in the middle of the status line%s: "
+                       "\"%s\"",
+                       n == 0 ? "" : " (reset)", seen);
     }
   /* "HTTP/1.x NNN" is 12 bytes; a reason phrase follows after a space. */
   if (line_len > 14)
@@ -629,13 +640,13 @@ check_denies (struct preflight *pf, int fd, const struct deadline *d)
     report_fail (pf->rep, "egress.denies",
                  "set [egress] deny_statuses to the statuses this proxy uses to deny a "
                  "destination, or fix the proxy",
-                 "the proxy %s answered CONNECT %s:443 with %d%s, expected %s", proxy, host,
-                 status, phrase, denied_statuses (cfg, st, sizeof st));
+                 "the proxy %s answered CONNECT %s:443 with %d%s, expected %s", proxy, host, status,
+                 phrase, denied_statuses (cfg, st, sizeof st));
 }
 
 int
-egress_probe (const struct sockaddr_storage *ss, unsigned len, const char *host,
-              int64_t timeout_ms, int *status, kg_error_t *err)
+egress_probe (const struct sockaddr_storage *ss, unsigned len, const char *host, int64_t timeout_ms,
+              int *status, kg_error_t *err)
 {
   cleanup_close int fd = -1;
   enum probe_failure why = PROBE_ERROR;

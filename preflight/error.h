@@ -16,18 +16,17 @@
 
 struct kg_error
 {
-  int errnum;   /* errno value, or 0 */
-  char *msg;    /* full message, strerror already appended */
+  int errnum; /* errno value, or 0 */
+  char *msg;  /* full message, strerror already appended */
 };
 typedef struct kg_error *kg_error_t;
 
 int kg_error (kg_error_t *err, int errnum, const char *fmt, ...)
-  __attribute__ ((format (printf, 3, 4)));
+    __attribute__ ((format (printf, 3, 4)));
 int kg_verror (kg_error_t *err, int errnum, const char *fmt, va_list ap)
-  __attribute__ ((format (printf, 3, 0)));
+    __attribute__ ((format (printf, 3, 0)));
 /* Prepend "<prefix>: " to an already set error; returns -1. */
-int kg_error_prefix (kg_error_t *err, const char *fmt, ...)
-  __attribute__ ((format (printf, 2, 3)));
+int kg_error_prefix (kg_error_t *err, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
 void kg_error_release (kg_error_t *err);
 
 static inline void

@@ -23,13 +23,13 @@
 
 struct rd
 {
-  int fd;               /* -1: the buffer MEM */
+  int fd; /* -1: the buffer MEM */
   const char *mem;
   size_t mem_len;
   char buf[1 << 16];
   size_t pos, len, total;
-  int errnum;           /* read(2) failed */
-  const char *why;      /* the first error, or NULL */
+  int errnum;      /* read(2) failed */
+  const char *why; /* the first error, or NULL */
 };
 
 static int
@@ -280,7 +280,8 @@ members (struct rd *r, int depth, int close, struct want *want)
       if (c == close)
         return true;
       if (c != ',')
-        return fail (r, c < 0 ? "is not JSON (it ends early)" : "is not JSON (no ',' between members)");
+        return fail (r, c < 0 ? "is not JSON (it ends early)"
+                              : "is not JSON (no ',' between members)");
       skip_ws (r);
     }
 }

@@ -23,8 +23,7 @@
    must appear once; the value must fit OUT and hold no escape.  Returns
    1 with OUT set, 0 when the object has no KEY (or KEY is null), -1 with
    *ERR otherwise (a missing file is -1 with errnum ENOENT). */
-int jscan_top_string (const char *path, const char *key, char *out, size_t size,
-                      kg_error_t *err);
+int jscan_top_string (const char *path, const char *key, char *out, size_t size, kg_error_t *err);
 
 /* The same over a buffer (the unit tests and the fuzz target). */
 int jscan_top_string_mem (const char *buf, size_t len, const char *key, char *out, size_t size,

@@ -63,9 +63,18 @@ const char *const kata_search_path_rs[KATA_SEARCH_PATH_N] = {
    virtiofsd's extra arguments (which Kata's documentation warns can be
    abused on the host). */
 static const char *const sensitive_annotations[] = {
-  "path",           "jailer_path",           "ctlpath",          "kernel",
-  "image",          "initrd",                "firmware",         "firmware_volume",
-  "virtio_fs_daemon", "entropy_source",      "file_mem_backend", "vhost_user_store_path",
+  "path",
+  "jailer_path",
+  "ctlpath",
+  "kernel",
+  "image",
+  "initrd",
+  "firmware",
+  "firmware_volume",
+  "virtio_fs_daemon",
+  "entropy_source",
+  "file_mem_backend",
+  "vhost_user_store_path",
   "virtio_fs_extra_args",
   /* The agent runs the OCI hooks it finds there in the guest, as root
      (both runtimes gate it by enable_annotations). */
@@ -166,8 +175,7 @@ runtime_from_key (const struct guard_config *cfg, const char *path, struct runti
       snprintf (rc->why, sizeof rc->why, "[kata] runtime = \"%s\"", key);
       return;
     }
-  rc->rt = path != NULL && has_tail (path, KATA_RS_SHIM_TAIL) ? KATA_RUNTIME_RS
-                                                               : KATA_RUNTIME_GO;
+  rc->rt = path != NULL && has_tail (path, KATA_RS_SHIM_TAIL) ? KATA_RUNTIME_RS : KATA_RUNTIME_GO;
   snprintf (rc->why, sizeof rc->why, "[kata] runtime = \"auto\": %s", path ? path : "no runtime");
 }
 
@@ -336,8 +344,8 @@ closedir_p (DIR **d)
    narrower unsigned types but stores a negative number in a uint64 as a
    huge one, where the guard would read the negative. */
 static const char *const kata_u64_keys[] = {
-  "snp_guest_policy", "rx_rate_limiter_max_rate", "tx_rate_limiter_max_rate", "memory_offset",
-  "default_maxmemory", "create_container_timeout",
+  "snp_guest_policy", "rx_rate_limiter_max_rate", "tx_rate_limiter_max_rate",
+  "memory_offset",    "default_maxmemory",        "create_container_timeout",
 };
 
 /* The first entry of table T, at any depth, that Kata's TOML decoder
@@ -373,7 +381,8 @@ kata_unreadable_entry (const struct toml_value *t, const char **why)
       const struct toml_entry *e = &t->u.table.items[i];
       const struct toml_value *v = e->value;
 
-      if (e->key[0] == '\0' || strspn (e->key, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen (e->key))
+      if (e->key[0] == '\0'
+          || strspn (e->key, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen (e->key))
         {
           *why = "is not lower case: Kata's TOML decoder matches keys to its settings "
                  "case-insensitively (Unicode folding), so it may set one the guard reads under "
@@ -392,7 +401,8 @@ kata_unreadable_entry (const struct toml_value *t, const char **why)
                  "(BurntSushi/toml before 1.3) reads otherwise";
           return e;
         }
-      for (size_t k = 0; v->kind == TOML_INTEGER && v->u.integer < 0 && k < ARRAY_SIZE (kata_u64_keys); k++)
+      for (size_t k = 0;
+           v->kind == TOML_INTEGER && v->u.integer < 0 && k < ARRAY_SIZE (kata_u64_keys); k++)
         if (strcmp (e->key, kata_u64_keys[k]) == 0)
           {
             *why = "is negative, and Kata decodes it as an unsigned 64-bit number (a huge one)";
@@ -425,17 +435,43 @@ unreadable_refused (struct report *rep, const char *path, const struct toml_valu
    cdh_api_timeout_ms).  Any other key there makes runtime-rs refuse the
    configuration. */
 static const char *const rs_agent_keys[] = {
-  "enable_debug", "log_level", "enable_tracing", "debug_console_enabled", "visible_cdi_devices",
-  "server_port", "log_port", "passfd_listener_port", "dial_timeout_ms", "reconnect_timeout_ms",
-  "cdh_api_timeout_ms", "create_container_timeout", "health_check_request_timeout_ms",
-  "kernel_modules", "container_pipe_size", "launch_process_timeout", "mem_agent", "policy",
+  "enable_debug",
+  "log_level",
+  "enable_tracing",
+  "debug_console_enabled",
+  "visible_cdi_devices",
+  "server_port",
+  "log_port",
+  "passfd_listener_port",
+  "dial_timeout_ms",
+  "reconnect_timeout_ms",
+  "cdh_api_timeout_ms",
+  "create_container_timeout",
+  "health_check_request_timeout_ms",
+  "kernel_modules",
+  "container_pipe_size",
+  "launch_process_timeout",
+  "mem_agent",
+  "policy",
 };
 static const char *const rs_mem_agent_keys[] = {
-  "enable", "mem_agent_enable", "memcg_disable", "memcg_swap", "memcg_swappiness_max",
-  "memcg_period_secs", "memcg_period_psi_percent_limit", "memcg_eviction_psi_percent_limit",
-  "memcg_eviction_run_aging_count_min", "compact_disable", "compact_period_secs",
-  "compact_period_psi_percent_limit", "compact_psi_percent_limit", "compact_sec_max",
-  "compact_order", "compact_threshold", "compact_force_times",
+  "enable",
+  "mem_agent_enable",
+  "memcg_disable",
+  "memcg_swap",
+  "memcg_swappiness_max",
+  "memcg_period_secs",
+  "memcg_period_psi_percent_limit",
+  "memcg_eviction_psi_percent_limit",
+  "memcg_eviction_run_aging_count_min",
+  "compact_disable",
+  "compact_period_secs",
+  "compact_period_psi_percent_limit",
+  "compact_psi_percent_limit",
+  "compact_sec_max",
+  "compact_order",
+  "compact_threshold",
+  "compact_force_times",
 };
 static const char *const rs_factory_keys[] = { "enable_template", "template_path" };
 
@@ -512,7 +548,7 @@ list_dropins (int dfd, const struct trust_info *dinfo, struct names *out, kg_err
   d = fdopendir (rfd);
   if (d == NULL)
     return kg_error (err, errno, "%s", dinfo->path);
-  rfd = -1;  /* the DIR owns it now */
+  rfd = -1; /* the DIR owns it now */
   for (;;)
     {
       char **nv;
@@ -528,8 +564,7 @@ list_dropins (int dfd, const struct trust_info *dinfo, struct names *out, kg_err
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
       if (out->n >= KATA_MAX_DROPINS)
-        return kg_error (err, 0, "%s holds more than %d entries", dinfo->path,
-                         KATA_MAX_DROPINS);
+        return kg_error (err, 0, "%s holds more than %d entries", dinfo->path, KATA_MAX_DROPINS);
       nv = realloc (out->v, (out->n + 1) * sizeof *nv);
       if (nv == NULL)
         return kg_error (err, ENOMEM, "%s", dinfo->path);
@@ -707,16 +742,14 @@ load_config (struct preflight *pf, const struct runtime_choice *rc)
   dfd = trust_open (dropdir, TRUST_DIR, &dinfo, &err);
   if (dfd < 0 && err->errnum != ENOENT)
     {
-      report_fail (rep, "kata.config", remedy_trust, "drop-in directory %s: %s", dropdir,
-                   err->msg);
+      report_fail (rep, "kata.config", remedy_trust, "drop-in directory %s: %s", dropdir, err->msg);
       return NULL;
     }
   if (dfd < 0)
-    kg_error_release (&err);  /* no config.d: Kata reads the one file */
+    kg_error_release (&err); /* no config.d: Kata reads the one file */
   else if (list_dropins (dfd, &dinfo, &names, &err) < 0)
     {
-      report_fail (rep, "kata.config", remedy_trust, "drop-in directory %s: %s", dropdir,
-                   err->msg);
+      report_fail (rep, "kata.config", remedy_trust, "drop-in directory %s: %s", dropdir, err->msg);
       return NULL;
     }
 
@@ -815,8 +848,7 @@ hypervisor_unrunnable (enum kata_runtime rt, const char *name)
 static bool
 hypervisor_allowed (const struct guard_config *cfg, const char *name)
 {
-  return kg_strv_has ((const char *const *) cfg->kata.hypervisors, cfg->kata.n_hypervisors,
-                      name);
+  return kg_strv_has ((const char *const *) cfg->kata.hypervisors, cfg->kata.n_hypervisors, name);
 }
 
 /* The executable at KEY of the hypervisor table must pass the trusted-path
@@ -838,15 +870,15 @@ check_exec_key (struct preflight *pf, const char *id, const char *key, const cha
     {
       if (missing_why == NULL)
         return true;
-      report_fail (pf->rep, id, missing_remedy, "[hypervisor.%s] %s is %s: %s",
-                   k->hypervisor_name, key, v == NULL ? "not set" : "empty", missing_why);
+      report_fail (pf->rep, id, missing_remedy, "[hypervisor.%s] %s is %s: %s", k->hypervisor_name,
+                   key, v == NULL ? "not set" : "empty", missing_why);
       return false;
     }
   if (v->kind != TOML_STRING)
     {
       report_fail (pf->rep, id, "set it to the absolute path of the executable",
-                   "[hypervisor.%s] %s is %s, not a string (line %u)", k->hypervisor_name,
-                   key, a_kind (v), v->line);
+                   "[hypervisor.%s] %s is %s, not a string (line %u)", k->hypervisor_name, key,
+                   a_kind (v), v->line);
       return false;
     }
   fd = trust_open (v->u.string, TRUST_EXEC, &info, &err);
@@ -885,8 +917,7 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runt
   if (hv != NULL && hv->kind != TOML_TABLE)
     {
       report_fail (rep, "kata.hypervisor", "make it a [hypervisor.NAME] table",
-                   "hypervisor is %s, not a table (line %u)", a_kind (hv),
-                   hv->line);
+                   "hypervisor is %s, not a table (line %u)", a_kind (hv), hv->line);
       return;
     }
   for (size_t i = 0; hv != NULL && i < hv->u.table.n; i++)
@@ -896,8 +927,8 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runt
       if (e->value->kind != TOML_TABLE)
         {
           report_fail (rep, "kata.hypervisor", "make it a [hypervisor.NAME] table",
-                       "hypervisor.%s is %s, not a table (line %u)", e->key,
-                       a_kind (e->value), e->line);
+                       "hypervisor.%s is %s, not a table (line %u)", e->key, a_kind (e->value),
+                       e->line);
           return;
         }
       sb_printf (&list, "%s[hypervisor.%s]", n ? ", " : "", e->key);
@@ -925,8 +956,7 @@ check_hypervisor (struct preflight *pf, struct toml_value **docp, enum kata_runt
   k = calloc (1, sizeof *k);
   if (k == NULL)
     {
-      report_fail (rep, "kata.hypervisor", "free memory", "cannot allocate: %s",
-                   strerror (errno));
+      report_fail (rep, "kata.hypervisor", "free memory", "cannot allocate: %s", strerror (errno));
       return;
     }
   k->doc = steal_pointer (docp);
@@ -1016,10 +1046,10 @@ check_jailer (struct preflight *pf)
 
 struct debug_scan
 {
-  struct kg_buf console;  /* where the debug console is switched on */
-  struct kg_buf debug;    /* sections with enable_debug = true */
-  struct kg_buf bad;      /* the first value that is not a boolean */
-  struct kg_buf open;     /* settings that open the sandbox some other way */
+  struct kg_buf console; /* where the debug console is switched on */
+  struct kg_buf debug;   /* sections with enable_debug = true */
+  struct kg_buf bad;     /* the first value that is not a boolean */
+  struct kg_buf open;    /* settings that open the sandbox some other way */
   size_t n_console, n_debug, n_open;
 };
 
@@ -1056,10 +1086,12 @@ kata_kernel_params_judge (const char *params, char *why, size_t size)
   for (const unsigned char *b = (const unsigned char *) p; *b; b++)
     if ((kg_is_ctl (*b) && *b != '\t') || *b >= 0x80 || *b == '"')
       {
-        snprintf (why, size, "%s at byte %zu (the guest kernel, the agent and Kata split such a "
-                             "command line differently)",
-                  *b == '"' ? "a double quote" : *b >= 0x80 ? "a byte past ASCII"
-                                                            : "a control character",
+        snprintf (why, size,
+                  "%s at byte %zu (the guest kernel, the agent and Kata split such a "
+                  "command line differently)",
+                  *b == '"'    ? "a double quote"
+                  : *b >= 0x80 ? "a byte past ASCII"
+                               : "a control character",
                   (size_t) ((const char *) b - p));
         return KATA_PARAMS_UNCLEAR;
       }
@@ -1099,8 +1131,7 @@ scan_kernel_params (const char *section, const struct toml_entry *e, struct debu
                  section);
       break;
     default:
-      sb_printf (&s->open, "%s[%s] kernel_params holds %s", s->n_open++ ? "; " : "", section,
-                 why);
+      sb_printf (&s->open, "%s[%s] kernel_params holds %s", s->n_open++ ? "; " : "", section, why);
       break;
     }
 }
@@ -1113,13 +1144,15 @@ scan_open (const char *section, const struct toml_entry *e, struct debug_scan *s
 {
   if (strncmp (section, "hypervisor.", 11) == 0 && strcmp (e->key, "guest_hook_path") == 0
       && (e->value->kind != TOML_STRING || e->value->u.string[0] != '\0'))
-    sb_printf (&s->open, "%sguest_hook_path in [%s] (the agent would run hooks from the guest "
-                         "image as root)",
+    sb_printf (&s->open,
+               "%sguest_hook_path in [%s] (the agent would run hooks from the guest "
+               "image as root)",
                s->n_open++ ? "; " : "", section);
   else if (strcmp (section, "runtime") == 0 && strcmp (e->key, "disable_new_netns") == 0
            && (e->value->kind != TOML_BOOLEAN || e->value->u.boolean))
-    sb_printf (&s->open, "%sdisable_new_netns in [runtime] (the VM's network device would be "
-                         "in the host's network namespace)",
+    sb_printf (&s->open,
+               "%sdisable_new_netns in [runtime] (the VM's network device would be "
+               "in the host's network namespace)",
                s->n_open++ ? "; " : "");
 }
 
@@ -1205,8 +1238,9 @@ pattern_portable (const char *p, char *why, size_t why_size)
         {
           if (*c == '\\')
             {
-              snprintf (why, why_size, "a backslash inside [...] is an escape for Kata, a "
-                                       "literal for POSIX");
+              snprintf (why, why_size,
+                        "a backslash inside [...] is an escape for Kata, a "
+                        "literal for POSIX");
               return false;
             }
           if (c[0] == '[' && (c[1] == ':' || c[1] == '.' || c[1] == '='))
@@ -1215,7 +1249,7 @@ pattern_portable (const char *p, char *why, size_t why_size)
               const char *end = strstr (c + 2, close);
 
               if (end == NULL)
-                return true;  /* regcomp rejects it */
+                return true; /* regcomp rejects it */
               c = end + 1;
               continue;
             }
@@ -1226,7 +1260,7 @@ pattern_portable (const char *p, char *why, size_t why_size)
       if (*c == '\\')
         {
           if (c[1] == '\0')
-            return true;  /* regcomp rejects a trailing backslash */
+            return true; /* regcomp rejects a trailing backslash */
           if (isalnum ((unsigned char) c[1]))
             {
               snprintf (why, why_size, "the escape \\%c is not POSIX", c[1]);
@@ -1255,8 +1289,8 @@ pattern_portable (const char *p, char *why, size_t why_size)
 
 /* Describe in BAD the NAMES that RE (the pattern PAT) matches. */
 static void
-pattern_hits (regex_t *re, const char *pat, const char *const *names, size_t n,
-              struct kg_buf *bad, size_t *hits, size_t *n_bad)
+pattern_hits (regex_t *re, const char *pat, const char *const *names, size_t n, struct kg_buf *bad,
+              size_t *hits, size_t *n_bad)
 {
   for (size_t j = 0; j < n; j++)
     {

@@ -71,9 +71,8 @@ check_kvm (struct preflight *pf)
                          : S_ISREG (st.st_mode) ? "a regular file"
                          : S_ISBLK (st.st_mode) ? "a block device"
                                                 : "not a character device";
-      report_fail (rep, "kvm.device", remedy_module,
-                   "%s is %s, not the KVM character device %d:%d", dev, kind, KVM_MAJOR,
-                   KVM_MINOR);
+      report_fail (rep, "kvm.device", remedy_module, "%s is %s, not the KVM character device %d:%d",
+                   dev, kind, KVM_MAJOR, KVM_MINOR);
       skip_rest (rep, "kvm.device", "kvm.device failed");
       return;
     }

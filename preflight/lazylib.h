@@ -14,10 +14,10 @@
    mappings a load makes). */
 struct lazylib
 {
-  const char *soname;  /* e.g. "libmount.so.1", from configure */
-  const char *path;    /* its absolute path, from configure: what is loaded */
-  int state;           /* 0 not tried, 1 loaded, -1 failed */
-  char why[256];       /* why it failed */
+  const char *soname; /* e.g. "libmount.so.1", from configure */
+  const char *path;   /* its absolute path, from configure: what is loaded */
+  int state;          /* 0 not tried, 1 loaded, -1 failed */
+  char why[256];      /* why it failed */
 };
 
 /* One symbol: its name and where to store its address (the address of a

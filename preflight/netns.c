@@ -65,7 +65,8 @@ add_link (const struct nlmsghdr *h, struct netns_facts *f)
   l->type = ifi->ifi_type;
   for (const struct rtattr *a = IFLA_RTA (ifi); RTA_OK (a, len); a = RTA_NEXT (a, len))
     if (a->rta_type == IFLA_IFNAME)
-      snprintf (l->name, sizeof l->name, "%.*s", (int) RTA_PAYLOAD (a), (const char *) RTA_DATA (a));
+      snprintf (l->name, sizeof l->name, "%.*s", (int) RTA_PAYLOAD (a),
+                (const char *) RTA_DATA (a));
 }
 
 static void
@@ -146,7 +147,7 @@ add_route (const struct nlmsghdr *h, struct netns_facts *f)
         break;
       case RTA_MULTIPATH:
         r->multipath = true;
-        r->has_gw = true;  /* judged as routed: next hops are elsewhere */
+        r->has_gw = true; /* judged as routed: next hops are elsewhere */
         break;
       case RTA_NH_ID:
         /* A nexthop object (ip nexthop): a gateway, a group or a
@@ -259,8 +260,8 @@ child_gather (int nsfd, const struct netns_probe *probe, struct netns_facts *f)
         kg_error_t err = NULL;
         int status = 0;
 
-        if (egress_probe (&probe->proxy, probe->proxy_len, probe->host, probe->timeout_ms,
-                          &status, &err)
+        if (egress_probe (&probe->proxy, probe->proxy_len, probe->host, probe->timeout_ms, &status,
+                          &err)
             < 0)
           {
             f->probe_error = err->errnum ? err->errnum : EPROTO;
@@ -467,7 +468,8 @@ static bool
 v6_local (uint8_t family, const uint8_t *a, uint8_t prefix)
 {
   return family == AF_INET6
-         && ((a[0] == 0xff && prefix >= 8) || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80 && prefix >= 10));
+         && ((a[0] == 0xff && prefix >= 8)
+             || (a[0] == 0xfe && (a[1] & 0xc0) == 0x80 && prefix >= 10));
 }
 
 static const char *

@@ -31,21 +31,21 @@ struct netns_probe
   struct sockaddr_storage proxy;
   uint32_t proxy_len;
   uint32_t timeout_ms;
-  char host[NETNS_HOST_MAX];  /* the CONNECT host */
+  char host[NETNS_HOST_MAX]; /* the CONNECT host */
 };
 
 struct netns_link
 {
   char name[16];
   int32_t index;
-  uint32_t flags;  /* IFF_* */
-  uint16_t type;   /* ARPHRD_* */
+  uint32_t flags; /* IFF_* */
+  uint16_t type;  /* ARPHRD_* */
 };
 
 struct netns_addr
 {
   int32_t index;
-  uint8_t family;  /* AF_INET, AF_INET6 */
+  uint8_t family; /* AF_INET, AF_INET6 */
   uint8_t prefix;
   uint8_t scope;
   uint8_t addr[16];
@@ -57,7 +57,7 @@ struct netns_route
   uint32_t table;
   int32_t oif;
   bool has_gw, multipath;
-  uint32_t nh_id;  /* RTA_NH_ID: routed through a nexthop object, else 0 */
+  uint32_t nh_id; /* RTA_NH_ID: routed through a nexthop object, else 0 */
   uint8_t dst[16], gw[16];
 };
 
@@ -69,12 +69,12 @@ struct netns_facts
   int32_t probe_error;  /* errno of the probe (connect, send, read), else 0 */
   int32_t probe_status; /* the proxy's HTTP status, or 0 */
   uint32_t n_links, n_addrs, n_routes;
-  bool truncated;       /* more than the arrays hold: judged as unknown */
+  bool truncated; /* more than the arrays hold: judged as unknown */
   /* Who can change it: the user namespace that owns it (NS_GET_USERNS)
      must be the gatherer's own, and root's (NS_GET_OWNER_UID). */
-  int32_t owner_error;  /* errno reading the owner, else 0 */
-  uint32_t owner_uid;   /* who created the owning user namespace */
-  bool owner_initial;   /* the gatherer's own user namespace, root's */
+  int32_t owner_error; /* errno reading the owner, else 0 */
+  uint32_t owner_uid;  /* who created the owning user namespace */
+  bool owner_initial;  /* the gatherer's own user namespace, root's */
   /* Why the path is not trusted (trust.h), else "": someone but root could
      put another namespace under it before Kata opens it. */
   char untrusted[NETNS_WHY_MAX];
@@ -95,7 +95,6 @@ struct netns_facts
    when the child could not run at all.  Needs CAP_SYS_ADMIN (setns). */
 int netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
                   struct netns_facts *out, kg_error_t *err);
-
 
 struct kg_buf;
 /* Judge F: nothing but loopback, or no default route, every route as

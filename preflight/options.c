@@ -29,7 +29,7 @@ struct cursor
   const unsigned char *p;
   size_t len;
   size_t off;
-  const char *what;  /* the message being read, for errors */
+  const char *what; /* the message being read, for errors */
 };
 
 static int
@@ -77,8 +77,8 @@ struct field
 {
   uint32_t num;
   unsigned wire;
-  size_t at;                  /* offset of the tag */
-  const unsigned char *data;  /* WIRE_LEN */
+  size_t at;                 /* offset of the tag */
+  const unsigned char *data; /* WIRE_LEN */
   size_t data_len;
   size_t data_off;
 };
@@ -134,11 +134,11 @@ take_string (const struct cursor *c, const struct field *f, const char *name, si
     return kg_error (err, 0, "%s: %s (field %u) at byte %zu has wire type %u, not a string",
                      c->what, name, f->num, f->at, f->wire);
   if (*out != NULL)
-    return kg_error (err, 0, "%s: %s (field %u) at byte %zu is given twice", c->what, name,
-                     f->num, f->at);
+    return kg_error (err, 0, "%s: %s (field %u) at byte %zu is given twice", c->what, name, f->num,
+                     f->at);
   if (f->data_len > max)
-    return kg_error (err, 0, "%s: %s at byte %zu is longer than %zu bytes", c->what, name,
-                     f->at, max);
+    return kg_error (err, 0, "%s: %s at byte %zu is longer than %zu bytes", c->what, name, f->at,
+                     max);
   if (memchr (f->data, '\0', f->data_len) != NULL)
     return kg_error (err, 0, "%s: %s at byte %zu holds a NUL byte", c->what, name, f->at);
   if (kg_utf8_valid_prefix (f->data, f->data_len) != f->data_len)
@@ -171,8 +171,8 @@ is_runtime_options (const char *url)
 }
 
 static int
-decode_runtime_options (const unsigned char *p, size_t len, size_t off,
-                        struct runtime_options *o, kg_error_t *err)
+decode_runtime_options (const unsigned char *p, size_t len, size_t off, struct runtime_options *o,
+                        kg_error_t *err)
 {
   struct cursor c = { p, len, off, "runtime options (runtimeoptions.v1.Options)" };
   bool seen_body = false;
@@ -194,11 +194,13 @@ decode_runtime_options (const unsigned char *p, size_t len, size_t off,
           break;
         case 3:
           if (f.wire != WIRE_LEN)
-            return kg_error (err, 0, "%s: config_body (field 3) at byte %zu has wire type %u, "
-                                     "not bytes", c.what, f.at, f.wire);
+            return kg_error (err, 0,
+                             "%s: config_body (field 3) at byte %zu has wire type %u, "
+                             "not bytes",
+                             c.what, f.at, f.wire);
           if (seen_body)
-            return kg_error (err, 0, "%s: config_body (field 3) at byte %zu is given twice",
-                             c.what, f.at);
+            return kg_error (err, 0, "%s: config_body (field 3) at byte %zu is given twice", c.what,
+                             f.at);
           seen_body = true;
           o->config_body_len = f.data_len;
           break;
@@ -467,8 +469,8 @@ options_decode (const void *buf, size_t len, const char *id, const char *ns,
     return 0;
   if (is_bootstrap (buf, len, id, ns))
     return decode_bootstrap (buf, len, out, err);
-  return decode_any ((struct cursor){ buf, len, 0, "runtime options (google.protobuf.Any)" },
-                     out, err);
+  return decode_any ((struct cursor){ buf, len, 0, "runtime options (google.protobuf.Any)" }, out,
+                     err);
 }
 
 int

@@ -35,20 +35,20 @@
 
 enum options_kind
 {
-  OPTIONS_NONE,     /* no bytes at all: no options configured */
-  OPTIONS_RUNTIME,  /* runtimeoptions.v1.Options (or cri.runtimeoptions.v1.Options) */
-  OPTIONS_OTHER,    /* another message type: passed through unread */
+  OPTIONS_NONE,    /* no bytes at all: no options configured */
+  OPTIONS_RUNTIME, /* runtimeoptions.v1.Options (or cri.runtimeoptions.v1.Options) */
+  OPTIONS_OTHER,   /* another message type: passed through unread */
 };
 
 struct runtime_options
 {
   enum options_kind kind;
-  char *type_url;          /* the Any's type URL; NULL for OPTIONS_NONE */
+  char *type_url; /* the Any's type URL; NULL for OPTIONS_NONE */
   /* OPTIONS_RUNTIME only: */
-  char *inner_type_url;    /* Options.type_url (the config's format), or NULL */
-  char *config_path;       /* Options.config_path, or NULL when absent or empty */
-  size_t config_body_len;  /* Options.config_body: its length (the bytes are not kept) */
-  bool bootstrap;          /* they came in a BootstrapParams (containerd 2.3 and later) */
+  char *inner_type_url;   /* Options.type_url (the config's format), or NULL */
+  char *config_path;      /* Options.config_path, or NULL when absent or empty */
+  size_t config_body_len; /* Options.config_body: its length (the bytes are not kept) */
+  bool bootstrap;         /* they came in a BootstrapParams (containerd 2.3 and later) */
 };
 
 /* Decode BUF[0..LEN) into *OUT.  ID and NS are the start's -id and

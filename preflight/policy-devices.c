@@ -119,8 +119,8 @@ check_capabilities (struct ctx *c)
   else if (reported)
     rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else
-    rule_pass (c, "%d capabilit%s, all in [policy] capabilities",
-               __builtin_popcountll (used), __builtin_popcountll (used) == 1 ? "y" : "ies");
+    rule_pass (c, "%d capabilit%s, all in [policy] capabilities", __builtin_popcountll (used),
+               __builtin_popcountll (used) == 1 ? "y" : "ies");
 }
 
 /* ---- policy.devices ------------------------------------------------- */
@@ -185,7 +185,8 @@ check_devices (struct ctx *c)
     {
       struct stat st;
 
-      if (stat (c->cfg->policy.devices[i], &st) == 0 && (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode)))
+      if (stat (c->cfg->policy.devices[i], &st) == 0
+          && (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode)))
         hd[i] = (struct host_dev){ true, S_ISCHR (st.st_mode) ? 'c' : 'b', major (st.st_rdev),
                                    minor (st.st_rdev) };
     }
@@ -236,9 +237,9 @@ check_devices (struct ctx *c)
         }
       allow = jget_type (r, "device rule", "allow", json_type_boolean, &f);
       if (allow == NULL || ! json_object_get_boolean (allow))
-        continue;  /* a deny rule takes nothing away from the sandbox */
+        continue; /* a deny rule takes nothing away from the sandbox */
       if (device_rule_allows_all (r))
-        continue;  /* privileged: reported by policy.privileged */
+        continue; /* privileged: reported by policy.privileged */
       type = jget_type (r, "device rule", "type", json_type_string, &f);
       access = jget_type (r, "device rule", "access", json_type_string, &f);
       t = type ? json_object_get_string (type) : "a";
@@ -247,10 +248,10 @@ check_devices (struct ctx *c)
           finding (&f, "device rule %zu: major/minor is not a device number", i);
           continue;
         }
-      if (waived || (strlen (t) == 1 && maj >= 0 && (min >= 0 || maj == 136)
-                     && (default_device (t[0], maj, min)
-                         || (min >= 0
-                             && allowed_device (hd, c->cfg->policy.n_devices, t[0], maj, min)))))
+      if (waived
+          || (strlen (t) == 1 && maj >= 0 && (min >= 0 || maj == 136)
+              && (default_device (t[0], maj, min)
+                  || (min >= 0 && allowed_device (hd, c->cfg->policy.n_devices, t[0], maj, min)))))
         continue;
       snprintf (smaj, sizeof smaj, maj < 0 ? "*" : "%" PRId64, maj);
       snprintf (smin, sizeof smin, min < 0 ? "*" : "%" PRId64, min);
@@ -258,14 +259,17 @@ check_devices (struct ctx *c)
                access ? json_object_get_string (access) : "");
     }
   if (f.n > 0)
-    rule_fail (c, "do not pass host devices (--device) to the container, or list them in "
+    rule_fail (c,
+               "do not pass host devices (--device) to the container, or list them in "
                "[policy] devices",
                "host devices beyond [policy] devices: %s", sb_str (&f.text));
   else if (waived)
     rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else
-    rule_pass (c, "%zu device%s, all granted by default or in [policy] "
-               "devices", n_dev, n_dev == 1 ? "" : "s");
+    rule_pass (c,
+               "%zu device%s, all granted by default or in [policy] "
+               "devices",
+               n_dev, n_dev == 1 ? "" : "s");
 }
 
 /* ---- policy.seccomp ------------------------------------------------- */
@@ -274,8 +278,8 @@ void
 check_seccomp (struct ctx *c)
 {
   static const char *const deny_actions[] = {
-    "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS", "SCMP_ACT_KILL_THREAD",
-    "SCMP_ACT_TRAP",
+    "SCMP_ACT_ERRNO",       "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
+    "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP",
   };
   cleanup_findings struct findings f = { 0 };
   struct json_object *linux_, *sc, *def, *arches, *rules;
@@ -332,8 +336,8 @@ check_seccomp (struct ctx *c)
       for (size_t j = 0; names != NULL && j < json_object_array_length (names); j++)
         {
           struct json_object *n = json_object_array_get_idx (names, j);
-          const char *s
-              = json_object_is_type (n, json_type_string) ? json_object_get_string (n) : "";
+          const char *s = json_object_is_type (n, json_type_string) ? json_object_get_string (n)
+                                                                    : "";
 
           n_names++;
           if (seccomp_syscall_resolve_name (s) == __NR_SCMP_ERROR)
@@ -347,12 +351,14 @@ check_seccomp (struct ctx *c)
     {
       dgs = toml_get_path (c->pf->from_kata.config->doc, "runtime", "disable_guest_seccomp", NULL);
       if (dgs != NULL && (dgs->kind != TOML_BOOLEAN || dgs->u.boolean))
-        finding (&f, "the Kata configuration says disable_guest_seccomp = %s (line %u): the "
-                     "profile would never be applied",
+        finding (&f,
+                 "the Kata configuration says disable_guest_seccomp = %s (line %u): the "
+                 "profile would never be applied",
                  dgs->kind == TOML_BOOLEAN ? "true" : "a non-boolean", dgs->line);
     }
   if (f.n > 0)
-    rule_fail (c, "run the container with a seccomp profile (Docker's default) and set "
+    rule_fail (c,
+               "run the container with a seccomp profile (Docker's default) and set "
                "disable_guest_seccomp = false in the Kata configuration, or set [policy] "
                "require_seccomp = false",
                "%s", sb_str (&f.text));
@@ -360,4 +366,3 @@ check_seccomp (struct ctx *c)
     rule_pass (c, "profile with default action %s, %zu system call names, applied in the guest",
                json_object_get_string (def), n_names);
 }
-

@@ -133,8 +133,7 @@ check_hooks (struct ctx *c)
 
   if (dirs_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
     {
-      rule_fail (c, "fix [policy] hooks", "cannot resolve [policy] hooks: %s",
-                 err->msg);
+      rule_fail (c, "fix [policy] hooks", "cannot resolve [policy] hooks: %s", err->msg);
       return;
     }
   hooks = jget_type (c->spec, "spec", "hooks", json_type_object, &f);
@@ -199,13 +198,13 @@ check_hooks (struct ctx *c)
         }
     }
   if (f.n > 0)
-    rule_fail (c, "OCI hooks run on the host as root: remove the hook, or add its program to "
+    rule_fail (c,
+               "OCI hooks run on the host as root: remove the hook, or add its program to "
                "[policy] hooks (a hook may set no environment, and dockerd may run only as "
                "Docker's own libnetwork-setkey hook)",
                "%s", sb_str (&f.text));
   else
-    rule_pass (c, "%zu hook%s, all in [policy] hooks", n_hooks,
-               n_hooks == 1 ? "" : "s");
+    rule_pass (c, "%zu hook%s, all in [policy] hooks", n_hooks, n_hooks == 1 ? "" : "s");
 }
 
 /* ---- policy.annotations --------------------------------------------- */
@@ -258,8 +257,8 @@ static const struct
     "shares mounts between the pod's containers in the guest", UNGATED_RS, true },
   { "io.katacontainers.config.runtime.sandbox_bind_mounts",
     "host bind mounts chosen by the workload (runtime-rs 3.x)", UNGATED_RS3, true },
-  { "io.katacontainers.config.runtime.create_container_timeout",
-    "sets the agent's request timeout", UNGATED_GO | UNGATED_RS, false },
+  { "io.katacontainers.config.runtime.create_container_timeout", "sets the agent's request timeout",
+    UNGATED_GO | UNGATED_RS, false },
   { "io.katacontainers.config.runtime.experimental_force_guest_pull",
     "pulls the images in the guest", UNGATED_GO, false },
   { "io.katacontainers.enable_vcpus_pinning", "pins the vCPU threads to host CPUs", UNGATED_GO,
@@ -272,8 +271,8 @@ static const struct
     "emptyDir volumes on the host's shared filesystem (runtime-rs 3.x)", UNGATED_RS3, false },
   { "io.katacontainers.config.agent.container_pipe_size", "sizes the container's pipes",
     UNGATED_GO | UNGATED_RS, false },
-  { "io.katacontainers.config.agent.cdh_api_timeout_ms",
-    "sets the confidential data hub's timeout", UNGATED_RS, false },
+  { "io.katacontainers.config.agent.cdh_api_timeout_ms", "sets the confidential data hub's timeout",
+    UNGATED_RS, false },
 };
 
 /* The runtimes whose ungated annotations apply: the one that reads the
@@ -305,7 +304,7 @@ static const struct
 {
   const char *name;
   bool prefix;
-  unsigned owners;  /* OWNER (engine)s; 0: no start may carry it */
+  unsigned owners; /* OWNER (engine)s; 0: no start may carry it */
   const char *owner_name;
 } claim_keys[] = {
   { "io.kubernetes.cri.", true, OWNER (ENGINE_CRI),
@@ -332,8 +331,7 @@ static const struct
 /* Annotation KEY, when present, must be WANT (CRI-O's record of WHAT;
    NULL or "": none to compare with, so the key refuses). */
 static void
-crio_key_is (struct ctx *c, const char *key, const char *want, const char *what,
-             struct findings *f)
+crio_key_is (struct ctx *c, const char *key, const char *want, const char *what, struct findings *f)
 {
   const char *v = annotation (c, key);
 
@@ -347,8 +345,9 @@ crio_key_is (struct ctx *c, const char *key, const char *want, const char *what,
       return;
     }
   if (want == NULL || want[0] == '\0' || strcmp (v, want) != 0)
-    finding (f, "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
-                "over CRI-O's: Kata would act on that pod)",
+    finding (f,
+             "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
+             "over CRI-O's: Kata would act on that pod)",
              key, v, what, want && want[0] ? want : "unknown");
 }
 
@@ -365,22 +364,25 @@ judge_crio_claim (struct ctx *c, struct findings *f)
   const char *want = w->pod_sandbox ? "sandbox" : "container";
 
   if (type != NULL && strcmp (type, want) != 0)
-    finding (f, "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
-                "container makes it a pod %s",
+    finding (f,
+             "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
+             "container makes it a pod %s",
              type, want);
   if (sid != NULL && strcmp (sid, w->pod_id) != 0)
-    finding (f, "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
-                "pod %.80s (Kata would run this container in the VM of the container it names)",
+    finding (f,
+             "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
+             "pod %.80s (Kata would run this container in the VM of the container it names)",
              sid, w->pod_id);
   if (! w->pod_ok)
-    finding (f, "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
-                "storage with a pod uid",
+    finding (f,
+             "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
+             "storage with a pod uid",
              w->pod_id[0] ? w->pod_id : "(none)");
   /* CRI-O copies a pod's own annotations over its keys: the ones Kata
      reads must be what CRI-O's records say (KubeName and Namespace pick
      the pod whose devices Kata asks the kubelet for). */
-  crio_key_is (c, "io.kubernetes.cri-o.KubeName", w->pod_ok ? w->kube_name : NULL,
-               "the pod's name", f);
+  crio_key_is (c, "io.kubernetes.cri-o.KubeName", w->pod_ok ? w->kube_name : NULL, "the pod's name",
+               f);
   crio_key_is (c, "io.kubernetes.cri-o.Namespace", w->pod_ok ? w->kube_ns : NULL,
                "the pod's namespace", f);
   crio_key_is (c, "io.kubernetes.cri-o.ContainerName", w->crio_name, "the container's name", f);
@@ -399,7 +401,8 @@ judge_cri_claim (struct ctx *c, struct json_object *ann, struct findings *f)
   const char *psid, *puid;
 
   json_object_object_foreach (ann, key, val)
-    if (strncmp (key, "io.kubernetes.cri.", 18) == 0 && ! json_object_is_type (val, json_type_string))
+    if (strncmp (key, "io.kubernetes.cri.", 18) == 0
+        && ! json_object_is_type (val, json_type_string))
       finding (f, "%s is %s, not a string", key, json_kind (val));
   if (type == NULL)
     return;
@@ -413,9 +416,10 @@ judge_cri_claim (struct ctx *c, struct json_object *ann, struct findings *f)
     finding (f, "io.kubernetes.cri.container-type \"%.40s\" is neither sandbox nor container",
              type);
   else if (! cri_pod (c, &psid, &puid))
-    finding (f, "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
-                "pod uid %.80s (Kata would run this container in the VM of the container it "
-                "names)",
+    finding (f,
+             "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
+             "pod uid %.80s (Kata would run this container in the VM of the container it "
+             "names)",
              sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
 }
 
@@ -430,9 +434,11 @@ mount_source_at (const struct ctx *c, const char *dest)
     return NULL;
   for (size_t i = 0; i < json_object_array_length (mounts); i++)
     if ((m = json_object_array_get_idx (mounts, i)) != NULL
-        && json_object_object_get_ex (m, "destination", &d) && json_object_is_type (d, json_type_string)
+        && json_object_object_get_ex (m, "destination", &d)
+        && json_object_is_type (d, json_type_string)
         && strcmp (json_object_get_string (d), dest) == 0
-        && json_object_object_get_ex (m, "source", &src) && json_object_is_type (src, json_type_string))
+        && json_object_object_get_ex (m, "source", &src)
+        && json_object_is_type (src, json_type_string))
       return json_object_get_string (src);
   return NULL;
 }
@@ -455,9 +461,10 @@ judge_termination_path (struct ctx *c, struct findings *f)
   if (policy_path_resolve (c->bundle, src, true, &res, &err) < 0
       || kubelet_file (c, res, &c->dirs->kubelet) != OWN_ANY
       || (q = under_root (res, &c->dirs->kubelet)) == NULL || strstr (q, "/containers/") == NULL)
-    finding (f, "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
-                "the kubelet's termination log of this pod (Kata writes the guest's log back to "
-                "it)",
+    finding (f,
+             "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
+             "the kubelet's termination log of this pod (Kata writes the guest's log back to "
+             "it)",
              path, src);
 }
 
@@ -477,8 +484,7 @@ judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
             if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
               finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
                        claim_keys[i].owner_name, engine_name (&c->who),
-                       c->who.ns[0] ? " (namespace \"" : "", c->who.ns,
-                       c->who.ns[0] ? "\")" : "");
+                       c->who.ns[0] ? " (namespace \"" : "", c->who.ns, c->who.ns[0] ? "\")" : "");
             break;
           }
     }
@@ -511,9 +517,10 @@ judge_kata_state (struct ctx *c, struct findings *f)
       if (snprintf (path, sizeof path, "%s/%s", stores[i], id) >= (int) sizeof path)
         continue;
       if (lstat (path, &st) == 0)
-        finding (f, "a Kata sandbox of id %.80s exists already (%s): another namespace's "
-                    "container of that id, or one Kata did not clean up; this start would be "
-                    "handed its VM",
+        finding (f,
+                 "a Kata sandbox of id %.80s exists already (%s): another namespace's "
+                 "container of that id, or one Kata did not clean up; this start would be "
+                 "handed its VM",
                  id, path);
       else if (errno != ENOENT && errno != ENOTDIR)
         finding (f, "cannot tell whether a Kata sandbox of id %.80s exists (%s: %s)", id, path,
@@ -531,8 +538,9 @@ who_line (struct ctx *c, struct kg_buf *out)
   if (c->who.ns[0] != '\0')
     sb_printf (out, ", namespace \"%s\"", c->who.ns);
   if (c->who.engine == ENGINE_DOCKER)
-    sb_printf (out, c->who.docker_root ? ", its record of the container in %s"
-                                       : ", without its record of the container%s",
+    sb_printf (out,
+               c->who.docker_root ? ", its record of the container in %s"
+                                  : ", without its record of the container%s",
                c->who.docker_root ? c->who.docker_root : "");
   if (c->who.engine == ENGINE_PODMAN || c->who.engine == ENGINE_CRIO)
     sb_printf (out, ", its storage %s", c->who.podman_root);
@@ -558,7 +566,8 @@ check_identity (struct ctx *c)
   judge_kata_state (c, &f);
   who_line (c, &who);
   if (f.n > 0)
-    rule_fail (c, "a container cannot say which pod, engine or sandbox it belongs to: remove the "
+    rule_fail (c,
+               "a container cannot say which pod, engine or sandbox it belongs to: remove the "
                "annotation; a pod's annotations are its engine's own",
                "%s", sb_str (&f.text));
   else
@@ -625,11 +634,10 @@ check_annotations (struct ctx *c)
   if (is_pod_sandbox (c))
     c->rep->pod_sandbox = true;
   if (f.n > 0)
-    rule_fail (c, "remove the annotation (a Kata annotation changes how the VM is built), or "
+    rule_fail (c,
+               "remove the annotation (a Kata annotation changes how the VM is built), or "
                "allow its name with a regex in [policy] annotations",
                "Kata annotations not allowed: %s", sb_str (&f.text));
   else
-    rule_pass (c, "%zu Kata annotation%s, all allowed", n_kata,
-               n_kata == 1 ? "" : "s");
+    rule_pass (c, "%zu Kata annotation%s, all allowed", n_kata, n_kata == 1 ? "" : "s");
 }
-

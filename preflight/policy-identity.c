@@ -51,7 +51,8 @@ device_rule_allows_all (struct json_object *rule)
   if (type != NULL && json_object_is_type (type, json_type_string)
       && strcmp (json_object_get_string (type), "a") != 0)
     return false;
-  return (maj == NULL || json_object_is_type (maj, json_type_null) || json_object_get_int64 (maj) < 0)
+  return (maj == NULL || json_object_is_type (maj, json_type_null)
+          || json_object_get_int64 (maj) < 0)
          && (min == NULL || json_object_is_type (min, json_type_null)
              || json_object_get_int64 (min) < 0);
 }
@@ -142,7 +143,8 @@ check_privileged (struct ctx *c)
                  sb_str (&f.text));
       return;
     }
-  rule_fail (c, "run the container without --privileged (add only the capabilities and devices "
+  rule_fail (c,
+             "run the container without --privileged (add only the capabilities and devices "
              "it needs), or set [policy] privileged = true",
              "privileged container: %s", sb_str (&f.text));
 }
@@ -164,7 +166,8 @@ ns_path_stat (const struct request *req, int k, const char *path, struct stat *s
   if (strncmp (path, "/proc/", 6) != 0)
     return stat (path, st);
   digits = strspn (q, "0123456789");
-  if (digits == 0 || strncmp (q + digits, "/ns/", 4) != 0 || strcmp (q + digits + 4, ns_proc[k]) != 0)
+  if (digits == 0 || strncmp (q + digits, "/ns/", 4) != 0
+      || strcmp (q + digits + 4, ns_proc[k]) != 0)
     {
       /* /proc/self, /proc/thread-self: whichever process opens it (the
          runtime), so the engine's own; anything else is not this kind. */
@@ -261,8 +264,8 @@ check_namespaces (struct ctx *c)
           }
         if (! self->ok)
           {
-            finding (&f, "%s namespace %s cannot be compared: /proc/self/ns/%s: %s",
-                     ns_types[k], p, ns_proc[k], strerror (self->error));
+            finding (&f, "%s namespace %s cannot be compared: /proc/self/ns/%s: %s", ns_types[k], p,
+                     ns_proc[k], strerror (self->error));
             continue;
           }
         if ((st.st_dev == self->dev && st.st_ino == self->ino)
@@ -270,8 +273,7 @@ check_namespaces (struct ctx *c)
           {
             n_host++;
             if (c->cfg->policy.host_namespaces)
-              sb_printf (&ok, "%shost %s namespace %s allowed", ok.len ? ", " : "",
-                         ns_types[k], p);
+              sb_printf (&ok, "%shost %s namespace %s allowed", ok.len ? ", " : "", ns_types[k], p);
             else
               finding (&f, "%s namespace %s is the engine's own (the host's)", ns_types[k], p);
             continue;
@@ -281,17 +283,18 @@ check_namespaces (struct ctx *c)
       }
     }
   if (f.n > 0 && f.n == n_unreadable)
-    rule_fail (c, "join the namespace of a running container (docker run --network "
+    rule_fail (c,
+               "join the namespace of a running container (docker run --network "
                "container:NAME with NAME running), or give the container its own",
                "%s", sb_str (&f.text));
   else if (f.n > 0)
-    rule_fail (c, "give the container its own network, pid, ipc and uts namespaces (no --network "
+    rule_fail (c,
+               "give the container its own network, pid, ipc and uts namespaces (no --network "
                "host, --pid host, --ipc host, --uts host), or set [policy] host_namespaces = "
                "true",
                "%s", sb_str (&f.text));
   else
-    rule_pass (c, "%s%s", sb_str (&ok),
-               n_host ? " by [policy] host_namespaces = true" : "");
+    rule_pass (c, "%s%s", sb_str (&ok), n_host ? " by [policy] host_namespaces = true" : "");
 }
 
 /* ---- whose start this is ------------------------------------------- */
@@ -494,7 +497,8 @@ crio_metadata (struct json_object *e, const char *id, struct crio_meta *m)
   bool yes = false;
 
   memset (m, 0, sizeof *m);
-  if (! json_object_object_get_ex (e, "metadata", &md) || ! json_object_is_type (md, json_type_string))
+  if (! json_object_object_get_ex (e, "metadata", &md)
+      || ! json_object_is_type (md, json_type_string))
     return false;
   text = json_object_get_string (md);
   doc = json_parse_strict ("CRI-O's storage metadata", text, strlen (text), false, &err);
@@ -572,8 +576,9 @@ who_resolve (struct ctx *c)
   if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
     {
       cleanup_storage struct storage st = { 0 };
-      struct json_object *own
-          = storage_load (c, w->podman_driver, &st) == 0 ? storage_find (&st, id) : NULL;
+      struct json_object *own = storage_load (c, w->podman_driver, &st) == 0
+                                    ? storage_find (&st, id)
+                                    : NULL;
 
       storage_layer (own, w->layer, sizeof w->layer);
       if (own != NULL && crio_start (&st, own, id, w))
@@ -632,8 +637,8 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
 
   const char *type = annotation (c, "io.kubernetes.cri.container-type");
 
-  if (c->who.engine != ENGINE_CRI || type == NULL || ! policy_valid_id (sid) || ! policy_valid_id (uid)
-      || c->bundle == NULL)
+  if (c->who.engine != ENGINE_CRI || type == NULL || ! policy_valid_id (sid)
+      || ! policy_valid_id (uid) || c->bundle == NULL)
     return false;
   if (strcmp (type, "sandbox") == 0)
     {
@@ -654,7 +659,8 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
   doc = engine_json (path);
   if (doc != NULL && json_object_object_get_ex (doc, "annotations", &ann)
       && json_object_object_get_ex (ann, "io.kubernetes.cri.container-type", &t)
-      && json_object_is_type (t, json_type_string) && strcmp (json_object_get_string (t), "sandbox") == 0
+      && json_object_is_type (t, json_type_string)
+      && strcmp (json_object_get_string (t), "sandbox") == 0
       && json_object_object_get_ex (ann, "io.kubernetes.cri.sandbox-uid", &v)
       && json_object_is_type (v, json_type_string) && strcmp (json_object_get_string (v), uid) == 0)
     yes = true;
@@ -713,4 +719,3 @@ is_pod_member (const struct ctx *c)
     return ! c->who.pod_sandbox;
   return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "container") == 0;
 }
-

@@ -58,9 +58,9 @@ struct resolved_info
    way, so results and messages are resolve_path's. */
 struct resolve_memo
 {
-  char *dir;       /* the directory as written, absolute */
-  char *resolved;  /* resolve_path of it */
-  bool exists;     /* every component of it exists */
+  char *dir;      /* the directory as written, absolute */
+  char *resolved; /* resolve_path of it */
+  bool exists;    /* every component of it exists */
 };
 
 #define cleanup_resolve_memo __attribute__ ((cleanup (resolve_memo_release)))
@@ -77,7 +77,7 @@ enum ns_kind
 struct who
 {
   enum engine engine;
-  char ns[80];              /* the containerd namespace, or "" */
+  char ns[80]; /* the containerd namespace, or "" */
   /* ENGINE_DOCKER: the engine root whose containers/<id>/config.v2.json
      names this id (Docker's own record of the container), or NULL. */
   const char *docker_root;
@@ -106,7 +106,7 @@ struct ctx
   const char *bundle;
   struct json_object *spec;
   struct engine_ns ns;
-  bool privileged;  /* the spec is --privileged (see check_privileged) */
+  bool privileged; /* the spec is --privileged (see check_privileged) */
   /* The process whose network / pid / ipc namespace the container joins
      (a /proc/PID/ns path that passed policy.namespaces), or 0. */
   unsigned long joined_pid[NS_COUNT];
@@ -118,8 +118,8 @@ struct ctx
      id and pod uid), -1 none. */
   int pod;
   const char *pod_sid, *pod_uid;
-  struct who who;  /* who_resolve, before every rule */
-  const char *rule;  /* the rule running (check_policy's rules[]): its report lines' id */
+  struct who who;   /* who_resolve, before every rule */
+  const char *rule; /* the rule running (check_policy's rules[]): its report lines' id */
 };
 
 /* A rule's report lines, under the id its row in rules[] (policy-rules.c)
@@ -143,8 +143,8 @@ struct dirs
 struct mount_dirs
 {
   struct dirs roots, podman, ctd, kubelet, extra, writable;
-  bool ok;        /* every list resolved */
-  bool roots_ok;  /* engine_roots resolved (the first list), whatever came after */
+  bool ok;       /* every list resolved */
+  bool roots_ok; /* engine_roots resolved (the first list), whatever came after */
 };
 
 #define cleanup_mount_dirs __attribute__ ((cleanup (mount_dirs_release)))
@@ -153,8 +153,8 @@ struct mount_dirs
    the container: ROOT/[DRIVER-]containers/ID/SUB/FILE. */
 struct own_layout
 {
-  bool driver;               /* "<driver>-containers" (podman's graph driver) */
-  const char *sub;           /* "" or the directory below the container's */
+  bool driver;     /* "<driver>-containers" (podman's graph driver) */
+  const char *sub; /* "" or the directory below the container's */
   const char *const *files;
   size_t n_files;
 };
@@ -194,9 +194,9 @@ struct crio_meta
 
 enum own
 {
-  OWN_NOT,       /* not this container's or pod's */
-  OWN_ANY,       /* the engine's file of this container: bound as the engine binds it */
-  OWN_READONLY,  /* the same, which the engine binds read-only */
+  OWN_NOT,      /* not this container's or pod's */
+  OWN_ANY,      /* the engine's file of this container: bound as the engine binds it */
+  OWN_READONLY, /* the same, which the engine binds read-only */
 };
 
 /* redirectable () of many sources in one directory (Docker's and the
@@ -205,17 +205,17 @@ enum own
    not a symlink, or is not there, is judged; a symlink is walked. */
 struct redirect_memo
 {
-  char dir[PATH_MAX];  /* the parent last judged, or "" */
-  bool dir_ok;         /* it passed (as an existing or a missing directory) */
+  char dir[PATH_MAX]; /* the parent last judged, or "" */
+  bool dir_ok;        /* it passed (as an existing or a missing directory) */
   bool dir_exists;
 };
 
 enum bind_verdict
 {
-  BIND_REFUSED,   /* a finding was made */
-  BIND_ENGINE,    /* a file the engine made for this container */
+  BIND_REFUSED, /* a finding was made */
+  BIND_ENGINE,  /* a file the engine made for this container */
   BIND_READONLY,
-  BIND_WRITABLE,  /* under [policy] writable_mounts */
+  BIND_WRITABLE, /* under [policy] writable_mounts */
 };
 
 struct host_dev
@@ -256,11 +256,11 @@ enum
 struct workload
 {
   bool sandbox;
-  bool crio;              /* a CRI-O pod's sandbox: Kata reads no sizing of it */
-  int64_t mem;            /* bytes; 0: none */
-  int64_t quota, period;  /* CPUs when quota >= 0 and period > 0 */
-  int64_t shares;         /* a pod sandbox's sandbox-cpu-shares; 0: none */
-  int64_t cpuset;         /* CPUs linux.resources.cpu.cpus names (runtime-rs); 0: none */
+  bool crio;                  /* a CRI-O pod's sandbox: Kata reads no sizing of it */
+  int64_t mem;                /* bytes; 0: none */
+  int64_t quota, period;      /* CPUs when quota >= 0 and period > 0 */
+  int64_t shares;             /* a pod sandbox's sandbox-cpu-shares; 0: none */
+  int64_t cpuset;             /* CPUs linux.resources.cpu.cpus names (runtime-rs); 0: none */
   char cpu_src[WORKLOAD_WHY]; /* where QUOTA and PERIOD came from */
 };
 

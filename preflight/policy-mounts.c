@@ -219,8 +219,7 @@ mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_err
   if (dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &d->podman, err) < 0
       || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &d->ctd, err)
              < 0
-      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err)
-             < 0
+      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err) < 0
       || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
       || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
                        err)
@@ -282,8 +281,7 @@ own_engine_file (const char *p, const struct dirs *roots, const char *id)
 static bool
 own_podman_file (const char *p, const struct dirs *roots, const char *id)
 {
-  static const char *const files[] = { "hosts", "hostname", "resolv.conf", ".containerenv",
-                                       "shm" };
+  static const char *const files[] = { "hosts", "hostname", "resolv.conf", ".containerenv", "shm" };
   static const struct own_layout podman = { true, "userdata/", files, ARRAY_SIZE (files) };
 
   return own_file (p, roots, id, &podman);
@@ -392,7 +390,10 @@ joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots
     int ns;
     const char *file;
   } files[] = {
-    { NS_NET, "resolv.conf" }, { NS_NET, "hostname" }, { NS_NET, "hosts" }, { NS_IPC, "mounts/shm" },
+    { NS_NET, "resolv.conf" },
+    { NS_NET, "hostname" },
+    { NS_NET, "hosts" },
+    { NS_IPC, "mounts/shm" },
   };
 
   for (size_t i = 0; i < roots->n; i++)
@@ -473,8 +474,8 @@ mount_within (const char *dir, char *what, size_t size)
         continue;
       /* The mount point, with mountinfo's octal escapes (\040) undone. */
       for (const char *q = tok; *q && o + 1 < sizeof mp; q++)
-        if (q[0] == '\\' && q[1] >= '0' && q[1] <= '3' && q[2] >= '0' && q[2] <= '7'
-            && q[3] >= '0' && q[3] <= '7')
+        if (q[0] == '\\' && q[1] >= '0' && q[1] <= '3' && q[2] >= '0' && q[2] <= '7' && q[3] >= '0'
+            && q[3] <= '7')
           {
             mp[o++] = (char) ((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
             q += 3;
@@ -528,19 +529,22 @@ denied (const char *p, const struct mount_dirs *d, const char **entry)
     if ((m = match_entry (d->kubelet.paths[i], p, true)) != 0)
       {
         *entry = d->kubelet.paths[i];
-        return m == 2 ? "contains" : "the kubelet's state ([policy] kubelet_roots; not this pod's files)";
+        return m == 2 ? "contains"
+                      : "the kubelet's state ([policy] kubelet_roots; not this pod's files)";
       }
   for (size_t i = 0; i < d->ctd.n; i++)
     if ((m = match_entry (d->ctd.paths[i], p, true)) != 0)
       {
         *entry = d->ctd.paths[i];
-        return m == 2 ? "contains" : "containerd's state ([policy] containerd_roots; not this pod's files)";
+        return m == 2 ? "contains"
+                      : "containerd's state ([policy] containerd_roots; not this pod's files)";
       }
   for (size_t i = 0; i < d->podman.n; i++)
     if ((m = match_entry (d->podman.paths[i], p, true)) != 0)
       {
         *entry = d->podman.paths[i];
-        return m == 2 ? "contains" : "podman's storage ([policy] podman_roots; not this container's files)";
+        return m == 2 ? "contains"
+                      : "podman's storage ([policy] podman_roots; not this container's files)";
       }
   for (size_t i = 0; i < roots->n; i++)
     if ((m = match_entry (roots->paths[i], p, true)) != 0)
@@ -566,9 +570,9 @@ denied (const char *p, const struct mount_dirs *d, const char **entry)
 static const char *
 contains_credentials (const char *p)
 {
-  static const char *const names[]
-      = { ".ssh", ".aws", ".kube", ".docker", ".gnupg", ".config/gcloud", ".env",
-          "docker.sock", "containerd.sock" };
+  static const char *const names[] = { ".ssh",    ".aws",        ".kube",
+                                       ".docker", ".gnupg",      ".config/gcloud",
+                                       ".env",    "docker.sock", "containerd.sock" };
   cleanup_close int dfd = open (p, O_PATH | O_DIRECTORY | O_CLOEXEC);
   struct stat st;
 
@@ -608,12 +612,13 @@ redirectable_as (const char *path, enum trust_final final, char *why, size_t siz
         }
       if (err->errnum != ENOENT || strcmp (p, "/") == 0 || (slash = strrchr (p, '/')) == NULL)
         {
-          snprintf (why, size, "others could swap it for another path before the runtime "
-                               "mounts it (%s)",
+          snprintf (why, size,
+                    "others could swap it for another path before the runtime "
+                    "mounts it (%s)",
                     err->msg);
           return why;
         }
-      slash[slash == p] = '\0';  /* "/x" -> "/" */
+      slash[slash == p] = '\0'; /* "/x" -> "/" */
       final = TRUST_DIR;
     }
 }
@@ -967,8 +972,8 @@ check_mounts (struct ctx *c)
 
   if (! c->dirs->ok)
     {
-      rule_fail (c, "fix the paths in [policy]",
-                 "cannot resolve a [policy] path: %s", c->dirs_err->msg);
+      rule_fail (c, "fix the paths in [policy]", "cannot resolve a [policy] path: %s",
+                 c->dirs_err->msg);
       return;
     }
   judge_rootfs (c, &memo, &rmemo, &f, &rootfs);
@@ -1002,10 +1007,13 @@ check_mounts (struct ctx *c)
             {
               struct json_object *dst = jget (m, "mount", "destination", &f);
 
-              finding (&f, "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
-                           "filesystem kata-guard knows",
-                       s, t, dst && json_object_is_type (dst, json_type_string)
-                                 ? json_object_get_string (dst) : "?");
+              finding (&f,
+                       "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
+                       "filesystem kata-guard knows",
+                       s, t,
+                       dst && json_object_is_type (dst, json_type_string)
+                           ? json_object_get_string (dst)
+                           : "?");
             }
           continue;
         }
@@ -1029,14 +1037,15 @@ check_mounts (struct ctx *c)
         }
     }
   if (f.n > 0)
-    rule_fail (c, "do not bind engine sockets, engine state, credentials or system directories "
+    rule_fail (c,
+               "do not bind engine sockets, engine state, credentials or system directories "
                "into the container; bind data read-only (:ro) or from a directory listed in "
                "[policy] writable_mounts",
                "%s", sb_str (&f.text));
   else
-    rule_pass (c, "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "
+    rule_pass (c,
+               "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "
                "under [policy] writable_mounts; the rootfs is %s",
                n_bind, n_bind == 1 ? "" : "s", n_ro, n_engine, n_engine == 1 ? "" : "s",
                n_bind - n_ro - n_engine, rootfs);
 }
-

@@ -76,8 +76,7 @@ cpus_of (int64_t quota, int64_t period)
    10) into *OUT: 0 when absent; one that is not a decimal integer is a
    finding (Kata would read 0 and size the VM by default alone). */
 static bool
-sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out,
-            struct findings *f)
+sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out, struct findings *f)
 {
   const char *v = annotation (c, name);
   char *end;
@@ -88,8 +87,7 @@ sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out,
     return true;
   errno = 0;
   n = strtoll (v, &end, 10);
-  if (errno != 0 || end == v || *end != '\0' || v[0] == '+' || v[0] == ' '
-      || (! sign_ok && n < 0))
+  if (errno != 0 || end == v || *end != '\0' || v[0] == '+' || v[0] == ' ' || (! sign_ok && n < 0))
     {
       finding (f, "%s is \"%.40s\", not a number", name, v);
       return false;
@@ -290,8 +288,8 @@ workload_of (const struct ctx *c, struct workload *w, struct findings *f)
 /* A Kata size: integer (or, for vCPUs since Kata 3, a float) > 0, or
    absent (DEF). */
 static bool
-kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_t def,
-             int64_t *out, struct findings *f)
+kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_t def, int64_t *out,
+             struct findings *f)
 {
   const struct toml_value *v = toml_get (hv, key);
 
@@ -345,8 +343,8 @@ kata_overhead (const struct toml_value *hv, const char *key, bool float_ok, doub
 static bool
 kata_static_sizing (const struct kata_config *k, bool *out, struct findings *f)
 {
-  const struct toml_value *v
-      = toml_get_path (k->doc, "runtime", "static_sandbox_resource_mgmt", NULL);
+  const struct toml_value *v = toml_get_path (k->doc, "runtime", "static_sandbox_resource_mgmt",
+                                              NULL);
 
   *out = false;
   if (v == NULL)
@@ -416,8 +414,8 @@ go_vm_size (const struct toml_value *hv, const struct workload *w, struct vm_siz
     vm->vcpus = INT64_MAX;
   snprintf (vm->mem_why, sizeof vm->mem_why, "default_memory %" PRId64 " + %s %" PRId64 " MiB",
             def_mem, workload_mem_name (w), mib);
-  snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
-            "default_vcpus %" PRId64 " + %" PRId64 " from %s", def_vcpus, cpus, why);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why, "default_vcpus %" PRId64 " + %" PRId64 " from %s",
+            def_vcpus, cpus, why);
   return true;
 }
 
@@ -460,8 +458,8 @@ rs_static_size (const struct toml_value *hv, const struct workload *w, struct vm
   mib += mib % 2;
   if (cpus <= 0 && mib == 0)
     {
-      if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB,
-                         &vm->mem, f)
+      if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB, &vm->mem,
+                         f)
           || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def, f))
         return false;
       vm->vcpus = def;
@@ -518,8 +516,7 @@ rs_hotplug_size (const struct toml_value *hv, const struct workload *w, struct v
 
 /* The VM that the runtime reading the Kata configuration builds for W. */
 static bool
-vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm,
-            struct findings *f)
+vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm, struct findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   bool stat;
@@ -533,7 +530,8 @@ vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm,
     return go_vm_size (k->hypervisor, w, vm, f);
   if (! kata_static_sizing (k, &stat, f))
     return false;
-  return stat ? rs_static_size (k->hypervisor, w, vm, f) : rs_hotplug_size (k->hypervisor, w, vm, f);
+  return stat ? rs_static_size (k->hypervisor, w, vm, f)
+              : rs_hotplug_size (k->hypervisor, w, vm, f);
 }
 
 /* The largest VM allowed, *MAX_MEM MiB and *MAX_VCPUS, and who says so. */
@@ -616,17 +614,18 @@ check_resources (struct ctx *c)
     finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", vm.mem,
              vm.mem_why, mem_from, max_mem);
   if (sizes && vm.vcpus > max_vcpus)
-    finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")",
-             vm.vcpus, vm.vcpus_why, vcpus_from, max_vcpus);
+    finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", vm.vcpus,
+             vm.vcpus_why, vcpus_from, max_vcpus);
   if (f.n == 0)
     claim_vm (c, &w, &vm);
   if (f.n > 0)
-    rule_fail (c, "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
+    rule_fail (c,
+               "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
                "the VM maximums in [policy]",
                "%s", sb_str (&f.text));
   else
-    rule_pass (c, "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
+    rule_pass (c,
+               "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
                " vCPUs of at most %" PRId64 " (%s)",
                vm.mem, vm.mem_why, max_mem, vm.vcpus, max_vcpus, vm.vcpus_why);
 }
-

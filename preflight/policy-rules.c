@@ -51,9 +51,8 @@
    read-only by default: Kubernetes' "baseline" Pod Security Standard
    (procMount Default) refuses less. */
 static const char *const required_masked[] = {
-  "/proc/acpi",      "/proc/kcore",       "/proc/keys",        "/proc/latency_stats",
-  "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
-  "/sys/firmware",
+  "/proc/acpi",        "/proc/kcore",       "/proc/keys", "/proc/latency_stats", "/proc/timer_list",
+  "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi", "/sys/firmware",
 };
 static const char *const required_readonly[] = {
   "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
@@ -65,8 +64,8 @@ static const char *const required_readonly[] = {
 static bool
 sysctl_namespaced (const char *key)
 {
-  static const char *const ipc[] = { "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",
-                                     "kernel.sem",    "kernel.shmall", "kernel.shmmax",
+  static const char *const ipc[] = { "kernel.msgmax", "kernel.msgmnb",         "kernel.msgmni",
+                                     "kernel.sem",    "kernel.shmall",         "kernel.shmmax",
                                      "kernel.shmmni", "kernel.shm_rmid_forced" };
   char k[128];
   size_t n = strlen (key);
@@ -104,7 +103,7 @@ check_confinement (struct ctx *c)
 
       t = jget (e, "namespace", "type", &f);
       if (t == NULL || ! json_object_is_type (t, json_type_string))
-        continue;  /* policy.namespaces says so */
+        continue; /* policy.namespaces says so */
       type = json_object_get_string (t);
       path = jget (e, "namespace", "path", &f);
       if (strcmp (type, "mount") == 0)
@@ -113,12 +112,12 @@ check_confinement (struct ctx *c)
           if (path != NULL)
             finding (&f, "the mount namespace is joined (%s), not new",
                      json_object_is_type (path, json_type_string) ? json_object_get_string (path)
-                                                                   : json_kind (path));
+                                                                  : json_kind (path));
         }
       else if (strcmp (type, "user") == 0 && path != NULL)
         finding (&f, "the user namespace is joined (%s), not new",
                  json_object_is_type (path, json_type_string) ? json_object_get_string (path)
-                                                               : json_kind (path));
+                                                              : json_kind (path));
     }
   if (! mount_ns)
     finding (&f, "no mount namespace: the container would share the runtime's mounts");
@@ -172,12 +171,17 @@ check_confinement (struct ctx *c)
       type = jget (m, "mount", "type", &f);
       dest = jget (m, "mount", "destination", &f);
       opts = jget (m, "mount", "options", &f);
-      t = type != NULL && json_object_is_type (type, json_type_string) ? json_object_get_string (type) : "";
-      d = dest != NULL && json_object_is_type (dest, json_type_string) ? json_object_get_string (dest) : "?";
+      t = type != NULL && json_object_is_type (type, json_type_string)
+              ? json_object_get_string (type)
+              : "";
+      d = dest != NULL && json_object_is_type (dest, json_type_string)
+              ? json_object_get_string (dest)
+              : "?";
       if (listed (opts, "shared") || listed (opts, "rshared"))
         finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
-      if (jget (m, "mount", "uidMappings", &f) != NULL || jget (m, "mount", "gidMappings", &f) != NULL
-          || listed (opts, "idmap") || listed (opts, "ridmap"))
+      if (jget (m, "mount", "uidMappings", &f) != NULL
+          || jget (m, "mount", "gidMappings", &f) != NULL || listed (opts, "idmap")
+          || listed (opts, "ridmap"))
         finding (&f, "mount %.128s is id-mapped (the files would be another owner's)", d);
       if (strcmp (t, "proc") == 0 && strcmp (d, "/proc") != 0)
         finding (&f, "a second procfs at %.128s (the masks apply at /proc only)", d);
@@ -188,12 +192,13 @@ check_confinement (struct ctx *c)
   if (f.n > 0 && c->privileged && c->cfg->policy.privileged)
     rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else if (f.n > 0)
-    rule_fail (c, "keep the engine's default confinement (no --security-opt apparmor=unconfined, "
+    rule_fail (c,
+               "keep the engine's default confinement (no --security-opt apparmor=unconfined, "
                "no procMount Unmasked, no shared propagation, only namespaced sysctls)",
                "%s", sb_str (&f.text));
   else
     rule_pass (c, "own mount namespace, /proc masked and read-only as the engines default, no "
-               "unconfined profile, no shared propagation, only namespaced sysctls");
+                  "unconfined profile, no shared propagation, only namespaced sysctls");
 }
 
 /* ---- the family ----------------------------------------------------- */

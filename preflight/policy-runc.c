@@ -56,7 +56,9 @@ policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
   /* The --cap names first, then every set of the process. */
   for (size_t s = 0; s <= ARRAY_SIZE (sets); s++)
     {
-      size_t n = s == 0 ? n_caps : set_lists[s - 1] ? json_object_array_length (set_lists[s - 1]) : 0;
+      size_t n = s == 0             ? n_caps
+                 : set_lists[s - 1] ? json_object_array_length (set_lists[s - 1])
+                                    : 0;
 
       for (size_t i = 0; i < n; i++)
         {
@@ -84,14 +86,15 @@ policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
         }
     }
   if (f.n > 0)
-    return kg_error (err, 0, "the process would have capabilities beyond [policy] "
-                             "capabilities: %s", sb_str (&f.text));
+    return kg_error (err, 0,
+                     "the process would have capabilities beyond [policy] "
+                     "capabilities: %s",
+                     sb_str (&f.text));
   return 0;
 }
 
 int
-policy_update_judge (const struct guard_config *cfg, struct json_object *resources,
-                     kg_error_t *err)
+policy_update_judge (const struct guard_config *cfg, struct json_object *resources, kg_error_t *err)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_error kg_error_t merr = NULL;
@@ -136,12 +139,12 @@ policy_update_judge (const struct guard_config *cfg, struct json_object *resourc
       int64_t cpus = q / p + (q % p != 0);
 
       if (cpus > cfg->policy.max_vcpus)
-        finding (&f, "a CPU quota of %" PRId64 " / period %" PRId64 " is %" PRId64 " vCPUs, more "
-                     "than [policy] max_vcpus (%" PRId64 ")",
+        finding (&f,
+                 "a CPU quota of %" PRId64 " / period %" PRId64 " is %" PRId64 " vCPUs, more "
+                 "than [policy] max_vcpus (%" PRId64 ")",
                  q, p, cpus, cfg->policy.max_vcpus);
     }
   if (f.n > 0)
     return kg_error (err, 0, "%s", sb_str (&f.text));
   return 0;
 }
-

@@ -125,7 +125,8 @@ listed (struct json_object *list, const char *path)
     {
       struct json_object *v = json_object_array_get_idx (list, i);
 
-      if (json_object_is_type (v, json_type_string) && strcmp (json_object_get_string (v), path) == 0)
+      if (json_object_is_type (v, json_type_string)
+          && strcmp (json_object_get_string (v), path) == 0)
         return true;
     }
   return false;
@@ -134,8 +135,8 @@ listed (struct json_object *list, const char *path)
 /* ---- paths ---------------------------------------------------------- */
 
 int
-resolve_path (const char *base, const char *path, bool follow, char **out,
-              struct resolved_info *ri, kg_error_t *err)
+resolve_path (const char *base, const char *path, bool follow, char **out, struct resolved_info *ri,
+              kg_error_t *err)
 {
   cleanup_free char *todo = NULL;
   cleanup_free char *cur = NULL;
@@ -243,8 +244,7 @@ resolve_path (const char *base, const char *path, bool follow, char **out,
 }
 
 int
-policy_path_resolve (const char *base, const char *path, bool follow, char **out,
-                     kg_error_t *err)
+policy_path_resolve (const char *base, const char *path, bool follow, char **out, kg_error_t *err)
 {
   return resolve_path (base, path, follow, out, NULL, err);
 }
@@ -321,7 +321,7 @@ resolve_memo (struct resolve_memo *m, const char *base, const char *path, char *
 const char *const ns_types[NS_COUNT] = { "network", "pid", "ipc", "uts" };
 const char *const ns_proc[NS_COUNT] = { "net", "pid", "ipc", "uts" };
 
-_Static_assert (NS_COUNT == KG_NS_COUNT, "checks.h KG_NS_COUNT is policy.c's NS_COUNT");
+_Static_assert(NS_COUNT == KG_NS_COUNT, "checks.h KG_NS_COUNT is policy.c's NS_COUNT");
 
 const char *
 engine_ns_proc_name (int k)
@@ -388,8 +388,8 @@ annotation (const struct ctx *c, const char *name)
   struct json_object *ann, *v;
 
   if (c->spec == NULL || ! json_object_object_get_ex (c->spec, "annotations", &ann)
-      || ! json_object_is_type (ann, json_type_object) || ! json_object_object_get_ex (ann, name, &v)
-      || ! json_object_is_type (v, json_type_string))
+      || ! json_object_is_type (ann, json_type_object)
+      || ! json_object_object_get_ex (ann, name, &v) || ! json_object_is_type (v, json_type_string))
     return NULL;
   return json_object_get_string (v);
 }
@@ -411,6 +411,7 @@ is_pod_sandbox (const struct ctx *c)
    (runc, containerd, Kata) matches a key to a field exactly or, failing
    that, case-insensitively under Unicode's simple folding.  Sorted as
    strcmp orders them (folded_spec_key searches it). */
+/* clang-format off */
 static const char *const spec_fields[] = {
   "DNSSearchList", "access", "action", "additionalGids", "allow", "allowUnqualifiedDNSQuery",
   "allowedAddress", "ambient", "anet", "annotations", "apparmorProfile", "architectures",
@@ -446,10 +447,11 @@ static const char *const spec_fields[] = {
   "user", "username", "utilityVMPath", "value", "valueTwo", "vm",
   "weight", "weightDevice", "width", "windows", "zos",
 };
+/* clang-format on */
 
 /* The fields whose value is a map: their keys are data, compared exactly. */
-static const char *const spec_maps[] = { "annotations", "sysctl", "unified", "rdma",
-                                         "netDevices", "timeOffsets" };
+static const char *const spec_maps[] = { "annotations", "sysctl",     "unified",
+                                         "rdma",        "netDevices", "timeOffsets" };
 
 /* KEY folded as Go's EqualFold folds it onto ASCII: letters to lower case,
    U+017F (long s) to s, U+212A (Kelvin sign) to k.  False when KEY holds
@@ -527,7 +529,8 @@ folded_spec_key (struct json_object *o, const char **field)
          the table ever out of order: the result is the same, only
          slower). */
       exact = bsearch (&key, spec_fields, ARRAY_SIZE (spec_fields), sizeof spec_fields[0],
-                       cmp_field) != NULL;
+                       cmp_field)
+              != NULL;
       if (! exact && fold_key (key, folded, sizeof folded))
         for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
           {
@@ -568,8 +571,9 @@ policy_spec_load (const char *bundle, kg_error_t *err)
   if (fd < 0)
     {
       if (errno == ELOOP)
-        return kg_error (err, 0, "%s is a symbolic link (refused: the runtime reads the file "
-                                 "in the bundle itself)",
+        return kg_error (err, 0,
+                         "%s is a symbolic link (refused: the runtime reads the file "
+                         "in the bundle itself)",
                          name),
                NULL;
       return kg_error (err, errno, "%s", name), NULL;
@@ -595,7 +599,8 @@ spec_keys_check (const char *name, struct json_object *obj, kg_error_t *err)
   const char *field = NULL, *key = folded_spec_key (obj, &field);
 
   if (key != NULL)
-    return kg_error (err, 0, "%s: key \"%.64s\" is not \"%s\" but Go's decoders (runc, "
+    return kg_error (err, 0,
+                     "%s: key \"%.64s\" is not \"%s\" but Go's decoders (runc, "
                      "containerd, Kata) read it as that field",
                      name, key, field);
   return 0;
@@ -603,16 +608,14 @@ spec_keys_check (const char *name, struct json_object *obj, kg_error_t *err)
 
 /* policy_json_parse's reading, of a document of any type. */
 struct json_object *
-json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys,
-                   kg_error_t *err)
+json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys, kg_error_t *err)
 {
   return json_read_strict (name, buf, len, POLICY_MAX_DEPTH, spec_keys ? spec_keys_check : NULL,
                            err);
 }
 
 struct json_object *
-policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys,
-                   kg_error_t *err)
+policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys, kg_error_t *err)
 {
   struct json_object *obj = json_parse_strict (name, buf, len, spec_keys, err);
 
@@ -636,8 +639,7 @@ policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *er
   json_object_object_get_ex (obj, "ociVersion", &ver);
   if (ver == NULL || ! json_object_is_type (ver, json_type_string))
     {
-      kg_error (err, 0, "%s: ociVersion is %s", name,
-                ver == NULL ? "missing" : json_kind (ver));
+      kg_error (err, 0, "%s: ociVersion is %s", name, ver == NULL ? "missing" : json_kind (ver));
       json_object_put (obj);
       return NULL;
     }

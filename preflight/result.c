@@ -9,8 +9,8 @@
 #include "result.h"
 
 void
-report_add (struct report *r, const char *id, enum verdict v, const char *remedy,
-            const char *fmt, ...)
+report_add (struct report *r, const char *id, enum verdict v, const char *remedy, const char *fmt,
+            ...)
 {
   struct check_result *res;
   va_list ap;
@@ -88,7 +88,7 @@ report_overall (const struct report *r)
   enum verdict worst = VERDICT_PASS;
 
   if (r->oom || r->n == 0)
-    return VERDICT_FAIL;  /* an empty or incomplete report proves nothing */
+    return VERDICT_FAIL; /* an empty or incomplete report proves nothing */
   for (size_t i = 0; i < r->n; i++)
     if (r->results[i].verdict > worst && r->results[i].verdict != VERDICT_SKIP)
       worst = r->results[i].verdict;

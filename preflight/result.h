@@ -27,7 +27,7 @@ struct check_result
   char *id;
   enum verdict verdict;
   char *reason;
-  char *remedy;  /* may be NULL */
+  char *remedy; /* may be NULL */
 };
 
 /* The VM a start asks for, as policy.resources sized it (policy-resources.c), for
@@ -35,19 +35,19 @@ struct check_result
    adds to the memory the host has committed to guarded VMs. */
 enum vm_role
 {
-  VM_NONE,     /* not sized (policy.resources could not size it, or no bundle) */
-  VM_SOLO,     /* a VM of its own */
-  VM_SANDBOX,  /* a pod's VM, started by its sandbox */
-  VM_MEMBER,   /* a container joining its pod sandbox's VM */
+  VM_NONE,    /* not sized (policy.resources could not size it, or no bundle) */
+  VM_SOLO,    /* a VM of its own */
+  VM_SANDBOX, /* a pod's VM, started by its sandbox */
+  VM_MEMBER,  /* a container joining its pod sandbox's VM */
 };
-#define VM_POD_MAX 64  /* a sandbox id (policy_valid_id) */
+#define VM_POD_MAX 64 /* a sandbox id (policy_valid_id) */
 struct vm_claim
 {
   enum vm_role role;
-  int64_t mem_mib;   /* SOLO, SANDBOX: the VM's memory as it boots or grows for this start */
-  int64_t base_mib;  /* SANDBOX: the runtime's default memory, what its members' add to */
-  int64_t add_mib;   /* MEMBER: what it hot-plugs into the pod's VM (0: static sizing) */
-  char pod[VM_POD_MAX + 1];  /* MEMBER: its sandbox's container id */
+  int64_t mem_mib;          /* SOLO, SANDBOX: the VM's memory as it boots or grows for this start */
+  int64_t base_mib;         /* SANDBOX: the runtime's default memory, what its members' add to */
+  int64_t add_mib;          /* MEMBER: what it hot-plugs into the pod's VM (0: static sizing) */
+  char pod[VM_POD_MAX + 1]; /* MEMBER: its sandbox's container id */
 };
 
 struct report
@@ -55,12 +55,12 @@ struct report
   struct check_result *results;
   size_t n;
   size_t cap;
-  char **files;    /* files the checks read (configs), in order */
+  char **files; /* files the checks read (configs), in order */
   size_t n_files;
   /* The Kata configuration the kata family loaded: 1 + its index in
      files; 0 when none loaded (report_kata_config ()). */
   size_t kata_file;
-  bool oom;        /* an allocation failed: the report is incomplete */
+  bool oom; /* an allocation failed: the report is incomplete */
   /* What the start itself must know of the container: it is a pod
      sandbox (CRI's io.kubernetes.cri.container-type = "sandbox"), which
      other containers join without a start of their own (kata-guard(8),

@@ -36,8 +36,7 @@ private_dir (const char *path, kg_error_t *err)
 /* PATH (whose last component is NAME, in the trusted directory PARENT),
    made 0700 when CREATE and missing. */
 static int
-open_or_make (const char *parent, const char *name, const char *path, bool create,
-              kg_error_t *err)
+open_or_make (const char *parent, const char *name, const char *path, bool create, kg_error_t *err)
 {
   int fd = private_dir (path, err);
 
@@ -113,8 +112,8 @@ int
 rundir_read (int dir, const char *shown, const char *name, size_t max, char **buf, size_t *len,
              kg_error_t *err)
 {
-  cleanup_close int fd
-      = openat (dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  cleanup_close int fd = openat (dir, name,
+                                 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   struct stat st;
 
   if (fd < 0)

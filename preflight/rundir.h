@@ -35,7 +35,7 @@ int rundir_write (int dir, const char *shown, const char *name, const void *buf,
 /* Read NAME in DIR when it is a regular file owned by root with no group
    or other bits, of at most MAX bytes: *BUF (NUL-terminated), *LEN.
    -1 with *ERR ((*err)->errnum ENOENT when it does not exist). */
-int rundir_read (int dir, const char *shown, const char *name, size_t max, char **buf,
-                 size_t *len, kg_error_t *err);
+int rundir_read (int dir, const char *shown, const char *name, size_t max, char **buf, size_t *len,
+                 kg_error_t *err);
 
 #endif

@@ -36,12 +36,9 @@ static int
 sha256_load (kg_error_t *err)
 {
   const struct lazysym syms[] = {
-    { "EVP_MD_CTX_new", (void **) &lc.ctx_new },
-    { "EVP_MD_CTX_free", (void **) &lc.ctx_free },
-    { "EVP_sha256", (void **) &lc.sha256 },
-    { "EVP_DigestInit_ex", (void **) &lc.init },
-    { "EVP_DigestUpdate", (void **) &lc.update },
-    { "EVP_DigestFinal_ex", (void **) &lc.final },
+    { "EVP_MD_CTX_new", (void **) &lc.ctx_new },  { "EVP_MD_CTX_free", (void **) &lc.ctx_free },
+    { "EVP_sha256", (void **) &lc.sha256 },       { "EVP_DigestInit_ex", (void **) &lc.init },
+    { "EVP_DigestUpdate", (void **) &lc.update }, { "EVP_DigestFinal_ex", (void **) &lc.final },
   };
 
   if (lazylib_load (&libcrypto, syms, ARRAY_SIZE (syms), err) < 0)

@@ -102,8 +102,10 @@ storage_thin_pool_parse (const char *params, struct thin_pool_status *out, kg_er
   if (! parse_u64 (&p, &out->transaction_id) || *p++ != ' '
       || ! parse_ratio (&p, &out->used_meta, &out->total_meta) || *p++ != ' '
       || ! parse_ratio (&p, &out->used_data, &out->total_data) || *p++ != ' ')
-    return kg_error (err, 0, "\"%.80s\": not a thin-pool status (transaction id, metadata "
-                     "and data blocks used/total)", params);
+    return kg_error (err, 0,
+                     "\"%.80s\": not a thin-pool status (transaction id, metadata "
+                     "and data blocks used/total)",
+                     params);
   if (*p == '-')
     p++;
   else if (! parse_u64 (&p, &u))
@@ -151,8 +153,10 @@ storage_thin_pool_parse (const char *params, struct thin_pool_status *out, kg_er
           return kg_error (err, 0, "\"%.80s\": more fields than a thin-pool status has", params);
         }
       if (i == 0)
-        return kg_error (err, 0, "\"%.80s\": field %u, \"%.*s\", is not what a thin-pool status "
-                         "holds there", params, out->fields + 1, (int) (n > 40 ? 40 : n), w);
+        return kg_error (err, 0,
+                         "\"%.80s\": field %u, \"%.*s\", is not what a thin-pool status "
+                         "holds there",
+                         params, out->fields + 1, (int) (n > 40 ? 40 : n), w);
       out->fields++;
       p = w + n;
     }
@@ -161,8 +165,8 @@ storage_thin_pool_parse (const char *params, struct thin_pool_status *out, kg_er
   /* The mode came with the discard setting (Linux 3.x): never alone, and
      out_of_data_space only with the no-space policy (3.14). */
   if (out->fields == 5 || (out->mode == THIN_POOL_OUT_OF_DATA_SPACE && out->fields < 7))
-    return kg_error (err, 0, "\"%.80s\": %u fields: no kernel prints a thin-pool status so",
-                     params, out->fields);
+    return kg_error (err, 0, "\"%.80s\": %u fields: no kernel prints a thin-pool status so", params,
+                     out->fields);
   return 0;
 }
 
@@ -181,8 +185,8 @@ percent (uint64_t used, uint64_t total)
 }
 
 enum verdict
-storage_pool_judge (const struct thin_pool_status *s, int64_t data_max, int64_t meta_max,
-                    char *why, size_t size)
+storage_pool_judge (const struct thin_pool_status *s, int64_t data_max, int64_t meta_max, char *why,
+                    size_t size)
 {
   const unsigned dp = s->total_data ? percent (s->used_data, s->total_data) : 0;
   const unsigned mp = s->total_meta ? percent (s->used_meta, s->total_meta) : 0;
@@ -192,26 +196,32 @@ storage_pool_judge (const struct thin_pool_status *s, int64_t data_max, int64_t 
   else if (s->error)
     snprintf (why, size, "cannot be read by the kernel (Error): its metadata is unreadable");
   else if (s->mode == THIN_POOL_OUT_OF_DATA_SPACE)
-    snprintf (why, size, "is out of data space (%" PRIu64 "/%" PRIu64 " data blocks)",
-              s->used_data, s->total_data);
+    snprintf (why, size, "is out of data space (%" PRIu64 "/%" PRIu64 " data blocks)", s->used_data,
+              s->total_data);
   else if (s->mode == THIN_POOL_RO)
-    snprintf (why, size, "is read-only (ro: its metadata ran full or failed; metadata "
-              "%" PRIu64 "/%" PRIu64 ")", s->used_meta, s->total_meta);
+    snprintf (why, size,
+              "is read-only (ro: its metadata ran full or failed; metadata "
+              "%" PRIu64 "/%" PRIu64 ")",
+              s->used_meta, s->total_meta);
   else if (s->needs_check)
     snprintf (why, size, "needs a check (needs_check): thin_check it before any use");
   else if (over (s->used_data, s->total_data, data_max))
-    snprintf (why, size, "uses %u%% of its data blocks (%" PRIu64 "/%" PRIu64 "), over "
-              "[storage] pool_data_max_percent = %" PRId64, dp, s->used_data, s->total_data,
-              data_max);
+    snprintf (why, size,
+              "uses %u%% of its data blocks (%" PRIu64 "/%" PRIu64 "), over "
+              "[storage] pool_data_max_percent = %" PRId64,
+              dp, s->used_data, s->total_data, data_max);
   else if (over (s->used_meta, s->total_meta, meta_max))
-    snprintf (why, size, "uses %u%% of its metadata blocks (%" PRIu64 "/%" PRIu64 "), over "
-              "[storage] pool_metadata_max_percent = %" PRId64, mp, s->used_meta, s->total_meta,
-              meta_max);
+    snprintf (why, size,
+              "uses %u%% of its metadata blocks (%" PRIu64 "/%" PRIu64 "), over "
+              "[storage] pool_metadata_max_percent = %" PRId64,
+              mp, s->used_meta, s->total_meta, meta_max);
   else
     {
-      snprintf (why, size, "is %s, data %u%% (%" PRIu64 "/%" PRIu64 "), metadata %u%% "
-                "(%" PRIu64 "/%" PRIu64 ")", s->mode == THIN_POOL_RW ? "read-write" : "healthy",
-                dp, s->used_data, s->total_data, mp, s->used_meta, s->total_meta);
+      snprintf (why, size,
+                "is %s, data %u%% (%" PRIu64 "/%" PRIu64 "), metadata %u%% "
+                "(%" PRIu64 "/%" PRIu64 ")",
+                s->mode == THIN_POOL_RW ? "read-write" : "healthy", dp, s->used_data, s->total_data,
+                mp, s->used_meta, s->total_meta);
       return VERDICT_PASS;
     }
   return VERDICT_FAIL;
@@ -375,8 +385,10 @@ storage_docker_read (const char *path, struct docker_storage *out, kg_error_t *e
       if (json_object_object_get_ex (features, "containerd-snapshotter", &v))
         {
           if (! json_object_is_type (v, json_type_boolean))
-            return kg_error (err, 0, "%s: \"features\": \"containerd-snapshotter\" is %s, not a "
-                             "boolean", path, json_kind_of (v, true));
+            return kg_error (err, 0,
+                             "%s: \"features\": \"containerd-snapshotter\" is %s, not a "
+                             "boolean",
+                             path, json_kind_of (v, true));
           out->containerd_store = json_object_get_boolean (v);
         }
     }
@@ -455,8 +467,9 @@ queue_imports (const char *parent, const struct toml_value *imports, char **q, s
         return kg_error (err, 0, "%s:%u: imports: item %zu is not a path", parent, it->line, i + 1);
       if (it->u.string[0] == '/')
         full = strdup (it->u.string);
-      else if (asprintf (&full, "%.*s/%s", slash ? (int) (slash - parent) : 1,
-                         slash ? parent : ".", it->u.string) < 0)
+      else if (asprintf (&full, "%.*s/%s", slash ? (int) (slash - parent) : 1, slash ? parent : ".",
+                         it->u.string)
+               < 0)
         full = NULL;
       if (full == NULL)
         return kg_error (err, ENOMEM, "cannot allocate");
@@ -660,8 +673,10 @@ storage_containerd_read (const char *path, struct containerd_storage *out, kg_er
       if (doc_version (f.path[i], f.doc[i], &v, err) < 0)
         return -1;
       if (v != 0 && v != out->version)
-        return kg_error (err, 0, "%s: version %" PRId64 " imports %s of version %" PRId64
-                         ": the guard does not read a mix", f.path[0], out->version, f.path[i], v);
+        return kg_error (err, 0,
+                         "%s: version %" PRId64 " imports %s of version %" PRId64
+                         ": the guard does not read a mix",
+                         f.path[0], out->version, f.path[i], v);
     }
   /* One file: nothing to merge, and both readings are the same. */
   if (f.n == 1)
@@ -689,9 +704,11 @@ storage_containerd_read (const char *path, struct containerd_storage *out, kg_er
       if (extract (path, f.doc, f.n, out->version, out, err) < 0)
         return -1;
       if (! same_answer (out, &by_2x))
-        return kg_error (err, 0, "%s and its imports give the snapshotter or pool differently "
+        return kg_error (err, 0,
+                         "%s and its imports give the snapshotter or pool differently "
                          "to containerd 1.x (a plugin's table replaced whole by a later file) "
-                         "and 2.x (merged key by key)", path);
+                         "and 2.x (merged key by key)",
+                         path);
     }
   *out = by_2x;
   return 0;
@@ -716,13 +733,13 @@ storage_pool_name (const struct guard_config *cfg, char *name, size_t size, kg_e
 struct storage_run
 {
   const struct kata_config *kata;
-  bool needs_block;          /* the hypervisor has no shared file system */
-  enum verdict worst;        /* of storage.snapshotter's findings */
+  bool needs_block;   /* the hypervisor has no shared file system */
+  enum verdict worst; /* of storage.snapshotter's findings */
   size_t n_findings;
   struct kg_buf reason, remedy;
-  struct kg_buf names;       /* the snapshotters judged, for storage.pool */
-  bool devmapper;            /* one of them is containerd's devmapper */
-  bool read_error;           /* a configuration could not be read */
+  struct kg_buf names; /* the snapshotters judged, for storage.pool */
+  bool devmapper;      /* one of them is containerd's devmapper */
+  bool read_error;     /* a configuration could not be read */
 };
 
 static void
@@ -734,8 +751,8 @@ storage_run_release (struct storage_run *r)
 }
 
 /* One finding of storage.snapshotter. */
-static void add_finding (struct storage_run *r, enum verdict v, const char *remedy,
-                         const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+static void add_finding (struct storage_run *r, enum verdict v, const char *remedy, const char *fmt,
+                         ...) __attribute__ ((format (printf, 4, 5)));
 static void
 add_finding (struct storage_run *r, enum verdict v, const char *remedy, const char *fmt, ...)
 {
@@ -803,14 +820,15 @@ judge_docker (const struct preflight *pf, struct storage_run *r, bool only_if_pr
   if (storage_name_is_block (d.driver, d.containerd_store))
     {
       add_finding (r, VERDICT_PASS, NULL, "Docker (%s): %s %s \"%s\" gives Kata a block device",
-                   path, d.containerd_store ? "containerd image store, snapshotter"
-                                            : "graphdriver", d.driver_set ? "storage-driver" : "default", d.driver);
+                   path, d.containerd_store ? "containerd image store, snapshotter" : "graphdriver",
+                   d.driver_set ? "storage-driver" : "default", d.driver);
       return;
     }
-  if (asprintf (&remedy, "set \"features\": {\"containerd-snapshotter\": true} and "
+  if (asprintf (&remedy,
+                "set \"features\": {\"containerd-snapshotter\": true} and "
                 "\"storage-driver\": \"devmapper\" in %s, with containerd's devmapper plugin "
-                "configured, then restart Docker%s", path,
-                r->needs_block ? "" : "; or leave it, the hypervisor shares file systems")
+                "configured, then restart Docker%s",
+                path, r->needs_block ? "" : "; or leave it, the hypervisor shares file systems")
       < 0)
     remedy = NULL;
   add_finding (r, non_block (r), remedy ? remedy : "use a block snapshotter",
@@ -833,9 +851,11 @@ containerd_remedy (const struct storage_run *r, const char *path, int64_t versio
                                        "runtimes.NAME] (containerd 1.7+)";
   char *s = NULL;
 
-  if (asprintf (&s, "set snapshotter = \"devmapper\" under %s of %s, or under the kata-guard "
+  if (asprintf (&s,
+                "set snapshotter = \"devmapper\" under %s of %s, or under the kata-guard "
                 "handler's %s, configure [plugins.\"io.containerd.snapshotter.v1.devmapper\"] "
-                "pool_name, then restart containerd%s", table, path, handler,
+                "pool_name, then restart containerd%s",
+                table, path, handler,
                 r->needs_block ? "" : "; or leave it, the hypervisor shares file systems")
       < 0)
     return NULL;
@@ -853,7 +873,8 @@ judge_containerd (const struct preflight *pf, struct storage_run *r, bool only_i
   if (storage_containerd_read (path, c, &err) < 0)
     {
       r->read_error = true;
-      add_finding (r, non_block (r), "fix it (containerd cannot read it either), or write its "
+      add_finding (r, non_block (r),
+                   "fix it (containerd cannot read it either), or write its "
                    "snapshotter settings without imports that 1.x and 2.x merge differently",
                    "containerd: cannot read its snapshotter: %s", err->msg);
       return;
@@ -867,13 +888,15 @@ judge_containerd (const struct preflight *pf, struct storage_run *r, bool only_i
     {
       add_name (r, c->snapshotter, true);
       if (storage_name_is_block (c->snapshotter, true))
-        add_finding (r, VERDICT_PASS, NULL, "containerd (%s): no handler runs kata-guard; the CRI "
-                     "plugin's snapshotter \"%s\" gives Kata a block device", path, c->snapshotter);
+        add_finding (r, VERDICT_PASS, NULL,
+                     "containerd (%s): no handler runs kata-guard; the CRI "
+                     "plugin's snapshotter \"%s\" gives Kata a block device",
+                     path, c->snapshotter);
       else
         add_finding (r, non_block (r), remedy ? remedy : "use a block snapshotter",
                      "containerd (%s%s): no handler runs kata-guard; the CRI plugin's snapshotter "
-                     "\"%s\" is not a block device: %s", path,
-                     c->exists ? "" : ", absent: containerd's defaults", c->snapshotter,
+                     "\"%s\" is not a block device: %s",
+                     path, c->exists ? "" : ", absent: containerd's defaults", c->snapshotter,
                      consequence (r));
       return;
     }
@@ -883,9 +906,10 @@ judge_containerd (const struct preflight *pf, struct storage_run *r, bool only_i
 
       add_name (r, h->snapshotter, true);
       if (storage_name_is_block (h->snapshotter, true))
-        add_finding (r, VERDICT_PASS, NULL, "containerd (%s): handler %s's snapshotter \"%s\"%s "
-                     "gives Kata a block device", path, h->name, h->snapshotter,
-                     h->own ? "" : " (the CRI plugin's)");
+        add_finding (r, VERDICT_PASS, NULL,
+                     "containerd (%s): handler %s's snapshotter \"%s\"%s "
+                     "gives Kata a block device",
+                     path, h->name, h->snapshotter, h->own ? "" : " (the CRI plugin's)");
       else
         add_finding (r, non_block (r), remedy ? remedy : "use a block snapshotter",
                      "containerd (%s): handler %s's snapshotter \"%s\"%s is not a block device: %s",
@@ -931,8 +955,8 @@ check_pool (struct preflight *pf, const struct storage_run *r, const struct cont
                    "set pool_name under [plugins.\"io.containerd.snapshotter.v1.devmapper\"] to "
                    "the thin pool (e.g. from lvcreate --thinpool), then restart containerd",
                    "the engine uses containerd's devmapper snapshotter, but %s%s names no pool "
-                   "(pool_name %s): containerd's devmapper plugin does not load", path,
-                   c->exists ? "" : " (absent)", c->exists ? "missing or empty" : "not set");
+                   "(pool_name %s): containerd's devmapper plugin does not load",
+                   path, c->exists ? "" : " (absent)", c->exists ? "missing or empty" : "not set");
       return;
     }
   if (pf->req->pool_status != NULL)
@@ -944,8 +968,10 @@ check_pool (struct preflight *pf, const struct storage_run *r, const struct cont
       if (err->errnum == ENODEV || err->errnum == ELIBACC)
         report_skip (pf->rep, "storage.pool", "pool %s not read: %s", c->pool_name, err->msg);
       else if (err->errnum == EACCES || err->errnum == EPERM)
-        report_skip (pf->rep, "storage.pool", "pool %s not read: %s (device-mapper answers "
-                     "root only)", c->pool_name, err->msg);
+        report_skip (pf->rep, "storage.pool",
+                     "pool %s not read: %s (device-mapper answers "
+                     "root only)",
+                     c->pool_name, err->msg);
       else
         report_fail (pf->rep, "storage.pool",
                      "create the pool, or point pool_name at the one that exists (dmsetup ls)",
@@ -999,7 +1025,8 @@ check_storage (struct preflight *pf)
       have_c = true;
       break;
     case ENGINE_CONTAINERD:
-      report_skip (pf->rep, "storage.snapshotter", "a plain containerd start: its client chooses "
+      report_skip (pf->rep, "storage.snapshotter",
+                   "a plain containerd start: its client chooses "
                    "the snapshotter (ctr run --snapshotter), and the spec does not say which");
       report_skip (pf->rep, "storage.pool", "not run: storage.snapshotter was not judged");
       return;
@@ -1007,21 +1034,26 @@ check_storage (struct preflight *pf)
     case ENGINE_CRIO:
       add_name (&r, "containers/storage's driver", false);
       if (r.needs_block)
-        add_finding (&r, VERDICT_FAIL, "start it with a Kata configuration whose hypervisor "
+        add_finding (&r, VERDICT_FAIL,
+                     "start it with a Kata configuration whose hypervisor "
                      "shares a file system (qemu or clh with virtio-fs), or through containerd "
                      "or Docker with the devmapper snapshotter",
                      "%s's containers/storage drivers (overlay, vfs, btrfs, zfs) are file "
                      "systems, not block devices: %s",
-                     pf->from_policy.engine == ENGINE_PODMAN ? "podman" : "CRI-O", consequence (&r));
+                     pf->from_policy.engine == ENGINE_PODMAN ? "podman" : "CRI-O",
+                     consequence (&r));
       else
-        add_finding (&r, VERDICT_PASS, NULL, "%s's containers/storage driver is a file system, "
-                     "which Kata shares with the %s VM", pf->from_policy.engine == ENGINE_PODMAN
-                     ? "podman" : "CRI-O", r.kata->hypervisor_name);
+        add_finding (&r, VERDICT_PASS, NULL,
+                     "%s's containers/storage driver is a file system, "
+                     "which Kata shares with the %s VM",
+                     pf->from_policy.engine == ENGINE_PODMAN ? "podman" : "CRI-O",
+                     r.kata->hypervisor_name);
       break;
     case ENGINE_UNKNOWN:
       if (pf->req->bundle != NULL)
         {
-          report_skip (pf->rep, "storage.snapshotter", "the engine that started this container "
+          report_skip (pf->rep, "storage.snapshotter",
+                       "the engine that started this container "
                        "is not known, so neither is its snapshotter");
           report_skip (pf->rep, "storage.pool", "not run: storage.snapshotter was not judged");
           return;
@@ -1032,9 +1064,10 @@ check_storage (struct preflight *pf)
       have_c = true;
       if (r.n_findings == 0)
         {
-          report_skip (pf->rep, "storage.snapshotter", "neither %s nor %s exists: no engine "
-                       "configuration to judge", pf->cfg->docker.daemon_json,
-                       pf->cfg->storage.containerd_config);
+          report_skip (pf->rep, "storage.snapshotter",
+                       "neither %s nor %s exists: no engine "
+                       "configuration to judge",
+                       pf->cfg->docker.daemon_json, pf->cfg->storage.containerd_config);
           report_skip (pf->rep, "storage.pool", "not run: storage.snapshotter read no snapshotter");
           return;
         }
@@ -1045,7 +1078,8 @@ check_storage (struct preflight *pf)
               sb_str (&r.reason), r.kata->hypervisor_name,
               r.needs_block ? ", no shared file system" : "");
   if (r.read_error)
-    report_skip (pf->rep, "storage.pool", "not run: storage.snapshotter could not read the "
+    report_skip (pf->rep, "storage.pool",
+                 "not run: storage.snapshotter could not read the "
                  "engine's configuration");
   else
     check_pool (pf, &r, &c, have_c);

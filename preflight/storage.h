@@ -28,7 +28,7 @@
 
 enum thin_pool_mode
 {
-  THIN_POOL_MODE_NONE,  /* the kernel printed no mode (before Linux 3.x added it) */
+  THIN_POOL_MODE_NONE, /* the kernel printed no mode (before Linux 3.x added it) */
   THIN_POOL_RW,
   THIN_POOL_RO,
   THIN_POOL_OUT_OF_DATA_SPACE,
@@ -38,14 +38,14 @@ enum thin_pool_mode
    Documentation/admin-guide/device-mapper/thin-provisioning.rst, Status). */
 struct thin_pool_status
 {
-  bool failed;   /* the single word "Fail": the pool is in fail mode */
-  bool error;    /* the single word "Error": the kernel could not read its metadata */
+  bool failed; /* the single word "Fail": the pool is in fail mode */
+  bool error;  /* the single word "Error": the kernel could not read its metadata */
   uint64_t transaction_id;
-  uint64_t used_meta, total_meta;  /* metadata blocks */
-  uint64_t used_data, total_data;  /* data blocks */
-  unsigned fields;                 /* how many the kernel printed: 4, 6, 7, 8 or 9 */
+  uint64_t used_meta, total_meta; /* metadata blocks */
+  uint64_t used_data, total_data; /* data blocks */
+  unsigned fields;                /* how many the kernel printed: 4, 6, 7, 8 or 9 */
   enum thin_pool_mode mode;
-  bool needs_check;                /* "needs_check" (8 fields or more) */
+  bool needs_check; /* "needs_check" (8 fields or more) */
 };
 
 /* Parse PARAMS, the thin-pool target's status (what `dmsetup status`
@@ -68,10 +68,10 @@ enum verdict storage_pool_judge (const struct thin_pool_status *s, int64_t data_
 /* What Docker's daemon.json says its image store is. */
 struct docker_storage
 {
-  bool exists;             /* the file exists (else Docker's defaults apply) */
-  bool containerd_store;   /* features.containerd-snapshotter is true */
-  char driver[STORAGE_NAME_MAX];  /* the snapshotter or graphdriver, defaults applied */
-  bool driver_set;         /* storage-driver was written */
+  bool exists;                   /* the file exists (else Docker's defaults apply) */
+  bool containerd_store;         /* features.containerd-snapshotter is true */
+  char driver[STORAGE_NAME_MAX]; /* the snapshotter or graphdriver, defaults applied */
+  bool driver_set;               /* storage-driver was written */
 };
 
 /* Read PATH as dockerd 24 to 28 reads it (kata-guard(8), Storage). */
@@ -81,28 +81,27 @@ int storage_docker_read (const char *path, struct docker_storage *out, kg_error_
 struct containerd_handler
 {
   char name[STORAGE_NAME_MAX];
-  char snapshotter[STORAGE_NAME_MAX];  /* its own, else the CRI plugin's */
-  bool own;                            /* the handler sets its own */
+  char snapshotter[STORAGE_NAME_MAX]; /* its own, else the CRI plugin's */
+  bool own;                           /* the handler sets its own */
 };
 
 /* What containerd's configuration says, its imports merged. */
 struct containerd_storage
 {
   bool exists;
-  int64_t version;                          /* 1 (also: none written), 2 or 3 */
-  char snapshotter[STORAGE_NAME_MAX];       /* the CRI plugin's, default overlayfs */
+  int64_t version;                    /* 1 (also: none written), 2 or 3 */
+  char snapshotter[STORAGE_NAME_MAX]; /* the CRI plugin's, default overlayfs */
   struct containerd_handler handlers[STORAGE_MAX_HANDLERS];
-  size_t n_handlers;                        /* those whose runtime_type runs kata-guard */
-  bool pool_set;                            /* the devmapper plugin's table holds pool_name */
-  char pool_name[128];                      /* "" when not set */
-  size_t n_files;                           /* the files read: the config and its imports */
+  size_t n_handlers;   /* those whose runtime_type runs kata-guard */
+  bool pool_set;       /* the devmapper plugin's table holds pool_name */
+  char pool_name[128]; /* "" when not set */
+  size_t n_files;      /* the files read: the config and its imports */
 };
 
 /* Read PATH and its imports as containerd 1.6 to 2.x read them.  Where
    1.x (a plugin's table replaced whole by a later file) and 2.x (merged
    key by key) would read the imports differently, this fails. */
-int storage_containerd_read (const char *path, struct containerd_storage *out,
-                             kg_error_t *err);
+int storage_containerd_read (const char *path, struct containerd_storage *out, kg_error_t *err);
 
 /* Whether NAME, a containerd snapshotter (SNAPSHOTTER) or a Docker
    graphdriver, gives a block device. */

@@ -41,8 +41,8 @@ struct where
 /* One slot of the parser's key index (see find ()). */
 struct key_slot
 {
-  struct toml_value *table;   /* NULL: the slot is free */
-  size_t idx;                 /* position of the entry in the table */
+  struct toml_value *table; /* NULL: the slot is free */
+  size_t idx;               /* position of the entry in the table */
 };
 
 struct parser
@@ -50,17 +50,17 @@ struct parser
   const char *name;
   const char *s;
   size_t len, pos;
-  size_t line_start;          /* offset of the first byte of the current line */
+  size_t line_start; /* offset of the first byte of the current line */
   unsigned line;
   kg_error_t *err;
   struct toml_value *root;
-  struct toml_value *cur;     /* where `key = value` lines go */
-  unsigned cur_depth;         /* how many keys lead from the root to cur */
-  struct key_slot *slots;     /* open addressing, power-of-two size */
+  struct toml_value *cur; /* where `key = value` lines go */
+  unsigned cur_depth;     /* how many keys lead from the root to cur */
+  struct key_slot *slots; /* open addressing, power-of-two size */
   size_t nslots, used;
-  locale_t c_locale;          /* for strtod_l, created on the first float */
-  bool line_escape;           /* the string just read had a line-ending backslash */
-  bool crlf;                  /* ... or a CRLF inside a multi-line string */
+  locale_t c_locale; /* for strtod_l, created on the first float */
+  bool line_escape;  /* the string just read had a line-ending backslash */
+  bool crlf;         /* ... or a CRLF inside a multi-line string */
 };
 
 /* A dotted key as written: a."b.c".d is three parts. */
@@ -100,7 +100,7 @@ key_path_release (struct key_path *k)
 static struct where
 here (const struct parser *ps)
 {
-  return (struct where) { ps->line, (unsigned) (ps->pos - ps->line_start + 1) };
+  return (struct where){ ps->line, (unsigned) (ps->pos - ps->line_start + 1) };
 }
 
 static struct where
@@ -111,7 +111,7 @@ shift (struct where w, size_t n)
 }
 
 static int perr (struct parser *ps, struct where at, const char *fmt, ...)
-  __attribute__ ((format (printf, 3, 4)));
+    __attribute__ ((format (printf, 3, 4)));
 
 /* Report "NAME:LINE:COLUMN: message"; returns -1. */
 static int
@@ -127,8 +127,8 @@ perr (struct parser *ps, struct where at, const char *fmt, ...)
   if (r < 0)
     {
       msg = NULL;
-      return kg_error (ps->err, ENOMEM, "%s:%u:%u: cannot format an error", ps->name,
-                       at.line, at.column);
+      return kg_error (ps->err, ENOMEM, "%s:%u:%u: cannot format an error", ps->name, at.line,
+                       at.column);
     }
   return kg_error (ps->err, 0, "%s:%u:%u: %s", ps->name, at.line, at.column, msg);
 }
@@ -164,7 +164,7 @@ describe (const struct parser *ps, char *out, size_t size)
     snprintf (out, size, "byte 0x%02x", (unsigned) c);
   return out;
 }
-#define FOUND(ps) describe ((ps), (char[16]) { 0 }, 16)
+#define FOUND(ps) describe ((ps), (char[16]){ 0 }, 16)
 
 /* The first N parts of K as "a.b.c", for a message.  Keys can hold any
    character through escapes, so control characters (C0, DEL and C1) are
@@ -227,15 +227,14 @@ grow (void *items, size_t n, size_t size)
 
 /* Take over KEY and V, but only on success. */
 static int
-table_append (struct toml_value *t, char *key, struct toml_value *v, unsigned line,
-              unsigned column)
+table_append (struct toml_value *t, char *key, struct toml_value *v, unsigned line, unsigned column)
 {
   struct toml_entry *items = grow (t->u.table.items, t->u.table.n, sizeof *items);
 
   if (items == NULL)
     return -1;
   t->u.table.items = items;
-  items[t->u.table.n++] = (struct toml_entry) { key, line, column, v };
+  items[t->u.table.n++] = (struct toml_entry){ key, line, column, v };
   return 0;
 }
 
@@ -320,7 +319,7 @@ toml_free (struct toml_value *v)
 static uint64_t
 hash_key (const struct toml_value *table, const char *key)
 {
-  uint64_t h = 0xcbf29ce484222325u;   /* FNV-1a */
+  uint64_t h = 0xcbf29ce484222325u; /* FNV-1a */
   uintptr_t t = (uintptr_t) table;
 
   for (size_t i = 0; i < sizeof t; i++, t >>= 8)
@@ -374,7 +373,7 @@ index_add (struct parser *ps, struct toml_value *table, size_t idx)
       ps->slots = slots;
       ps->nslots = n;
     }
-  slot_put (ps->slots, ps->nslots, (struct key_slot) { table, idx });
+  slot_put (ps->slots, ps->nslots, (struct key_slot){ table, idx });
   ps->used++;
   return 0;
 }
@@ -422,7 +421,7 @@ check_bytes (struct parser *ps)
         }
       if (s[i] == '\r' && i + 1 < ps->len && s[i + 1] == '\n')
         {
-          i++;   /* part of the line ending, not of the line */
+          i++; /* part of the line ending, not of the line */
           continue;
         }
       if (s[i] == '\0')
@@ -441,8 +440,8 @@ check_bytes (struct parser *ps)
             return perr (ps, at, "a byte order mark is allowed only at the start");
         }
       if (i + n - line_start > TOML_MAX_LINE)
-        return perr (ps, (struct where) { line, TOML_MAX_LINE + 1 },
-                     "line longer than %d bytes", TOML_MAX_LINE);
+        return perr (ps, (struct where){ line, TOML_MAX_LINE + 1 }, "line longer than %d bytes",
+                     TOML_MAX_LINE);
       i += n;
     }
   return 0;
@@ -453,8 +452,8 @@ check_bytes (struct parser *ps)
 static bool
 is_bare (int c)
 {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')
-         || c == '_' || c == '-';
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'
+         || c == '-';
 }
 
 static bool
@@ -542,8 +541,8 @@ parse_unicode_escape (struct parser *ps, struct kg_buf *b, size_t ndigits)
     }
   /* Strings are handed out as C strings: a NUL inside would cut them. */
   if (cp == 0)
-    return perr (ps, at, "invalid escape: \\%c%0*X is not allowed (strings cannot contain NUL)",
-                 u, (int) ndigits, 0u);
+    return perr (ps, at, "invalid escape: \\%c%0*X is not allowed (strings cannot contain NUL)", u,
+                 (int) ndigits, 0u);
   if (cp >= 0xd800 && cp <= 0xdfff)
     return perr (ps, at, "invalid escape: \\%c%0*X is a surrogate, not a character", u,
                  (int) ndigits, (unsigned) cp);
@@ -612,15 +611,14 @@ parse_string (struct parser *ps, char **out)
 
   ps->pos += multiline ? 3 : 1;
   if (multiline)
-    eat_newline (ps);   /* a newline right after the opening quotes is not content */
+    eat_newline (ps); /* a newline right after the opening quotes is not content */
   for (;;)
     {
       size_t start = ps->pos, nq = 0;
       int c;
 
       /* Copy the run of ordinary characters in one go. */
-      while ((c = ch (ps, 0)) != 0 && c != q && c != '\n' && c != '\r'
-             && (literal || c != '\\'))
+      while ((c = ch (ps, 0)) != 0 && c != q && c != '\n' && c != '\r' && (literal || c != '\\'))
         ps->pos++;
       if (kg_buf_add (&b, ps->s + start, ps->pos - start) < 0)
         return oom (ps);
@@ -734,8 +732,7 @@ token_is (const char *tok, size_t len, const char *word)
 
 /* Digits of BASE from *I, with single underscores between digits only. */
 static int
-scan_digits (struct parser *ps, const char *tok, size_t len, size_t *i, int base,
-             struct where at)
+scan_digits (struct parser *ps, const char *tok, size_t len, size_t *i, int base, struct where at)
 {
   size_t start = *i;
 
@@ -755,8 +752,8 @@ scan_digits (struct parser *ps, const char *tok, size_t len, size_t *i, int base
 }
 
 static int
-make_integer (struct parser *ps, const char *tok, size_t start, size_t len, bool neg,
-              int base, struct where at, struct toml_value **out)
+make_integer (struct parser *ps, const char *tok, size_t start, size_t len, bool neg, int base,
+              struct where at, struct toml_value **out)
 {
   /* The magnitude is accumulated unsigned, checked before every step, so
      that nothing overflows, and INT64_MIN is still reachable. */
@@ -768,7 +765,7 @@ make_integer (struct parser *ps, const char *tok, size_t start, size_t len, bool
       int d = digit_value (tk (tok, len, i), base);
 
       if (d < 0)
-        continue;   /* an underscore */
+        continue; /* an underscore */
       if (mag > (limit - (uint64_t) d) / (uint64_t) base)
         return perr (ps, at, "integer out of range (it must fit in 64 bits, signed)");
       mag = mag * (uint64_t) base + (uint64_t) d;
@@ -807,8 +804,8 @@ make_float (struct parser *ps, const char *tok, size_t len, struct where at,
     {
       ps->c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
       if (ps->c_locale == (locale_t) 0)
-        return kg_error (ps->err, errno, "%s:%u:%u: cannot create the C locale", ps->name,
-                         at.line, at.column);
+        return kg_error (ps->err, errno, "%s:%u:%u: cannot create the C locale", ps->name, at.line,
+                         at.column);
     }
   errno = 0;
   d = strtod_l (clean, &end, ps->c_locale);
@@ -1026,7 +1023,7 @@ walk_header (struct parser *ps, const struct key_path *k, struct toml_value **ou
             return -1;
         }
       else if (v->kind == TOML_ARRAY && (v->flags & TOML_F_AOT) && v->u.array.n > 0)
-        v = v->u.array.items[v->u.array.n - 1];   /* [[a]] then [a.b]: the last a */
+        v = v->u.array.items[v->u.array.n - 1]; /* [[a]] then [a.b]: the last a */
       else if (v->kind != TOML_TABLE)
         return perr (ps, k->part[i].at, "cannot use '%s' as a table: it is already %s %s (line %u)",
                      key_for_msg (k, i + 1, name), article (v->kind), toml_kind_name (v->kind),
@@ -1067,15 +1064,12 @@ open_table (struct parser *ps, const struct key_path *k, struct where at)
     return perr (ps, at, "cannot define table [%s]: it is an array of tables (line %u)", name,
                  e->line);
   else if (e->value->kind != TOML_TABLE)
-    return perr (ps, last->at, "cannot define table [%s]: '%s' is already %s %s (line %u)",
-                 name, name, article (e->value->kind), toml_kind_name (e->value->kind),
-                 e->line);
+    return perr (ps, last->at, "cannot define table [%s]: '%s' is already %s %s (line %u)", name,
+                 name, article (e->value->kind), toml_kind_name (e->value->kind), e->line);
   else if (e->value->flags & TOML_F_EXPLICIT)
-    return perr (ps, at, "table [%s] is defined twice (first at line %u)", name,
-                 e->value->line);
+    return perr (ps, at, "table [%s] is defined twice (first at line %u)", name, e->value->line);
   else if (e->value->flags & TOML_F_DOTTED)
-    return perr (ps, at, "table [%s] was already defined by dotted keys (line %u)", name,
-                 e->line);
+    return perr (ps, at, "table [%s] was already defined by dotted keys (line %u)", name, e->line);
   else
     {
       /* Only created as the parent of an earlier header: define it now. */
@@ -1117,8 +1111,8 @@ open_array_table (struct parser *ps, const struct key_path *k, struct where at)
     return perr (ps, last->at, "cannot append to '%s' with [[%s]]: it is a static array (line %u)",
                  name, name, e->line);
   else
-    return perr (ps, last->at, "cannot define [[%s]]: '%s' is already %s %s (line %u)", name,
-                 name, article (e->value->kind), toml_kind_name (e->value->kind), e->line);
+    return perr (ps, last->at, "cannot define [[%s]]: '%s' is already %s %s (line %u)", name, name,
+                 article (e->value->kind), toml_kind_name (e->value->kind), e->line);
 
   t = new_value (ps, TOML_TABLE, at);
   if (t == NULL)
@@ -1146,8 +1140,8 @@ parse_header (struct parser *ps)
     return -1;
   for (int i = 0; i < (aot ? 2 : 1); i++, ps->pos++)
     if (ch (ps, 0) != ']')
-      return perr (ps, here (ps), "expected '%s' to close the header, found %s",
-                   aot ? "]]" : "]", FOUND (ps));
+      return perr (ps, here (ps), "expected '%s' to close the header, found %s", aot ? "]]" : "]",
+                   FOUND (ps));
   return aot ? open_array_table (ps, &k, at) : open_table (ps, &k, at);
 }
 
@@ -1261,10 +1255,10 @@ toml_parse (const char *name, const char *data, size_t len, kg_error_t *err)
       return NULL;
     }
   if (len >= 3 && memcmp (data, "\xef\xbb\xbf", 3) == 0)
-    ps.pos = ps.line_start = 3;   /* columns count from after the BOM */
+    ps.pos = ps.line_start = 3; /* columns count from after the BOM */
   if (check_bytes (&ps) < 0)
     return NULL;
-  ps.root = new_value (&ps, TOML_TABLE, (struct where) { 1, 1 });
+  ps.root = new_value (&ps, TOML_TABLE, (struct where){ 1, 1 });
   if (ps.root == NULL)
     return NULL;
   ps.cur = ps.root;
@@ -1312,8 +1306,8 @@ const char *
 toml_kind_name (enum toml_kind kind)
 {
   static const char *const names[] = {
-    [TOML_STRING] = "string", [TOML_INTEGER] = "integer", [TOML_FLOAT] = "float",
-    [TOML_BOOLEAN] = "boolean", [TOML_ARRAY] = "array", [TOML_TABLE] = "table",
+    [TOML_STRING] = "string",   [TOML_INTEGER] = "integer", [TOML_FLOAT] = "float",
+    [TOML_BOOLEAN] = "boolean", [TOML_ARRAY] = "array",     [TOML_TABLE] = "table",
   };
 
   return (unsigned) kind < ARRAY_SIZE (names) ? names[kind] : "unknown";
@@ -1325,8 +1319,7 @@ static int
 merge_tables (struct toml_value *dst, struct toml_value *src, unsigned depth, kg_error_t *err)
 {
   if (depth > TOML_MAX_DEPTH)
-    return kg_error (err, 0, "cannot merge: tables nested deeper than %d levels",
-                     TOML_MAX_DEPTH);
+    return kg_error (err, 0, "cannot merge: tables nested deeper than %d levels", TOML_MAX_DEPTH);
   for (size_t i = 0; i < src->u.table.n; i++)
     {
       struct toml_entry *s = &src->u.table.items[i], *d;
@@ -1343,8 +1336,7 @@ merge_tables (struct toml_value *dst, struct toml_value *src, unsigned depth, kg
           s->key = NULL;
           s->value = NULL;
         }
-      else if (d->value != NULL && d->value->kind == TOML_TABLE
-               && s->value->kind == TOML_TABLE)
+      else if (d->value != NULL && d->value->kind == TOML_TABLE && s->value->kind == TOML_TABLE)
         {
           if (merge_tables (d->value, s->value, depth + 1, err) < 0)
             return -1;

@@ -44,12 +44,12 @@ struct toml_entry;
 struct toml_value
 {
   enum toml_kind kind;
-  unsigned line;    /* where the value, or the table's header, starts */
+  unsigned line; /* where the value, or the table's header, starts */
   unsigned column;
-  unsigned flags;   /* TOML_F_* bookkeeping (tables), TOML_F_LINE_ESCAPE (strings) */
+  unsigned flags; /* TOML_F_* bookkeeping (tables), TOML_F_LINE_ESCAPE (strings) */
   union
   {
-    char *string;   /* NUL-terminated, valid UTF-8, no NUL inside */
+    char *string; /* NUL-terminated, valid UTF-8, no NUL inside */
     int64_t integer;
     double floating;
     bool boolean;
@@ -60,7 +60,7 @@ struct toml_value
     } array;
     struct
     {
-      struct toml_entry *items;   /* in the order they were defined */
+      struct toml_entry *items; /* in the order they were defined */
       size_t n;
     } table;
   } u;
@@ -69,15 +69,15 @@ struct toml_value
 struct toml_entry
 {
   char *key;
-  unsigned line;    /* where the key was written */
+  unsigned line; /* where the key was written */
   unsigned column;
   struct toml_value *value;
 };
 
 /* Table bookkeeping, used by the parser (and by toml_merge). */
-#define TOML_F_EXPLICIT 1u   /* defined by a [header] */
-#define TOML_F_DOTTED 2u     /* defined by a dotted key */
-#define TOML_F_AOT 4u        /* an array created by [[header]] */
+#define TOML_F_EXPLICIT 1u /* defined by a [header] */
+#define TOML_F_DOTTED 2u   /* defined by a dotted key */
+#define TOML_F_AOT 4u      /* an array created by [[header]] */
 /* TOML_STRING: a """ string with a line-ending backslash, which
    BurntSushi/toml before 1.3 (Kata 3.0 to 3.4) reads differently: it drops
    every later newline of the string as well. */
@@ -86,12 +86,11 @@ struct toml_entry
    BurntSushi/toml's versions read differently (1.2 reads LF in a basic
    string, later ones keep CRLF). */
 #define TOML_F_CRLF 16u
-#define TOML_F_IMPLICIT 8u   /* created as the parent of a header */
+#define TOML_F_IMPLICIT 8u /* created as the parent of a header */
 
 /* Parse DATA[0..LEN).  NAME is used in error messages (a file name).
    Returns the root table, or NULL with *ERR set. */
-struct toml_value *toml_parse (const char *name, const char *data, size_t len,
-                               kg_error_t *err);
+struct toml_value *toml_parse (const char *name, const char *data, size_t len, kg_error_t *err);
 /* Read PATH (a regular file of at most TOML_MAX_SIZE bytes) and parse it. */
 struct toml_value *toml_parse_file (const char *path, kg_error_t *err);
 void toml_free (struct toml_value *v);
@@ -108,7 +107,7 @@ const struct toml_value *toml_get (const struct toml_value *table, const char *k
 /* Follow the keys (NULL-terminated) from ROOT: toml_get_path (root,
    "hypervisor", "firecracker", "kernel", NULL). */
 const struct toml_value *toml_get_path (const struct toml_value *root, ...)
-  __attribute__ ((sentinel));
+    __attribute__ ((sentinel));
 
 const char *toml_kind_name (enum toml_kind kind);
 

@@ -25,8 +25,7 @@ trust_stat_ok (const struct stat *st, char *why, size_t why_size)
   if (st->st_mode & (S_IWGRP | S_IWOTH))
     {
       snprintf (why, why_size, "is writable by %s (mode %04o)",
-                (st->st_mode & S_IWOTH) ? "others" : "its group",
-                (unsigned) (st->st_mode & 07777));
+                (st->st_mode & S_IWOTH) ? "others" : "its group", (unsigned) (st->st_mode & 07777));
       return false;
     }
   return true;
@@ -141,9 +140,9 @@ follow_link (int linkfd, struct stat *st, const char *comp, size_t len, const ch
 #define TRUST_MEMO_MAX 16
 struct trust_memo
 {
-  char *key;   /* the prefix, without a trailing slash */
+  char *key; /* the prefix, without a trailing slash */
   size_t key_len;
-  char *phys;  /* info->path at that point */
+  char *phys; /* info->path at that point */
   int fd;
   struct stat st;
 };
@@ -244,8 +243,7 @@ trust_open (const char *path, enum trust_final final, struct trust_info *info, k
   strcpy (rest, path);
   p = rest;
 
-  if (memo_on && (m = memo_find (path)) != NULL
-      && (dir = fcntl (m->fd, F_DUPFD_CLOEXEC, 3)) >= 0)
+  if (memo_on && (m = memo_find (path)) != NULL && (dir = fcntl (m->fd, F_DUPFD_CLOEXEC, 3)) >= 0)
     {
       strcpy (info->path, m->phys);
       st = m->st;

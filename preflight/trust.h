@@ -24,26 +24,25 @@
 
 enum trust_final
 {
-  TRUST_EXEC,     /* regular file, root-owned, not group/other-writable, executable */
-  TRUST_FILE,     /* regular file, root-owned, not group/other-writable */
-  TRUST_REGULAR,  /* regular file, any owner and mode (the path above it still trusted) */
-  TRUST_DIR,      /* directory, root-owned, not group/other-writable */
-  TRUST_ANY,      /* anything, any owner and mode (only the path to it trusted): nobody
+  TRUST_EXEC,    /* regular file, root-owned, not group/other-writable, executable */
+  TRUST_FILE,    /* regular file, root-owned, not group/other-writable */
+  TRUST_REGULAR, /* regular file, any owner and mode (the path above it still trusted) */
+  TRUST_DIR,     /* directory, root-owned, not group/other-writable */
+  TRUST_ANY,     /* anything, any owner and mode (only the path to it trusted): nobody
                      but root can put another object under that name */
 };
 
 struct trust_info
 {
-  char path[PATH_MAX];  /* the physical path of the final object */
-  struct stat st;       /* its stat */
-  unsigned symlinks;    /* symlinks followed on the way */
+  char path[PATH_MAX]; /* the physical path of the final object */
+  struct stat st;      /* its stat */
+  unsigned symlinks;   /* symlinks followed on the way */
 };
 
 /* Walk PATH (absolute).  Returns an O_PATH|O_CLOEXEC descriptor of the
    final object, or -1 with *ERR naming the component that failed and why
    ((*err)->errnum is the errno when a system call failed, e.g. ENOENT). */
-int trust_open (const char *path, enum trust_final final, struct trust_info *info,
-                kg_error_t *err);
+int trust_open (const char *path, enum trust_final final, struct trust_info *info, kg_error_t *err);
 
 /* Between these two, trust_open remembers the trusted directories its
    walks reach and starts a later walk from the deepest one its path

@@ -43,20 +43,20 @@ kg_utf8_len (const void *p, size_t avail)
     {
       n = 3;
       if (s[0] == 0xe0)
-        lo = 0xa0;   /* overlong */
+        lo = 0xa0; /* overlong */
       else if (s[0] == 0xed)
-        hi = 0x9f;   /* surrogates */
+        hi = 0x9f; /* surrogates */
     }
   else if (s[0] >= 0xf0 && s[0] <= 0xf4)
     {
       n = 4;
       if (s[0] == 0xf0)
-        lo = 0x90;   /* overlong */
+        lo = 0x90; /* overlong */
       else if (s[0] == 0xf4)
-        hi = 0x8f;   /* past U+10FFFF */
+        hi = 0x8f; /* past U+10FFFF */
     }
   else
-    return 0;   /* a stray continuation byte, an overlong 2-byte form, past U+10FFFF */
+    return 0; /* a stray continuation byte, an overlong 2-byte form, past U+10FFFF */
   if (avail < n || s[1] < lo || s[1] > hi)
     return 0;
   for (size_t i = 2; i < n; i++)
@@ -83,7 +83,8 @@ utf8_decode (const unsigned char *p, size_t *k)
   if (p[0] < 0xe0)
     return *k = 1, ((uint32_t) (p[0] & 0x1f) << 6) | (p[1] & 0x3f);
   if (p[0] < 0xf0)
-    return *k = 2, ((uint32_t) (p[0] & 0x0f) << 12) | ((uint32_t) (p[1] & 0x3f) << 6) | (p[2] & 0x3f);
+    return *k = 2,
+           ((uint32_t) (p[0] & 0x0f) << 12) | ((uint32_t) (p[1] & 0x3f) << 6) | (p[2] & 0x3f);
   return *k = 3, ((uint32_t) (p[0] & 0x07) << 18) | ((uint32_t) (p[1] & 0x3f) << 12)
                      | ((uint32_t) (p[2] & 0x3f) << 6) | (p[3] & 0x3f);
 }
@@ -213,8 +214,7 @@ kg_read_exact (int fd, void *data, size_t n)
 }
 
 int
-kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len,
-                    kg_error_t *err)
+kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len, kg_error_t *err)
 {
   return kg_read_fd_deadline (fd, name, max, -1, out, len, err);
 }
@@ -230,8 +230,8 @@ ms_since (const struct timespec *t0)
 }
 
 int
-kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out,
-                     size_t *len, kg_error_t *err)
+kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out, size_t *len,
+                     kg_error_t *err)
 {
   cleanup_free char *buf = NULL;
   size_t used = 0, cap = 0;
@@ -300,8 +300,8 @@ kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char 
 }
 
 int
-kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
-                      size_t *len, kg_error_t *err)
+kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out, size_t *len,
+                      kg_error_t *err)
 {
   cleanup_close int fd = -1;
   struct stat st;

@@ -39,10 +39,18 @@ void kg_json_putp (struct json_object **o);
 #define cleanup_json __attribute__ ((cleanup (kg_json_putp)))
 
 /* Hand a pointer or descriptor out of a cleanup variable. */
-#define steal_pointer(pp) \
-  ({ __typeof__ (*(pp)) _p = *(pp); *(pp) = NULL; _p; })
-#define steal_fd(fdp) \
-  ({ int _fd = *(fdp); *(fdp) = -1; _fd; })
+#define steal_pointer(pp)                                                                          \
+  ({                                                                                               \
+    __typeof__ (*(pp)) _p = *(pp);                                                                 \
+    *(pp) = NULL;                                                                                  \
+    _p;                                                                                            \
+  })
+#define steal_fd(fdp)                                                                              \
+  ({                                                                                               \
+    int _fd = *(fdp);                                                                              \
+    *(fdp) = -1;                                                                                   \
+    _fd;                                                                                           \
+  })
 
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
@@ -152,8 +160,8 @@ int kg_read_exact (int fd, void *data, size_t n);
 int kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int timeout_ms,
                 char **out, size_t *out_len);
 /* Open PATH read-only (O_CLOEXEC, plus EXTRA_FLAGS) and read it as above. */
-int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
-                          size_t *len, kg_error_t *err);
+int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out, size_t *len,
+                          kg_error_t *err);
 
 /* MemTotal of /proc/meminfo, in MiB, into *OUT. */
 int kg_mem_total_mib (int64_t *out, kg_error_t *err);

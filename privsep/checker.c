@@ -92,7 +92,8 @@ names_add_namespaces (struct checker_names *n, struct json_object *spec)
       n->ns_path[n->n_ns] = strdup (json_object_get_string (path));
       if (n->ns_path[n->n_ns] == NULL)
         continue;
-      n->ns_network[n->n_ns] = type != NULL && strcmp (json_object_get_string (type), "network") == 0;
+      n->ns_network[n->n_ns] = type != NULL
+                               && strcmp (json_object_get_string (type), "network") == 0;
       n->n_ns++;
     }
 }
@@ -108,12 +109,11 @@ names_add_hooks (struct checker_names *n, struct json_object *spec)
   json_object_object_foreach (hooks, kind, list)
     {
       (void) kind;
-      for (size_t i = 0; json_object_is_type (list, json_type_array)
-                         && i < json_object_array_length (list);
-           i++)
+      for (size_t i = 0;
+           json_object_is_type (list, json_type_array) && i < json_object_array_length (list); i++)
         {
-          struct json_object *path
-              = member (json_object_array_get_idx (list, i), "path", json_type_string);
+          struct json_object *path = member (json_object_array_get_idx (list, i), "path",
+                                             json_type_string);
 
           if (path == NULL || n->n_hooks == CHECKER_MAX_NAMES)
             continue;
@@ -332,7 +332,7 @@ answer_ns (const struct checker_request *rq, int32_t refuse, const struct guard_
   struct stat st;
 
   (void) cfg;
-  r = (struct checker_ns_reply) { 0, 0 };
+  r = (struct checker_ns_reply){ 0, 0 };
   *body = &r;
   *n = sizeof r;
   if (refuse != 0)
@@ -340,7 +340,7 @@ answer_ns (const struct checker_request *rq, int32_t refuse, const struct guard_
   snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
   if (stat (path, &st) < 0)
     return errno;
-  r = (struct checker_ns_reply) { st.st_dev, st.st_ino };
+  r = (struct checker_ns_reply){ st.st_dev, st.st_ino };
   return 0;
 }
 
@@ -391,7 +391,8 @@ answer_pool (const struct checker_request *rq, int32_t refuse, const struct guar
   else if (e == 0 && name[0] == '\0')
     {
       e = ENOENT;
-      snprintf (text, sizeof text, "the parent's own read of the containerd configuration "
+      snprintf (text, sizeof text,
+                "the parent's own read of the containerd configuration "
                 "names no pool");
     }
   else if (e == 0 && storage_pool_status_read (name, text, sizeof text, &perr) < 0)
@@ -419,7 +420,7 @@ static const struct request_kind
   bool (*permitted) (const struct checker_names *n, const struct checker_request *rq);
   int32_t (*answer) (const struct checker_request *rq, int32_t refuse,
                      const struct guard_config *cfg, const void **body, size_t *n);
-  size_t reply_size;  /* a body of this size; 0: a counted body */
+  size_t reply_size; /* a body of this size; 0: a counted body */
 } request_kinds[CHECKER_REQ_KINDS] = {
   [CHECKER_REQ_EXE] = { CHECKER_MAGIC_EXE, parse_exe, permit_exe, answer_exe, 0 },
   [CHECKER_REQ_NS] = { CHECKER_MAGIC_NS, parse_ns, permit_ns, answer_ns,
@@ -465,7 +466,7 @@ answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
   int32_t refuse, e;
   size_t n;
 
-  refuse = parsed != CHECKER_PARSE_OK ? EINVAL
+  refuse = parsed != CHECKER_PARSE_OK                 ? EINVAL
            : ! k->permitted (spec_names (parent), rq) ? EPERM
                                                       : 0;
   e = k->answer (rq, refuse, parent->cfg, &body, &n);
@@ -481,8 +482,9 @@ checker_runtime_verify (const struct checker_parent *parent, int fd, kg_error_t 
 {
   const bool oci = parent->mode == KG_MODE_OCI;
   const char *key = oci ? "[runtime] oci" : "[runtime] shim";
-  const char *path = parent->cfg == NULL ? NULL : oci ? parent->cfg->runtime.oci
-                                                      : parent->cfg->runtime.shim;
+  const char *path = parent->cfg == NULL ? NULL
+                     : oci               ? parent->cfg->runtime.oci
+                                         : parent->cfg->runtime.shim;
   cleanup_error kg_error_t terr = NULL;
   cleanup_close int own = -1;
   struct trust_info info;
@@ -491,24 +493,32 @@ checker_runtime_verify (const struct checker_parent *parent, int fd, kg_error_t 
   if (fstat (fd, &st) < 0)
     return kg_error (err, errno, "cannot fstat the checker's runtime descriptor");
   if (! S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0)
-    return kg_error (err, 0, "the checker handed over a runtime descriptor that is not a regular "
-                     "executable file (mode %#o)", (unsigned) st.st_mode);
+    return kg_error (err, 0,
+                     "the checker handed over a runtime descriptor that is not a regular "
+                     "executable file (mode %#o)",
+                     (unsigned) st.st_mode);
   if (path == NULL || path[0] == '\0')
-    return kg_error (err, 0, "the checker handed over a runtime descriptor, but %s is not set", key);
+    return kg_error (err, 0, "the checker handed over a runtime descriptor, but %s is not set",
+                     key);
   if (oci && ! parent->cfg->runtime.oci_vm)
-    return kg_error (err, 0, "the checker handed over a runtime descriptor, but %s %s is not "
-                     "declared to run containers in a VM ([runtime] oci_vm is false)", key, path);
+    return kg_error (err, 0,
+                     "the checker handed over a runtime descriptor, but %s %s is not "
+                     "declared to run containers in a VM ([runtime] oci_vm is false)",
+                     key, path);
   /* The parent's own walk, as kata.runtime's: the child's answer counts
      only when it is the very file the parent reaches. */
   own = trust_open (path, TRUST_EXEC, &info, &terr);
   if (own < 0 || trust_check_not_self (&info.st, &terr) < 0)
-    return kg_error (err, terr->errnum, "the checker handed over a runtime descriptor, but %s %s "
-                     "fails the parent's own check: %s", key, path, terr->msg);
+    return kg_error (err, terr->errnum,
+                     "the checker handed over a runtime descriptor, but %s %s "
+                     "fails the parent's own check: %s",
+                     key, path, terr->msg);
   if (st.st_dev != info.st.st_dev || st.st_ino != info.st.st_ino)
-    return kg_error (err, 0, "the checker handed over a runtime descriptor that is not %s %s (%s): "
-                     "device %ju inode %ju, not device %ju inode %ju", key, path, info.path,
-                     (uintmax_t) st.st_dev, (uintmax_t) st.st_ino, (uintmax_t) info.st.st_dev,
-                     (uintmax_t) info.st.st_ino);
+    return kg_error (err, 0,
+                     "the checker handed over a runtime descriptor that is not %s %s (%s): "
+                     "device %ju inode %ju, not device %ju inode %ju",
+                     key, path, info.path, (uintmax_t) st.st_dev, (uintmax_t) st.st_ino,
+                     (uintmax_t) info.st.st_dev, (uintmax_t) info.st.st_ino);
   return 0;
 }
 
@@ -575,12 +585,12 @@ reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
 struct report_channel
 {
   int sock;
-  unsigned char *buf;  /* CHECKER_MSG_MAX + 1 bytes */
+  unsigned char *buf; /* CHECKER_MSG_MAX + 1 bytes */
   size_t len;
-  int passed;          /* the descriptor that came, or -1 */
-  struct checker_parent *parent;  /* what the requests are checked against */
+  int passed;                    /* the descriptor that came, or -1 */
+  struct checker_parent *parent; /* what the requests are checked against */
   bool eof, too_long, bad_fds, report_started;
-  const char *read_error;  /* why reading stopped early, or NULL */
+  const char *read_error; /* why reading stopped early, or NULL */
   unsigned n_requests;
 };
 
@@ -665,8 +675,9 @@ read_channel (struct report_channel *ch, int64_t deadline)
         char space[CMSG_SPACE (sizeof (int) * 4)];
       } ctl;
       struct iovec iov = { ch->buf + ch->len, CHECKER_MSG_MAX + 1 - ch->len };
-      struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
-                           .msg_controllen = sizeof ctl };
+      struct msghdr mh = {
+        .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl, .msg_controllen = sizeof ctl
+      };
       ssize_t n;
       int r;
 
@@ -711,8 +722,8 @@ child_ended (int status, const volatile uint32_t *refused, kg_error_t *err)
   if (WIFSIGNALED (status) && WTERMSIG (status) == SIGSYS)
     {
       uint32_t nr = refused != NULL ? *refused : 0;
-      cleanup_free char *name = nr != 0 ? seccomp_syscall_resolve_num_arch (
-                                    SCMP_ARCH_NATIVE, (int) (nr - 1))
+      cleanup_free char *name = nr != 0 ? seccomp_syscall_resolve_num_arch (SCMP_ARCH_NATIVE,
+                                                                            (int) (nr - 1))
                                         : NULL;
 
       if (nr != 0)
@@ -743,8 +754,9 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
                  size_t *cache_len, kg_error_t *err)
 {
   const int64_t deadline = now_ms () + deadline_ms;
-  cleanup_report_channel struct report_channel ch
-      = { .sock = sock, .passed = -1, .parent = parent };
+  cleanup_report_channel struct report_channel ch = { .sock = sock,
+                                                      .passed = -1,
+                                                      .parent = parent };
   bool timed_out = false, want_fd;
   int status = 0;
 
@@ -876,7 +888,8 @@ child_proc_exe (unsigned long pid, char *buf, size_t size)
 
   if (checker_request_exe (pid, rq) < 0
       || child_ask (CHECKER_REQ_EXE, rq, sizeof rq, &e, buf,
-                    size < CHECKER_PATH_MAX ? size : CHECKER_PATH_MAX, &n) < 0
+                    size < CHECKER_PATH_MAX ? size : CHECKER_PATH_MAX, &n)
+             < 0
       || child_answered (e) < 0)
     return -1;
   return (ssize_t) n;
@@ -1015,7 +1028,8 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
 int
 checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms, kg_error_t *err)
 {
-  struct checker_parent parent = { .cfg = pf->cfg, .mode = pf->req->mode,
+  struct checker_parent parent = { .cfg = pf->cfg,
+                                   .mode = pf->req->mode,
                                    .bundle = pf->req->bundle };
   struct engine_ns ns;
   int sv[2];
@@ -1029,8 +1043,7 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
   /* Privileged, so gathered here: pid 1's namespaces. */
   engine_ns_gather (&ns);
   /* One word the child's SIGSYS handler writes: which call was refused. */
-  refused = mmap (NULL, sizeof *refused, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
-                  -1, 0);
+  refused = mmap (NULL, sizeof *refused, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (refused == MAP_FAILED)
     return kg_error (err, errno, "cannot start the checker: mmap");
   *refused = 0;
@@ -1056,8 +1069,8 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
       child_main (pf, &ns, config_path, sv[1], refused);
     }
   close (sv[1]);
-  r = checker_collect (pid, sv[0], deadline_ms, refused, &parent, pf->rep, &fd, &cache,
-                       &cache_len, err);
+  r = checker_collect (pid, sv[0], deadline_ms, refused, &parent, pf->rep, &fd, &cache, &cache_len,
+                       err);
   close (sv[0]);
   checker_parent_release (&parent);
   munmap ((void *) refused, sizeof *refused);

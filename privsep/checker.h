@@ -35,16 +35,16 @@
 #include "error.h"
 #include "result.h"
 
-#define CHECKER_MAX_REQUESTS 256  /* before the report */
+#define CHECKER_MAX_REQUESTS 256 /* before the report */
 
 /* Child exit statuses the parent names. */
-#define CHECKER_EXIT_CONFINE 3  /* could not confine itself */
-#define CHECKER_EXIT_SEND 4     /* could not encode or send its report */
+#define CHECKER_EXIT_CONFINE 3 /* could not confine itself */
+#define CHECKER_EXIT_SEND 4    /* could not encode or send its report */
 
 /* The remedy of a "checker" failure. */
-#define CHECKER_REMEDY                                                                    \
-  "see it again with kata-guard check --bundle on the container's bundle; on a slow host "  \
-  "raise [runtime] deadline_ms; a sandbox violation is a bug in kata-guard (a C library it " \
+#define CHECKER_REMEDY                                                                             \
+  "see it again with kata-guard check --bundle on the container's bundle; on a slow host "         \
+  "raise [runtime] deadline_ms; a sandbox violation is a bug in kata-guard (a C library it "       \
   "does not know yet: report the system call named here) or an attack on it"
 
 /* Run PF's checks in a confined child, on PF->cfg as the parent loaded it
@@ -61,7 +61,7 @@ int checker_run (struct preflight *pf, const char *config_path, int64_t deadline
 
 /* ---- the pieces, exposed for the unit tests ---- */
 
-#define CHECKER_MAX_NAMES 64  /* namespace paths, and hook paths, of one spec */
+#define CHECKER_MAX_NAMES 64 /* namespace paths, and hook paths, of one spec */
 
 /* What this start's config.json names, as the parent reads it itself
    (policy_spec_load): each linux.namespaces entry's type and path, each
@@ -70,7 +70,7 @@ int checker_run (struct preflight *pf, const char *config_path, int64_t deadline
 struct checker_names
 {
   char *ns_path[CHECKER_MAX_NAMES];
-  bool ns_network[CHECKER_MAX_NAMES];  /* the entry's type is "network" */
+  bool ns_network[CHECKER_MAX_NAMES]; /* the entry's type is "network" */
   size_t n_ns;
   char *hook_path[CHECKER_MAX_NAMES];
   size_t n_hooks;
@@ -82,10 +82,10 @@ struct checker_names
    [egress].  BUNDLE NULL: no spec, so no request is answered. */
 struct checker_parent
 {
-  const struct guard_config *cfg;  /* the parent's own load */
-  enum kg_mode mode;               /* which [runtime] key runs */
+  const struct guard_config *cfg; /* the parent's own load */
+  enum kg_mode mode;              /* which [runtime] key runs */
   const char *bundle;
-  bool names_read;                 /* NAMES read, at the first request */
+  bool names_read; /* NAMES read, at the first request */
   struct checker_names names;
 };
 
@@ -93,12 +93,12 @@ void checker_parent_release (struct checker_parent *parent);
 
 enum checker_parse
 {
-  CHECKER_PARSE_PARTIAL,      /* the start of a request (or too little to tell): read more */
-  CHECKER_PARSE_NONE,         /* not a request: the report starts here */
-  CHECKER_PARSE_MALFORMED,    /* a request framed wrong: nothing after it can be read */
-  CHECKER_PARSE_REFUSED,      /* a whole request that asks what the parent does not answer:
+  CHECKER_PARSE_PARTIAL,   /* the start of a request (or too little to tell): read more */
+  CHECKER_PARSE_NONE,      /* not a request: the report starts here */
+  CHECKER_PARSE_MALFORMED, /* a request framed wrong: nothing after it can be read */
+  CHECKER_PARSE_REFUSED,   /* a whole request that asks what the parent does not answer:
                                  *RQ has its kind and len, the answer is EINVAL */
-  CHECKER_PARSE_OK,           /* a whole, valid request in *RQ */
+  CHECKER_PARSE_OK,        /* a whole, valid request in *RQ */
 };
 
 /* The parent's reading of a request: the one at the start of the LEN
@@ -126,7 +126,7 @@ int checker_runtime_verify (const struct checker_parent *parent, int fd, kg_erro
    once the child is reaped, to name the call that a SIGSYS death
    refused. */
 int checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32_t *refused,
-                     struct checker_parent *parent, struct report *rep, int *fd_out,
-                     char **cache, size_t *cache_len, kg_error_t *err);
+                     struct checker_parent *parent, struct report *rep, int *fd_out, char **cache,
+                     size_t *cache_len, kg_error_t *err);
 
 #endif

@@ -96,20 +96,19 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
   uint32_t body_len;
 
   if (rep->n > CHECKER_MAX_RESULTS || rep->n_files > CHECKER_MAX_FILES)
-    return kg_error (err, 0, "the report has %zu results and %zu files (at most %d and %d)",
-                     rep->n, rep->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
+    return kg_error (err, 0, "the report has %zu results and %zu files (at most %d and %d)", rep->n,
+                     rep->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
   put (&b, magic, sizeof magic);
   put_u8 (&b, CHECKER_VERSION);
   if (cache != NULL && cache_len > CHECKER_CACHE_MAX)
-    cache = NULL;  /* only saves time: not worth a refusal */
+    cache = NULL; /* only saves time: not worth a refusal */
   put_u8 (&b, (with_fd ? CHECKER_FLAG_FD : 0) | (rep->oom ? CHECKER_FLAG_OOM : 0)
-                  | (cache ? CHECKER_FLAG_CACHE : 0)
-                  | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0)
+                  | (cache ? CHECKER_FLAG_CACHE : 0) | (rep->pod_sandbox ? CHECKER_FLAG_SANDBOX : 0)
                   | (rep->vm.role != VM_NONE ? CHECKER_FLAG_VM : 0));
   put_u16 (&b, (uint16_t) (rep->kata_file <= rep->n_files ? rep->kata_file : 0));
   put_u32 (&b, (uint32_t) rep->n);
   put_u32 (&b, (uint32_t) rep->n_files);
-  put_u32 (&b, 0);  /* body_len, below */
+  put_u32 (&b, 0); /* body_len, below */
   for (size_t i = 0; i < rep->n; i++)
     {
       const struct check_result *r = &rep->results[i];
@@ -254,7 +253,7 @@ checker_cache_valid (const char *s, size_t n)
 struct header
 {
   uint8_t flags;
-  uint16_t kata_file;  /* 1 + the index of the Kata configuration among the files, or 0 */
+  uint16_t kata_file; /* 1 + the index of the Kata configuration among the files, or 0 */
   uint32_t n_results, n_files;
 };
 
@@ -283,7 +282,8 @@ decode_header (struct cursor *c, struct header *h, kg_error_t *err)
     return kg_error (err, 0, "the checker's report has version %u flags %#x: not this format",
                      version, h->flags);
   if (h->n_results > CHECKER_MAX_RESULTS || h->n_files > CHECKER_MAX_FILES)
-    return kg_error (err, 0, "the checker's report claims %u results and %u files (at most %d and %d)",
+    return kg_error (err, 0,
+                     "the checker's report claims %u results and %u files (at most %d and %d)",
                      h->n_results, h->n_files, CHECKER_MAX_RESULTS, CHECKER_MAX_FILES);
   if (h->kata_file > h->n_files)
     return kg_error (err, 0, "the checker's report names file %u of %u as the Kata configuration",
@@ -292,8 +292,8 @@ decode_header (struct cursor *c, struct header *h, kg_error_t *err)
     return kg_error (err, 0, "the checker's report is truncated (%zu of %u body bytes)", c->left,
                      body_len);
   if (body_len < c->left)
-    return kg_error (err, 0, "the checker's report is too long (%zu bytes, header says %u)", c->left,
-                     body_len);
+    return kg_error (err, 0, "the checker's report is too long (%zu bytes, header says %u)",
+                     c->left, body_len);
   return 0;
 }
 
@@ -301,8 +301,10 @@ decode_header (struct cursor *c, struct header *h, kg_error_t *err)
 static int
 short_body (const struct header *h, kg_error_t *err)
 {
-  return kg_error (err, 0, "the checker's report does not hold the %u results and %u files it "
-                   "claims", h->n_results, h->n_files);
+  return kg_error (err, 0,
+                   "the checker's report does not hold the %u results and %u files it "
+                   "claims",
+                   h->n_results, h->n_files);
 }
 
 /* Result I into TMP; its id may be neither in TMP nor in REP. */

@@ -48,16 +48,16 @@
 #define CHECKER_MAX_RESULTS 128
 #define CHECKER_MAX_FILES 64
 #define CHECKER_ID_MAX 63
-#define CHECKER_TEXT_MAX 2048  /* a reason or a remedy */
+#define CHECKER_TEXT_MAX 2048 /* a reason or a remedy */
 #define CHECKER_PATH_MAX 4096
 #define CHECKER_MSG_MAX (1024 * 1024)
 
-#define CHECKER_FLAG_FD 0x01   /* the runtime descriptor comes with it */
-#define CHECKER_FLAG_OOM 0x02  /* the child's report was incomplete */
-#define CHECKER_FLAG_CACHE 0x04  /* a digest cache for the parent to write */
-#define CHECKER_FLAG_SANDBOX 0x08  /* the container is a pod sandbox (report.pod_sandbox) */
-#define CHECKER_FLAG_VM 0x10  /* the VM policy.resources sized (report.vm) */
-#define CHECKER_VM_MIB_MAX (INT64_C (1) << 40)  /* a size beyond any host: not a size */
+#define CHECKER_FLAG_FD 0x01      /* the runtime descriptor comes with it */
+#define CHECKER_FLAG_OOM 0x02     /* the child's report was incomplete */
+#define CHECKER_FLAG_CACHE 0x04   /* a digest cache for the parent to write */
+#define CHECKER_FLAG_SANDBOX 0x08 /* the container is a pod sandbox (report.pod_sandbox) */
+#define CHECKER_FLAG_VM 0x10      /* the VM policy.resources sized (report.vm) */
+#define CHECKER_VM_MIB_MAX (INT64_C (1) << 40) /* a size beyond any host: not a size */
 #define CHECKER_CACHE_MAX (64 * 1024)
 
 /* ---- the report -------------------------------------------------------- */
@@ -77,14 +77,14 @@ int checker_decode (const unsigned char *buf, size_t len, struct report *rep, bo
 bool checker_header_wants_fd (const unsigned char *buf, size_t len);
 
 /* What the decoder accepts, N bytes at S (no NUL needed). */
-bool checker_id_valid (const char *s, size_t n);     /* a check id: [a-z][a-z0-9._-]* */
-bool checker_text_valid (const char *s, size_t n);   /* a reason or remedy */
-bool checker_path_valid (const char *s, size_t n);   /* a file the checks read */
-bool checker_cache_valid (const char *s, size_t n);  /* the digest cache text */
+bool checker_id_valid (const char *s, size_t n);    /* a check id: [a-z][a-z0-9._-]* */
+bool checker_text_valid (const char *s, size_t n);  /* a reason or remedy */
+bool checker_path_valid (const char *s, size_t n);  /* a file the checks read */
+bool checker_cache_valid (const char *s, size_t n); /* the digest cache text */
 
 /* ---- the requests ------------------------------------------------------ */
 
-#define CHECKER_REQUEST_HEAD 8  /* magic, u32 arg */
+#define CHECKER_REQUEST_HEAD 8 /* magic, u32 arg */
 
 /* A network namespace request: a process's namespace (pid), or a path,
    with what to probe from inside. */
@@ -99,10 +99,10 @@ struct netns_request
 
 enum checker_request_kind
 {
-  CHECKER_REQ_EXE,    /* readlink /proc/PID/exe */
-  CHECKER_REQ_NS,     /* stat /proc/PID/ns/NAME */
-  CHECKER_REQ_NETNS,  /* a network namespace's facts */
-  CHECKER_REQ_POOL,   /* the devmapper thin pool's status */
+  CHECKER_REQ_EXE,   /* readlink /proc/PID/exe */
+  CHECKER_REQ_NS,    /* stat /proc/PID/ns/NAME */
+  CHECKER_REQ_NETNS, /* a network namespace's facts */
+  CHECKER_REQ_POOL,  /* the devmapper thin pool's status */
   CHECKER_REQ_KINDS
 };
 
@@ -112,15 +112,14 @@ enum checker_request_kind
 #define CHECKER_MAGIC_NETNS "KGNN"
 #define CHECKER_MAGIC_POOL "KGDM"
 
-
 /* One request as the parent answers it. */
 struct checker_request
 {
   enum checker_request_kind kind;
-  size_t len;                  /* the bytes it took */
-  uint32_t pid;                /* EXE, NS; NETNS: netns.pid */
-  const char *ns_name;         /* NS: the namespace's name under /proc/PID/ns */
-  struct netns_request netns;  /* NETNS: as sent */
+  size_t len;                 /* the bytes it took */
+  uint32_t pid;               /* EXE, NS; NETNS: netns.pid */
+  const char *ns_name;        /* NS: the namespace's name under /proc/PID/ns */
+  struct netns_request netns; /* NETNS: as sent */
 };
 
 /* The child's side: a request into OUT (CHECKER_REQUEST_HEAD bytes, or

@@ -40,6 +40,7 @@
    allocation, a restarted sleep) and reads or changes nothing outside the
    process.  Names, not numbers, so that
    a call this architecture lacks is simply skipped. */
+/* clang-format off */
 static const char *const allow_any[] = {
   /* files: read and inspect, never change */
   "read", "pread64", "readv", "close", "lseek", "_llseek",
@@ -64,6 +65,7 @@ static const char *const allow_any[] = {
   /* a TCP socket once made (socket itself is filtered below) */
   "connect", "sendto", "recvfrom", "recvmsg", "getsockopt",
 };
+/* clang-format on */
 
 static int
 add_any (scmp_filter_ctx ctx, const char *name, kg_error_t *err)
@@ -72,7 +74,7 @@ add_any (scmp_filter_ctx ctx, const char *name, kg_error_t *err)
   int r;
 
   if (nr == __NR_SCMP_ERROR || nr < 0)
-    return 0;  /* not a system call on this architecture */
+    return 0; /* not a system call on this architecture */
   r = seccomp_rule_add (ctx, SCMP_ACT_ALLOW, nr, 0);
   if (r < 0)
     return kg_error (err, -r, "seccomp: allow %s", name);
@@ -99,10 +101,10 @@ add_filtered (scmp_filter_ctx ctx, int report_fd, kg_error_t *err)
   static const unsigned long ioctls[] = { KVM_GET_API_VERSION, KVM_CREATE_VM, FS_IOC_GETFLAGS };
   int r;
 
-#define RULE(nr, n, ...)                                                               \
-  do                                                                                   \
-    if ((r = seccomp_rule_add (ctx, SCMP_ACT_ALLOW, (nr), (n), __VA_ARGS__)) < 0)      \
-      return kg_error (err, -r, "seccomp: allow %s", #nr);                             \
+#define RULE(nr, n, ...)                                                                           \
+  do                                                                                               \
+    if ((r = seccomp_rule_add (ctx, SCMP_ACT_ALLOW, (nr), (n), __VA_ARGS__)) < 0)                  \
+      return kg_error (err, -r, "seccomp: allow %s", #nr);                                         \
   while (0)
 
   RULE (SCMP_SYS (openat), 1, SCMP_A2 (SCMP_CMP_MASKED_EQ, OPEN_CHANGES, 0));

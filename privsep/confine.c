@@ -93,7 +93,7 @@ drop_capabilities (kg_error_t *err)
 static volatile uint32_t *refused_word;
 
 #ifndef SYS_SECCOMP
-#define SYS_SECCOMP 1  /* si_code of a seccomp trap; glibc hides it without __USE_GNU */
+#define SYS_SECCOMP 1 /* si_code of a seccomp trap; glibc hides it without __USE_GNU */
 #endif
 
 static void

@@ -82,8 +82,8 @@ emit (FILE *f, struct json_object *o, unsigned level, kg_error_t *err)
     default:
       /* Scalars as json-c prints them: numbers as they were written, strings
          re-escaped (without "\/"), null/true/false. */
-      s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN
-                                                 | JSON_C_TO_STRING_NOSLASHESCAPE);
+      s = json_object_to_json_string_ext (o,
+                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
       if (s == NULL)
         return kg_error (err, ENOMEM, "cannot allocate");
       fputs (s, f);
@@ -158,8 +158,10 @@ edit_open (struct dj_edit *e, struct kg_replace *r, struct json_object **root, k
 
   e->status = DJ_REFUSED;
   if (! daemonjson_valid_name (e->name))
-    return kg_error (err, 0, "\"%s\" is not a runtime name Docker takes (letters, digits, "
-                             "'_', '.', '-'; at most 64)", e->name);
+    return kg_error (err, 0,
+                     "\"%s\" is not a runtime name Docker takes (letters, digits, "
+                     "'_', '.', '-'; at most 64)",
+                     e->name);
   if (kg_replace_open (e->path, DAEMONJSON_MAX_SIZE, r, err) < 0)
     return -1;
   e->existed = r->exists;
@@ -172,8 +174,9 @@ edit_open (struct dj_edit *e, struct kg_replace *r, struct json_object **root, k
     return -1;
   if (json_object_object_get_ex (*root, "runtimes", &runtimes)
       && ! json_object_is_type (runtimes, json_type_object))
-    return kg_error (err, 0, "%s: \"runtimes\" is %s, not an object: dockerd would refuse it "
-                             "too; fix it by hand first",
+    return kg_error (err, 0,
+                     "%s: \"runtimes\" is %s, not an object: dockerd would refuse it "
+                     "too; fix it by hand first",
                      r->path, json_kind_of (runtimes, true));
   return 0;
 }
@@ -238,16 +241,16 @@ daemonjson_install (struct dj_edit *e, kg_error_t *err)
           cleanup_free char *want = compact (e->entry);
 
           if (! e->force)
-            return kg_error (err, 0, "%s: runtimes.%s is already %s, not %s; "
-                                     "pass --force to replace it, or --name to choose another name",
+            return kg_error (err, 0,
+                             "%s: runtimes.%s is already %s, not %s; "
+                             "pass --force to replace it, or --name to choose another name",
                              r.path, e->name, was ? was : "?", want ? want : "?");
           changed = true;
         }
     }
   else
     changed = true;
-  if (changed
-      && json_object_object_add (runtimes, e->name, json_object_get (e->entry)) < 0)
+  if (changed && json_object_object_add (runtimes, e->name, json_object_get (e->entry)) < 0)
     return kg_error (err, ENOMEM, "cannot allocate");
   if (e->set_default)
     {
@@ -296,8 +299,9 @@ daemonjson_uninstall (struct dj_edit *e, kg_error_t *err)
         {
           cleanup_free char *was = compact (old);
 
-          return kg_error (err, 0, "%s: runtimes.%s is %s, which kata-guard install did not "
-                                   "write; pass --force to remove it anyway",
+          return kg_error (err, 0,
+                           "%s: runtimes.%s is %s, which kata-guard install did not "
+                           "write; pass --force to remove it anyway",
                            r.path, e->name, was ? was : "?");
         }
       json_object_object_del (runtimes, e->name);

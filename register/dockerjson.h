@@ -30,29 +30,29 @@ char *daemonjson_format (struct json_object *root, size_t *len, kg_error_t *err)
 
 enum dj_status
 {
-  DJ_DONE,          /* changed, or nothing to change */
-  DJ_REFUSED,       /* bad file, conflict: the file is untouched */
-  DJ_WRITE_FAILED,  /* the write failed: the file is unchanged */
+  DJ_DONE,         /* changed, or nothing to change */
+  DJ_REFUSED,      /* bad file, conflict: the file is untouched */
+  DJ_WRITE_FAILED, /* the write failed: the file is unchanged */
 };
 
 struct dj_edit
 {
   /* In. */
   const char *path;
-  const char *name;                  /* the runtime name: runtimes.NAME */
-  struct json_object *entry;         /* install: the entry to write */
-  struct json_object *const *ours;   /* uninstall: the entries install writes */
+  const char *name;                /* the runtime name: runtimes.NAME */
+  struct json_object *entry;       /* install: the entry to write */
+  struct json_object *const *ours; /* uninstall: the entries install writes */
   size_t n_ours;
-  bool set_default;                  /* install: also default-runtime = NAME */
-  bool force;                        /* replace (or remove) a differing entry */
-  bool dry_run;                      /* compute the result, write nothing */
+  bool set_default; /* install: also default-runtime = NAME */
+  bool force;       /* replace (or remove) a differing entry */
+  bool dry_run;     /* compute the result, write nothing */
   /* Out. */
   enum dj_status status;
   bool changed;
-  bool existed;         /* the file existed */
-  char *target;         /* the file (symlinks resolved) */
-  char *backup;         /* the backup this run made, or NULL */
-  char *result;         /* the resulting bytes (the old ones when unchanged) */
+  bool existed; /* the file existed */
+  char *target; /* the file (symlinks resolved) */
+  char *backup; /* the backup this run made, or NULL */
+  char *result; /* the resulting bytes (the old ones when unchanged) */
   size_t result_len;
   char *old_default;    /* install: the default-runtime that was replaced */
   bool default_removed; /* uninstall: default-runtime named NAME, now "runc" */

@@ -59,8 +59,8 @@
 enum reg_mode
 {
   REG_AUTO,
-  REG_SHIM,  /* Docker 24+: {"runtimeType": "<shim>"} */
-  REG_OCI,   /* Docker 20.10/23: {"path": "<kata-guard>"} */
+  REG_SHIM, /* Docker 24+: {"runtimeType": "<shim>"} */
+  REG_OCI,  /* Docker 20.10/23: {"path": "<kata-guard>"} */
 };
 
 void
@@ -112,8 +112,9 @@ self_paths (char **exe, char **shim, kg_error_t *err)
     return kg_error (err, errno, "/proc/self/exe");
   buf[n] = '\0';
   if (n > 10 && strcmp (buf + n - 10, " (deleted)") == 0)
-    return kg_error (err, 0, "the running kata-guard (%s) was deleted or replaced; run the "
-                             "installed one",
+    return kg_error (err, 0,
+                     "the running kata-guard (%s) was deleted or replaced; run the "
+                     "installed one",
                      buf);
   slash = strrchr (buf, '/');
   *exe = strdup (buf);
@@ -135,20 +136,21 @@ check_registrable (const char *exe, const char *shim, bool need_shim, kg_error_t
 
   fd = trust_open (exe, TRUST_EXEC, &ei, err);
   if (fd < 0)
-    return kg_error_prefix (err, "refusing to register %s (install kata-guard into a "
-                                 "root-owned directory, e.g. with the package)",
+    return kg_error_prefix (err,
+                            "refusing to register %s (install kata-guard into a "
+                            "root-owned directory, e.g. with the package)",
                             exe);
   close (fd);
   if (! need_shim)
     return 0;
   fd = trust_open (shim, TRUST_EXEC, &si, err);
   if (fd < 0)
-    return kg_error_prefix (err, "refusing to register %s (it must be a link to %s)", shim,
-                            exe);
+    return kg_error_prefix (err, "refusing to register %s (it must be a link to %s)", shim, exe);
   close (fd);
   if (si.st.st_dev != ei.st.st_dev || si.st.st_ino != ei.st.st_ino)
-    return kg_error (err, 0, "refusing to register %s: it is not %s (make it a symbolic link "
-                             "to it)",
+    return kg_error (err, 0,
+                     "refusing to register %s: it is not %s (make it a symbolic link "
+                     "to it)",
                      shim, exe);
   return 0;
 }
@@ -275,8 +277,8 @@ make_entry (const char *key, const char *value)
 static void
 print_entry (FILE *out, struct json_object *entry)
 {
-  fputs (json_object_to_json_string_ext (entry, JSON_C_TO_STRING_SPACED
-                                                    | JSON_C_TO_STRING_NOSLASHESCAPE),
+  fputs (json_object_to_json_string_ext (entry,
+                                         JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE),
          out);
 }
 
@@ -312,8 +314,7 @@ dry_run_result (const char *cmd, const struct dj_edit *e)
 {
   fwrite (e->result, 1, e->result_len, stdout);
   fprintf (stderr, "kata-guard: %s: --dry-run: %s, nothing written to %s\n", cmd,
-           e->changed ? "the file above is what it would become" : "no change",
-           e->target);
+           e->changed ? "the file above is what it would become" : "no change", e->target);
 }
 
 struct opts
@@ -326,10 +327,10 @@ struct opts
 /* The engine a drop-in is for, in what install and uninstall say. */
 struct dropin_engine
 {
-  const char *name;       /* "containerd", "CRI-O" */
-  const char *service;    /* its systemd unit */
-  const char *read_by;    /* how the engine reads the drop-in */
-  const char *kata_key;   /* where the Kata configuration goes */
+  const char *name;     /* "containerd", "CRI-O" */
+  const char *service;  /* its systemd unit */
+  const char *read_by;  /* how the engine reads the drop-in */
+  const char *kata_key; /* where the Kata configuration goes */
 };
 
 /* Registering is not enough: say so now when the guard config would
@@ -342,15 +343,17 @@ note_guard_config (const char *path, enum reg_mode mode)
 
   if (guard_config_load (path, &cfg, &err) < 0)
     {
-      fprintf (stderr, "kata-guard: install: note: the guard configuration does not load, so "
-                       "every start through kata-guard is refused until it does: %s\n",
+      fprintf (stderr,
+               "kata-guard: install: note: the guard configuration does not load, so "
+               "every start through kata-guard is refused until it does: %s\n",
                err->msg);
       return;
     }
   if (mode == REG_OCI && *cfg.runtime.oci == '\0')
-    fprintf (stderr, "kata-guard: install: note: OCI runtime mode executes [runtime] oci, which "
-                     "%s does not set: every start is refused until it names a runc-compatible "
-                     "runtime (see kata-guard.toml(5))\n",
+    fprintf (stderr,
+             "kata-guard: install: note: OCI runtime mode executes [runtime] oci, which "
+             "%s does not set: every start is refused until it names a runc-compatible "
+             "runtime (see kata-guard.toml(5))\n",
              path);
   guard_config_release (&cfg);
 }
@@ -372,9 +375,10 @@ install_docker (const struct opts *o, kg_error_t *err)
     {
       major = docker_major (&version, &source);
       if (major < 0)
-        return kg_error (err, 0, "cannot tell the Docker version: neither `dockerd --version` "
-                                 "nor `docker version` answered; pass --mode shim (Docker 24 "
-                                 "and later) or --mode oci (Docker 20.10 and 23)"),
+        return kg_error (err, 0,
+                         "cannot tell the Docker version: neither `dockerd --version` "
+                         "nor `docker version` answered; pass --mode shim (Docker 24 "
+                         "and later) or --mode oci (Docker 20.10 and 23)"),
                KG_EXIT_USAGE;
       /* Docker 24 added runtimeType (a shim v2 binary) to daemon.json;
          before it a runtime is an OCI "path". */
@@ -574,8 +578,7 @@ toml_plain (const char *s)
    in its last component; the file is DIR/GLOB with "*" -> "kata-guard".
    NULL (and *WHY) when there is none. */
 static char *
-dropin_path (const struct toml_value *doc, const char *config, const char *name,
-             const char **why)
+dropin_path (const struct toml_value *doc, const char *config, const char *name, const char **why)
 {
   const struct toml_value *imports = toml_get (doc, "imports");
 
@@ -607,8 +610,7 @@ dropin_path (const struct toml_value *doc, const char *config, const char *name,
         dir = strdup (".");
       else
         dir = strndup (v->u.string, (size_t) (slash - v->u.string));
-      if (dir == NULL
-          || asprintf (&file, "%.*s%s%s", (int) (star - pat), pat, name, star + 1) < 0)
+      if (dir == NULL || asprintf (&file, "%.*s%s%s", (int) (star - pat), pat, name, star + 1) < 0)
         return NULL;
       if (fnmatch (pat, file, FNM_PERIOD) != 0)
         continue;
@@ -710,8 +712,9 @@ containerd_version_unknown (const struct opts *o, bool install, const char *kata
   cleanup_free char *b3 = runtime_block (3, o->name, kata_config);
 
   if (! install)
-    return kg_error (err, 0, "cannot tell the containerd version (no `version` in %s, no "
-                             "`containerd --version`): nothing removed",
+    return kg_error (err, 0,
+                     "cannot tell the containerd version (no `version` in %s, no "
+                     "`containerd --version`): nothing removed",
                      o->containerd_config),
            KG_EXIT_USAGE;
   if (b2 == NULL || b3 == NULL)
@@ -800,8 +803,9 @@ dropin_install (const struct opts *o, const struct dropin_engine *e, struct kg_r
       return KG_EXIT_PASS;
     }
   if (r->exists && ! o->force)
-    return kg_error (err, 0, "%s exists and differs from what kata-guard would write; pass "
-                             "--force to replace it",
+    return kg_error (err, 0,
+                     "%s exists and differs from what kata-guard would write; pass "
+                     "--force to replace it",
                      r->path),
            KG_EXIT_USAGE;
   if (kg_replace_commit (r, text, strlen (text), true, &backup, &why) < 0)
@@ -829,8 +833,9 @@ dropin_uninstall (const struct opts *o, const struct dropin_engine *e, struct kg
       return KG_EXIT_PASS;
     }
   if (! dropin_is (r, text) && ! o->force)
-    return kg_error (err, 0, "%s differs from what kata-guard install writes; pass --force to "
-                             "remove it anyway",
+    return kg_error (err, 0,
+                     "%s differs from what kata-guard install writes; pass --force to "
+                     "remove it anyway",
                      r->path),
            KG_EXIT_USAGE;
   if (o->dry_run)
@@ -890,8 +895,7 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
    CRI-O keeps a pod's infra container, which is the pod's VM under Kata,
    for a "vm" handler and for a handler whose name holds "kata". */
 static char *
-crio_dropin_text (const struct opts *o, const char *exe, const char *shim,
-                  const char *kata_config)
+crio_dropin_text (const struct opts *o, const char *exe, const char *shim, const char *kata_config)
 {
   cleanup_free char *key = toml_key (o->name);
   char *s = NULL;
@@ -949,9 +953,10 @@ crio_cmd (const struct opts *o, bool install, kg_error_t *err)
     return kg_error (err, 0, "%s or %s cannot be written into TOML as it is", kata_config, exe),
            KG_EXIT_USAGE;
   if (o->mode == REG_OCI && strstr (o->name, "kata") == NULL)
-    fprintf (stderr, "kata-guard: %s: note: CRI-O keeps a pod's infra container (the pod's VM "
-                     "under Kata) for an \"oci\" handler only when its name holds \"kata\"; "
-                     "\"%s\" does not\n",
+    fprintf (stderr,
+             "kata-guard: %s: note: CRI-O keeps a pod's infra container (the pod's VM "
+             "under Kata) for an \"oci\" handler only when its name holds \"kata\"; "
+             "\"%s\" does not\n",
              cmd, o->name);
   text = crio_dropin_text (o, exe, shim, kata_config);
   if (text == NULL || asprintf (&path, "%s/50-%s.conf", o->crio_dir, o->name) < 0)
@@ -1079,15 +1084,17 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
   if ((int) o->docker + (int) o->containerd + (int) o->crio > 1)
     return kg_error (err, 0, "--docker, --containerd or --crio, one at a time");
   if (o->containerd && (docker_only || mode_set))
-    return kg_error (err, 0, "--daemon-json, --set-default and --mode are for Docker or CRI-O, "
-                             "not --containerd");
+    return kg_error (err, 0,
+                     "--daemon-json, --set-default and --mode are for Docker or CRI-O, "
+                     "not --containerd");
   if (o->crio && docker_only)
     return kg_error (err, 0, "--daemon-json and --set-default are for Docker, not --crio");
   if (crio_only && ! o->crio)
     return kg_error (err, 0, "--crio-dir is for --crio");
   if (! daemonjson_valid_name (o->name))
-    return kg_error (err, 0, "--name \"%s\": a runtime name is letters, digits, '_', '.', '-' "
-                             "(at most 64)",
+    return kg_error (err, 0,
+                     "--name \"%s\": a runtime name is letters, digits, '_', '.', '-' "
+                     "(at most 64)",
                      o->name);
   if (*o->daemon_json == '\0' || *o->containerd_config == '\0' || *o->crio_dir == '\0')
     return kg_error (err, 0, "an empty file name");

@@ -285,7 +285,7 @@ kg_replace_close (struct kg_replace *r)
   free (r->base);
   free (r->data);
   if (r->dirfd >= 0)
-    close (r->dirfd);  /* drops the lock */
+    close (r->dirfd); /* drops the lock */
   memset (r, 0, sizeof *r);
   r->dirfd = -1;
 }

@@ -25,14 +25,14 @@
    files that a killed writer left behind are removed. */
 struct kg_replace
 {
-  char *path;      /* the file that will be replaced: symlinks resolved */
-  char *base;      /* its last component */
-  int dirfd;       /* its directory, locked */
+  char *path; /* the file that will be replaced: symlinks resolved */
+  char *base; /* its last component */
+  int dirfd;  /* its directory, locked */
   bool exists;
-  struct stat st;  /* of the existing file */
-  char *data;      /* its bytes (NUL-terminated), or NULL */
+  struct stat st; /* of the existing file */
+  char *data;     /* its bytes (NUL-terminated), or NULL */
   size_t len;
-  unsigned removed_temps;  /* leftovers of a killed writer, removed */
+  unsigned removed_temps; /* leftovers of a killed writer, removed */
 };
 
 /* Open PATH: a symlink is resolved and its target is what gets replaced
@@ -49,8 +49,7 @@ int kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool 
                        char **backup_path, kg_error_t *err);
 /* The two in one: open PATH (an existing file over MAX bytes is refused),
    replace it with DATA without a backup, close (kata-guard check --nfd). */
-int kg_replace_file (const char *path, size_t max, const char *data, size_t len,
-                     kg_error_t *err);
+int kg_replace_file (const char *path, size_t max, const char *data, size_t len, kg_error_t *err);
 /* Remove the file (the directory fsync'd). */
 int kg_replace_remove (struct kg_replace *r, kg_error_t *err);
 void kg_replace_close (struct kg_replace *r);

@@ -26,7 +26,7 @@
 
 /* Where the engines are looked for: a fixed PATH, not the caller's. */
 static const char *const engine_dirs[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
-                                           "/usr/bin", "/sbin", "/bin" };
+                                           "/usr/bin",        "/sbin",          "/bin" };
 static const char *const engine_names[] = { "containerd", "dockerd", "crio", "podman" };
 
 void
@@ -115,7 +115,7 @@ find_engines (struct found_engines *e)
         fd = trust_open (path, TRUST_FILE, &info, &err);
         argv[0] = e->paths[e->n];
         e->versions[e->n] = fd >= 0 ? version_text (argv) : NULL;
-        e->v[e->n] = (struct drift_engine) { engine_names[i], e->paths[e->n], e->versions[e->n] };
+        e->v[e->n] = (struct drift_engine){ engine_names[i], e->paths[e->n], e->versions[e->n] };
         e->n++;
         break;
       }
@@ -183,8 +183,10 @@ int
 cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_t *err)
 {
   static const struct option longopts[] = {
-    { "config", required_argument, NULL, 'c' }, { "note", required_argument, NULL, 'n' },
-    { "dry-run", no_argument, NULL, 'N' },      { "help", no_argument, NULL, 'h' },
+    { "config", required_argument, NULL, 'c' },
+    { "note", required_argument, NULL, 'n' },
+    { "dry-run", no_argument, NULL, 'N' },
+    { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
   const char *config_path = guard_config_default_path (), *note = NULL;
@@ -225,8 +227,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   if (cli_operands (argc, argv, err) < 0)
     return KG_EXIT_USAGE;
   if (geteuid () != 0)
-    return kg_error (err, 0, "validate records a root-only posture: run it as root"),
-           KG_EXIT_USAGE;
+    return kg_error (err, 0, "validate records a root-only posture: run it as root"), KG_EXIT_USAGE;
   if (guard_config_load (config_path, &cfg, &cerr) < 0)
     return kg_error (err, 0, "%s", cerr->msg), KG_EXIT_USAGE;
 
@@ -256,7 +257,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
     shim_version = version_text (shim_argv);
     oci_version = cfg.runtime.oci[0] != '\0' ? version_text (oci_argv) : NULL;
   }
-  meta = (struct drift_meta) { note, proxy_denied (&rep), eng.v, eng.n, shim_version, oci_version };
+  meta = (struct drift_meta){ note, proxy_denied (&rep), eng.v, eng.n, shim_version, oci_version };
   preflight_init (&pf, &req, &cfg, &krep);
   check_kata (&pf);
   rc = drift_record_text (&pf, &meta, &text, err);

@@ -31,8 +31,8 @@
 #define CAP_MEMBERS_MAX 256
 /* A --pid-file not written this long after the record: the create failed. */
 #define CAP_CREATE_GRACE_S 120
-#define CAP_REMEDY                                                                          \
-  "wait for a guarded VM to end, or raise [policy] max_committed_memory_mib; see "          \
+#define CAP_REMEDY                                                                                 \
+  "wait for a guarded VM to end, or raise [policy] max_committed_memory_mib; see "                 \
   "kata-guard(8), CAPACITY"
 
 /* A pod member that hot-plugs memory into its sandbox's VM. */
@@ -51,11 +51,11 @@ struct cap_record
   char *mode, *scope, *id, *bundle, *pid_file;
   dev_t dev;
   ino_t ino;
-  int64_t when;             /* written, seconds of CLOCK_REALTIME */
-  int64_t mem, base, peak;  /* the VM's size, the runtime's default, its members' highest */
+  int64_t when;            /* written, seconds of CLOCK_REALTIME */
+  int64_t mem, base, peak; /* the VM's size, the runtime's default, its members' highest */
   struct cap_member *m;
   size_t n_m;
-  char *text;  /* the file's text, which the strings above point into */
+  char *text; /* the file's text, which the strings above point into */
 };
 
 static void
@@ -134,23 +134,21 @@ record_parse (char *text, size_t len, const char *name, struct cap_record *r, kg
   l = line (&p);
   ok = l != NULL && strcmp (l, CAP_MAGIC) == 0;
   ok = ok && (r->mode = line (&p)) != NULL && (r->scope = line (&p)) != NULL
-       && (r->id = line (&p)) != NULL && (r->bundle = line (&p)) != NULL
-       && (l = line (&p)) != NULL && identity (l, &r->dev, &r->ino, NULL)
-       && (r->pid_file = line (&p)) != NULL && (l = line (&p)) != NULL && number (l, &r->when)
-       && (l = line (&p)) != NULL
+       && (r->id = line (&p)) != NULL && (r->bundle = line (&p)) != NULL && (l = line (&p)) != NULL
+       && identity (l, &r->dev, &r->ino, NULL) && (r->pid_file = line (&p)) != NULL
+       && (l = line (&p)) != NULL && number (l, &r->when) && (l = line (&p)) != NULL
        && sscanf (l, "%" SCNd64 " %" SCNd64 " %" SCNd64, &r->mem, &r->base, &r->peak) == 3
        && (l = line (&p)) != NULL && number (l, &n) && n <= CAP_MEMBERS_MAX;
-  ok = ok && r->bundle[0] == '/' && (r->pid_file[0] == '\0' || r->pid_file[0] == '/')
-       && r->mem >= 0 && r->base >= 0 && r->peak >= 0;
+  ok = ok && r->bundle[0] == '/' && (r->pid_file[0] == '\0' || r->pid_file[0] == '/') && r->mem >= 0
+       && r->base >= 0 && r->peak >= 0;
   if (ok && n > 0 && (r->m = calloc ((size_t) n, sizeof *r->m)) == NULL)
     return kg_error (err, ENOMEM, "%s/%s: cannot allocate", CAP_DIR, name);
   for (int64_t i = 0; ok && i < n; i++)
     {
       struct cap_member *m = &r->m[r->n_m++];
 
-      ok = (m->id = line (&p)) != NULL && (m->bundle = line (&p)) != NULL
-           && m->bundle[0] == '/' && (l = line (&p)) != NULL
-           && identity (l, &m->dev, &m->ino, &m->add);
+      ok = (m->id = line (&p)) != NULL && (m->bundle = line (&p)) != NULL && m->bundle[0] == '/'
+           && (l = line (&p)) != NULL && identity (l, &m->dev, &m->ino, &m->add);
     }
   if (! ok || p == NULL || *p != '\0')
     return kg_error (err, 0, "%s/%s: not a capacity record", CAP_DIR, name);
@@ -163,8 +161,9 @@ record_format (const struct cap_record *r, char **text, size_t *len, kg_error_t 
 {
   cleanup_kg_buf struct kg_buf sb = { 0 };
 
-  sb_printf (&sb, "%s\n%s\n%s\n%s\n%s\n%llu %llu\n%s\n%" PRId64 "\n%" PRId64 " %" PRId64 " %" PRId64
-                  "\n%zu\n",
+  sb_printf (&sb,
+             "%s\n%s\n%s\n%s\n%s\n%llu %llu\n%s\n%" PRId64 "\n%" PRId64 " %" PRId64 " %" PRId64
+             "\n%zu\n",
              CAP_MAGIC, r->mode, r->scope, r->id, r->bundle, (unsigned long long) r->dev,
              (unsigned long long) r->ino, r->pid_file, r->when, r->mem, r->base, r->peak, r->n_m);
   for (size_t i = 0; i < r->n_m; i++)
@@ -242,7 +241,8 @@ pid_alive (const char *path, int64_t when, int64_t now, int64_t btime)
   /* After the command's ")": state, then 18 fields to starttime (22nd). */
   p = strrchr (stat_text, ')');
   if (p == NULL
-      || sscanf (p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+      || sscanf (p + 1,
+                 " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
                  &state, &start)
              != 2)
     return true;
@@ -280,7 +280,7 @@ shim_alive (const char *bundle)
     return true;
   memcpy (sun.sun_path, path, n);
   if (path[0] == '@')
-    sun.sun_path[0] = '\0';  /* an abstract socket */
+    sun.sun_path[0] = '\0'; /* an abstract socket */
   sl = (socklen_t) (offsetof (struct sockaddr_un, sun_path) + n + (path[0] == '/'));
   sock = socket (AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (sock < 0 || connect (sock, (struct sockaddr *) &sun, sl) == 0)
@@ -314,7 +314,8 @@ bound_of (const struct guard_config *cfg, int64_t *max, char *why, size_t size, 
   if (kg_mem_total_mib (&total, err) < 0)
     return -1;
   *max = total - cfg->policy.committed_memory_reserve_mib;
-  snprintf (why, size, "this host's MemTotal %" PRId64 " MiB less committed_memory_reserve_mib %" PRId64,
+  snprintf (why, size,
+            "this host's MemTotal %" PRId64 " MiB less committed_memory_reserve_mib %" PRId64,
             total, cfg->policy.committed_memory_reserve_mib);
   if (*max <= 0)
     return kg_error (err, 0, "%s leaves no memory for VMs", why);
@@ -337,8 +338,8 @@ lock_take (int dir, int64_t deadline_ms, kg_error_t *err)
         return kg_error (err, errno, "flock %s/%s", CAP_DIR, CAP_LOCK);
       if (waited_us / 1000 >= deadline_ms)
         return kg_error (err, ETIMEDOUT,
-                         "%s/%s: another start held the lock for more than %" PRId64 " ms",
-                         CAP_DIR, CAP_LOCK, deadline_ms);
+                         "%s/%s: another start held the lock for more than %" PRId64 " ms", CAP_DIR,
+                         CAP_LOCK, deadline_ms);
       nanosleep (&pause, NULL);
       waited_us += pause.tv_nsec / 1000;
       if (pause.tv_nsec < 2000000)
@@ -350,9 +351,9 @@ lock_take (int dir, int64_t deadline_ms, kg_error_t *err)
 /* What a count found. */
 struct tally
 {
-  int64_t total;  /* MiB committed by the live records */
-  size_t vms;     /* how many */
-  struct cap_record pod;  /* a member's pod record, when found alive */
+  int64_t total;         /* MiB committed by the live records */
+  size_t vms;            /* how many */
+  struct cap_record pod; /* a member's pod record, when found alive */
   bool have_pod;
 };
 
@@ -452,8 +453,8 @@ pod_add (struct tally *t, const struct capacity_start *s, const struct stat *bst
       return kg_error (err, ENOMEM, "cannot allocate the pod's members");
     r->m = m;
   }
-  r->m[r->n_m++] = (struct cap_member) { (char *) s->id, (char *) s->bundle, bst->st_dev,
-                                         bst->st_ino, add };
+  r->m[r->n_m++] = (struct cap_member){ (char *) s->id, (char *) s->bundle, bst->st_dev,
+                                        bst->st_ino, add };
   sum += add;
   if (sum > r->peak)
     r->peak = sum;
@@ -472,8 +473,8 @@ show (const struct tally *t, int64_t max, const char *why, struct report *rep)
                  t->vms, t->total, max, why);
   else
     report_pass (rep, "policy.capacity",
-                 "%zu guarded VMs commit %" PRId64 " MiB of at most %" PRId64 " MiB (%s)",
-                 t->vms, t->total, max, why);
+                 "%zu guarded VMs commit %" PRId64 " MiB of at most %" PRId64 " MiB (%s)", t->vms,
+                 t->total, max, why);
 }
 
 /* This start's own record (a VM of its own, or a pod's sandbox), into
@@ -486,7 +487,8 @@ own_record (const struct capacity_start *s, const struct stat *bst, const struct
 
   if (! one_line (s->id) || ! one_line (s->scope ? s->scope : "") || ! one_line (s->bundle)
       || (s->pid_file != NULL && (! one_line (s->pid_file) || s->pid_file[0] != '/')))
-    return kg_error (err, EINVAL, "the container's id, scope, bundle or pid file cannot be recorded");
+    return kg_error (err, EINVAL,
+                     "the container's id, scope, bundle or pid file cannot be recorded");
   r.mode = (char *) record_mode_word (s->mode);
   r.scope = (char *) (s->scope ? s->scope : "");
   r.id = (char *) s->id;
@@ -564,7 +566,8 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
     record_name (s->mode, s->scope, s->id, own);
   if (vm->role == VM_MEMBER)
     record_name (s->mode, s->scope, vm->pod, pod);
-  if (cap->dir >= 0 && tally (cap->dir, start, own[0] ? own : NULL, pod[0] ? pod : NULL, &t, &err) < 0)
+  if (cap->dir >= 0
+      && tally (cap->dir, start, own[0] ? own : NULL, pod[0] ? pod : NULL, &t, &err) < 0)
     goto fail;
   if (s->bundle == NULL)
     {
@@ -591,7 +594,8 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
           cap_record_release (&t.pod);
           goto fail;
         }
-      snprintf (what, sizeof what, "this member of pod sandbox %s plugs %" PRId64
+      snprintf (what, sizeof what,
+                "this member of pod sandbox %s plugs %" PRId64
                 " MiB into its VM, which then commits %" PRId64 " MiB (%" PRId64 " more)",
                 vm->pod, vm->add_mib, committed (&t.pod), share);
     }
@@ -626,7 +630,8 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
     goto fail;
   snprintf (sum, sizeof sum, "%" PRId64 " MiB", t.total + share);
   report_pass (rep, "policy.capacity",
-               "%zu guarded VMs commit %" PRId64 " MiB; %s makes %s of at most %" PRId64 " MiB (%s)",
+               "%zu guarded VMs commit %" PRId64 " MiB; %s makes %s of at most %" PRId64
+               " MiB (%s)",
                t.vms, t.total, what, sum, max, why);
   return;
 

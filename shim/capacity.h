@@ -42,23 +42,26 @@
 /* The start being counted. */
 struct capacity_start
 {
-  enum kg_mode mode;     /* KG_MODE_CHECK: count only, lock and write nothing */
-  const char *scope;     /* record.h's scope: the namespace, or OCI --root */
-  const char *id;        /* the container, or NULL (check without a bundle) */
-  const char *bundle;    /* its bundle directory, or NULL */
-  const char *pid_file;  /* OCI mode: runc's --pid-file, absolute, or NULL */
+  enum kg_mode mode;    /* KG_MODE_CHECK: count only, lock and write nothing */
+  const char *scope;    /* record.h's scope: the namespace, or OCI --root */
+  const char *id;       /* the container, or NULL (check without a bundle) */
+  const char *bundle;   /* its bundle directory, or NULL */
+  const char *pid_file; /* OCI mode: runc's --pid-file, absolute, or NULL */
 };
 
 /* A count in progress: the lock, and the record to write if the start
    goes ahead. */
 struct capacity
 {
-  int dir, lock;  /* -1 when not open */
-  char name[32];  /* the record to write (its file name), "" for none */
+  int dir, lock; /* -1 when not open */
+  char name[32]; /* the record to write (its file name), "" for none */
   char *text;
   size_t len;
 };
-#define CAPACITY_INIT { .dir = -1, .lock = -1 }
+#define CAPACITY_INIT                                                                              \
+  {                                                                                                \
+    .dir = -1, .lock = -1                                                                          \
+  }
 
 /* Count the live records, judge VM (the start's claim) against the bound
    and add policy.capacity to REP.  A start (mode shim or OCI) takes the

@@ -24,30 +24,31 @@
 void
 cli_usage (FILE *out)
 {
-  fputs ("Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json]\n"
-         "                        [--nfd FILE] [-q]\n"
-         "       kata-guard install [--docker|--containerd] [options]  (kata-guard install --help)\n"
-         "       kata-guard uninstall [--docker|--containerd] [options]\n"
-         "       kata-guard version\n"
-         "       kata-guard help\n"
-         "\n"
-         "Checks that this host gives containers hardware isolation and contained egress\n"
-         "before it starts them under Kata Containers; see kata-guard(8).\n"
-         "\n"
-         "  -c, --config FILE  read FILE instead of $" KG_CONFIG_ENV " or " KG_SYSCONFDIR
-         "/kata-guard/config.toml\n"
-         "  -b, --bundle DIR   also check the container in bundle DIR (its config.json)\n"
-         "                     against [policy], as a start would\n"
-         "  -i, --id ID        the container id for --bundle (default: DIR's last component)\n"
-         "  -f, --format FMT   text (the default), json, or prometheus (node_exporter's\n"
-         "                     textfile format)\n"
-         "  -j, --json         the same as --format json\n"
-         "      --nfd FILE     also write the verdict as node labels to FILE, a Node Feature\n"
-         "                     Discovery feature file (in its features.d), atomically\n"
-         "  -q, --quiet        print nothing; the exit status tells\n"
-         "\n"
-         "Exit status: 0 every check passed, 1 a check failed, 2 usage or configuration error.\n",
-         out);
+  fputs (
+      "Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json]\n"
+      "                        [--nfd FILE] [-q]\n"
+      "       kata-guard install [--docker|--containerd] [options]  (kata-guard install --help)\n"
+      "       kata-guard uninstall [--docker|--containerd] [options]\n"
+      "       kata-guard version\n"
+      "       kata-guard help\n"
+      "\n"
+      "Checks that this host gives containers hardware isolation and contained egress\n"
+      "before it starts them under Kata Containers; see kata-guard(8).\n"
+      "\n"
+      "  -c, --config FILE  read FILE instead of $" KG_CONFIG_ENV " or " KG_SYSCONFDIR
+      "/kata-guard/config.toml\n"
+      "  -b, --bundle DIR   also check the container in bundle DIR (its config.json)\n"
+      "                     against [policy], as a start would\n"
+      "  -i, --id ID        the container id for --bundle (default: DIR's last component)\n"
+      "  -f, --format FMT   text (the default), json, or prometheus (node_exporter's\n"
+      "                     textfile format)\n"
+      "  -j, --json         the same as --format json\n"
+      "      --nfd FILE     also write the verdict as node labels to FILE, a Node Feature\n"
+      "                     Discovery feature file (in its features.d), atomically\n"
+      "  -q, --quiet        print nothing; the exit status tells\n"
+      "\n"
+      "Exit status: 0 every check passed, 1 a check failed, 2 usage or configuration error.\n",
+      out);
 }
 
 static double
@@ -65,9 +66,9 @@ enum check_format
 
 struct check_args
 {
-  const char *config_path;  /* NULL: the default */
+  const char *config_path; /* NULL: the default */
   const char *bundle_arg, *id;
-  const char *nfd;  /* --nfd FILE, or NULL */
+  const char *nfd; /* --nfd FILE, or NULL */
   enum check_format format;
   bool quiet, help;
 };
@@ -317,7 +318,8 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
     {
       /* What the guarded VMs alive commit, and with a bundle whether this
          one would fit: counted, never recorded. */
-      struct capacity_start cs = { .mode = KG_MODE_CHECK, .id = req.container_id,
+      struct capacity_start cs = { .mode = KG_MODE_CHECK,
+                                   .id = req.container_id,
                                    .bundle = req.bundle };
       struct capacity cap = CAPACITY_INIT;
 

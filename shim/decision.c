@@ -71,9 +71,9 @@ decision_log (const struct decision *d, const struct decision_sink *sink)
          address.  glibc opens the syslog socket close-on-exec. */
       openlog ("kata-guard", LOG_PID, LOG_DAEMON);
       if (msg != NULL)
-        syslog (d->allow && ! d->audited
-                    ? (d->rep != NULL && report_count (d->rep, VERDICT_WARN) ? LOG_WARNING : LOG_INFO)
-                    : LOG_WARNING,
+        syslog (d->allow && ! d->audited ? (
+                    d->rep != NULL && report_count (d->rep, VERDICT_WARN) ? LOG_WARNING : LOG_INFO)
+                                         : LOG_WARNING,
                 "%s", msg);
       else
         syslog (LOG_ERR, "%s of container %s: out of memory formatting the decision",

@@ -21,7 +21,7 @@
 struct decision_sink
 {
   bool syslog;
-  const char *file;  /* NULL or "" = no file */
+  const char *file; /* NULL or "" = no file */
 };
 
 void decision_log (const struct decision *d, const struct decision_sink *sink);

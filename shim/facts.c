@@ -48,7 +48,8 @@ line_verdict (json_object *doc)
 {
   json_object *v;
 
-  if (! json_object_object_get_ex (doc, "verdict", &v) || ! json_object_is_type (v, json_type_string))
+  if (! json_object_object_get_ex (doc, "verdict", &v)
+      || ! json_object_is_type (v, json_type_string))
     return -1;
   for (int i = 0; i < FACTS_N_VERDICTS; i++)
     if (strcmp (json_object_get_string (v), verdict_names[i]) == 0)

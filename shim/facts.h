@@ -28,7 +28,7 @@ enum facts_verdict
 {
   FACTS_ALLOW,
   FACTS_REFUSE,
-  FACTS_WOULD_REFUSE,  /* [policy] mode = "audit": allowed, logged as refused */
+  FACTS_WOULD_REFUSE, /* [policy] mode = "audit": allowed, logged as refused */
   FACTS_N_VERDICTS,
 };
 
@@ -49,7 +49,7 @@ struct facts
   /* The decision log ([log] file), read whole, one line at a time. */
   bool log_read;
   uint64_t decisions[FACTS_N_VERDICTS];
-  uint64_t log_errors;  /* lines that are not decisions */
+  uint64_t log_errors; /* lines that are not decisions */
   struct facts_refusal refusals[FACTS_LOG_IDS];
   size_t n_refusals;
   /* "go" or "runtime-rs": which Kata runtime reads the configuration,

@@ -33,8 +33,8 @@ goflag_parse_bool (const char *s, bool *out)
 }
 
 enum goflag_status
-goflag_one (const struct goflag *table, size_t n, int argc, char **argv, int *i,
-            const char **strs, bool *bools, const char **why)
+goflag_one (const struct goflag *table, size_t n, int argc, char **argv, int *i, const char **strs,
+            bool *bools, const char **why)
 {
   const char *s = argv[*i], *name, *eq;
   const struct goflag *f = NULL;
@@ -367,8 +367,8 @@ parse_create (int argc, char **argv, int i, bool run, struct oci_args *a)
     {
       int at = i;
       enum goflag_status st = flags_done ? GOFLAG_NOT_FLAG
-                                         : goflag_one (create_flags, n_flags, argc, argv, &i,
-                                                       strs, bools, &a->bad_why);
+                                         : goflag_one (create_flags, n_flags, argc, argv, &i, strs,
+                                                       bools, &a->bad_why);
 
       switch (st)
         {

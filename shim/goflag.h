@@ -24,25 +24,25 @@ struct goflag
 {
   const char *name;
   enum goflag_type type;
-  int slot;  /* index into the caller's value array */
+  int slot; /* index into the caller's value array */
 };
 
 /* What one flag argument meant. */
 enum goflag_status
 {
-  GOFLAG_OK,        /* a known flag, value taken */
-  GOFLAG_NOT_FLAG,  /* not a flag: the first positional argument */
-  GOFLAG_END,       /* "--": flags end, it is consumed */
-  GOFLAG_UNKNOWN,   /* a flag this table does not hold (also -h / -help) */
-  GOFLAG_BAD,       /* malformed: "---x", "-=x", missing value, bad bool */
+  GOFLAG_OK,       /* a known flag, value taken */
+  GOFLAG_NOT_FLAG, /* not a flag: the first positional argument */
+  GOFLAG_END,      /* "--": flags end, it is consumed */
+  GOFLAG_UNKNOWN,  /* a flag this table does not hold (also -h / -help) */
+  GOFLAG_BAD,      /* malformed: "---x", "-=x", missing value, bad bool */
 };
 
 /* Parse the one flag at ARGV[*I] (advancing *I past it and its value)
    against TABLE; STRS[slot] / BOOLS[slot] receive the value (the last of
    a repeated flag wins, as in Go).  For GOFLAG_UNKNOWN and GOFLAG_BAD,
    *WHY says what is wrong. */
-enum goflag_status goflag_one (const struct goflag *table, size_t n, int argc, char **argv,
-                               int *i, const char **strs, bool *bools, const char **why);
+enum goflag_status goflag_one (const struct goflag *table, size_t n, int argc, char **argv, int *i,
+                               const char **strs, bool *bools, const char **why);
 /* Go's strconv.ParseBool. */
 int goflag_parse_bool (const char *s, bool *out);
 
@@ -65,10 +65,10 @@ struct oci_args
 {
   const char *root, *log, *log_format, *criu, *rootless;
   bool debug, systemd_cgroup, version, help;
-  const char *command;  /* the subcommand, or NULL */
-  const char *bad;      /* the first argument runc would refuse, or NULL */
-  const char *bad_why;  /* what is wrong with it */
-  bool guarded;         /* create or run (also after a bad argument when either
+  const char *command; /* the subcommand, or NULL */
+  const char *bad;     /* the first argument runc would refuse, or NULL */
+  const char *bad_why; /* what is wrong with it */
+  bool guarded;        /* create or run (also after a bad argument when either
                            word is among the arguments) */
   /* create / run: */
   const char *bundle, *pid_file, *console_socket;
@@ -83,13 +83,13 @@ void oci_parse_args (int argc, char **argv, struct oci_args *a);
 struct oci_call_args
 {
   const char *id;
-  const char *bad;      /* the first argument runc would refuse, or NULL */
-  const char *bad_why;  /* what is wrong with it */
-  const char **caps;    /* exec: malloc'd, N_CAPS entries */
+  const char *bad;     /* the first argument runc would refuse, or NULL */
+  const char *bad_why; /* what is wrong with it */
+  const char **caps;   /* exec: malloc'd, N_CAPS entries */
   size_t n_caps;
-  const char *process;  /* exec */
+  const char *process;   /* exec */
   const char *resources; /* update */
-  int resources_at;     /* update: ARGV index of the --resources flag, or -1 */
+  int resources_at;      /* update: ARGV index of the --resources flag, or -1 */
   const char *memory, *memory_swap, *cpu_quota, *cpu_period; /* update */
 };
 /* Parse the arguments after runc's subcommand at ARGV[I] ("exec" with

@@ -162,8 +162,8 @@ static int
 oci_refuse (const struct channel *ch, const char *verb, const char *id, const char *check,
             const char *why, const char *remedy)
 {
-  cleanup_free char *msg = output_message ("refusing %s in container %s: %s: %s (remedy: %s)",
-                                           verb, id ? id : "(none)", check, why, remedy);
+  cleanup_free char *msg = output_message ("refusing %s in container %s: %s: %s (remedy: %s)", verb,
+                                           id ? id : "(none)", check, why, remedy);
 
   wrapper_say (ch, msg ? msg : "kata-guard: refusing the call");
   return 1;
@@ -220,8 +220,9 @@ static int
 judge_update (const struct oci_call_args *c, char **argv, const struct guard_config *cfg,
               const struct kg_error *load_err, const struct channel *ch)
 {
-  static const char *const cg_keys[][2] = { { "memory", "limit" }, { "memory", "swap" },
-                                            { "cpu", "quota" }, { "cpu", "period" } };
+  static const char *const cg_keys[][2] = {
+    { "memory", "limit" }, { "memory", "swap" }, { "cpu", "quota" }, { "cpu", "period" }
+  };
   const char *const cg_values[] = { c->memory, c->memory_swap, c->cpu_quota, c->cpu_period };
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *text = NULL;
@@ -313,8 +314,8 @@ oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct 
   /* Nothing that could widen the container: no config needed (a broken
      one does not block a plain exec). */
   if (exec ? c.n_caps == 0 && c.process == NULL
-           : c.resources == NULL && c.memory == NULL && c.memory_swap == NULL
-                 && c.cpu_quota == NULL && c.cpu_period == NULL)
+           : c.resources == NULL && c.memory == NULL && c.memory_swap == NULL && c.cpu_quota == NULL
+                 && c.cpu_period == NULL)
     {
       free (c.caps);
       return -1;
@@ -401,6 +402,9 @@ oci_main (int argc, char **argv)
         return status;
     }
   id = recorded_id (argc, argv, &a, &runtime);
-  return wrapper_passthrough (&ch, a.command ? a.command : a.bad ? a.bad : "(no command)", id,
-                              runtime, argv);
+  return wrapper_passthrough (&ch,
+                              a.command ? a.command
+                              : a.bad   ? a.bad
+                                        : "(no command)",
+                              id, runtime, argv);
 }

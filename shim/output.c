@@ -126,7 +126,8 @@ output_json (FILE *out, const struct report *r, const char *config_path)
   /* Attach the arrays first, so that root owns them on every path. */
   if (root == NULL || checks == NULL || files == NULL
       || json_object_object_add (root, "verdict",
-                                 json_object_new_string (verdict_name (report_overall (r)))) < 0
+                                 json_object_new_string (verdict_name (report_overall (r))))
+             < 0
       || add_string (root, "config", config_path) < 0
       || (r->policy_mode != NULL && add_string (root, "mode", r->policy_mode) < 0)
       || json_object_object_add (root, "files", files) < 0)
@@ -154,7 +155,8 @@ output_json (FILE *out, const struct report *r, const char *config_path)
           json_object_put (o);
           return -1;
         }
-      if (add_string (o, "id", c->id) < 0 || add_string (o, "verdict", verdict_name (c->verdict)) < 0
+      if (add_string (o, "id", c->id) < 0
+          || add_string (o, "verdict", verdict_name (c->verdict)) < 0
           || add_string (o, "reason", c->reason) < 0 || add_string (o, "remedy", c->remedy) < 0)
         return -1;
     }
@@ -181,7 +183,7 @@ output_json_error (FILE *out, const char *config_path, const char *message)
 static bool
 sbuf_init (struct kg_buf *b, size_t cap)
 {
-  *b = (struct kg_buf) { .max = cap - 1 };
+  *b = (struct kg_buf){ .max = cap - 1 };
   return kg_buf_reserve (b, b->max) == 0;
 }
 
@@ -219,7 +221,7 @@ sbuf_put (struct kg_buf *b, const char *s, size_t max)
 #define REFUSAL_FIRST_MAX 512
 #define REFUSAL_REMEDY_MAX 240
 #define REFUSAL_OTHER_MAX 96
-#define REFUSAL_MORE_ROOM 48  /* "; N more failed" */
+#define REFUSAL_MORE_ROOM 48 /* "; N more failed" */
 
 char *
 output_refusal (const struct report *r, const char *container_id)
@@ -244,8 +246,9 @@ output_refusal (const struct report *r, const char *container_id)
   if (first == NULL)
     {
       /* report_overall () fails an empty or incomplete report: say so. */
-      sbuf_put (&b, r->oom ? "report: out of memory, the check report is incomplete"
-                           : "report: no check reached a verdict",
+      sbuf_put (&b,
+                r->oom ? "report: out of memory, the check report is incomplete"
+                       : "report: no check reached a verdict",
                 SIZE_MAX);
       return b.s;
     }
@@ -359,8 +362,8 @@ output_runc_log (const char *msg, bool json, const struct timespec *when)
       if (o == NULL || add_string (o, "level", "error") < 0 || add_string (o, "msg", msg) < 0
           || add_string (o, "time", ts) < 0)
         return NULL;
-      s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN
-                                                 | JSON_C_TO_STRING_NOSLASHESCAPE);
+      s = json_object_to_json_string_ext (o,
+                                          JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
       if (s == NULL || asprintf (&line, "%s\n", s) < 0)
         return NULL;
       return line;
@@ -593,9 +596,10 @@ output_prometheus (FILE *out, const struct report *rep, const struct facts *fact
 {
   static const enum verdict verdicts[] = { VERDICT_PASS, VERDICT_WARN, VERDICT_FAIL, VERDICT_SKIP };
 
-  fputs ("# HELP kata_guard_ok Whether this host may start guarded containers (1: no check failed).\n"
-         "# TYPE kata_guard_ok gauge\n",
-         out);
+  fputs (
+      "# HELP kata_guard_ok Whether this host may start guarded containers (1: no check failed).\n"
+      "# TYPE kata_guard_ok gauge\n",
+      out);
   fprintf (out, "kata_guard_ok %d\n", rep != NULL && report_overall (rep) != VERDICT_FAIL);
   fputs ("# HELP kata_guard_config_ok Whether the guard configuration loaded.\n"
          "# TYPE kata_guard_config_ok gauge\n",

@@ -64,19 +64,19 @@ char *output_runc_log (const char *msg, bool json, const struct timespec *when);
    (decision.h writes them where [log] says). */
 struct decision
 {
-  enum kg_mode mode;           /* KG_MODE_SHIM or KG_MODE_OCI */
-  const char *ns;              /* containerd namespace, or NULL */
-  const char *container_id;    /* or NULL when the arguments had none */
+  enum kg_mode mode;        /* KG_MODE_SHIM or KG_MODE_OCI */
+  const char *ns;           /* containerd namespace, or NULL */
+  const char *container_id; /* or NULL when the arguments had none */
   bool allow;
   /* [policy] mode = "audit" let it through: only policy.* rules refused
      it (ALLOW is then true).  Logged as "would-refuse". */
   bool audited;
-  const struct report *rep;    /* failing and warning ids, and the files read */
-  const char *guard_config;    /* the guard config path */
-  const char *kata_config;     /* the Kata config the checks used, or NULL */
-  const char *message;         /* the refusal text, NULL when allowed */
-  const char *options_type;    /* type URL of stdin runtime options, or NULL */
-  struct timespec when;        /* CLOCK_REALTIME */
+  const struct report *rep; /* failing and warning ids, and the files read */
+  const char *guard_config; /* the guard config path */
+  const char *kata_config;  /* the Kata config the checks used, or NULL */
+  const char *message;      /* the refusal text, NULL when allowed */
+  const char *options_type; /* type URL of stdin runtime options, or NULL */
+  struct timespec when;     /* CLOCK_REALTIME */
 };
 
 /* "allow", "refuse" or "would-refuse": the decision's own word. */

@@ -66,8 +66,8 @@ record_write (enum kg_mode mode, const char *scope, const char *id, const char *
   char name[32];
   int n;
 
-  if (id == NULL || runtime == NULL || runtime[0] != '/' || ! one_line (id)
-      || ! one_line (runtime) || (scope != NULL && ! one_line (scope)))
+  if (id == NULL || runtime == NULL || runtime[0] != '/' || ! one_line (id) || ! one_line (runtime)
+      || (scope != NULL && ! one_line (scope)))
     return kg_error (err, EINVAL, "%s: nothing to record", RECORD_DIR);
   n = asprintf (&text, "%s\n%s\n%s\n%s\n%s\n", RECORD_MAGIC, record_mode_word (mode),
                 scope ? scope : "", id, runtime);

@@ -144,8 +144,8 @@ shim_v2_main (int argc, char **argv)
   /* delete, -info, -v, the daemon form and anything else: cleanup and
      introspection are never blocked, and stdin is left alone. */
   return wrapper_passthrough (&ch,
-                              a.action ? a.action
-                              : a.bad  ? a.bad
+                              a.action    ? a.action
+                              : a.bad     ? a.bad
                               : a.version ? "-v"
                               : a.info    ? "-info"
                                           : "(serve)",

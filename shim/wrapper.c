@@ -136,7 +136,8 @@ answer_version (const char *buf, size_t len)
     v = pv;
   while (a < b && (buf[a] == ' ' || buf[a] == '\n' || buf[a] == '\t' || buf[a] == '\r'))
     a++;
-  while (b > a && (buf[b - 1] == ' ' || buf[b - 1] == '\n' || buf[b - 1] == '\t' || buf[b - 1] == '\r'))
+  while (b > a
+         && (buf[b - 1] == ' ' || buf[b - 1] == '\n' || buf[b - 1] == '\t' || buf[b - 1] == '\r'))
     b--;
   if (b > a && buf[a] == '{')
     {
@@ -353,7 +354,8 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
 
   /* policy.capacity last, in this process: its lock is held from the
      count to the record (or to the refusal). */
-  if (cfg_ok && (report_count (pre, VERDICT_FAIL) == 0 || decision_audit_allows (cfg.policy.mode, pre)))
+  if (cfg_ok
+      && (report_count (pre, VERDICT_FAIL) == 0 || decision_audit_allows (cfg.policy.mode, pre)))
     {
       struct capacity_start cs = { req->mode, ch->scope, req->container_id, req->bundle,
                                    req->pid_file };
@@ -449,8 +451,9 @@ wrapper_fallback_runtime (const char *config_path, enum kg_mode mode)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_toml struct toml_value *doc = toml_parse_file (config_path, &err);
-  const struct toml_value *v
-      = doc ? toml_get_path (doc, "runtime", mode == KG_MODE_OCI ? "oci" : "shim", NULL) : NULL;
+  const struct toml_value *v = doc ? toml_get_path (doc, "runtime",
+                                                    mode == KG_MODE_OCI ? "oci" : "shim", NULL)
+                                   : NULL;
 
   if (v != NULL && v->kind == TOML_STRING && v->u.string[0] == '/')
     return strdup (v->u.string);
@@ -476,8 +479,8 @@ delete_then_forget (int fd, char **argv, const struct channel *ch, const char *c
       cleanup_free char *msg = NULL;
 
       exec_runtime (fd, argv, &e);
-      msg = output_message ("cannot pass 'delete' of container %s through to %s: %s",
-                            container_id, argv[0], e->msg);
+      msg = output_message ("cannot pass 'delete' of container %s through to %s: %s", container_id,
+                            argv[0], e->msg);
       wrapper_say (ch, msg ? msg : "kata-guard: cannot pass 'delete' through");
       _exit (1);
     }
@@ -533,7 +536,8 @@ wrapper_passthrough (const struct channel *ch, const char *what, const char *con
          another runtime created could only do harm. */
       if (load_err != NULL
           && asprintf (&why_owned, "not set, and the guard config does not load (%s)",
-                       load_err->msg) >= 0)
+                       load_err->msg)
+                 >= 0)
         why = why_owned;
       else
         why = "not set: there is no runtime to pass to";

@@ -32,9 +32,9 @@ int wrapper_refeed_stdin (const char *buf, size_t len, kg_error_t *err);
 struct channel
 {
   enum kg_mode mode;
-  const char *log;    /* OCI: runc's --log file, or NULL */
-  bool log_json;      /* OCI: --log-format json */
-  const char *scope;  /* the containers' scope (record.h): OCI --root, shim namespace */
+  const char *log;   /* OCI: runc's --log file, or NULL */
+  bool log_json;     /* OCI: --log-format json */
+  const char *scope; /* the containers' scope (record.h): OCI --root, shim namespace */
 };
 
 /* Write MSG (one line, no newline) to stderr and, in OCI mode, append it

@@ -11,7 +11,7 @@ report_verdict (const struct report *rep, const char *id)
 {
   const struct check_result *c = report_find (rep, id);
 
-  return c ? c->verdict : (enum verdict) -1;
+  return c ? c->verdict : (enum verdict) - 1;
 }
 
 /* The reason of ID, or NULL. */

@@ -11,9 +11,8 @@
 
 static int tap_count, tap_failed;
 
-static inline bool
-tap_ok (bool cond, const char *file, int line, const char *fmt, ...)
-  __attribute__ ((format (printf, 4, 5)));
+static inline bool tap_ok (bool cond, const char *file, int line, const char *fmt, ...)
+    __attribute__ ((format (printf, 4, 5)));
 static inline bool
 tap_ok (bool cond, const char *file, int line, const char *fmt, ...)
 {
@@ -33,35 +32,33 @@ tap_ok (bool cond, const char *file, int line, const char *fmt, ...)
   return cond;
 }
 
-#define ok(cond, ...) tap_ok (!! (cond), __FILE__, __LINE__, __VA_ARGS__)
+#define ok(cond, ...) tap_ok (! ! (cond), __FILE__, __LINE__, __VA_ARGS__)
 
-#define is_int(got, want, ...)                                               \
-  ({                                                                         \
-    long long _g = (long long) (got), _w = (long long) (want);               \
-    bool _r = ok (_g == _w, __VA_ARGS__);                                    \
-    if (! _r)                                                                \
-      printf ("#   got %lld, want %lld\n", _g, _w);                          \
-    _r;                                                                      \
+#define is_int(got, want, ...)                                                                     \
+  ({                                                                                               \
+    long long _g = (long long) (got), _w = (long long) (want);                                     \
+    bool _r = ok (_g == _w, __VA_ARGS__);                                                          \
+    if (! _r)                                                                                      \
+      printf ("#   got %lld, want %lld\n", _g, _w);                                                \
+    _r;                                                                                            \
   })
 
-#define is_str(got, want, ...)                                               \
-  ({                                                                         \
-    const char *_g = (got), *_w = (want);                                    \
-    bool _r = ok (_g != NULL && _w != NULL && strcmp (_g, _w) == 0,          \
-                  __VA_ARGS__);                                              \
-    if (! _r)                                                                \
-      printf ("#   got \"%s\", want \"%s\"\n", _g ? _g : "(null)",            \
-              _w ? _w : "(null)");                                           \
-    _r;                                                                      \
+#define is_str(got, want, ...)                                                                     \
+  ({                                                                                               \
+    const char *_g = (got), *_w = (want);                                                          \
+    bool _r = ok (_g != NULL && _w != NULL && strcmp (_g, _w) == 0, __VA_ARGS__);                  \
+    if (! _r)                                                                                      \
+      printf ("#   got \"%s\", want \"%s\"\n", _g ? _g : "(null)", _w ? _w : "(null)");            \
+    _r;                                                                                            \
   })
 
-#define has_str(haystack, needle, ...)                                       \
-  ({                                                                         \
-    const char *_h = (haystack), *_n = (needle);                             \
-    bool _r = ok (_h != NULL && strstr (_h, _n) != NULL, __VA_ARGS__);       \
-    if (! _r)                                                                \
-      printf ("#   \"%s\" does not contain \"%s\"\n", _h ? _h : "(null)", _n); \
-    _r;                                                                      \
+#define has_str(haystack, needle, ...)                                                             \
+  ({                                                                                               \
+    const char *_h = (haystack), *_n = (needle);                                                   \
+    bool _r = ok (_h != NULL && strstr (_h, _n) != NULL, __VA_ARGS__);                             \
+    if (! _r)                                                                                      \
+      printf ("#   \"%s\" does not contain \"%s\"\n", _h ? _h : "(null)", _n);                     \
+    _r;                                                                                            \
   })
 
 static inline void

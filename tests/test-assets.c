@@ -142,7 +142,7 @@ run_assets (struct run *r, const char *hv_toml, char **extra, size_t n_extra,
       pf.from_kata.config = &r->kata;
     }
   check_assets (&pf);
-  pf.from_kata.config = NULL;  /* ours, not preflight_release's */
+  pf.from_kata.config = NULL; /* ours, not preflight_release's */
   preflight_release (&pf);
 }
 
@@ -251,8 +251,8 @@ vet (const struct guard_config *cfg, const char *line, bool kept, const char *na
   if (kept)
     ok (out != NULL && strcmp (out, text) == 0 && dropped == 0, "%s: the entry is written", name);
   else
-    ok (out != NULL && strcmp (out, CACHE_HEAD) == 0 && dropped == 1,
-        "%s: the entry is dropped", name);
+    ok (out != NULL && strcmp (out, CACHE_HEAD) == 0 && dropped == 1, "%s: the entry is dropped",
+        name);
   free (out);
   kg_error_release (&err);
 }
@@ -288,8 +288,10 @@ test_cache_vet (void)
   cfg.assets.n_pins = 1;
 
   vet (&cfg, cache_line ("cached", hex, 0), true, "a pinned immutable file's true digest");
-  vet (&cfg, cache_line ("cached", WRONG_HEX, 0), false, "a pinned file with a digest it does not have");
-  vet (&cfg, cache_line ("cached", hex, 1), false, "a pinned file's digest under a key it does not have");
+  vet (&cfg, cache_line ("cached", WRONG_HEX, 0), false,
+       "a pinned file with a digest it does not have");
+  vet (&cfg, cache_line ("cached", hex, 1), false,
+       "a pinned file's digest under a key it does not have");
   vet (&cfg, cache_line ("vmlinux", WRONG_HEX, 0), false, "a file nothing pins");
   pin.path = at ("cached-writable");
   pin.hex = other;
@@ -298,8 +300,10 @@ test_cache_vet (void)
   pin.path = at ("cached");
   pin.hex = hex;
 
-  ok (assets_cache_vet (&cfg, CACHE_HEAD "1 2 3\n", strlen (CACHE_HEAD "1 2 3\n"), &out,
-                        &out_len, &dropped, &err) < 0 && out == NULL,
+  ok (assets_cache_vet (&cfg, CACHE_HEAD "1 2 3\n", strlen (CACHE_HEAD "1 2 3\n"), &out, &out_len,
+                        &dropped, &err)
+              < 0
+          && out == NULL,
       "a cache that does not parse is refused whole");
   has_str (err ? err->msg : "", "not a valid cache", "... and says why");
   kg_error_release (&err);
@@ -350,7 +354,8 @@ main (void)
   run_assets (&r, hv (at ("vmlinux"), at ("writable"), NULL), NULL, 0, NULL, 0);
   is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "an immutable kernel passes");
   has_str (report_reason (&r.rep, "assets.kernel"), "immutable (chattr +i)", "... and says how");
-  has_str (report_reason (&r.rep, "assets.kernel"), "[hypervisor.firecracker] kernel", "... and which key");
+  has_str (report_reason (&r.rep, "assets.kernel"), "[hypervisor.firecracker] kernel",
+           "... and which key");
   is_int (report_verdict (&r.rep, "assets.image"), VERDICT_FAIL, "a writable image fails");
   has_str (report_reason (&r.rep, "assets.image"), "neither immutable nor on a read-only mount",
            "... as unprotected");
@@ -375,7 +380,8 @@ main (void)
 
   /* 2. through a symlink; an empty image; a missing initrd. */
   run_assets (&r, hv (at ("vmlinux.link"), "", at ("missing")), NULL, 0, NULL, 0);
-  is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "a kernel reached through a symlink passes");
+  is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS,
+          "a kernel reached through a symlink passes");
   {
     char want[2 * PATH_MAX + 8];
 
@@ -389,11 +395,12 @@ main (void)
   run_release (&r);
 
   /* 3. no kernel key: Kata would boot its built-in default. */
-  run_assets (&r, "[hypervisor.firecracker]\nimage = 3\ninitrd = \"relative/initrd\"\n", NULL,
-              0, NULL, 0);
+  run_assets (&r, "[hypervisor.firecracker]\nimage = 3\ninitrd = \"relative/initrd\"\n", NULL, 0,
+              NULL, 0);
   is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_FAIL, "an unset kernel fails");
   has_str (report_reason (&r.rep, "assets.kernel"), "built-in default kernel", "... saying why");
-  is_int (report_verdict (&r.rep, "assets.image"), VERDICT_FAIL, "an image that is not a string fails");
+  is_int (report_verdict (&r.rep, "assets.image"), VERDICT_FAIL,
+          "an image that is not a string fails");
   has_str (report_reason (&r.rep, "assets.image"), "has type integer, not string", "... saying so");
   is_int (report_verdict (&r.rep, "assets.initrd"), VERDICT_FAIL, "a relative initrd fails");
   has_str (report_reason (&r.rep, "assets.initrd"), "not an absolute path", "... saying so");
@@ -410,7 +417,8 @@ main (void)
   is_int (report_verdict (&r.rep, "assets.initrd"), VERDICT_SKIP, "... nor initrd");
   is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_SKIP, "... nor firmware");
   is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_SKIP, "... nor extension images");
-  is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_PASS, "... but the extra files are checked");
+  is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_PASS,
+          "... but the extra files are checked");
   has_str (report_reason (&r.rep, "assets.extra"), "2 files protected", "... and counted");
   run_release (&r);
 
@@ -420,9 +428,12 @@ main (void)
   extra[2] = at ("missing");
   extra[3] = at ("image");
   run_assets (&r, NULL, extra, 4, NULL, 0);
-  is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_FAIL, "extra with unprotected files fails");
-  has_str (report_reason (&r.rep, "assets.extra"), at ("writable"), "... naming the first failing file");
-  has_str (report_reason (&r.rep, "assets.extra"), "2 more of the 4 files fail", "... counting the rest");
+  is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_FAIL,
+          "extra with unprotected files fails");
+  has_str (report_reason (&r.rep, "assets.extra"), at ("writable"),
+           "... naming the first failing file");
+  has_str (report_reason (&r.rep, "assets.extra"), "2 more of the 4 files fail",
+           "... counting the rest");
   run_release (&r);
 
   /* 5b. guest extension images and firmware, judged like the kernel. */
@@ -479,8 +490,8 @@ main (void)
           "an extension image whose path is \"\" is skipped (Kata attaches none)");
   run_release (&r);
 
-  run_assets (&r, "[hypervisor.firecracker]\nfirmware = 1\nguest_extension_images = \"x\"\n",
-              NULL, 0, NULL, 0);
+  run_assets (&r, "[hypervisor.firecracker]\nfirmware = 1\nguest_extension_images = \"x\"\n", NULL,
+              0, NULL, 0);
   has_str (report_reason (&r.rep, "assets.firmware"), "firmware has type integer, not string",
            "a firmware that is not a string fails");
   has_str (report_reason (&r.rep, "assets.extension"),
@@ -498,7 +509,8 @@ main (void)
       char sum[65];
 
       run_assets (&r, hv (at ("rofs/kernel"), at ("robind/initrd"), NULL), NULL, 0, NULL, 0);
-      is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "a kernel on a read-only tmpfs passes");
+      is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS,
+              "a kernel on a read-only tmpfs passes");
       has_str (report_reason (&r.rep, "assets.kernel"), "(superblock ro)", "... as superblock ro");
       has_str (report_reason (&r.rep, "assets.kernel"), at ("rofs"), "... naming the mount");
       is_int (report_verdict (&r.rep, "assets.image"), VERDICT_PASS,
@@ -510,7 +522,8 @@ main (void)
       run_assets (&r, hv (at ("src/initrd"), NULL, NULL), NULL, 0, NULL, 0);
       is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_FAIL,
               "the bind-mounted file through its writable path fails");
-      has_str (report_reason (&r.rep, "assets.kernel"), "is read-write", "... its mount is read-write");
+      has_str (report_reason (&r.rep, "assets.kernel"), "is read-write",
+               "... its mount is read-write");
       run_release (&r);
 
       /* Pins on read-only files (never cached): right, then wrong. */
@@ -519,7 +532,8 @@ main (void)
       pins[0].hex = sum;
       run_assets (&r, NULL, NULL, 0, pins, 1);
       is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS, "a right pin passes");
-      has_str (report_reason (&r.rep, "assets.sha256"), "1 pinned file matches (0 digests from the cache)",
+      has_str (report_reason (&r.rep, "assets.sha256"),
+               "1 pinned file matches (0 digests from the cache)",
                "... and was hashed, not cached");
       run_release (&r);
       sum[0] = sum[0] == '0' ? '1' : '0';
@@ -539,14 +553,16 @@ main (void)
       snprintf (sum, sizeof sum, "%s", SHA_RO);
       pins[0].path = at ("rofs/kernel");
       pins[0].hex = sum;
-      run_assets (&r, hv_fw (at ("robind/initrd"), NULL, at ("rofs/kernel"), NULL), NULL, 0,
-                  pins, 1);
+      run_assets (&r, hv_fw (at ("robind/initrd"), NULL, at ("rofs/kernel"), NULL), NULL, 0, pins,
+                  1);
       is_int (report_verdict (&r.rep, "assets.extension"), VERDICT_PASS,
               "an extension image on a read-only tmpfs passes");
-      has_str (report_reason (&r.rep, "assets.extension"), "(superblock ro)", "... as superblock ro");
+      has_str (report_reason (&r.rep, "assets.extension"), "(superblock ro)",
+               "... as superblock ro");
       is_int (report_verdict (&r.rep, "assets.firmware"), VERDICT_PASS,
               "a firmware on a read-only bind mount passes");
-      is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS, "... the extension's right pin passes");
+      is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS,
+              "... the extension's right pin passes");
       run_release (&r);
       sum[0] = sum[0] == '0' ? '1' : '0';
       run_assets (&r, hv_fw (NULL, NULL, at ("rofs/kernel"), NULL), NULL, 0, pins, 1);
@@ -566,9 +582,11 @@ main (void)
         snprintf (sum, sizeof sum, "%s", SHA_RO);
         pins[0].path = at ("rofs/kernel");
         run_assets (&r, hv (at ("rofs/kernel"), NULL, NULL), extra_kernel, 1, pins, 1);
-        is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS, "pinned boot asset: kernel passes");
+        is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_PASS,
+                "pinned boot asset: kernel passes");
         is_int (report_verdict (&r.rep, "assets.extra"), VERDICT_PASS, "... and as an extra file");
-        is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS, "... and its right pin passes");
+        is_int (report_verdict (&r.rep, "assets.sha256"), VERDICT_PASS,
+                "... and its right pin passes");
         run_release (&r);
         sum[0] = sum[0] == '0' ? '1' : '0';
         run_assets (&r, hv (at ("rofs/kernel"), NULL, NULL), extra_kernel, 1, pins, 1);
@@ -579,11 +597,12 @@ main (void)
            file itself, and fails on its own account. */
         pins[0].path = at ("src/initrd");
         run_assets (&r, hv (at ("src/initrd"), NULL, NULL), NULL, 0, pins, 1);
-        is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_FAIL, "an unprotected pinned kernel fails");
-        has_str (report_reason (&r.rep, "assets.sha256"), "[assets.sha256] " ,
+        is_int (report_verdict (&r.rep, "assets.kernel"), VERDICT_FAIL,
+                "an unprotected pinned kernel fails");
+        has_str (report_reason (&r.rep, "assets.sha256"), "[assets.sha256] ",
                  "... and its pin fails with its own reason");
-        has_str (report_reason (&r.rep, "assets.sha256"), "neither immutable nor on a read-only mount",
-                 "... the same protection check");
+        has_str (report_reason (&r.rep, "assets.sha256"),
+                 "neither immutable nor on a read-only mount", "... the same protection check");
         run_release (&r);
       }
     }

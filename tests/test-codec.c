@@ -49,9 +49,21 @@ put (struct msg *m, const void *p, size_t n)
   m->len += n;
 }
 
-static void put_u8 (struct msg *m, uint8_t v) { put (m, &v, 1); }
-static void put_u16 (struct msg *m, uint16_t v) { put (m, &v, 2); }
-static void put_u32 (struct msg *m, uint32_t v) { put (m, &v, 4); }
+static void
+put_u8 (struct msg *m, uint8_t v)
+{
+  put (m, &v, 1);
+}
+static void
+put_u16 (struct msg *m, uint16_t v)
+{
+  put (m, &v, 2);
+}
+static void
+put_u32 (struct msg *m, uint32_t v)
+{
+  put (m, &v, 4);
+}
 
 static void
 header (struct msg *m, uint8_t flags, uint32_t n_results, uint32_t n_files)
@@ -156,15 +168,16 @@ test_round_trip (void)
       is_str (out.results[0].id, "kvm.device", "ids survive");
       is_str (out.files[1], "/opt/kata/share/defaults/kata-containers/configuration-fc.toml",
               "files survive");
-      is_str (out.results[1].reason, "debug logs\tare on\nfor the agent", "tab and newline survive");
+      is_str (out.results[1].reason, "debug logs\tare on\nfor the agent",
+              "tab and newline survive");
       is_str (out.results[2].remedy, "", "an empty remedy stays empty, not missing");
       ok (out.results[0].remedy == NULL && out.results[5].remedy == NULL,
           "a missing remedy stays missing");
       is_str (out.results[3].reason, "not a container start: \xc3\xa9\xe2\x9c\x93",
               "UTF-8 survives");
       is_str (out.results[4].id, long_id, "an id of %d bytes survives", CHECKER_ID_MAX);
-      is_int (strlen (out.results[4].reason), CHECKER_TEXT_MAX, "a longer reason is cut at %d bytes",
-              CHECKER_TEXT_MAX);
+      is_int (strlen (out.results[4].reason), CHECKER_TEXT_MAX,
+              "a longer reason is cut at %d bytes", CHECKER_TEXT_MAX);
       is_int (strlen (out.results[4].remedy), CHECKER_TEXT_MAX, "and a longer remedy too");
       is_str (out.results[5].reason, "", "an empty reason survives");
       is_str (out.files[2], long_path, "a path of %d bytes survives", CHECKER_PATH_MAX);
@@ -380,8 +393,8 @@ test_refusals (void)
       struct report r = { 0 };
       bool want_fd;
 
-      if (checker_decode (buf, n, &r, &want_fd, NULL, NULL, &err) == 0 || r.n != 0
-          || r.n_files != 0 || err == NULL)
+      if (checker_decode (buf, n, &r, &want_fd, NULL, NULL, &err) == 0 || r.n != 0 || r.n_files != 0
+          || err == NULL)
         all = false;
       kg_error_release (&err);
       report_release (&r);
@@ -401,9 +414,10 @@ test_refusals (void)
   refused (m.b, m.len, "reported kvm.api twice", "an id twice");
 
   {
-    static const char *const bad_ids[]
-        = { "", "Kvm.device", "1kvm", ".kvm", "kvm device", "kvm/device", "kvm\ndevice",
-            "kvm.d\xc3\xa9vice" };
+    static const char *const bad_ids[] = {
+      "",           "Kvm.device", "1kvm",        ".kvm",
+      "kvm device", "kvm/device", "kvm\ndevice", "kvm.d\xc3\xa9vice"
+    };
 
     for (size_t i = 0; i < ARRAY_SIZE (bad_ids); i++)
       {
@@ -539,8 +553,8 @@ test_refusals (void)
 
   /* Files. */
   {
-    static const char *const bad_paths[]
-        = { "", "etc/kata-guard/config.toml", "/etc/kata\nguard", "/etc/\033kata", "/etc/kata\0x" };
+    static const char *const bad_paths[] = { "", "etc/kata-guard/config.toml", "/etc/kata\nguard",
+                                             "/etc/\033kata", "/etc/kata\0x" };
 
     for (size_t i = 0; i < ARRAY_SIZE (bad_paths); i++)
       {
@@ -592,17 +606,20 @@ test_refusals (void)
     memset (id, 'a', sizeof id - 1);
     id[sizeof id - 1] = '\0';
     report_pass (&r, id, "fine");
-    ok (checker_encode (&r, false, NULL, 0, &buf, &len, &err) < 0, "an id over the bound does not encode");
+    ok (checker_encode (&r, false, NULL, 0, &buf, &len, &err) < 0,
+        "an id over the bound does not encode");
     kg_error_release (&err);
     report_release (&r);
     report_pass (&r, "kvm.api", "fine");
     report_add_file (&r, "");
-    ok (checker_encode (&r, false, NULL, 0, &buf, &len, &err) < 0, "an empty file name does not encode");
+    ok (checker_encode (&r, false, NULL, 0, &buf, &len, &err) < 0,
+        "an empty file name does not encode");
     kg_error_release (&err);
     report_release (&r);
     for (int i = 0; i <= CHECKER_MAX_FILES; i++)
       report_add_file (&r, "/etc/kata-guard/config.toml");
-    ok (checker_encode (&r, false, NULL, 0, &buf, &len, &err) < 0, "more files than the bound do not encode");
+    ok (checker_encode (&r, false, NULL, 0, &buf, &len, &err) < 0,
+        "more files than the bound do not encode");
     kg_error_release (&err);
     report_release (&r);
   }
@@ -651,7 +668,7 @@ parse_whole (const unsigned char *b, size_t len, struct checker_request *rq)
 
   for (size_t n = 0; n < len; n++)
     if (checker_request_parse (b, n, rq) != CHECKER_PARSE_PARTIAL)
-      return (enum checker_parse) -1;
+      return (enum checker_parse) - 1;
   r = checker_request_parse (b, len, rq);
   return r;
 }
@@ -679,18 +696,64 @@ netns_case (uint32_t pid, const char *path, const struct netns_probe *p,
   is_int (parse_whole (nn, CHECKER_NETNS_REQUEST_LEN, &out), want, "KGNN %s", name);
 }
 
-static void unterminated_path (struct netns_request *r) { memset (r->path, 'p', sizeof r->path); r->path[0] = '/'; }
-static void unterminated_host (struct netns_request *r) { memset (r->probe.host, 'h', sizeof r->probe.host); }
-static void empty_host (struct netns_request *r) { r->probe.host[0] = '\0'; }
-static void host_space (struct netns_request *r) { strcpy (r->probe.host, "kg.invalid HTTP/1.1"); }
-static void host_crlf (struct netns_request *r) { strcpy (r->probe.host, "kg.invalid\r\nX: y"); }
-static void host_colon (struct netns_request *r) { strcpy (r->probe.host, "kg.invalid:443"); }
-static void timeout_0 (struct netns_request *r) { r->probe.timeout_ms = 0; }
-static void timeout_60001 (struct netns_request *r) { r->probe.timeout_ms = 60001; }
-static void timeout_60000 (struct netns_request *r) { r->probe.timeout_ms = 60000; }
-static void family_unix (struct netns_request *r) { r->probe.proxy.ss_family = AF_UNIX; }
-static void len_v6 (struct netns_request *r) { r->probe.proxy_len = sizeof (struct sockaddr_in6); }
-static void v6 (struct netns_request *r)
+static void
+unterminated_path (struct netns_request *r)
+{
+  memset (r->path, 'p', sizeof r->path);
+  r->path[0] = '/';
+}
+static void
+unterminated_host (struct netns_request *r)
+{
+  memset (r->probe.host, 'h', sizeof r->probe.host);
+}
+static void
+empty_host (struct netns_request *r)
+{
+  r->probe.host[0] = '\0';
+}
+static void
+host_space (struct netns_request *r)
+{
+  strcpy (r->probe.host, "kg.invalid HTTP/1.1");
+}
+static void
+host_crlf (struct netns_request *r)
+{
+  strcpy (r->probe.host, "kg.invalid\r\nX: y");
+}
+static void
+host_colon (struct netns_request *r)
+{
+  strcpy (r->probe.host, "kg.invalid:443");
+}
+static void
+timeout_0 (struct netns_request *r)
+{
+  r->probe.timeout_ms = 0;
+}
+static void
+timeout_60001 (struct netns_request *r)
+{
+  r->probe.timeout_ms = 60001;
+}
+static void
+timeout_60000 (struct netns_request *r)
+{
+  r->probe.timeout_ms = 60000;
+}
+static void
+family_unix (struct netns_request *r)
+{
+  r->probe.proxy.ss_family = AF_UNIX;
+}
+static void
+len_v6 (struct netns_request *r)
+{
+  r->probe.proxy_len = sizeof (struct sockaddr_in6);
+}
+static void
+v6 (struct netns_request *r)
 {
   struct sockaddr_in6 *s6 = (struct sockaddr_in6 *) &r->probe.proxy;
 
@@ -715,14 +778,16 @@ test_requests (void)
           && rq.pid == 4242 && rq.len == CHECKER_REQUEST_HEAD,
       "KGRQ parses whole, and every prefix of it waits for more");
   memcpy (b + CHECKER_REQUEST_HEAD, "KGCR", 4);
-  ok (checker_request_parse (b, sizeof b, &rq) == CHECKER_PARSE_OK && rq.len == CHECKER_REQUEST_HEAD,
+  ok (checker_request_parse (b, sizeof b, &rq) == CHECKER_PARSE_OK
+          && rq.len == CHECKER_REQUEST_HEAD,
       "what follows a request is not part of it");
   ok (checker_request_exe (0, b) == 0 && checker_request_parse (b, 8, &rq) == CHECKER_PARSE_REFUSED
           && rq.kind == CHECKER_REQ_EXE && rq.len == 8,
       "KGRQ of pid 0: refused (answered EINVAL), whole");
   arg = (uint32_t) INT32_MAX + 1;
   memcpy (b + 4, &arg, 4);
-  ok (checker_request_parse (b, 8, &rq) == CHECKER_PARSE_REFUSED, "KGRQ of a pid over INT32_MAX: refused");
+  ok (checker_request_parse (b, 8, &rq) == CHECKER_PARSE_REFUSED,
+      "KGRQ of a pid over INT32_MAX: refused");
   arg = INT32_MAX;
   memcpy (b + 4, &arg, 4);
   ok (checker_request_parse (b, 8, &rq) == CHECKER_PARSE_OK, "KGRQ of INT32_MAX: asked");
@@ -738,7 +803,8 @@ test_requests (void)
             && strcmp (rq.ns_name, engine_ns_proc_name (k)) == 0,
         "KGNS of namespace %d (%s) parses", k, engine_ns_proc_name (k));
   ok (checker_request_ns (1, KG_NS_COUNT, b) == 0
-          && checker_request_parse (b, 8, &rq) == CHECKER_PARSE_REFUSED && rq.kind == CHECKER_REQ_NS,
+          && checker_request_parse (b, 8, &rq) == CHECKER_PARSE_REFUSED
+          && rq.kind == CHECKER_REQ_NS,
       "KGNS of an unknown namespace: refused");
   memcpy (b, "KGNS", 4);
   arg = 2u << 24;
@@ -756,10 +822,13 @@ test_requests (void)
   netns_case (4242, NULL, &p, timeout_60000, CHECKER_PARSE_OK, "waiting 60000 ms");
   netns_case (0, "run/netns/agents", &p, NULL, CHECKER_PARSE_REFUSED, "of a relative path");
   netns_case (0, "", &p, NULL, CHECKER_PARSE_REFUSED, "of neither pid nor path");
-  netns_case (4242, "/run/netns/agents", &p, NULL, CHECKER_PARSE_REFUSED, "of both a pid and a path");
-  netns_case ((uint32_t) INT32_MAX + 1, NULL, &p, NULL, CHECKER_PARSE_REFUSED, "of a pid over INT32_MAX");
+  netns_case (4242, "/run/netns/agents", &p, NULL, CHECKER_PARSE_REFUSED,
+              "of both a pid and a path");
+  netns_case ((uint32_t) INT32_MAX + 1, NULL, &p, NULL, CHECKER_PARSE_REFUSED,
+              "of a pid over INT32_MAX");
   netns_case (0, NULL, &p, unterminated_path, CHECKER_PARSE_REFUSED, "with an unterminated path");
-  netns_case (4242, NULL, &p, unterminated_host, CHECKER_PARSE_REFUSED, "with an unterminated host");
+  netns_case (4242, NULL, &p, unterminated_host, CHECKER_PARSE_REFUSED,
+              "with an unterminated host");
   netns_case (4242, NULL, &p, empty_host, CHECKER_PARSE_REFUSED, "with no host");
   netns_case (4242, NULL, &p, host_space, CHECKER_PARSE_REFUSED, "with a space in the host");
   netns_case (4242, NULL, &p, host_crlf, CHECKER_PARSE_REFUSED, "with CR LF in the host");
@@ -780,7 +849,8 @@ test_requests (void)
           && checker_request_parse (nn, CHECKER_NETNS_REQUEST_LEN, &rq) == CHECKER_PARSE_MALFORMED,
       "KGNN of another length: malformed, as soon as its length is there");
   memcpy (nn + 4, &(uint32_t){ UINT32_MAX }, 4);
-  ok (checker_request_parse (nn, 8, &rq) == CHECKER_PARSE_MALFORMED, "KGNN of 2^32-1 bytes: malformed");
+  ok (checker_request_parse (nn, 8, &rq) == CHECKER_PARSE_MALFORMED,
+      "KGNN of 2^32-1 bytes: malformed");
   {
     char path[NETNS_PATH_MAX + 1];
 
@@ -876,7 +946,8 @@ real_report (const char *dir, const char *name, const char *config, const char *
 {
   cleanup_error kg_error_t err = NULL;
   struct guard_config cfg;
-  struct request req = { .mode = KG_MODE_CHECK, .bundle = bundle,
+  struct request req = { .mode = KG_MODE_CHECK,
+                         .bundle = bundle,
                          .container_id = bundle ? "kgseed" : NULL };
   struct report rep = { 0 };
   struct preflight pf;
@@ -893,7 +964,8 @@ real_report (const char *dir, const char *name, const char *config, const char *
   if (rc < 0)
     fprintf (stderr, "test-codec: %s: the checker: %s\n", name, err->msg);
   else
-    rc = write_report_seed (dir, name, FUZZ_CHECKER_REPORT, &rep, pf.from_kata.runtime_fd >= 0, NULL);
+    rc = write_report_seed (dir, name, FUZZ_CHECKER_REPORT, &rep, pf.from_kata.runtime_fd >= 0,
+                            NULL);
   preflight_release (&pf);
   guard_config_release (&cfg);
   report_release (&rep);
@@ -1013,7 +1085,8 @@ write_seeds (const char *dir)
     }
   probe_v4 (&p);
   memset (&cfg, 0, sizeof cfg);
-  if (guard_config_defaults (&cfg, &err) == 0 && egress_probe_host (&cfg, p.host, sizeof p.host) < 0)
+  if (guard_config_defaults (&cfg, &err) == 0
+      && egress_probe_host (&cfg, p.host, sizeof p.host) < 0)
     rc = 1;
   guard_config_release (&cfg);
   checker_request_netns (0, "/var/run/docker/netns/1f2e3d4c5b6a", &p, b);
@@ -1026,7 +1099,8 @@ write_seeds (const char *dir)
     v6 (&rq);
     checker_request_netns ((unsigned long) getpid (), NULL, &rq.probe, b);
   }
-  rc |= write_seed (dir, "request-netns-pid-v6", FUZZ_CHECKER_REQUEST, b, CHECKER_NETNS_REQUEST_LEN);
+  rc |= write_seed (dir, "request-netns-pid-v6", FUZZ_CHECKER_REQUEST, b,
+                    CHECKER_NETNS_REQUEST_LEN);
   return rc ? 1 : 0;
 }
 
@@ -1122,26 +1196,28 @@ test_replies (void)
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
     abort ();
   ok (checker_reply_send (sv[0], 0, "/usr/bin/runc", 13, true) == 0
-        && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) == 0 && e == 0 && n == 13
-        && memcmp (text, "/usr/bin/runc", 13) == 0,
+          && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) == 0 && e == 0 && n == 13
+          && memcmp (text, "/usr/bin/runc", 13) == 0,
       "a counted reply reads back: errno 0, 13 bytes");
   ok (checker_reply_send (sv[0], ENOENT, NULL, 0, true) == 0
-        && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) == 0 && e == ENOENT && n == 0,
+          && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) == 0 && e == ENOENT
+          && n == 0,
       "a refusal reads back: its errno, no body");
   ok (checker_reply_send (sv[0], 0, &ns, sizeof ns, false) == 0
-        && checker_reply_read (sv[1], &e, &got_ns, sizeof got_ns, NULL, false) == 0
-        && got_ns.dev == 42 && got_ns.ino == 4026531840ULL,
+          && checker_reply_read (sv[1], &e, &got_ns, sizeof got_ns, NULL, false) == 0
+          && got_ns.dev == 42 && got_ns.ino == 4026531840ULL,
       "a fixed reply (a namespace's identity) reads back");
   ok (checker_reply_send (sv[0], 0, "0123456789abcdefXYZ", 19, true) == 0
-        && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) < 0 && errno == EIO,
+          && checker_reply_read (sv[1], &e, text, sizeof text, &n, true) < 0 && errno == EIO,
       "a counted reply longer than the reader takes is refused (EIO)");
   close (sv[0]);
   close (sv[1]);
   if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
     abort ();
   ok (kg_send_all (sv[0], &e, sizeof e) == 0 && kg_send_all (sv[0], "abc", 3) == 0
-        && close (sv[0]) == 0
-        && checker_reply_read (sv[1], &e, &got_ns, sizeof got_ns, NULL, false) < 0 && errno == EIO,
+          && close (sv[0]) == 0
+          && checker_reply_read (sv[1], &e, &got_ns, sizeof got_ns, NULL, false) < 0
+          && errno == EIO,
       "a reply cut short (the parent gone after 3 bytes of 16) is refused (EIO)");
   close (sv[1]);
 }

@@ -165,23 +165,24 @@ static void
 test_policy (void)
 {
   struct guard_config cfg;
-  char *msg = load_error ("[policy]\n"
-                          "host_namespaces = true\n"
-                          "privileged = true\n"
-                          "capabilities = [\"CAP_CHOWN\", \"cap_net_admin\"]\n"
-                          "devices = [\"/dev/kvm\", \"/dev/fuse\"]\n"
-                          "deny_mounts = [\"/srv/secret\"]\n"
-                          "writable_mounts = [\"/srv/data\", \"/var/lib/docker/volumes\"]\n"
-                          "engine_roots = [\"/data/docker\"]\n"
-                          "hooks = [\"/usr/local/bin/dockerd\"]\n"
-                          "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.default_(memory|vcpus)\"]\n"
-                          "require_memory_limit = false\n"
-                          "max_vm_memory_mib = 8192\n"
-                          "max_committed_memory_mib = 20480\n"
-                          "committed_memory_reserve_mib = 4096\n"
-                          "max_vcpus = 4\n"
-                          "require_seccomp = true\n",
-                          &cfg);
+  char *msg = load_error (
+      "[policy]\n"
+      "host_namespaces = true\n"
+      "privileged = true\n"
+      "capabilities = [\"CAP_CHOWN\", \"cap_net_admin\"]\n"
+      "devices = [\"/dev/kvm\", \"/dev/fuse\"]\n"
+      "deny_mounts = [\"/srv/secret\"]\n"
+      "writable_mounts = [\"/srv/data\", \"/var/lib/docker/volumes\"]\n"
+      "engine_roots = [\"/data/docker\"]\n"
+      "hooks = [\"/usr/local/bin/dockerd\"]\n"
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.default_(memory|vcpus)\"]\n"
+      "require_memory_limit = false\n"
+      "max_vm_memory_mib = 8192\n"
+      "max_committed_memory_mib = 20480\n"
+      "committed_memory_reserve_mib = 4096\n"
+      "max_vcpus = 4\n"
+      "require_seccomp = true\n",
+      &cfg);
 
   if (! ok (msg == NULL, "a [policy] with every key loads"))
     {
@@ -278,7 +279,7 @@ test_shipped (void)
 static const struct
 {
   const char *text;
-  const char *want;  /* substring of the message, after "PATH:" */
+  const char *want; /* substring of the message, after "PATH:" */
 } bad_configs[] = {
   { "[kvm]\ndevcie = \"/dev/kvm\"\n", ":2: [kvm] devcie: unknown key" },
   { "[kvm]\ndevice = \"/dev/kvm\"\n[kvmm]\ncreate_vm = true\n", ":3: unknown table [kvmm]" },
@@ -295,28 +296,39 @@ static const struct
   { "[egress]\nexpect_status = 600\n", "[egress] expect_status: 600 is out of range" },
   { "[egress]\nprobe_host = \"a b\"\n", "[egress] probe_host: \"a b\" must be a DNS host name" },
   { "[egress]\nprobe_host = \"x\\r\\nHost: y\"\n", "[egress] probe_host: " },
-  { "[egress]\ndeny_statuses = [403, 200]\n", "[egress] deny_statuses: item 2: expected an integer from 300 to 599" },
-  { "[egress]\ndeny_statuses = []\n", "[egress] deny_statuses: expected an array of 1 to 8 integers" },
-  { "[egress]\nnetworks = [\"10.0.0.0\"]\n", "[egress] networks: \"10.0.0.0\" must be an IPv4 or IPv6 network" },
+  { "[egress]\ndeny_statuses = [403, 200]\n",
+    "[egress] deny_statuses: item 2: expected an integer from 300 to 599" },
+  { "[egress]\ndeny_statuses = []\n",
+    "[egress] deny_statuses: expected an array of 1 to 8 integers" },
+  { "[egress]\nnetworks = [\"10.0.0.0\"]\n",
+    "[egress] networks: \"10.0.0.0\" must be an IPv4 or IPv6 network" },
   { "[egress]\nnetworks = [\"10.0.0.0/33\"]\n", "must be an IPv4 or IPv6 network (ADDR/PREFIX)" },
   { "[egress]\nenabled = 1\n", "[egress] enabled: expected a boolean, found integer" },
-  { "[runtime]\nshim = \"containerd-shim-kata-v2\"\n", "[runtime] shim: \"containerd-shim-kata-v2\" must be an absolute path" },
+  { "[runtime]\nshim = \"containerd-shim-kata-v2\"\n",
+    "[runtime] shim: \"containerd-shim-kata-v2\" must be an absolute path" },
   { "[runtime]\nshim = \"\"\n", "[runtime] shim: \"\" must not be empty" },
   { "[runtime]\noci = \"runc\"\n", "[runtime] oci: \"runc\" must be an absolute path" },
   { "[kvm]\ndevice = \"/dev/kvm\\n\"\n", "[kvm] device: " },
-  { "[kata]\nhypervisors = [\"firecraker\"]\n", "[kata] hypervisors: \"firecraker\" is not a Kata hypervisor" },
+  { "[kata]\nhypervisors = [\"firecraker\"]\n",
+    "[kata] hypervisors: \"firecraker\" is not a Kata hypervisor" },
   { "[kata]\nhypervisors = []\n", "[kata] hypervisors: must name at least one" },
-  { "[kata]\nhypervisors = \"firecracker\"\n", "[kata] hypervisors: expected an array of strings, found string" },
-  { "[kata]\nhypervisors = [\"qemu\", 1]\n", "[kata] hypervisors: item 2: expected a string, found integer" },
-  { "[kata]\nruntime = \"rust\"\n", "[kata] runtime: \"rust\" must be \"auto\", \"go\" or \"runtime-rs\"" },
+  { "[kata]\nhypervisors = \"firecracker\"\n",
+    "[kata] hypervisors: expected an array of strings, found string" },
+  { "[kata]\nhypervisors = [\"qemu\", 1]\n",
+    "[kata] hypervisors: item 2: expected a string, found integer" },
+  { "[kata]\nruntime = \"rust\"\n",
+    "[kata] runtime: \"rust\" must be \"auto\", \"go\" or \"runtime-rs\"" },
   { "[kata]\nruntime = \"\"\n", "[kata] runtime: \"\" must be \"auto\"" },
   { "[kata]\nruntime = true\n", "[kata] runtime: expected a string" },
-  { "[kata]\nconfig = \"etc/kata.toml\"\n", "[kata] config: \"etc/kata.toml\" must be an absolute path" },
+  { "[kata]\nconfig = \"etc/kata.toml\"\n",
+    "[kata] config: \"etc/kata.toml\" must be an absolute path" },
   { "[log]\nsyslog = true\nsyslog = false\n", ":3:" },
   { "[log]\nsyslog = tru\n", ":2:" },
   { "[log.files]\npath = \"/x\"\n", "[log] files: unknown key" },
-  { "[egress]\nproxy = \"proxy.internal:3128\"\n", "[egress] proxy: \"proxy.internal:3128\" must be a literal IPv4:port" },
-  { "[egress]\nproxy = \"localhost:3128\"\n", "[egress] proxy: \"localhost:3128\" must be a literal" },
+  { "[egress]\nproxy = \"proxy.internal:3128\"\n",
+    "[egress] proxy: \"proxy.internal:3128\" must be a literal IPv4:port" },
+  { "[egress]\nproxy = \"localhost:3128\"\n",
+    "[egress] proxy: \"localhost:3128\" must be a literal" },
   { "[egress]\nproxy = \"127.0.0.1\"\n", "[egress] proxy: " },
   { "[egress]\nproxy = \"127.0.0.1:0\"\n", "[egress] proxy: " },
   { "[egress]\nproxy = \"127.0.0.1:65536\"\n", "[egress] proxy: " },
@@ -324,18 +336,22 @@ static const struct
   { "[egress]\nproxy = \"127.1:80\"\n", "[egress] proxy: " },
   { "[egress]\nproxy = \"::1:3128\"\n", "[egress] proxy: " },
   { "[egress]\nproxy = \"[::1]3128\"\n", "[egress] proxy: " },
-  { "[assets]\nextra = [\"relative.img\"]\n", "[assets] extra: \"relative.img\" must be an absolute path" },
+  { "[assets]\nextra = [\"relative.img\"]\n",
+    "[assets] extra: \"relative.img\" must be an absolute path" },
   { "[assets.sha256]\n\"/k\" = \"abc\"\n", ":2: [assets.sha256] \"/k\": expected 64 hex digits" },
-  { "[assets.sha256]\n\"k\" = \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\n", "the file must be an absolute path" },
+  { "[assets.sha256]\n\"k\" = \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\"\n",
+    "the file must be an absolute path" },
   { "[assets]\nsha256 = \"x\"\n", "[assets] sha256: expected a table" },
   { "[log]\nfile = \"log.json\"\n", "[log] file: \"log.json\" must be an absolute path" },
-  { "[docker]\ndaemon_json = \"daemon.json\"\n", ":2: [docker] daemon_json: \"daemon.json\" must be an absolute path" },
+  { "[docker]\ndaemon_json = \"daemon.json\"\n",
+    ":2: [docker] daemon_json: \"daemon.json\" must be an absolute path" },
   { "[docker]\ndaemon_json = \"\"\n", "[docker] daemon_json: \"\" must not be empty" },
   { "[docker]\ndaemon_json = true\n", "[docker] daemon_json: expected a string, found boolean" },
   { "[docker]\ndeamon_json = \"/x\"\n", "[docker] deamon_json: unknown key" },
   { "[storage]\ncontainerd_config = \"config.toml\"\n",
     ":2: [storage] containerd_config: \"config.toml\" must be an absolute path" },
-  { "[storage]\ncontainerd_config = \"\"\n", "[storage] containerd_config: \"\" must not be empty" },
+  { "[storage]\ncontainerd_config = \"\"\n",
+    "[storage] containerd_config: \"\" must not be empty" },
   { "[storage]\npool_data_max_percent = 0\n",
     ":2: [storage] pool_data_max_percent: 0 is out of range (1..100)" },
   { "[storage]\npool_data_max_percent = 101\n",
@@ -350,26 +366,40 @@ static const struct
   { "", "the configuration is empty" },
   { "# only a comment\n\n", "the configuration is empty" },
   { "[kvm]\n", "the configuration is empty" },
-  { "[policy]\nprivileged = \"no\"\n", ":2: [policy] privileged: expected a boolean, found string" },
+  { "[policy]\nprivileged = \"no\"\n",
+    ":2: [policy] privileged: expected a boolean, found string" },
   { "[policy]\nhost_namespaces = 0\n", "[policy] host_namespaces: expected a boolean" },
-  { "[policy]\nrequire_memory_limit = \"true\"\n", "[policy] require_memory_limit: expected a boolean" },
+  { "[policy]\nrequire_memory_limit = \"true\"\n",
+    "[policy] require_memory_limit: expected a boolean" },
   { "[policy]\nrequire_seccomp = 1\n", "[policy] require_seccomp: expected a boolean" },
-  { "[policy]\ncapabilities = [\"CAP_FOO\"]\n", ":2: [policy] capabilities: \"CAP_FOO\" is not a capability name libcap knows" },
-  { "[policy]\ncapabilities = [\"SYS_ADMIN\"]\n", "[policy] capabilities: \"SYS_ADMIN\" is not a capability name" },
-  { "[policy]\ncapabilities = [\"12\"]\n", "[policy] capabilities: \"12\" is not a capability name" },
-  { "[policy]\ncapabilities = \"CAP_CHOWN\"\n", "[policy] capabilities: expected an array of strings" },
-  { "[policy]\ndevices = [\"dev/kvm\"]\n", "[policy] devices: \"dev/kvm\" must be an absolute path" },
+  { "[policy]\ncapabilities = [\"CAP_FOO\"]\n",
+    ":2: [policy] capabilities: \"CAP_FOO\" is not a capability name libcap knows" },
+  { "[policy]\ncapabilities = [\"SYS_ADMIN\"]\n",
+    "[policy] capabilities: \"SYS_ADMIN\" is not a capability name" },
+  { "[policy]\ncapabilities = [\"12\"]\n",
+    "[policy] capabilities: \"12\" is not a capability name" },
+  { "[policy]\ncapabilities = \"CAP_CHOWN\"\n",
+    "[policy] capabilities: expected an array of strings" },
+  { "[policy]\ndevices = [\"dev/kvm\"]\n",
+    "[policy] devices: \"dev/kvm\" must be an absolute path" },
   { "[policy]\ndeny_mounts = [\"\"]\n", "[policy] deny_mounts: \"\" must not be empty" },
-  { "[policy]\nwritable_mounts = [\"data\"]\n", "[policy] writable_mounts: \"data\" must be an absolute path" },
-  { "[policy]\nengine_roots = [\"var/lib/docker\"]\n", "[policy] engine_roots: \"var/lib/docker\" must be an absolute path" },
+  { "[policy]\nwritable_mounts = [\"data\"]\n",
+    "[policy] writable_mounts: \"data\" must be an absolute path" },
+  { "[policy]\nengine_roots = [\"var/lib/docker\"]\n",
+    "[policy] engine_roots: \"var/lib/docker\" must be an absolute path" },
   { "[policy]\nhooks = [\"dockerd\"]\n", "[policy] hooks: \"dockerd\" must be an absolute path" },
   { "[policy]\nhooks = [1]\n", "[policy] hooks: item 1: expected a string, found integer" },
-  { "[policy]\nannotations = [\"io.katacontainers.(\"]\n", ":2: [policy] annotations: \"io.katacontainers.(\" is not a valid POSIX extended regular expression" },
+  { "[policy]\nannotations = [\"io.katacontainers.(\"]\n",
+    ":2: [policy] annotations: \"io.katacontainers.(\" is not a valid POSIX extended regular expression" },
   { "[policy]\nannotations = [\"\"]\n", "[policy] annotations: \"\" must not be empty" },
-  { "[policy]\nmax_vm_memory_mib = -1\n", "[policy] max_vm_memory_mib: -1 is out of range (0..1073741824)" },
-  { "[policy]\nmax_committed_memory_mib = -1\n", "[policy] max_committed_memory_mib: -1 is out of range (0..1073741824)" },
-  { "[policy]\ncommitted_memory_reserve_mib = 1073741825\n", "[policy] committed_memory_reserve_mib: 1073741825 is out of range (0..1073741824)" },
-  { "[policy]\nmax_vm_memory_mib = \"4G\"\n", "[policy] max_vm_memory_mib: expected an integer, found string" },
+  { "[policy]\nmax_vm_memory_mib = -1\n",
+    "[policy] max_vm_memory_mib: -1 is out of range (0..1073741824)" },
+  { "[policy]\nmax_committed_memory_mib = -1\n",
+    "[policy] max_committed_memory_mib: -1 is out of range (0..1073741824)" },
+  { "[policy]\ncommitted_memory_reserve_mib = 1073741825\n",
+    "[policy] committed_memory_reserve_mib: 1073741825 is out of range (0..1073741824)" },
+  { "[policy]\nmax_vm_memory_mib = \"4G\"\n",
+    "[policy] max_vm_memory_mib: expected an integer, found string" },
   { "[policy]\nmax_vcpus = 0\n", "[policy] max_vcpus: 0 is out of range (1..1024)" },
   { "[policy]\nmax_vcpus = 1025\n", "[policy] max_vcpus: 1025 is out of range" },
   { "[policy]\nmax_cpus = 4\n", ":2: [policy] max_cpus: unknown key" },
@@ -388,7 +418,8 @@ test_errors (void)
         abort ();
       if (! ok (msg != NULL, "bad config %zu is refused", i + 1))
         continue;
-      ok (strncmp (msg, prefix, strlen (prefix)) == 0, "bad config %zu: message names the file", i + 1);
+      ok (strncmp (msg, prefix, strlen (prefix)) == 0, "bad config %zu: message names the file",
+          i + 1);
       has_str (msg, bad_configs[i].want, "bad config %zu: %s", i + 1, bad_configs[i].want);
     }
 }

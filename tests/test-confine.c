@@ -71,23 +71,79 @@ confined (int (*fn) (void), int *chan_out)
 
 static int chan = -1;
 
-static int try_execve (void)
+static int
+try_execve (void)
 {
   char *argv[] = { (char *) "/bin/true", NULL };
   execve ("/bin/true", argv, NULL);
   return 1;
 }
-static int try_ptrace (void) { ptrace (PTRACE_TRACEME, 0, NULL, NULL); return 1; }
-static int try_mount (void) { mount ("none", "/mnt", "tmpfs", 0, NULL); return 1; }
-static int try_packet (void) { socket (AF_PACKET, SOCK_RAW, 0); return 1; }
-static int try_unix (void) { socket (AF_UNIX, SOCK_STREAM, 0); return 1; }
-static int try_udp (void) { socket (AF_INET, SOCK_DGRAM, 0); return 1; }
-static int try_sctp (void) { socket (AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */); return 1; }
-static int try_unshare (void) { unshare (CLONE_NEWNS); return 1; }
-static int try_kill (void) { kill (1, 0); return 1; }
-static int try_create (void) { open ("/tmp/kg-confine-never", O_WRONLY | O_CREAT, 0600); return 1; }
-static int try_trunc (void) { open ("/etc/hostname", O_RDWR | O_TRUNC); return 1; }
-static int try_unlink (void) { unlink ("/tmp/kg-confine-never"); return 1; }
+static int
+try_ptrace (void)
+{
+  ptrace (PTRACE_TRACEME, 0, NULL, NULL);
+  return 1;
+}
+static int
+try_mount (void)
+{
+  mount ("none", "/mnt", "tmpfs", 0, NULL);
+  return 1;
+}
+static int
+try_packet (void)
+{
+  socket (AF_PACKET, SOCK_RAW, 0);
+  return 1;
+}
+static int
+try_unix (void)
+{
+  socket (AF_UNIX, SOCK_STREAM, 0);
+  return 1;
+}
+static int
+try_udp (void)
+{
+  socket (AF_INET, SOCK_DGRAM, 0);
+  return 1;
+}
+static int
+try_sctp (void)
+{
+  socket (AF_INET, SOCK_STREAM, 132 /* IPPROTO_SCTP */);
+  return 1;
+}
+static int
+try_unshare (void)
+{
+  unshare (CLONE_NEWNS);
+  return 1;
+}
+static int
+try_kill (void)
+{
+  kill (1, 0);
+  return 1;
+}
+static int
+try_create (void)
+{
+  open ("/tmp/kg-confine-never", O_WRONLY | O_CREAT, 0600);
+  return 1;
+}
+static int
+try_trunc (void)
+{
+  open ("/etc/hostname", O_RDWR | O_TRUNC);
+  return 1;
+}
+static int
+try_unlink (void)
+{
+  unlink ("/tmp/kg-confine-never");
+  return 1;
+}
 
 static int
 try_ioctl (void)
@@ -224,9 +280,13 @@ static int
 ok_status (void)
 {
   static const char *const want[] = {
-    "CapInh:\t0000000000000000\n", "CapPrm:\t0000000000000000\n",
-    "CapEff:\t0000000000000000\n", "CapBnd:\t0000000000000000\n",
-    "CapAmb:\t0000000000000000\n", "NoNewPrivs:\t1\n", "Seccomp:\t2\n",
+    "CapInh:\t0000000000000000\n",
+    "CapPrm:\t0000000000000000\n",
+    "CapEff:\t0000000000000000\n",
+    "CapBnd:\t0000000000000000\n",
+    "CapAmb:\t0000000000000000\n",
+    "NoNewPrivs:\t1\n",
+    "Seccomp:\t2\n",
   };
   char buf[8192];
   ssize_t n, len = 0;
@@ -400,7 +460,7 @@ test_codec (void)
   decode_err (buf, 0, "truncated", "an empty report");
 
   memcpy (big, buf, len);
-  big[CHECKER_HEADER_LEN] = 7;  /* the first result's verdict */
+  big[CHECKER_HEADER_LEN] = 7; /* the first result's verdict */
   decode_err (big, len, "malformed", "an unknown verdict byte");
 
   memcpy (big, buf, len);
@@ -424,11 +484,11 @@ test_codec (void)
   decode_err (big, len, "at most", "a count over the bound");
 
   memcpy (big, buf, len);
-  big[CHECKER_HEADER_LEN + CHECKER_RESULT_HEAD] = 'K';  /* "Kvm.device" */
+  big[CHECKER_HEADER_LEN + CHECKER_RESULT_HEAD] = 'K'; /* "Kvm.device" */
   decode_err (big, len, "bad id", "an id outside the charset");
 
   memcpy (big, buf, len);
-  big[CHECKER_HEADER_LEN + CHECKER_RESULT_HEAD + 10] = '\033';  /* the reason's first byte */
+  big[CHECKER_HEADER_LEN + CHECKER_RESULT_HEAD + 10] = '\033'; /* the reason's first byte */
   decode_err (big, len, "bad id or text", "a control character in a reason");
 
   memcpy (big, buf, len);
@@ -452,7 +512,8 @@ test_codec (void)
         snprintf (id, sizeof id, "x.%d", i);
         report_pass (&many, id, "fine");
       }
-    ok (checker_encode (&many, false, NULL, 0, &buf, &len, &err) < 0, "more results than the bound do not encode");
+    ok (checker_encode (&many, false, NULL, 0, &buf, &len, &err) < 0,
+        "more results than the bound do not encode");
     kg_error_release (&err);
     report_release (&many);
   }
@@ -498,11 +559,35 @@ write_all (int fd, const unsigned char *p, size_t n)
     }
 }
 
-static void half_then_kill (int fd) { write_all (fd, msg, msg_len / 2); raise (SIGKILL); }
-static void whole (int fd) { write_all (fd, msg, msg_len); }
-static void whole_then_fail (int fd) { write_all (fd, msg, msg_len); _exit (1); }
-static void hang (int fd) { (void) fd; pause (); }
-static void whole_then_hang (int fd) { write_all (fd, msg, msg_len); pause (); }
+static void
+half_then_kill (int fd)
+{
+  write_all (fd, msg, msg_len / 2);
+  raise (SIGKILL);
+}
+static void
+whole (int fd)
+{
+  write_all (fd, msg, msg_len);
+}
+static void
+whole_then_fail (int fd)
+{
+  write_all (fd, msg, msg_len);
+  _exit (1);
+}
+static void
+hang (int fd)
+{
+  (void) fd;
+  pause ();
+}
+static void
+whole_then_hang (int fd)
+{
+  write_all (fd, msg, msg_len);
+  pause ();
+}
 
 static void
 flood (int fd)
@@ -649,7 +734,7 @@ ask (int fd, const unsigned char *rq, size_t len, size_t reply_len, struct netns
   if (! read_exact (fd, reply, reply_len))
     _exit (8);
   memcpy (&e, reply, 4);
-  if (rq[3] == 'Q')  /* KGRQ */
+  if (rq[3] == 'Q') /* KGRQ */
     {
       memcpy (&n, reply + 4, 4);
       if (n > sizeof target || ! read_exact (fd, target, n))
@@ -773,8 +858,9 @@ with_fd (int fd)
     char space[CMSG_SPACE (sizeof (int))];
   } ctl;
   struct iovec iov = { msg, msg_len };
-  struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl,
-                       .msg_controllen = sizeof ctl };
+  struct msghdr mh = {
+    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = &ctl, .msg_controllen = sizeof ctl
+  };
 
   memset (&ctl, 0, sizeof ctl);
   ctl.h.cmsg_level = SOL_SOCKET;
@@ -893,8 +979,8 @@ test_requests (int hostile, int hostile_port, int own)
       answers[4]);
   ok (answers[5] == EPERM, "a network namespace path no entry names: EPERM (got %d)", answers[5]);
   ok (answers[6] == EPERM, "pid 1's network namespace, not named: EPERM (got %d)", answers[6]);
-  ok (answers[7] != EPERM && answers[7] != EINVAL, "a named network namespace path: gathered (got %d)",
-      answers[7]);
+  ok (answers[7] != EPERM && answers[7] != EINVAL,
+      "a named network namespace path: gathered (got %d)", answers[7]);
 
   answers[8] = hostile_port;
   collect (ask_probe, 5000, NULL, "a child whose probe names its own proxy and host");
@@ -918,8 +1004,8 @@ test_collect (void)
   struct report in;
   kg_error_t err = NULL;
 
-  shared_word = mmap (NULL, sizeof *shared_word, PROT_READ | PROT_WRITE,
-                      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  shared_word = mmap (NULL, sizeof *shared_word, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+                      -1, 0);
   if (shared_word == MAP_FAILED)
     {
       perror ("mmap");
@@ -983,7 +1069,8 @@ test_collect (void)
              "a descriptor of another trusted executable");
   hand_over ("/usr/bin", "not a regular executable file", "a descriptor of a directory");
   parent.mode = KG_MODE_OCI;
-  hand_over ("/usr/bin/true", "[runtime] oci is not set", "a descriptor in OCI mode, no [runtime] oci");
+  hand_over ("/usr/bin/true", "[runtime] oci is not set",
+             "a descriptor in OCI mode, no [runtime] oci");
   parent_cfg.runtime.oci = (char *) "/usr/bin/true";
   hand_over ("/usr/bin/true", "[runtime] oci_vm is false",
              "a descriptor in OCI mode, [runtime] oci not declared a VM runtime");

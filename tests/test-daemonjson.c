@@ -109,7 +109,7 @@ struct run
 {
   int rc;
   struct dj_edit e;
-  char *msg;  /* error message or NULL */
+  char *msg; /* error message or NULL */
 };
 
 static void
@@ -146,8 +146,9 @@ install (const char *path, const char *name, const char *json, bool set_default,
 static struct run
 uninstall (const char *path, const char *name, bool force, bool dry_run)
 {
-  struct json_object *ours[2] = { entry (ENTRY),
-                                  entry ("{\"runtimeType\": \"/usr/bin/containerd-shim-kata-guard-v2\"}") };
+  struct json_object *ours[2] = {
+    entry (ENTRY), entry ("{\"runtimeType\": \"/usr/bin/containerd-shim-kata-guard-v2\"}")
+  };
   kg_error_t err = NULL;
   struct run r = { 0 };
 
@@ -231,8 +232,8 @@ static const struct install_case install_cases[] = {
     "}\n",
     NULL },
   { "nested deep but within the bound",
-    "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
-    NULL, NULL },  /* output checked separately: only that it is accepted */
+    "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}", NULL,
+    NULL }, /* output checked separately: only that it is accepted */
   { "conflicting entry", "{\"runtimes\": {\"kata-guard\": {\"path\": \"/opt/other\"}}}", NULL,
     "runtimes.kata-guard is already { \"path\": \"/opt/other\" }, not { \"path\": "
     "\"/usr/bin/kata-guard\" }; pass --force" },
@@ -258,8 +259,7 @@ static const struct install_case install_cases[] = {
     "duplicate key \"a\"" },
   { "duplicate nested key", "{\"runtimes\": {\"x\": {}, \"y\": {}, \"x\": {}}}", NULL,
     ":1:33: duplicate key \"x\"" },
-  { "same key in different objects is fine",
-    "{\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}",
+  { "same key in different objects is fine", "{\"a\": {\"k\": 1}, \"b\": {\"k\": 2}}",
     "{\n  \"a\": {\n    \"k\": 1\n  },\n  \"b\": {\n    \"k\": 2\n  },\n  \"runtimes\": {\n"
     "    \"kata-guard\": {\n      \"path\": \"/usr/bin/kata-guard\"\n    }\n  }\n}\n",
     NULL },
@@ -284,7 +284,7 @@ static const struct install_case install_cases[] = {
   { "bad escape", "{\"a\": \"\\x41\"}", NULL, "unknown escape \\x" },
   { "byte order mark", "\xef\xbb\xbf{}", NULL, ":1:1: starts with a byte order mark" },
   { "true misspelt", "{\"a\": tru}", NULL, "expected a value (did you mean true?)" },
-  { "a NUL byte", NULL, NULL, NULL },  /* placeholder, see test_nul */
+  { "a NUL byte", NULL, NULL, NULL }, /* placeholder, see test_nul */
 };
 
 static void
@@ -315,8 +315,7 @@ test_table (void)
           if (c->output != NULL)
             is_str (after, c->output, "%s: exact output", c->what);
           if (c->input != NULL)
-            ok (backup != NULL && blen == strlen (c->input)
-                    && memcmp (backup, c->input, blen) == 0,
+            ok (backup != NULL && blen == strlen (c->input) && memcmp (backup, c->input, blen) == 0,
                 "%s: the backup holds the old bytes", c->what);
           else
             ok (backup == NULL, "%s: no backup of a file that did not exist", c->what);
@@ -527,7 +526,8 @@ test_uninstall (void)
 
   /* default-runtime naming this runtime goes back to runc. */
   clean ();
-  write_str (path, "{\"runtimes\": {\"kata-guard\": " ENTRY "}, \"default-runtime\": \"kata-guard\"}");
+  write_str (path,
+             "{\"runtimes\": {\"kata-guard\": " ENTRY "}, \"default-runtime\": \"kata-guard\"}");
   r = uninstall (path, "kata-guard", false, false);
   ok (r.rc == 0 && r.e.entry_removed && r.e.default_removed,
       "uninstall: default-runtime naming this runtime is changed");
@@ -554,7 +554,7 @@ test_uninstall (void)
   /* The other form install writes counts as ours too. */
   clean ();
   write_str (path, "{\"runtimes\": {\"kata-guard\": {\"runtimeType\": "
-                     "\"/usr/bin/containerd-shim-kata-guard-v2\"}, \"runc\": {}}}");
+                   "\"/usr/bin/containerd-shim-kata-guard-v2\"}, \"runc\": {}}}");
   r = uninstall (path, "kata-guard", false, false);
   ok (r.rc == 0 && r.e.entry_removed, "uninstall: the shim-mode entry is ours too");
   run_release (&r);
@@ -568,8 +568,9 @@ test_uninstall (void)
   write_str (path, "{\"runtimes\": {\"kata-guard\": {\"path\": \"/opt/x\"}}}");
   r = uninstall (path, "kata-guard", false, false);
   ok (r.rc < 0 && r.e.status == DJ_REFUSED, "uninstall: a foreign entry is refused");
-  has_str (r.msg, "runtimes.kata-guard is { \"path\": \"/opt/x\" }, which kata-guard install did "
-                  "not write; pass --force",
+  has_str (r.msg,
+           "runtimes.kata-guard is { \"path\": \"/opt/x\" }, which kata-guard install did "
+           "not write; pass --force",
            "uninstall: says why");
   run_release (&r);
   after = read_all (path, &len);
@@ -607,7 +608,8 @@ test_dry_run (void)
 
   clean ();
   r = install (path, "kata-guard", ENTRY, false, false, true);
-  ok (r.rc == 0 && r.e.changed && ! exists (path), "--dry-run into a missing file: nothing created");
+  ok (r.rc == 0 && r.e.changed && ! exists (path),
+      "--dry-run into a missing file: nothing created");
   is_str (r.e.result, out_only, "--dry-run: the result is what install would write");
   run_release (&r);
 

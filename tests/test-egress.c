@@ -16,7 +16,6 @@
 #include "tap.h"
 #include "util.h"
 
-
 /* S with CR, LF and other control bytes shown as escapes, for test names
    (a raw newline would break the TAP stream). */
 static const char *
@@ -268,7 +267,8 @@ main (void)
   default_config (&cfg, proxy);
   run (&cfg, &rep);
   is_int (report_verdict (&rep, "egress.config"), VERDICT_PASS, "refused: egress.config passes");
-  is_int (report_verdict (&rep, "egress.reachable"), VERDICT_FAIL, "refused: egress.reachable fails");
+  is_int (report_verdict (&rep, "egress.reachable"), VERDICT_FAIL,
+          "refused: egress.reachable fails");
   has_str (report_reason (&rep, "egress.reachable"), "refused", "refused: the reason says refused");
   has_str (report_reason (&rep, "egress.reachable"), proxy, "refused: the reason names the proxy");
   is_str (report_reason (&rep, "egress.denies"), "not run: egress.reachable failed",

@@ -28,7 +28,6 @@
 #include "wrapper.h"
 static char dir[] = "/tmp/kg-test-exec.XXXXXX";
 
-
 /* In a child with only 0, 1, 2 open (stdout to OUT): note them, leak a
    descriptor without O_CLOEXEC (as a careless library would), exec PATH
    through an O_PATH descriptor with ARGV.  Returns the child's exit
@@ -128,7 +127,8 @@ test_exec (void)
     status = run_exec ("/bin/sh", argv, out, &rfd);
     is_int (status, 0, "an ELF runtime runs through its descriptor");
     buf = slurp (out);
-    is_str (buf, "0\n1\n2\n", "an ELF runtime inherits exactly 0, 1, 2 (not its own fd, not a leak)");
+    is_str (buf, "0\n1\n2\n",
+            "an ELF runtime inherits exactly 0, 1, 2 (not its own fd, not a leak)");
     free (buf);
   }
 
@@ -156,7 +156,8 @@ test_exec (void)
       char *line, *save = NULL;
       bool own = false;
 
-      for (line = buf ? strtok_r (buf, "\n", &save) : NULL; line; line = strtok_r (NULL, "\n", &save))
+      for (line = buf ? strtok_r (buf, "\n", &save) : NULL; line;
+           line = strtok_r (NULL, "\n", &save))
         {
           char *arrow = strstr (line, " -> ");
           char *num;

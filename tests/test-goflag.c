@@ -32,9 +32,17 @@ test_shim_args (void)
   struct shim_args a;
 
   {
-    char *v[] = { "containerd-shim-kata-guard-v2", "-namespace", "default", "-address",
-                  "/run/containerd/containerd.sock", "-publish-binary", "/usr/bin/containerd",
-                  "-id", "c1", "start", NULL };
+    char *v[] = { "containerd-shim-kata-guard-v2",
+                  "-namespace",
+                  "default",
+                  "-address",
+                  "/run/containerd/containerd.sock",
+                  "-publish-binary",
+                  "/usr/bin/containerd",
+                  "-id",
+                  "c1",
+                  "start",
+                  NULL };
     shim_parse_args (10, v, &a);
     ok (a.start && a.bad == NULL, "containerd's start arguments");
     is_str (a.ns, "default", "start: namespace");
@@ -102,7 +110,8 @@ test_shim_args (void)
   {
     char *v[] = { "x", "-id", "c", "-frob", "start", NULL };
     shim_parse_args (5, v, &a);
-    ok (a.start && a.bad && strcmp (a.bad, "-frob") == 0, "an unknown flag on start: a start, marked bad");
+    ok (a.start && a.bad && strcmp (a.bad, "-frob") == 0,
+        "an unknown flag on start: a start, marked bad");
     is_str (a.bad_why, "flag provided but not known", "unknown flag: why");
     char *w[] = { "x", "-frob", "-id", "c", "delete", NULL };
     shim_parse_args (5, w, &a);
@@ -137,10 +146,23 @@ test_oci_args (void)
   struct oci_args a;
 
   {
-    char *v[] = { "kata-guard", "--root", "/run/docker/runtime-kata-guard/moby", "--log",
-                  "/b/log.json", "--log-format", "json", "--systemd-cgroup", "create",
-                  "--bundle", "/b", "--pid-file", "/b/init.pid", "--console-socket", "/s.sock",
-                  "c1", NULL };
+    char *v[] = { "kata-guard",
+                  "--root",
+                  "/run/docker/runtime-kata-guard/moby",
+                  "--log",
+                  "/b/log.json",
+                  "--log-format",
+                  "json",
+                  "--systemd-cgroup",
+                  "create",
+                  "--bundle",
+                  "/b",
+                  "--pid-file",
+                  "/b/init.pid",
+                  "--console-socket",
+                  "/s.sock",
+                  "c1",
+                  NULL };
     oci_parse_args (16, v, &a);
     ok (a.guarded && a.bad == NULL, "containerd-shim-runc-v2's create");
     is_str (a.root, "/run/docker/runtime-kata-guard/moby", "--root");

@@ -32,10 +32,11 @@ scan (const char *doc)
 
 static const struct
 {
-  const char *name, *doc, *want;  /* WANT: the value, or "!" and part of the error */
+  const char *name, *doc, *want; /* WANT: the value, or "!" and part of the error */
 } rows[] = {
   { "the key", "{\"NetworkMode\": \"none\"}", "none" },
-  { "after other members", " {\"a\": [1, -2.5e+3, {\"b\": null}], \"c\": true,\n\"NetworkMode\":\"kgnet\"}\n", "kgnet" },
+  { "after other members",
+    " {\"a\": [1, -2.5e+3, {\"b\": null}], \"c\": true,\n\"NetworkMode\":\"kgnet\"}\n", "kgnet" },
   { "absent", "{\"Binds\": null}", "(absent)" },
   { "null", "{\"NetworkMode\": null}", "(absent)" },
   { "empty object", "{}", "(absent)" },
@@ -45,11 +46,15 @@ static const struct
   { "UTF-8 elsewhere", "{\"x\": \"\xc3\xa9\", \"NetworkMode\": \"none\"}", "none" },
   { "twice", "{\"NetworkMode\": \"none\", \"NetworkMode\": \"kgnet\"}", "!has its key twice" },
   { "the value escaped", "{\"NetworkMode\": \"n\\u006fne\"}", "!written with escapes" },
-  { "the key escaped", "{\"Network\\u004dode\": \"kgnet\"}", "!an object key written with escapes" },
-  { "another key escaped", "{\"a\\u0062\": 1, \"NetworkMode\": \"none\"}", "!an object key written with escapes" },
+  { "the key escaped", "{\"Network\\u004dode\": \"kgnet\"}",
+    "!an object key written with escapes" },
+  { "another key escaped", "{\"a\\u0062\": 1, \"NetworkMode\": \"none\"}",
+    "!an object key written with escapes" },
   { "a number", "{\"NetworkMode\": 1}", "!another type than a string" },
   { "an object", "{\"NetworkMode\": {}}", "!another type than a string" },
-  { "too long", "{\"NetworkMode\": \"0123456789012345678901234567890123456789012345678901234567890123456789\"}", "!too long" },
+  { "too long",
+    "{\"NetworkMode\": \"0123456789012345678901234567890123456789012345678901234567890123456789\"}",
+    "!too long" },
   { "invalid UTF-8 in the value", "{\"NetworkMode\": \"\xff\"}", "!not UTF-8" },
   { "truncated", "{\"NetworkMode\": \"none\"", "!ends early" },
   { "truncated in a string", "{\"x\": \"abc", "!a string does not end" },
@@ -58,7 +63,8 @@ static const struct
   { "trailing comma", "{\"NetworkMode\": \"none\",}", "!an object key is not a string" },
   { "a missing comma", "{\"a\": 1 \"NetworkMode\": \"none\"}", "!no ','" },
   { "a missing colon", "{\"a\" 1}", "!no ':'" },
-  { "a control byte in a string", "{\"a\": \"x\ty\", \"NetworkMode\": \"none\"}", "!a control byte" },
+  { "a control byte in a string", "{\"a\": \"x\ty\", \"NetworkMode\": \"none\"}",
+    "!a control byte" },
   { "a bad escape", "{\"a\": \"\\q\"}", "!a bad escape" },
   { "a bad \\u escape", "{\"a\": \"\\u12g4\"}", "!a bad \\u escape" },
   { "a bad number", "{\"a\": 01}", "!" },

@@ -36,8 +36,8 @@ static const char *const kata_ids[] = {
   "kata.runtime", "kata.config", "kata.debug", "kata.hypervisor", "kata.jailer", "kata.annotations",
 };
 
-static char base[512];         /* this run's directory, removed at exit */
-static char tree[1024];        /* the current case's tree ("" = the real /) */
+static char base[512];  /* this run's directory, removed at exit */
+static char tree[1024]; /* the current case's tree ("" = the real /) */
 static int n_trees;
 static const char *fixtures;
 
@@ -84,7 +84,6 @@ mkdirs (const char *path)
   if (mkdir (p, 0755) < 0 && errno != EEXIST)
     die ("mkdir", p);
 }
-
 
 static char *
 read_fixture (const char *name)
@@ -165,12 +164,13 @@ dropin (const char *name, const char *data, mode_t mode)
 static void
 tree_new (const char *fixture, const char *drop)
 {
-  static const char *const execs[]
-      = { "bin/containerd-shim-kata-v2", "bin/firecracker", "bin/jailer",
-          "bin/qemu-system-x86_64", "bin/cloud-hypervisor", "libexec/virtiofsd" };
-  static const char *const assets[]
-      = { "share/kata-containers/vmlinux.container", "share/kata-containers/vmlinuz.container",
-          "share/kata-containers/kata-containers.img" };
+  static const char *const execs[] = {
+    "bin/containerd-shim-kata-v2", "bin/firecracker",      "bin/jailer",
+    "bin/qemu-system-x86_64",      "bin/cloud-hypervisor", "libexec/virtiofsd"
+  };
+  static const char *const assets[] = { "share/kata-containers/vmlinux.container",
+                                        "share/kata-containers/vmlinuz.container",
+                                        "share/kata-containers/kata-containers.img" };
   char *conf;
 
   if (tree[0] != '\0' || n_trees == 0)
@@ -195,7 +195,7 @@ rs_shim (void)
   mkdirs (tp ("opt/kata/runtime-rs/bin"));
   if (access (tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2"), F_OK) < 0)
     test_write_file (tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2"), "#!/bin/sh\nexit 0\n",
-                0755);
+                     0755);
   return tp ("opt/kata/runtime-rs/bin/containerd-shim-kata-v2");
 }
 
@@ -230,11 +230,11 @@ struct run
 struct opts
 {
   enum kg_mode mode;
-  const char *shim;          /* default: the tree's runtime */
-  const char *kata_config;   /* default: the tree's configuration.toml; "" = search */
-  const char *req_config;    /* the engine's config_path, default none */
-  const char *hv[3];         /* [kata] hypervisors, default firecracker */
-  const char *runtime;       /* [kata] runtime, default "auto" */
+  const char *shim;        /* default: the tree's runtime */
+  const char *kata_config; /* default: the tree's configuration.toml; "" = search */
+  const char *req_config;  /* the engine's config_path, default none */
+  const char *hv[3];       /* [kata] hypervisors, default firecracker */
+  const char *runtime;     /* [kata] runtime, default "auto" */
 };
 
 static void
@@ -296,7 +296,8 @@ static void
 expect (const struct run *r, const char *id, enum verdict v, const char *want)
 {
   if (! is_int (report_verdict (&r->rep, id), v, "%s: %s is %s", r->label, id, verdict_name (v)))
-    printf ("#   reason: %s\n", report_reason (&r->rep, id) ? report_reason (&r->rep, id) : "(none)");
+    printf ("#   reason: %s\n",
+            report_reason (&r->rep, id) ? report_reason (&r->rep, id) : "(none)");
   if (want != NULL)
     has_str (report_reason (&r->rep, id), want, "%s: the %s reason says '%s'", r->label, id, want);
   if (v == VERDICT_FAIL || v == VERDICT_WARN)
@@ -310,8 +311,8 @@ expect_all_pass (const struct run *r, bool jailer)
     {
       enum verdict want = strcmp (kata_ids[i], "kata.jailer") == 0 && ! jailer ? VERDICT_SKIP
                                                                                : VERDICT_PASS;
-      if (! is_int (report_verdict (&r->rep, kata_ids[i]), want, "%s: %s is %s", r->label, kata_ids[i],
-                    verdict_name (want)))
+      if (! is_int (report_verdict (&r->rep, kata_ids[i]), want, "%s: %s is %s", r->label,
+                    kata_ids[i], verdict_name (want)))
         printf ("#   reason: %s\n", report_reason (&r->rep, kata_ids[i]));
     }
 }
@@ -363,7 +364,8 @@ shipped_profiles (void)
            "kata.hypervisor names the VMM");
   has_str (report_reason (&r.rep, "kata.jailer"), tp ("opt/kata/bin/jailer"),
            "kata.jailer names the jailer");
-  ok (r.pf.from_kata.config != NULL && strcmp (r.pf.from_kata.config->hypervisor_name, "firecracker") == 0,
+  ok (r.pf.from_kata.config != NULL
+          && strcmp (r.pf.from_kata.config->hypervisor_name, "firecracker") == 0,
       "the configuration is handed on with its hypervisor name");
   is_str (hv_string (&r, "kernel"), tp ("opt/kata/share/kata-containers/vmlinux.container"),
           "the hypervisor table is handed on");
@@ -387,7 +389,8 @@ shipped_profiles (void)
   tree_new ("configuration-qemu.toml", NULL);
   run (&r, "QEMU profile, default allowlist");
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "qemu is not allowed by [kata] hypervisors");
-  has_str (report_reason (&r.rep, "kata.hypervisor"), "\"firecracker\"", "the reason shows the allowlist");
+  has_str (report_reason (&r.rep, "kata.hypervisor"), "\"firecracker\"",
+           "the reason shows the allowlist");
   ok (r.pf.from_kata.config != NULL && strcmp (r.pf.from_kata.config->hypervisor_name, "qemu") == 0,
       "a disallowed hypervisor's configuration is still handed on");
   done (&r);
@@ -401,7 +404,8 @@ shipped_profiles (void)
   chmod (tp ("opt/kata/libexec/virtiofsd"), 0775);
   run (&r, "QEMU with a group-writable virtiofsd", .hv = { "qemu" });
   expect (&r, "kata.hypervisor", VERDICT_FAIL, "virtio_fs_daemon");
-  has_str (report_reason (&r.rep, "kata.hypervisor"), "writable by its group", "virtiofsd: says why");
+  has_str (report_reason (&r.rep, "kata.hypervisor"), "writable by its group",
+           "virtiofsd: says why");
   done (&r);
 
   tree_new ("configuration-clh.toml", NULL);
@@ -434,7 +438,8 @@ runtime_cases (void)
   chmod (tp ("opt/kata/bin"), 0775);
   run (&r, "group-writable runtime directory");
   expect (&r, "kata.runtime", VERDICT_FAIL, "directory ");
-  has_str (report_reason (&r.rep, "kata.runtime"), "writable by its group", "the reason says by whom");
+  has_str (report_reason (&r.rep, "kata.runtime"), "writable by its group",
+           "the reason says by whom");
   done (&r);
 
   tree_new ("configuration-fc.toml", NULL);
@@ -508,9 +513,10 @@ resolution_cases (void)
 
   /* The engine's config_path is what the real shim loads: [kata] config
      only asserts which file that must be. */
-  run (&r, "engine config_path, [kata] config another file",
-       .kata_config = tp ("nowhere.toml"), .req_config = kconf ());
-  expect (&r, "kata.config", VERDICT_FAIL, "(from the engine's config_path option), not [kata] config");
+  run (&r, "engine config_path, [kata] config another file", .kata_config = tp ("nowhere.toml"),
+       .req_config = kconf ());
+  expect (&r, "kata.config", VERDICT_FAIL,
+          "(from the engine's config_path option), not [kata] config");
   done (&r);
   run (&r, "engine config_path, [kata] config the same file", .kata_config = kconf (),
        .req_config = kconf ());
@@ -554,7 +560,7 @@ resolution_cases (void)
   if (symlink (kconf (), etc) < 0)
     die ("symlink", etc);
   test_write_file (tp ("etc/kata-containers/config.d/10-kernel.toml"),
-              "[hypervisor.firecracker]\nkernel = \"/beside-the-link\"\n", 0644);
+                   "[hypervisor.firecracker]\nkernel = \"/beside-the-link\"\n", 0644);
   dropin ("10-kernel.toml", "[hypervisor.firecracker]\nkernel = \"/beside-the-file\"\n", 0644);
   run (&r, "symlinked configuration", .kata_config = etc);
   expect (&r, "kata.config", VERDICT_PASS, kconf ());
@@ -605,15 +611,15 @@ dropin_cases (void)
      them): BurntSushi/toml before 1.3 drops every newline after a
      line-ending backslash; a negative uint64 becomes a huge one. */
   tree_new ("configuration-fc.toml", NULL);
-  dropin ("30-ml.toml", "[hypervisor.firecracker]\npath = \"\"\"/opt/kata/bin/\\\nfirecracker\n\"\"\"\n",
-          0644);
+  dropin ("30-ml.toml",
+          "[hypervisor.firecracker]\npath = \"\"\"/opt/kata/bin/\\\nfirecracker\n\"\"\"\n", 0644);
   run (&r, "a line-ending backslash in a \"\"\" string");
   expect (&r, "kata.config", VERDICT_FAIL,
           "30-ml.toml:2: key \"path\" has a line-ending backslash in a \"\"\" string");
   done (&r);
   tree_new ("configuration-fc.toml", NULL);
-  dropin ("30-crlf.toml", "[hypervisor.firecracker]\r\nkernel_params = \"\"\"quiet\r\npanic=1\"\"\"\r\n",
-          0644);
+  dropin ("30-crlf.toml",
+          "[hypervisor.firecracker]\r\nkernel_params = \"\"\"quiet\r\npanic=1\"\"\"\r\n", 0644);
   run (&r, "a CRLF inside a multi-line string");
   expect (&r, "kata.config", VERDICT_FAIL, "has a CRLF line ending inside a multi-line string");
   done (&r);
@@ -626,7 +632,8 @@ dropin_cases (void)
   tree_new ("configuration-fc.toml", NULL);
   dropin ("30-neg.toml", "[hypervisor.firecracker]\ndefault_vcpus = -1\n", 0644);
   run (&r, "a negative default_vcpus (Kata: every host CPU) is not refused for that");
-  is_int (report_verdict (&r.rep, "kata.config"), VERDICT_PASS, "default_vcpus = -1: kata.config passes");
+  is_int (report_verdict (&r.rep, "kata.config"), VERDICT_PASS,
+          "default_vcpus = -1: kata.config passes");
   done (&r);
 
   /* Keys Kata's decoder folds onto the settings the guard reads. */
@@ -637,12 +644,14 @@ dropin_cases (void)
           "30-fold.toml:2: key \"Debug_Console_Enabled\" is not lower case");
   done (&r);
   tree_new ("configuration-fc.toml", NULL);
-  dropin ("30-fold.toml", "[hypervisor.firecracker]\n\"jailer_pat\xc5\xbf\" = \"/elsewhere\"\n", 0644);
+  dropin ("30-fold.toml", "[hypervisor.firecracker]\n\"jailer_pat\xc5\xbf\" = \"/elsewhere\"\n",
+          0644);
   run (&r, "a quoted drop-in key with U+017F for s");
   expect (&r, "kata.config", VERDICT_FAIL, "is not lower case: Kata's TOML decoder");
   done (&r);
   tree_new ("configuration-fc.toml", NULL);
-  dropin ("30-fold.toml", "[hypervisor.firecracker]\n\"jailer_pat\\u017f\" = \"/elsewhere\"\n", 0644);
+  dropin ("30-fold.toml", "[hypervisor.firecracker]\n\"jailer_pat\\u017f\" = \"/elsewhere\"\n",
+          0644);
   run (&r, "a drop-in key with U+017F written as an escape");
   expect (&r, "kata.config", VERDICT_FAIL, "is not lower case");
   done (&r);
@@ -665,7 +674,8 @@ dropin_cases (void)
   dropin ("README", "These drop-ins tune Kata.\n", 0644);
   run (&r, "a README in config.d");
   expect (&r, "kata.config", VERDICT_FAIL, tp (DEFAULTS "/config.d/README"));
-  has_str (report_reason (&r.rep, "kata.config"), "does not parse", "a README: the reason says why");
+  has_str (report_reason (&r.rep, "kata.config"), "does not parse",
+           "a README: the reason says why");
   expect_later_skipped (&r, "kata.config failed");
   done (&r);
 
@@ -792,11 +802,14 @@ debug_cases (void)
           "[runtime]\nenable_debug = true\n[hypervisor.firecracker]\nenable_debug = true\n", 0644);
   run (&r, "enable_debug");
   expect (&r, "kata.debug", VERDICT_WARN, "[hypervisor.firecracker]");
-  has_str (report_reason (&r.rep, "kata.debug"), "[runtime]", "enable_debug: every section is named");
-  has_str (report_reason (&r.rep, "kata.debug"), "enable_debug = true", "enable_debug: the key is named");
+  has_str (report_reason (&r.rep, "kata.debug"), "[runtime]",
+           "enable_debug: every section is named");
+  has_str (report_reason (&r.rep, "kata.debug"), "enable_debug = true",
+           "enable_debug: the key is named");
   for (size_t i = 0; i < ARRAY_SIZE (kata_ids); i++)
     if (strcmp (kata_ids[i], "kata.debug") != 0)
-      is_int (report_verdict (&r.rep, kata_ids[i]), VERDICT_PASS, "enable_debug: %s passes", kata_ids[i]);
+      is_int (report_verdict (&r.rep, kata_ids[i]), VERDICT_PASS, "enable_debug: %s passes",
+              kata_ids[i]);
   is_int (report_overall (&r.rep), VERDICT_WARN, "enable_debug: overall warn");
   done (&r);
 
@@ -856,7 +869,8 @@ debug_cases (void)
   tree_new ("configuration-fc.toml", NULL);
   dropin ("50-netns.toml", "[runtime]\ndisable_new_netns = true\n", 0644);
   run (&r, "disable_new_netns");
-  expect (&r, "kata.debug", VERDICT_FAIL, "disable_new_netns in [runtime] (the VM's network device");
+  expect (&r, "kata.debug", VERDICT_FAIL,
+          "disable_new_netns in [runtime] (the VM's network device");
   done (&r);
 
   tree_new ("configuration-fc.toml", NULL);
@@ -915,8 +929,7 @@ annotation_cases (void)
                    "cannot be evaluated as Kata does");
   annotation_case ("an RE2 flag group", "[\"(?i)PATH\"]", VERDICT_FAIL,
                    "cannot be evaluated as Kata does");
-  annotation_case ("a backslash in brackets", "[\"[\\\\w]ernel\"]", VERDICT_FAIL,
-                   "inside [...]");
+  annotation_case ("a backslash in brackets", "[\"[\\\\w]ernel\"]", VERDICT_FAIL, "inside [...]");
   annotation_case ("not an array", "\"kernel\"", VERDICT_FAIL, "not an array");
   annotation_case ("not strings", "[1]", VERDICT_FAIL, "not a string");
   /* kernel_params is enabled by Kata's shipped files; the policy judges
@@ -1014,8 +1027,8 @@ runtime_rs_precedence_cases (void)
   expect (&r, "kata.debug", VERDICT_FAIL, "debug_console_enabled = true");
   done (&r);
   /* The Go shim: config_path over KATA_CONF_FILE. */
-  run (&r, "the Go shim: KATA_CONF_FILE and config_path", .mode = KG_MODE_SHIM,
-       .kata_config = "", .req_config = other);
+  run (&r, "the Go shim: KATA_CONF_FILE and config_path", .mode = KG_MODE_SHIM, .kata_config = "",
+       .req_config = other);
   expect (&r, "kata.config", VERDICT_PASS, "other.toml (from the engine's config_path option)");
   expect (&r, "kata.debug", VERDICT_PASS, NULL);
   done (&r);
@@ -1078,7 +1091,8 @@ runtime_rs_strict_cases (void)
   {
     const char *label, *dropin, *want;
   } cases[] = {
-    { "unknown [agent.kata] key", "[agent.kata]\ndial_timeout = 20\n", "[agent.kata] dial_timeout" },
+    { "unknown [agent.kata] key", "[agent.kata]\ndial_timeout = 20\n",
+      "[agent.kata] dial_timeout" },
     { "the field's Rust name", "[agent.kata]\ndebug = false\n", "[agent.kata] debug" },
     { "unknown [agent.other] key", "[agent.other]\nx = 1\n", "[agent.other] x" },
     { "unknown mem_agent key", "[agent.kata.mem_agent]\nmemcg = true\n",

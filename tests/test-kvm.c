@@ -40,7 +40,8 @@ expect_device_failure (const char *label, const char *device, const char *want)
   has_str (report_reason (&rep, "kvm.device"), want, "%s: the reason says '%s'", label, want);
   ok (report_find (&rep, "kvm.device")->remedy != NULL, "%s: a remedy is given", label);
   is_int (report_verdict (&rep, "kvm.open"), VERDICT_SKIP, "%s: kvm.open is not run", label);
-  is_int (report_verdict (&rep, "kvm.create_vm"), VERDICT_SKIP, "%s: kvm.create_vm is not run", label);
+  is_int (report_verdict (&rep, "kvm.create_vm"), VERDICT_SKIP, "%s: kvm.create_vm is not run",
+          label);
   is_int (report_overall (&rep), VERDICT_FAIL, "%s: the overall verdict is fail", label);
   report_release (&rep);
 }
@@ -64,7 +65,8 @@ main (void)
   close (fd);
 
   expect_device_failure ("missing path", missing, "No such file or directory");
-  expect_device_failure ("regular file", file, "is a regular file, not the KVM character device 10:232");
+  expect_device_failure ("regular file", file,
+                         "is a regular file, not the KVM character device 10:232");
   expect_device_failure ("directory", dir, "is a directory");
   expect_device_failure ("/dev/null", "/dev/null", "is character device 1:3, not KVM (10:232)");
 
@@ -85,7 +87,8 @@ main (void)
       is_int (report_verdict (&rep, "kvm.device"), VERDICT_PASS, "/dev/kvm: kvm.device passes");
       is_int (report_verdict (&rep, "kvm.open"), VERDICT_PASS, "/dev/kvm: kvm.open passes");
       is_int (report_verdict (&rep, "kvm.api"), VERDICT_PASS, "/dev/kvm: kvm.api passes");
-      is_int (report_verdict (&rep, "kvm.create_vm"), VERDICT_PASS, "/dev/kvm: kvm.create_vm passes");
+      is_int (report_verdict (&rep, "kvm.create_vm"), VERDICT_PASS,
+              "/dev/kvm: kvm.create_vm passes");
       is_int (rep.n, 4, "/dev/kvm: exactly four results");
       is_int (report_overall (&rep), VERDICT_PASS, "/dev/kvm: overall pass");
       report_release (&rep);

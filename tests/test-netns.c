@@ -176,9 +176,14 @@ test_route_types (void)
     uint8_t type;
     const char *name;
   } kinds[] = {
-    { RTN_MULTICAST, "multicast" }, { RTN_BROADCAST, "broadcast" }, { RTN_ANYCAST, "anycast" },
-    { RTN_LOCAL, "local" },         { RTN_NAT, "nat" },             { RTN_UNICAST, "unicast" },
-    { RTN_UNSPEC, "unspec" },       { RTN_XRESOLVE, "xresolve" },
+    { RTN_MULTICAST, "multicast" },
+    { RTN_BROADCAST, "broadcast" },
+    { RTN_ANYCAST, "anycast" },
+    { RTN_LOCAL, "local" },
+    { RTN_NAT, "nat" },
+    { RTN_UNICAST, "unicast" },
+    { RTN_UNSPEC, "unspec" },
+    { RTN_XRESOLVE, "xresolve" },
   };
   char label[96];
 
@@ -290,7 +295,8 @@ test_default_networks (void)
   contained ();
   facts.addrs[1].prefix = 25;
   facts.addrs[1].addr[3] = 200;
-  refuses ("", "no interface address holds the proxy 10.254.7.2", "the proxy on no address's network");
+  refuses ("", "no interface address holds the proxy 10.254.7.2",
+           "the proxy on no address's network");
   /* The proxy's address on loopback is not the VM's network. */
   contained ();
   add_addr (1, AF_INET, "10.254.7.1", 24);
@@ -301,8 +307,10 @@ test_default_networks (void)
   add_addr (2, AF_INET6, "2001:db8:7::3", 64);
   add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET6, "2001:db8:7::", 64, NULL, 2);
   set_proxy (AF_INET6, "2001:db8:7::2");
-  refuses ("", "interface a0 has 10.254.7.3/24 outside", "IPv6 proxy: a0's IPv4 address is outside");
-  passes ("10.254.7.0/24 2001:db8:7::/64", "IPv6 proxy, both of a0's networks in [egress] networks");
+  refuses ("", "interface a0 has 10.254.7.3/24 outside",
+           "IPv6 proxy: a0's IPv4 address is outside");
+  passes ("10.254.7.0/24 2001:db8:7::/64",
+          "IPv6 proxy, both of a0's networks in [egress] networks");
   add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET6, "2001:db8::", 32, NULL, 2);
   refuses ("10.254.7.0/24 2001:db8:7::/64", "route to 2001:db8::/32 on a0 outside",
            "IPv6: a route wider than a0's /64");
@@ -328,8 +336,10 @@ test_owner_and_path (void)
   facts.owner_error = EPERM;
   refuses ("", "its owner cannot be read", "an owner that cannot be read");
   trusted ();
-  snprintf (facts.untrusted, sizeof facts.untrusted, "directory /run/x is owned by uid 65534, not root");
-  refuses ("", "its path is not trusted: directory /run/x is owned by uid 65534", "an untrusted path");
+  snprintf (facts.untrusted, sizeof facts.untrusted,
+            "directory /run/x is owned by uid 65534, not root");
+  refuses ("", "its path is not trusted: directory /run/x is owned by uid 65534",
+           "an untrusted path");
   /* Whatever crossed the channel: no terminating NUL. */
   memset (facts.untrusted, 'x', sizeof facts.untrusted);
   refuses ("", "its path is not trusted: xxx", "an untrusted path without its NUL");

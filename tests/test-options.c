@@ -114,7 +114,8 @@ test_options (void)
   e = decode (any.b, any.n, &o);
   ok (e == NULL, "runtimeoptions with config_path decodes (%s)", e ? e : "ok");
   is_int (o.kind, OPTIONS_RUNTIME, "runtimeoptions: kind");
-  is_str (o.config_path, "/etc/kata-containers/configuration-fc.toml", "runtimeoptions: config_path");
+  is_str (o.config_path, "/etc/kata-containers/configuration-fc.toml",
+          "runtimeoptions: config_path");
   is_str (o.type_url, RT, "runtimeoptions: type URL kept");
   options_release (&o);
 
@@ -165,8 +166,8 @@ test_options (void)
 
   /* runc's options: not ours, envelope only */
   in.n = 0;
-  pb_str (&in, 2, "/usr/bin/runc");  /* BinaryName, field 2 of runc's Options */
-  pb_varint (&in, (9 << 3) | 0);     /* SystemdCgroup = true */
+  pb_str (&in, 2, "/usr/bin/runc"); /* BinaryName, field 2 of runc's Options */
+  pb_varint (&in, (9 << 3) | 0);    /* SystemdCgroup = true */
   pb_varint (&in, 1);
   pb_any (&any, "containerd.runc.v1.Options", &in);
   e = decode (any.b, any.n, &o);
@@ -182,7 +183,9 @@ test_options (void)
   has_str (e, "truncated varint", "a tag without a length is refused");
 
   /* length past the end */
-  e = decode ("\x0a\x05" "ab", 4, &o);
+  e = decode ("\x0a\x05"
+              "ab",
+              4, &o);
   has_str (e, "runs past the end", "a length past the end is refused");
 
   /* wrong wire types */
@@ -333,7 +336,7 @@ pb_bootstrap (struct pb *out, const char *id, const char *ns, const struct pb *c
   out->n = 0;
   pb_str (out, 1, id);
   pb_str (out, 2, ns);
-  pb_varint (out, (3 << 3) | 0);           /* log_level = DEBUG (-4): ten bytes */
+  pb_varint (out, (3 << 3) | 0); /* log_level = DEBUG (-4): ten bytes */
   pb_varint (out, (uint64_t) (int64_t) -4);
   pb_str (out, 4, "v2.3.4");
   pb_str (out, 5, "/run/containerd/containerd.sock.ttrpc");
@@ -342,7 +345,7 @@ pb_bootstrap (struct pb *out, const char *id, const char *ns, const struct pb *c
   for (size_t i = 0; i < n_ext; i++)
     {
       ext.n = 0;
-      pb_bytes (&ext, 1, exts[i]->b, exts[i]->n);  /* Extension { Any value = 1; } */
+      pb_bytes (&ext, 1, exts[i]->b, exts[i]->n); /* Extension { Any value = 1; } */
       pb_bytes (out, 8, ext.b, ext.n);
     }
   pb_str (out, 9, "/run/containerd/s");

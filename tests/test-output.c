@@ -69,8 +69,10 @@ test_output (void)
   free (s);
 
   s = output_runc_log ("kata-guard: refusing \"x\"", true, &ts);
-  is_str (s, "{\"level\":\"error\",\"msg\":\"kata-guard: refusing \\\"x\\\"\",\"time\":\"2023-11-14T22:13:20Z\"}\n",
-          "runc JSON log line");
+  is_str (
+      s,
+      "{\"level\":\"error\",\"msg\":\"kata-guard: refusing \\\"x\\\"\",\"time\":\"2023-11-14T22:13:20Z\"}\n",
+      "runc JSON log line");
   free (s);
   s = output_runc_log ("kata-guard: refusing \"x\"", false, &ts);
   is_str (s, "time=\"2023-11-14T22:13:20Z\" level=error msg=\"kata-guard: refusing \\\"x\\\"\"\n",
@@ -109,12 +111,14 @@ test_output (void)
                 && strcmp (json_object_get_string (v), "refuse") == 0,
             "decision: verdict");
         ok (json_object_object_get_ex (o, "failed", &v) && json_object_array_length (v) == 1
-                && strcmp (json_object_get_string (json_object_array_get_idx (v, 0)), "kvm.device") == 0,
+                && strcmp (json_object_get_string (json_object_array_get_idx (v, 0)), "kvm.device")
+                       == 0,
             "decision: failing ids");
         ok (json_object_object_get_ex (o, "kata_config", &v)
                 && strcmp (json_object_get_string (v), "/opt/kata/configuration.toml") == 0,
             "decision: the Kata config is the second file");
-        ok (json_object_object_get_ex (o, "mode", &v) && strcmp (json_object_get_string (v), "shim") == 0
+        ok (json_object_object_get_ex (o, "mode", &v)
+                && strcmp (json_object_get_string (v), "shim") == 0
                 && json_object_object_get_ex (o, "namespace", &v)
                 && json_object_object_get_ex (o, "container", &v)
                 && json_object_object_get_ex (o, "config", &v),

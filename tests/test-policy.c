@@ -34,12 +34,13 @@ static const char *fixtures;
 static struct kata_config kata_fc;      /* the shipped Firecracker config */
 static struct kata_config kata_seccomp; /* disable_guest_seccomp = false */
 static int bundle_seq;
-static const char *run_egress;  /* [egress] lines of run_policy's config; NULL: disabled */
+static const char *run_egress; /* [egress] lines of run_policy's config; NULL: disabled */
 
 static const char *const all_ids[] = {
-  "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.identity", "policy.mounts",
-  "policy.capabilities", "policy.devices", "policy.hooks", "policy.annotations",
-  "policy.seccomp", "policy.resources", "policy.confinement", "egress.netns",
+  "policy.spec",        "policy.privileged",   "policy.namespaces", "policy.identity",
+  "policy.mounts",      "policy.capabilities", "policy.devices",    "policy.hooks",
+  "policy.annotations", "policy.seccomp",      "policy.resources",  "policy.confinement",
+  "egress.netns",
 };
 
 static char *
@@ -56,7 +57,6 @@ read_text (const char *path)
     }
   return buf;
 }
-
 
 /* Replace every NEEDLE in S (freed) with REP. */
 static char *
@@ -170,7 +170,8 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   cleanup_free char *cfg_text = NULL;
   cleanup_free char *spec_path = NULL;
   struct guard_config cfg;
-  struct request req = { .mode = run_mode, .container_id = id,
+  struct request req = { .mode = run_mode,
+                         .container_id = id,
                          .ns = run_mode == KG_MODE_SHIM ? run_ns : NULL,
                          .engine_ns = run_engine_ns };
   struct preflight pf;
@@ -288,22 +289,22 @@ expect (const struct report *rep, const char *name, const char *fails, const cha
 
 enum hook_rw
 {
-  HOOK_DOCKERD,  /* /proc/<old pid>/exe -> the dockerd binary */
-  HOOK_STALE,    /* left as written: a pid long gone */
+  HOOK_DOCKERD, /* /proc/<old pid>/exe -> the dockerd binary */
+  HOOK_STALE,   /* left as written: a pid long gone */
 };
 
 static const struct
 {
   const char *file;
   enum hook_rw hook;
-  const char *policy;  /* extra [policy] lines */
+  const char *policy; /* extra [policy] lines */
   const char *fails;
   const char *item_id, *needle;
 } fixture_rows[] = {
   { "docker-20.10/default.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
     "no memory limit" },
-  { "docker-20.10/default.json", HOOK_STALE, NULL, "policy.hooks policy.resources",
-    "policy.hooks", "/proc/12695/exe: cannot resolve" },
+  { "docker-20.10/default.json", HOOK_STALE, NULL, "policy.hooks policy.resources", "policy.hooks",
+    "/proc/12695/exe: cannot resolve" },
   { "docker-20.10/read-only-rootfs.json", HOOK_DOCKERD, NULL, "", "policy.resources",
     "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
   { "docker-20.10/limits.json", HOOK_DOCKERD, NULL, "", "policy.resources",
@@ -334,24 +335,23 @@ static const struct
     "policy.mounts", "/root/.ssh: credentials" },
   { "docker-20.10/data-rw.json", HOOK_DOCKERD, NULL, "policy.mounts policy.resources",
     "policy.mounts", "/srv/data: writable bind mount outside [policy] writable_mounts" },
-  { "docker-20.10/data-rw.json", HOOK_DOCKERD, "writable_mounts = [\"/srv\"]",
-    "policy.resources", "policy.mounts", "1 under [policy] writable_mounts" },
+  { "docker-20.10/data-rw.json", HOOK_DOCKERD, "writable_mounts = [\"/srv\"]", "policy.resources",
+    "policy.mounts", "1 under [policy] writable_mounts" },
   { "docker-20.10/pid-host.json", HOOK_DOCKERD, NULL, "policy.namespaces policy.resources",
     "policy.namespaces", "no pid namespace" },
   { "docker-20.10/device-kvm.json", HOOK_DOCKERD, NULL, "policy.devices policy.resources",
     "policy.devices", "/dev/kvm (c 10:232); device cgroup rule c 10:232 rwm" },
-  { "docker-20.10/device-kvm.json", HOOK_DOCKERD, "devices = [\"/dev/kvm\"]",
-    "policy.resources", "policy.devices", "1 device" },
-  { "docker-20.10/too-many-cpus.json", HOOK_DOCKERD, NULL, "policy.resources",
-    "policy.resources",
+  { "docker-20.10/device-kvm.json", HOOK_DOCKERD, "devices = [\"/dev/kvm\"]", "policy.resources",
+    "policy.devices", "1 device" },
+  { "docker-20.10/too-many-cpus.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
     "the VM would have 67584 MiB (default_memory 2048 + limit 65536 MiB), more than [policy] "
     "max_vm_memory_mib (16384 MiB)" },
-  { "containerd-1.6/ctr-default.json", HOOK_DOCKERD, NULL, "policy.resources",
-    "policy.resources", "no memory limit" },
+  { "containerd-1.6/ctr-default.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
+    "no memory limit" },
   { "containerd-1.6/ctr-default.json", HOOK_DOCKERD, "require_memory_limit = false", "",
     "policy.resources", "2048 MiB (default_memory 2048 + limit 0 MiB)" },
-  { "containerd-1.6/ctr-mounts-limits.json", HOOK_DOCKERD, NULL, "policy.mounts",
-    "policy.mounts", "/srv/data: writable bind mount" },
+  { "containerd-1.6/ctr-mounts-limits.json", HOOK_DOCKERD, NULL, "policy.mounts", "policy.mounts",
+    "/srv/data: writable bind mount" },
   { "containerd-1.6/ctr-privileged-hostnet.json", HOOK_DOCKERD, NULL,
     "policy.privileged policy.namespaces policy.mounts policy.capabilities policy.devices "
     "policy.resources policy.confinement",
@@ -371,12 +371,13 @@ docker_record (const char *id, const char *mid, const char *network)
   cleanup_free char *dir = NULL, *path = NULL, *text = NULL;
   char *root;
 
-  if (asprintf (&root, "%s/docker", tmpdir) < 0 || asprintf (&dir, "%s/containers/%s", root, id) < 0)
+  if (asprintf (&root, "%s/docker", tmpdir) < 0
+      || asprintf (&dir, "%s/containers/%s", root, id) < 0)
     abort ();
   mkdir_p (dir);
   if (asprintf (&path, "%s/config.v2.json", dir) < 0
-      || asprintf (&text, "{\"State\": {\"Running\": false}, \"ID\": \"%s\", \"Name\": \"/x\"}",
-                   id) < 0)
+      || asprintf (&text, "{\"State\": {\"Running\": false}, \"ID\": \"%s\", \"Name\": \"/x\"}", id)
+             < 0)
     abort ();
   test_write_text (path, text);
   free (path);
@@ -481,11 +482,11 @@ test_fixtures (void)
 /* A small spec that passes every rule; each %s is one part a row changes:
    capabilities, mounts, resources, more of linux, more of the top level. */
 /* The engines' default masks (policy.confinement). */
-#define MASKED                                                                                  \
+#define MASKED                                                                                     \
   "\"maskedPaths\": [\"/proc/acpi\", \"/proc/kcore\", \"/proc/keys\", \"/proc/latency_stats\", "   \
   "\"/proc/timer_list\", \"/proc/timer_stats\", \"/proc/sched_debug\", \"/proc/scsi\", "           \
   "\"/sys/firmware\"]"
-#define READONLY                                                                                \
+#define READONLY                                                                                   \
   "\"readonlyPaths\": [\"/proc/bus\", \"/proc/fs\", \"/proc/irq\", \"/proc/sys\", "                \
   "\"/proc/sysrq-trigger\"]"
 
@@ -604,10 +605,10 @@ test_mounts (void)
              "contains .ssh");
   mount_row ("a host socket, read-only", sock, "\"rbind\", \"ro\"", NULL, "policy.mounts",
              sockwant);
-  mount_row ("containerd state", "/run/containerd/io.containerd.runtime.v2.task", "\"rbind\", \"ro\"",
-             NULL, "policy.mounts", "containerd's state");
-  mount_row ("the engine root", "/var/lib/docker/image", "\"rbind\", \"ro\"", NULL,
-             "policy.mounts", "/var/lib/docker/image: the engine's state ([policy] engine_roots)");
+  mount_row ("containerd state", "/run/containerd/io.containerd.runtime.v2.task",
+             "\"rbind\", \"ro\"", NULL, "policy.mounts", "containerd's state");
+  mount_row ("the engine root", "/var/lib/docker/image", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/var/lib/docker/image: the engine's state ([policy] engine_roots)");
   mount_row ("another engine root", "/data/docker/x", "\"rbind\", \"ro\"",
              "engine_roots = [\"/data/docker\"]", "policy.mounts", "the engine's state");
   mount_row ("another container's resolv.conf", "/var/lib/docker/containers/" ID_B "/resolv.conf",
@@ -636,9 +637,8 @@ test_mounts (void)
              "the host's shared temporary files");
   mount_row ("the kubelet's pki, read-only", "/var/lib/kubelet/pki", "\"rbind\", \"ro\"", NULL,
              "policy.mounts", "the kubelet's state ([policy] kubelet_roots");
-  mount_row ("deny_mounts", "/srv/secret/x", "\"rbind\", \"ro\"",
-             "deny_mounts = [\"/srv/secret\"]", "policy.mounts",
-             "/srv/secret/x: listed in [policy] deny_mounts");
+  mount_row ("deny_mounts", "/srv/secret/x", "\"rbind\", \"ro\"", "deny_mounts = [\"/srv/secret\"]",
+             "policy.mounts", "/srv/secret/x: listed in [policy] deny_mounts");
   mount_row ("deny_mounts beats writable_mounts", "/srv/secret", "\"rbind\"",
              "deny_mounts = [\"/srv/secret\"]\nwritable_mounts = [\"/srv\"]", "policy.mounts",
              "deny_mounts");
@@ -651,23 +651,22 @@ test_mounts (void)
              "\"rbind\", \"rro\", \"rprivate\"", NULL, "", "1 read-only");
   mount_row ("OCI mode: \"rw\" then \"rro\" (the recursive change comes last)", "/srv/data",
              "\"rbind\", \"rw\", \"rro\"", NULL, "", "1 read-only");
-  mount_row ("OCI mode: \"rro\" then \"rrw\"", "/srv/data", "\"rbind\", \"rro\", \"rrw\"",
-             NULL, "policy.mounts", "/srv/data: writable bind mount");
+  mount_row ("OCI mode: \"rro\" then \"rrw\"", "/srv/data", "\"rbind\", \"rro\", \"rrw\"", NULL,
+             "policy.mounts", "/srv/data: writable bind mount");
   mount_row ("OCI mode: \"ro\" then \"rrw\" (rrw clears it recursively)", "/srv/data",
-             "\"rbind\", \"ro\", \"rrw\"", NULL, "policy.mounts",
-             "/srv/data: writable bind mount");
-  mount_row ("OCI mode: \"rrw\" then \"rro\"", "/srv/data", "\"rbind\", \"rrw\", \"rro\"",
-             NULL, "policy.mounts", "/srv/data: writable bind mount");
+             "\"rbind\", \"ro\", \"rrw\"", NULL, "policy.mounts", "/srv/data: writable bind mount");
+  mount_row ("OCI mode: \"rrw\" then \"rro\"", "/srv/data", "\"rbind\", \"rrw\", \"rro\"", NULL,
+             "policy.mounts", "/srv/data: writable bind mount");
   mount_row ("OCI mode: \"RRO\" is not \"rro\"", "/srv/data", "\"rbind\", \"RRO\"", NULL,
              "policy.mounts", "/srv/data: writable bind mount");
   run_mode = KG_MODE_SHIM;
   mount_row ("shim mode: \"rro\" alone is writable to Kata", "/srv/data",
              "\"rbind\", \"rro\", \"rprivate\"", NULL, "policy.mounts",
              "\"rro\" without \"ro\": Kata's shim ignores rro");
-  mount_row ("shim mode: \"ro\" and \"rro\"", "/srv/data", "\"rbind\", \"ro\", \"rro\"",
-             NULL, "", "1 read-only");
-  mount_row ("shim mode: \"ro\" then \"rrw\"", "/srv/data", "\"rbind\", \"ro\", \"rrw\"",
-             NULL, "policy.mounts", "/srv/data: writable bind mount");
+  mount_row ("shim mode: \"ro\" and \"rro\"", "/srv/data", "\"rbind\", \"ro\", \"rro\"", NULL, "",
+             "1 read-only");
+  mount_row ("shim mode: \"ro\" then \"rrw\"", "/srv/data", "\"rbind\", \"ro\", \"rrw\"", NULL,
+             "policy.mounts", "/srv/data: writable bind mount");
   run_mode = KG_MODE_CHECK;
   mount_row ("check: \"rro\" alone is writable (which runtime is unknown)", "/srv/data",
              "\"rbind\", \"rro\"", NULL, "policy.mounts", "Kata's shim ignores rro");
@@ -748,8 +747,8 @@ test_capabilities (void)
             "unknown capability \"12\"");
   caps_row ("a capability that is not a string", "5", NULL, "policy.capabilities",
             "capabilities.bounding[0] is an integer");
-  caps_row ("allowed by config", "\"CAP_SYS_ADMIN\"",
-            "capabilities = [\"CAP_SYS_ADMIN\"]", "", "1 capability");
+  caps_row ("allowed by config", "\"CAP_SYS_ADMIN\"", "capabilities = [\"CAP_SYS_ADMIN\"]", "",
+            "1 capability");
   caps_row ("named once however often", "\"CAP_NET_ADMIN\", \"CAP_NET_ADMIN\"", NULL,
             "policy.capabilities", "capabilities: CAP_NET_ADMIN");
   {
@@ -788,8 +787,9 @@ test_capabilities (void)
             "policy.privileged", "every capability of the engine's bounding set (37)");
     report_release (&rep);
     run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "the engine's whole bounding set, without", "policy.privileged policy.capabilities",
-            "policy.privileged", "privileged container: it has every capability of the engine's");
+    expect (&rep, "the engine's whole bounding set, without",
+            "policy.privileged policy.capabilities", "policy.privileged",
+            "privileged container: it has every capability of the engine's");
     report_release (&rep);
     /* An engine whose own set is small: its set is no privileged one. */
     e.capbnd = (UINT64_C (1) << CAP_CHOWN) | (UINT64_C (1) << CAP_KILL);
@@ -822,8 +822,7 @@ test_resources (void)
   resources_row ("limits", NULL, NULL, &kata_fc, "", "2304 MiB");
   resources_row ("no limit", "\"cpu\": {\"shares\": 2}", NULL, &kata_fc, "policy.resources",
                  "no memory limit");
-  resources_row ("no limit allowed", "", "require_memory_limit = false", &kata_fc, "",
-                 "2048 MiB");
+  resources_row ("no limit allowed", "", "require_memory_limit = false", &kata_fc, "", "2048 MiB");
   resources_row ("limit as a string", "\"memory\": {\"limit\": \"268435456\"}", NULL, &kata_fc,
                  "policy.resources", "memory limit is a string, not an integer");
   resources_row ("negative limit", "\"memory\": {\"limit\": -1}", NULL, &kata_fc,
@@ -835,8 +834,8 @@ test_resources (void)
   /* Past 2^64: refused as it is read, by json-c 0.18 and later, or else
      (older ones saturate) by the strict scan. */
   {
-    cleanup_free char *spec
-        = spec_of (NULL, NULL, "\"memory\": {\"limit\": 18446744073709551616}", NULL, NULL);
+    cleanup_free char *spec = spec_of (NULL, NULL, "\"memory\": {\"limit\": 18446744073709551616}",
+                                       NULL, NULL);
     struct report rep;
 
     run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
@@ -846,17 +845,17 @@ test_resources (void)
   }
   resources_row ("2^63-1", "\"memory\": {\"limit\": 9223372036854775807}", NULL, &kata_fc,
                  "policy.resources", "is out of range");
-  resources_row ("null limit", "\"memory\": {\"limit\": null}", NULL, &kata_fc,
-                 "policy.resources", "no memory limit");
+  resources_row ("null limit", "\"memory\": {\"limit\": null}", NULL, &kata_fc, "policy.resources",
+                 "no memory limit");
   resources_row ("quota without period",
-                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000}", NULL,
-                 &kata_fc, "policy.resources", "CPU quota 100000 without a period");
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000}", NULL, &kata_fc,
+                 "policy.resources", "CPU quota 100000 without a period");
   resources_row ("negative quota",
                  "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": -1, \"period\": 100000}",
                  NULL, &kata_fc, "policy.resources", "CPU quota is -1, not a positive number");
   resources_row ("zero period",
-                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 1, \"period\": 0}",
-                 NULL, &kata_fc, "policy.resources", "CPU period is 0");
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 1, \"period\": 0}", NULL,
+                 &kata_fc, "policy.resources", "CPU period is 0");
   resources_row ("quota rounds up",
                  "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 150001, \"period\": "
                  "100000}",
@@ -873,7 +872,8 @@ test_resources (void)
                  "max_vcpus = 64", &kata_fc, "policy.resources",
                  "the VM would have 33 vCPUs (default_vcpus 1 + 32 from quota 3200000 / period "
                  "100000), more than Firecracker's limit (32)");
-  resources_row ("max_vcpus", "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 400000, "
+  resources_row ("max_vcpus",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 400000, "
                  "\"period\": 100000}",
                  "max_vcpus = 4", &kata_fc, "policy.resources", "5 vCPUs");
   resources_row ("no Kata configuration", NULL, NULL, NULL, "policy.resources",
@@ -881,8 +881,7 @@ test_resources (void)
   {
     struct kata_config big = { 0 };
 
-    load_kata (&big, NULL,
-               "[hypervisor.firecracker]\ndefault_memory = 4096\ndefault_vcpus = 2\n");
+    load_kata (&big, NULL, "[hypervisor.firecracker]\ndefault_memory = 4096\ndefault_vcpus = 2\n");
     resources_row ("Kata's own sizes", NULL, NULL, &big, "",
                    "4352 MiB (default_memory 4096 + limit 256 MiB) of at most 16384, 3 vCPUs");
     toml_free (big.doc);
@@ -892,9 +891,8 @@ test_resources (void)
     toml_free (big.doc);
   }
   /* 0 is this host's MemTotal; no host has 1 PiB. */
-  resources_row ("MemTotal", "\"memory\": {\"limit\": 1125899906842624}",
-                 "max_vm_memory_mib = 0", &kata_fc, "policy.resources",
-                 "MiB), more than this host's MemTotal (");
+  resources_row ("MemTotal", "\"memory\": {\"limit\": 1125899906842624}", "max_vm_memory_mib = 0",
+                 &kata_fc, "policy.resources", "MiB), more than this host's MemTotal (");
   resources_row ("within MemTotal", NULL, "max_vm_memory_mib = 0", &kata_fc, "",
                  "2304 MiB (default_memory 2048 + limit 256 MiB) of at most");
 }
@@ -974,8 +972,9 @@ test_resources_runtimes (void)
                  "+ 64 from a cpuset of 64 CPUs), rounded up), more than [policy] max_vcpus (32)");
   resources_row ("runtime-rs: a cpuset counts each CPU once",
                  "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-3,2,8\"}", NULL, &rs,
-                 "", "6 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + "
-                     "5 from a cpuset of 5 CPUs)");
+                 "",
+                 "6 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + "
+                 "5 from a cpuset of 5 CPUs)");
   resources_row ("runtime-rs: a cpuset it cannot count",
                  "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-\"}", NULL, &rs,
                  "policy.resources", "the cpuset \"0-\" is not a CPU list runtime-rs counts");
@@ -1072,8 +1071,10 @@ test_namespaces (void)
     char *spec = spec_of (NULL, NULL, NULL, NULL, NULL), *to, *want;
     struct report rep;
 
-    if (asprintf (&to, "{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}", (int) getpid ()) < 0
-        || asprintf (&want, "network namespace /proc/%d/ns/net is the engine's own", (int) getpid ())
+    if (asprintf (&to, "{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}", (int) getpid ())
+            < 0
+        || asprintf (&want, "network namespace /proc/%d/ns/net is the engine's own",
+                     (int) getpid ())
                < 0)
       abort ();
     spec = replace (spec, "{\"type\": \"network\"}", to);
@@ -1111,7 +1112,8 @@ test_namespaces (void)
       if (read (p[0], &c, 1) == 1)
         {
           spec = spec_of (NULL, NULL, NULL, NULL, NULL);
-          if (asprintf (&to, "{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}", (int) pid) < 0)
+          if (asprintf (&to, "{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}", (int) pid)
+              < 0)
             abort ();
           spec = replace (spec, "{\"type\": \"network\"}", to);
           run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
@@ -1234,15 +1236,16 @@ test_hooks (void)
   hooks_row ("dockerd started as a daemon by a hook",
              "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
              "[\"dockerd\", \"-H\", \"unix:///tmp/evil.sock\", \"--data-root\", \"/tmp/d\"]}]}",
-             NULL, "policy.hooks", "prestart hook /usr/sbin/dockerd: args are not dockerd's "
+             NULL, "policy.hooks",
+             "prestart hook /usr/sbin/dockerd: args are not dockerd's "
              "libnetwork-setkey form");
   hooks_row ("dockerd with daemon flags in setkey's shape",
              "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
              "[\"dockerd\", \"-H\", \"unix:///tmp/evil.sock\", \"--debug\"]}]}",
              NULL, "policy.hooks", "args[0] is not libnetwork-setkey");
   hooks_row ("dockerd without args",
-             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\"}]}",
-             NULL, "policy.hooks", "dockerd runs as a daemon without the args");
+             "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\"}]}", NULL, "policy.hooks",
+             "dockerd runs as a daemon without the args");
   hooks_row ("dockerd's setkey for another container",
              "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
              "[\"libnetwork-setkey\", \"-exec-root=/var/run/docker\", \"" ID_B "\", "
@@ -1253,8 +1256,8 @@ test_hooks (void)
              "[\"libnetwork-setkey\", \"" ID_A "\", \"a34fcd8d16bd\"], "
              "\"env\": [\"LD_PRELOAD=/tmp/x.so\"]}]}",
              NULL, "policy.hooks", "prestart hook /usr/sbin/dockerd sets an environment");
-  hooks_row ("/proc/self/exe", "\"hooks\": {\"prestart\": [{\"path\": \"/proc/self/exe\"}]}",
-             NULL, "policy.hooks", "prestart hook /proc/self/exe: names whichever program");
+  hooks_row ("/proc/self/exe", "\"hooks\": {\"prestart\": [{\"path\": \"/proc/self/exe\"}]}", NULL,
+             "policy.hooks", "prestart hook /proc/self/exe: names whichever program");
   hooks_row ("/proc/PID/exe of another program", self_hook, NULL, "policy.hooks", want);
   hooks_row ("/proc/PID/exe of an allowed program", self_hook, self_policy, "", "1 hook");
   hooks_row ("a shell", "\"hooks\": {\"poststop\": [{\"path\": \"/bin/sh\"}]}", NULL,
@@ -1292,33 +1295,39 @@ test_confinement (void)
 {
   confine_row ("the default confinement", NULL, NULL, NULL, NULL, "", "policy.confinement",
                "own mount namespace, /proc masked");
-  confine_row ("no mount namespace", "{\"type\": \"mount\"}", "{\"type\": \"cgroup\"}", NULL,
-               NULL, "policy.confinement", "policy.confinement", "no mount namespace");
+  confine_row ("no mount namespace", "{\"type\": \"mount\"}", "{\"type\": \"cgroup\"}", NULL, NULL,
+               "policy.confinement", "policy.confinement", "no mount namespace");
   confine_row ("the host's mount namespace joined", "{\"type\": \"mount\"}",
                "{\"type\": \"mount\", \"path\": \"/proc/1/ns/mnt\"}", NULL, NULL,
                "policy.confinement", "policy.confinement",
                "the mount namespace is joined (/proc/1/ns/mnt)");
   confine_row ("a user namespace joined", "{\"type\": \"mount\"}",
-               "{\"type\": \"mount\"}, {\"type\": \"user\", \"path\": \"/proc/1/ns/user\"}",
-               NULL, NULL, "policy.confinement", "policy.confinement",
+               "{\"type\": \"mount\"}, {\"type\": \"user\", \"path\": \"/proc/1/ns/user\"}", NULL,
+               NULL, "policy.confinement", "policy.confinement",
                "the user namespace is joined (/proc/1/ns/user)");
   confine_row ("no uts namespace (--uts host)", "{\"type\": \"uts\"}, ", "", NULL, NULL,
                "policy.namespaces", "policy.namespaces", "no uts namespace");
-  confine_row ("procMount Unmasked (empty maskedPaths)", MASKED, "\"maskedPaths\": []", NULL,
-               NULL, "policy.confinement", "policy.confinement",
+  confine_row ("procMount Unmasked (empty maskedPaths)", MASKED, "\"maskedPaths\": []", NULL, NULL,
+               "policy.confinement", "policy.confinement",
                "/proc/acpi is not masked (linux.maskedPaths)");
   confine_row ("no readonlyPaths", READONLY ",", "", NULL, NULL, "policy.confinement",
                "policy.confinement", "/proc/bus is not read-only");
   confine_row ("/proc/sys writable", "\"/proc/sys\", ", "", NULL, NULL, "policy.confinement",
                "policy.confinement", "/proc/sys is not read-only");
-  confine_row ("AppArmor unconfined", "\"process\": {", "\"process\": {\"apparmorProfile\": "
-               "\"unconfined\", ", NULL, NULL, "policy.confinement", "policy.confinement",
+  confine_row ("AppArmor unconfined", "\"process\": {",
+               "\"process\": {\"apparmorProfile\": "
+               "\"unconfined\", ",
+               NULL, NULL, "policy.confinement", "policy.confinement",
                "AppArmor profile \"unconfined\"");
-  confine_row ("an AppArmor profile", "\"process\": {", "\"process\": {\"apparmorProfile\": "
-               "\"docker-default\", ", NULL, NULL, "", "policy.confinement", "own mount namespace");
-  confine_row ("SELinux spc_t", "\"process\": {", "\"process\": {\"selinuxLabel\": "
-               "\"system_u:system_r:spc_t:s0\", ", NULL, NULL, "policy.confinement",
-               "policy.confinement", "SELinux label system_u:system_r:spc_t:s0");
+  confine_row ("an AppArmor profile", "\"process\": {",
+               "\"process\": {\"apparmorProfile\": "
+               "\"docker-default\", ",
+               NULL, NULL, "", "policy.confinement", "own mount namespace");
+  confine_row ("SELinux spc_t", "\"process\": {",
+               "\"process\": {\"selinuxLabel\": "
+               "\"system_u:system_r:spc_t:s0\", ",
+               NULL, NULL, "policy.confinement", "policy.confinement",
+               "SELinux label system_u:system_r:spc_t:s0");
   confine_row ("rshared root propagation", NULL, NULL, NULL, "\"rootfsPropagation\": \"rshared\"",
                "policy.confinement", "policy.confinement", "rootfsPropagation \"rshared\"");
   confine_row ("a kernel sysctl", NULL, NULL, NULL,
@@ -1340,8 +1349,8 @@ test_confinement (void)
                "\"hostID\": 0, \"size\": 1}]}",
                NULL, "policy.confinement", "policy.confinement", "mount /x is id-mapped");
   confine_row ("a second procfs", NULL, NULL,
-               "{\"destination\": \"/hostproc\", \"type\": \"proc\", \"source\": \"proc\"}",
-               NULL, "policy.confinement", "policy.confinement",
+               "{\"destination\": \"/hostproc\", \"type\": \"proc\", \"source\": \"proc\"}", NULL,
+               "policy.confinement", "policy.confinement",
                "a second procfs at /hostproc (the masks apply at /proc only)");
   confine_row ("a writable sysfs", NULL, NULL,
                "{\"destination\": \"/sys\", \"type\": \"sysfs\", \"source\": \"sysfs\", "
@@ -1372,9 +1381,11 @@ test_redirect (void)
       || asprintf (&missing, "%s/not/yet", open_dir) < 0
       || asprintf (&ok_missing, "%s/not-yet/made", tmpdir) < 0
       || asprintf (&link, "%s/userlink", tmpdir) < 0
-      || asprintf (&want, "others could swap it for another path before the runtime mounts it "
-                          "(directory %s is writable by others",
-                   open_dir) < 0)
+      || asprintf (&want,
+                   "others could swap it for another path before the runtime mounts it "
+                   "(directory %s is writable by others",
+                   open_dir)
+             < 0)
     abort ();
   if (mkdir (open_dir, 0755) < 0 || chmod (open_dir, 0777) < 0 || mkdir (data, 0755) < 0
       || mkdir (sticky, 0755) < 0 || chmod (sticky, 01777) < 0 || mkdir (sdata, 0755) < 0
@@ -1382,12 +1393,12 @@ test_redirect (void)
     abort ();
   mount_row ("a source in a directory others can write", data, "\"rbind\", \"ro\"", NULL,
              "policy.mounts", want);
-  mount_row ("a source in a sticky directory others can write", sdata, "\"rbind\", \"ro\"",
+  mount_row ("a source in a sticky directory others can write", sdata, "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "others could swap it");
+  mount_row ("a missing source below a directory others can write", missing, "\"rbind\", \"ro\"",
              NULL, "policy.mounts", "others could swap it");
-  mount_row ("a missing source below a directory others can write", missing,
-             "\"rbind\", \"ro\"", NULL, "policy.mounts", "others could swap it");
-  mount_row ("a missing source below root's directories", ok_missing, "\"rbind\", \"ro\"", NULL,
-             "", "1 read-only");
+  mount_row ("a missing source below root's directories", ok_missing, "\"rbind\", \"ro\"", NULL, "",
+             "1 read-only");
   if (geteuid () == 0 && lchown (link, 65534, 65534) == 0)
     {
       cleanup_free char *via = NULL;
@@ -1579,9 +1590,11 @@ test_volume_bind (void)
   if (asprintf (&root, "%s/docker", tmpdir) < 0 || asprintf (&data, "%s/volumes/v1/_data", root) < 0
       || asprintf (&cmd, "mkdir -p '%s'", data) < 0 || system (cmd) != 0
       || asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0
-      || asprintf (&mounts, "{\"destination\": \"/v\", \"type\": \"bind\", \"source\": "
-                            "\"%s\", \"options\": [\"rbind\", \"ro\"]}",
-                   data) < 0)
+      || asprintf (&mounts,
+                   "{\"destination\": \"/v\", \"type\": \"bind\", \"source\": "
+                   "\"%s\", \"options\": [\"rbind\", \"ro\"]}",
+                   data)
+             < 0)
     abort ();
   spec = spec_of (NULL, mounts, NULL, NULL, NULL);
   /* A plain volume directory passes. */
@@ -1636,15 +1649,15 @@ test_annotations (void)
       "policy.annotations", "a byte past ASCII at byte 5" },
     { "the kernel_params annotation, plain words",
       "\"io.katacontainers.config.hypervisor.kernel_params\": \"quiet panic=1\"",
-      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.kernel_params\"]",
-      "", "1 Kata annotation" },
+      "annotations = [\"io\\\\.katacontainers\\\\.config\\\\.hypervisor\\\\.kernel_params\"]", "",
+      "1 Kata annotation" },
     { "kernel modules and disable_new_netns, though allowed",
       "\"io.katacontainers.config.agent.kernel_modules\": \"e1000\", "
       "\"io.katacontainers.config.runtime.disable_new_netns\": \"true\"",
       "annotations = [\"io\\\\.katacontainers\\\\..*\"]", "policy.annotations",
       "loads kernel modules in the guest" },
-    { "upper case prefix", "\"IO.KATACONTAINERS.config_path\": \"/x\"", NULL,
-      "policy.annotations", "IO.KATACONTAINERS.config_path" },
+    { "upper case prefix", "\"IO.KATACONTAINERS.config_path\": \"/x\"", NULL, "policy.annotations",
+      "IO.KATACONTAINERS.config_path" },
     { "other annotations", "\"com.example.x\": \"1\", \"org.opencontainers.image.os\": \"linux\"",
       NULL, "", "0 Kata annotations" },
     { "allowed by regex", "\"io.katacontainers.config.hypervisor.default_memory\": \"4096\"",
@@ -1684,30 +1697,29 @@ test_annotations_runtimes (void)
     struct kata_config *k;
     const char *fails, *needle;
   } rows[] = {
-    { "Go: config_path, though allowed",
-      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &kata_fc,
-      "policy.annotations",
+    { "Go: config_path, though allowed", "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"",
+      all, &kata_fc, "policy.annotations",
       "io.katacontainers.config_path (Kata 3.x loads the configuration it names in place of the "
       "one checked; 4.x ignores it; Kata applies it without enable_annotations)" },
     { "runtime-rs: config_path, though allowed",
-      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &rs4,
-      "policy.annotations", "io.katacontainers.config_path (Kata 3.x loads the configuration" },
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &rs4, "policy.annotations",
+      "io.katacontainers.config_path (Kata 3.x loads the configuration" },
     { "Go 4.1: config_path, though allowed",
-      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &go4,
-      "policy.annotations", "io.katacontainers.config_path (Kata 3.x loads the configuration" },
+      "\"io.katacontainers.config_path\": \"/tmp/evil.toml\"", all, &go4, "policy.annotations",
+      "io.katacontainers.config_path (Kata 3.x loads the configuration" },
     { "runtime-rs: hypervisor_name, though allowed",
       "\"io.katacontainers.config.runtime.hypervisor_name\": \"qemu\"", all, &rs4,
       "policy.annotations",
       "io.katacontainers.config.runtime.hypervisor_name (picks the [hypervisor.*] table" },
     { "runtime-rs: agent_name, though allowed",
-      "\"io.katacontainers.config.runtime.agent_name\": \"kata\"", all, &rs4,
-      "policy.annotations", "picks the [agent.*] table" },
+      "\"io.katacontainers.config.runtime.agent_name\": \"kata\"", all, &rs4, "policy.annotations",
+      "picks the [agent.*] table" },
     { "runtime-rs: runtime.name linux-container, though allowed",
       "\"io.katacontainers.config.runtime.name\": \"linux-container\"", all, &rs4,
       "policy.annotations", "linux-container runs no VM" },
     { "runtime-rs: shared_mounts, though allowed",
-      "\"io.katacontainers.config.runtime.shared_mounts\": \"[]\"", all, &rs4,
-      "policy.annotations", "shares mounts between the pod's containers" },
+      "\"io.katacontainers.config.runtime.shared_mounts\": \"[]\"", all, &rs4, "policy.annotations",
+      "shares mounts between the pod's containers" },
     { "runtime-rs 3.x: sandbox_bind_mounts, though allowed",
       "\"io.katacontainers.config.runtime.sandbox_bind_mounts\": \"/etc\"", all, &rs4,
       "policy.annotations", "host bind mounts chosen by the workload (runtime-rs 3.x)" },
@@ -1736,8 +1748,8 @@ test_annotations_runtimes (void)
       "\"io.katacontainers.config.runtime.name\": \"linux-container\"", all, &go4, "",
       "1 Kata annotation, all allowed" },
     { "Go: its enable_vcpus_pinning, not allowed: the reason",
-      "\"io.katacontainers.enable_vcpus_pinning\": \"true\"", NULL, &kata_fc,
-      "policy.annotations", "pins the vCPU threads to host CPUs" },
+      "\"io.katacontainers.enable_vcpus_pinning\": \"true\"", NULL, &kata_fc, "policy.annotations",
+      "pins the vCPU threads to host CPUs" },
     { "no Kata configuration: runtime-rs's and Go's",
       "\"io.katacontainers.config.runtime.name\": \"linux-container\", "
       "\"io.katacontainers.config.agent.policy\": \"eA==\"",
@@ -1803,8 +1815,7 @@ test_seccomp (void)
 
       if (rows[i].from != NULL)
         spec = replace (spec, rows[i].from, rows[i].to);
-      run_docker (&spec, id, "require_seccomp = true", rows[i].fc ? &kata_fc : &kata_seccomp,
-                  &rep);
+      run_docker (&spec, id, "require_seccomp = true", rows[i].fc ? &kata_fc : &kata_seccomp, &rep);
       expect (&rep, rows[i].name, rows[i].fails, "policy.seccomp", rows[i].needle);
       report_release (&rep);
       free (spec);
@@ -1868,17 +1879,17 @@ test_spec (void)
   spec_row ("\"hooKs\" with U+212A for k",
             "{\"ociVersion\": \"1.0.2\", \"hoo\xe2\x84\xaas\": {\"prestart\": []}}",
             "is not \"hooks\" but Go's decoders");
-  spec_row ("\"mountſ\" with U+017F for s",
-            "{\"ociVersion\": \"1.0.2\", \"mount\xc5\xbf\": []}", "is not \"mounts\"");
+  spec_row ("\"mountſ\" with U+017F for s", "{\"ociVersion\": \"1.0.2\", \"mount\xc5\xbf\": []}",
+            "is not \"mounts\"");
   spec_row ("a nested \"Namespaces\"",
             "{\"ociVersion\": \"1.0.2\", \"linux\": {\"Namespaces\": []}}",
             "key \"Namespaces\" is not \"namespaces\"");
-  spec_row ("\"annotationſ\"",
-            "{\"ociVersion\": \"1.0.2\", \"annotation\xc5\xbf\": {}}", "is not \"annotations\"");
+  spec_row ("\"annotationſ\"", "{\"ociVersion\": \"1.0.2\", \"annotation\xc5\xbf\": {}}",
+            "is not \"annotations\"");
   {
     /* Map keys are data: an annotation may be called anything. */
-    cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL,
-                                       "\"annotations\": {\"Hooks\": \"x\", \"mount\xc5\xbf\": \"y\"}");
+    cleanup_free char *spec = spec_of (
+        NULL, NULL, NULL, NULL, "\"annotations\": {\"Hooks\": \"x\", \"mount\xc5\xbf\": \"y\"}");
     struct report rep;
 
     run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
@@ -2048,13 +2059,15 @@ docker_row (const char *name, const char *ns, const char *record_id, const char 
       || asprintf (&text, "{\"ID\": \"%s\"}", record_id) < 0)
     abort ();
   test_write_text (cfg2, text);
-  if (source != NULL && (asprintf (&src, "%s/%s", root, source) < 0
-                         || (m = bind_of (src, options)) == NULL))
+  if (source != NULL
+      && (asprintf (&src, "%s/%s", root, source) < 0 || (m = bind_of (src, options)) == NULL))
     abort ();
   spec = spec_of (NULL, m, NULL, NULL, NULL);
   if (root_path != NULL)
     {
-      if (asprintf (&rp, "\"path\": \"%s%s\"", root_path[0] == '/' ? "" : root, root_path[0] == '/' ? root_path : root_path + 1) < 0)
+      if (asprintf (&rp, "\"path\": \"%s%s\"", root_path[0] == '/' ? "" : root,
+                    root_path[0] == '/' ? root_path : root_path + 1)
+          < 0)
         abort ();
       spec = replace (spec, "\"path\": \"rootfs\"", rp);
     }
@@ -2100,11 +2113,11 @@ test_identity (void)
               "containers/" ID_A "/mounts/shm", "\"rbind\", \"rprivate\"", NULL, "",
               "policy.mounts", "1 this container's engine file");
   docker_row ("a Docker container's resolv.conf, from namespace default", "default", ID_A,
-              "containers/" ID_A "/resolv.conf", "\"rbind\", \"rprivate\"", NULL,
-              "policy.mounts", "policy.mounts", "not this container's");
-  docker_row ("a Docker container's shm, from namespace default", "default", ID_A,
-              "containers/" ID_A "/mounts/shm", "\"rbind\"", NULL, "policy.mounts",
+              "containers/" ID_A "/resolv.conf", "\"rbind\", \"rprivate\"", NULL, "policy.mounts",
               "policy.mounts", "not this container's");
+  docker_row ("a Docker container's shm, from namespace default", "default", ID_A,
+              "containers/" ID_A "/mounts/shm", "\"rbind\"", NULL, "policy.mounts", "policy.mounts",
+              "not this container's");
   docker_row ("Docker's namespace, but Docker's record names another container", "moby", ID_B,
               "containers/" ID_A "/hosts", "\"rbind\"", NULL, "policy.mounts", "policy.mounts",
               "not this container's");
@@ -2113,13 +2126,13 @@ test_identity (void)
               "+/overlay2/c0ffee/merged", "", "policy.mounts",
               "the rootfs is Docker's mount of this container's image");
   docker_row ("Docker's rootfs of another container's layer", "moby", ID_A, NULL, NULL,
-              "+/overlay2/beef/merged", "policy.mounts", "policy.mounts",
-              "root.path");
-  docker_row ("Docker's rootfs of this layer, from namespace default", "default", ID_A, NULL,
-              NULL, "+/overlay2/c0ffee/merged", "policy.mounts", "policy.mounts",
+              "+/overlay2/beef/merged", "policy.mounts", "policy.mounts", "root.path");
+  docker_row ("Docker's rootfs of this layer, from namespace default", "default", ID_A, NULL, NULL,
+              "+/overlay2/c0ffee/merged", "policy.mounts", "policy.mounts",
               "the engine's state ([policy] engine_roots)");
   /* ctr run --rootfs DIR. */
-  rootfs_row ("the bundle's rootfs", "rootfs", false, NULL, "", "the rootfs is the bundle's rootfs");
+  rootfs_row ("the bundle's rootfs", "rootfs", false, NULL, "",
+              "the rootfs is the bundle's rootfs");
   rootfs_row ("ctr run --rootfs /usr", "/usr", false, NULL, "policy.mounts",
               "root.path /usr: writable bind mount outside [policy] writable_mounts");
   rootfs_row ("ctr run --rootfs /etc, read-only", "/etc", true, NULL, "policy.mounts",
@@ -2184,7 +2197,8 @@ test_identity (void)
       || asprintf (&bundle, "%s/overlay-containers/" ID_A "/userdata", pm) < 0
       || asprintf (&cj, "%s/overlay-containers/containers.json", pm) < 0
       || asprintf (&text, "[{\"id\": \"" ID_B "\", \"layer\": \"l2\"}, {\"id\": \"" ID_A
-                          "\", \"layer\": \"l1\"}]") < 0
+                          "\", \"layer\": \"l1\"}]")
+             < 0
       || asprintf (&policy, "podman_roots = [\"%s\"]", pm) < 0
       || asprintf (&layer, "\"path\": \"%s/overlay/l1/merged\"", pm) < 0)
     abort ();
@@ -2256,9 +2270,9 @@ pod_row (const char *name, const char *id, const char *ann, const char *res, con
     abort ();
   mkdir_p (sb);
   test_write_text (sbspec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
-                      "\"io.kubernetes.cri.container-type\": \"sandbox\", "
-                      "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
-                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
+                           "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+                           "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                           "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
   if (asprintf (&top, "\"annotations\": {%s}", ann) < 0)
     abort ();
   spec = spec_of (NULL, mounts, res, NULL, top);
@@ -2299,15 +2313,13 @@ claim_row (const char *name, const char *id, const char *ann, const char *res,
 static void
 test_vm_claims (void)
 {
-  static const char sandbox_ann[]
-      = "\"io.kubernetes.cri.container-type\": \"sandbox\", "
-        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
-        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\", "
-        "\"io.kubernetes.cri.sandbox-memory\": \"536870912\"";
-  static const char app_ann[]
-      = "\"io.kubernetes.cri.container-type\": \"container\", "
-        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
-        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
+  static const char sandbox_ann[] = "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+                                    "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                                    "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\", "
+                                    "\"io.kubernetes.cri.sandbox-memory\": \"536870912\"";
+  static const char app_ann[] = "\"io.kubernetes.cri.container-type\": \"container\", "
+                                "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                                "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
   cleanup_free char *sb = NULL;
   struct kata_config hot = { 0 };
 
@@ -2315,12 +2327,12 @@ test_vm_claims (void)
     abort ();
   mkdir_p (sb);
   claim_row ("a container's own VM", ID_A, NULL, NULL, &kata_fc, VM_SOLO, 2304, 2048, 0, "");
-  claim_row ("no limit: not sized", ID_A, NULL, "\"cpu\": {\"shares\": 2}", &kata_fc, VM_NONE, 0,
-             0, 0, "");
+  claim_row ("no limit: not sized", ID_A, NULL, "\"cpu\": {\"shares\": 2}", &kata_fc, VM_NONE, 0, 0,
+             0, "");
   claim_row ("a pod's sandbox", SANDBOX_ID, sandbox_ann, "\"cpu\": {\"shares\": 2}", &kata_fc,
              VM_SANDBOX, 2560, 2048, 0, "");
-  claim_row ("a member, static sizing (Firecracker's)", ID_A, app_ann, NULL, &kata_fc, VM_MEMBER,
-             0, 0, 0, SANDBOX_ID);
+  claim_row ("a member, static sizing (Firecracker's)", ID_A, app_ann, NULL, &kata_fc, VM_MEMBER, 0,
+             0, 0, SANDBOX_ID);
   load_kata (&hot, NULL,
              "[hypervisor.qemu]\ndefault_memory = 1024\n[runtime]\nstatic_sandbox_resource_mgmt = "
              "false\n");
@@ -2333,14 +2345,12 @@ test_vm_claims (void)
 static void
 test_pods (void)
 {
-  static const char sandbox_ann[]
-      = "\"io.kubernetes.cri.container-type\": \"sandbox\", "
-        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
-        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
-  static const char app_ann[]
-      = "\"io.kubernetes.cri.container-type\": \"container\", "
-        "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
-        "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
+  static const char sandbox_ann[] = "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+                                    "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                                    "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
+  static const char app_ann[] = "\"io.kubernetes.cri.container-type\": \"container\", "
+                                "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                                "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"";
   static const char no_limit[] = "\"cpu\": {\"shares\": 2}";
   cleanup_free char *ann = NULL;
   cleanup_free char *roots = NULL;
@@ -2349,10 +2359,12 @@ test_pods (void)
   /* The pause container: no limit of its own, the pod's from CRI. */
   pod_row ("a pod sandbox that nothing bounds", SANDBOX_ID, sandbox_ann, no_limit, NULL, NULL,
            "policy.resources", "policy.resources", "a pod sandbox that nothing bounds");
-  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"100000\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
-                sandbox_ann) < 0)
+  if (asprintf (&ann,
+                "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                "\"io.kubernetes.cri.sandbox-cpu-quota\": \"100000\", "
+                "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
+                sandbox_ann)
+      < 0)
     abort ();
   pod_row ("a pod sandbox sized by CRI's annotations", SANDBOX_ID, ann, no_limit, NULL, NULL, "",
            "policy.resources", "2304 MiB");
@@ -2368,11 +2380,12 @@ test_pods (void)
            "policy.resources", "policy.resources", "not a number");
   free (ann);
   ann = NULL;
-  pod_row ("an app container without a limit is not a sandbox", ID_A, app_ann, no_limit, NULL,
-           NULL, "policy.resources", "policy.resources", "no memory limit");
+  pod_row ("an app container without a limit is not a sandbox", ID_A, app_ann, no_limit, NULL, NULL,
+           "policy.resources", "policy.resources", "no memory limit");
 
   /* The pod's own files, and only the pod's. */
-  if (asprintf (&roots, "containerd_roots = [\"/srv/ctd\"]\nkubelet_roots = [\"/srv/kubelet\"]") < 0)
+  if (asprintf (&roots, "containerd_roots = [\"/srv/ctd\"]\nkubelet_roots = [\"/srv/kubelet\"]")
+      < 0)
     abort ();
   m = bind_of ("/srv/ctd/io.containerd.grpc.v1.cri/sandboxes/" SANDBOX_ID "/hosts", "\"rbind\"");
   pod_row ("CRI's hosts of the pod, writable", ID_A, app_ann, NULL, m, roots, "", "policy.mounts",
@@ -2412,7 +2425,8 @@ test_pods (void)
 
   /* A claim of a pod outside CRI's namespace: ctr --annotation, docker
      run --annotation and podman --annotation set them anywhere. */
-  m = bind_of ("/srv/kubelet/pods/" POD_UID "/volumes/kubernetes.io~secret/token", "\"rbind\", \"ro\"");
+  m = bind_of ("/srv/kubelet/pods/" POD_UID "/volumes/kubernetes.io~secret/token",
+               "\"rbind\", \"ro\"");
   pod_ns = "default";
   pod_row ("a forged sandbox in namespace default, binding the pod's secret", SANDBOX_ID,
            sandbox_ann, NULL, m, roots, "policy.identity policy.mounts", "policy.identity",
@@ -2421,8 +2435,8 @@ test_pods (void)
   pod_row ("a forged pod member in namespace default", ID_A, app_ann, NULL, NULL, roots,
            "policy.identity", "policy.identity", "io.kubernetes.cri.sandbox-id: only");
   pod_ns = "moby";
-  pod_row ("a pod claim in Docker's namespace", ID_A, app_ann, NULL, NULL, roots,
-           "policy.identity", "policy.identity", "this start is Docker");
+  pod_row ("a pod claim in Docker's namespace", ID_A, app_ann, NULL, NULL, roots, "policy.identity",
+           "policy.identity", "this start is Docker");
   pod_ns = "k8s.io";
   run_mode = KG_MODE_OCI;
   pod_row ("a pod claim in an OCI-mode start in k8s.io", ID_A, app_ann, NULL, NULL, roots,
@@ -2437,7 +2451,8 @@ test_pods (void)
   /* In CRI's namespace: the sandbox a member names is a pod sandbox. */
   if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"container\", "
                       "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
-                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"") < 0)
+                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"")
+      < 0)
     abort ();
   {
     cleanup_free char *other = NULL, *other_spec = NULL;
@@ -2447,17 +2462,18 @@ test_pods (void)
       abort ();
     mkdir_p (other);
     test_write_text (other_spec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
-                            "\"io.kubernetes.cri.container-type\": \"container\", "
-                            "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
-                            "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
+                                 "\"io.kubernetes.cri.container-type\": \"container\", "
+                                 "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
+                                 "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
   }
-  pod_row ("a member naming another pod's container as its sandbox", ID_A, ann, NULL, NULL,
-           NULL, "policy.identity", "policy.identity",
+  pod_row ("a member naming another pod's container as its sandbox", ID_A, ann, NULL, NULL, NULL,
+           "policy.identity", "policy.identity",
            "io.kubernetes.cri.sandbox-id " ID_B " is no pod sandbox of namespace \"k8s.io\"");
   free (ann);
   if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"container\", "
                       "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "feed\", "
-                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"") < 0)
+                      "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"")
+      < 0)
     abort ();
   pod_row ("a member naming a sandbox that does not exist", ID_A, ann, NULL, NULL, NULL,
            "policy.identity", "policy.identity", "is no pod sandbox");
@@ -2465,7 +2481,8 @@ test_pods (void)
   if (asprintf (&ann, "\"io.kubernetes.cri.container-type\": \"sandbox\", "
                       "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
                       "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\", "
-                      "\"io.kubernetes.cri.sandbox-memory\": \"268435456\"") < 0)
+                      "\"io.kubernetes.cri.sandbox-memory\": \"268435456\"")
+      < 0)
     abort ();
   pod_row ("a sandbox that names another sandbox id", ID_A, ann, no_limit, NULL, NULL,
            "policy.identity", "policy.identity", "is not its own id");
@@ -2490,35 +2507,42 @@ test_pods (void)
 
   /* The pod's VM as Kata sizes it: the sandbox's annotations, not its
      own limits. */
-  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"1099511627776\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"20000000\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
-                sandbox_ann) < 0)
+  if (asprintf (&ann,
+                "%s, \"io.kubernetes.cri.sandbox-memory\": \"1099511627776\", "
+                "\"io.kubernetes.cri.sandbox-cpu-quota\": \"20000000\", "
+                "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
+                sandbox_ann)
+      < 0)
     abort ();
-  pod_row ("a small sandbox limit, 1 TiB and 200 vCPUs in the annotations", SANDBOX_ID, ann,
-           NULL, NULL, NULL, "policy.resources", "policy.resources",
+  pod_row ("a small sandbox limit, 1 TiB and 200 vCPUs in the annotations", SANDBOX_ID, ann, NULL,
+           NULL, NULL, "policy.resources", "policy.resources",
            "the VM would have 1050624 MiB (default_memory 2048 + the pod's sandbox-memory "
            "1048576 MiB)");
   pod_row ("the same: 200 vCPUs", SANDBOX_ID, ann, NULL, NULL, NULL, "policy.resources",
            "policy.resources", "+ 200 from sandbox-cpu-quota 20000000 / period 100000");
   free (ann);
-  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-shares\": \"40960\"",
-                sandbox_ann) < 0)
+  if (asprintf (&ann,
+                "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
+                "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\", "
+                "\"io.kubernetes.cri.sandbox-cpu-shares\": \"40960\"",
+                sandbox_ann)
+      < 0)
     abort ();
   pod_row ("a quota of -1: the vCPUs from the shares", SANDBOX_ID, ann, no_limit, NULL, NULL,
            "policy.resources", "policy.resources",
            "+ 40 from sandbox-cpu-shares 40960 with a quota of -1");
   free (ann);
-  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-shares\": \"2048\"",
-                sandbox_ann) < 0)
+  if (asprintf (&ann,
+                "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
+                "\"io.kubernetes.cri.sandbox-cpu-shares\": \"2048\"",
+                sandbox_ann)
+      < 0)
     abort ();
   pod_row ("a quota of -1 and 2048 shares", SANDBOX_ID, ann, no_limit, NULL, NULL, "",
-           "policy.resources", "2304 MiB (default_memory 2048 + the pod's sandbox-memory 256 MiB) of at most "
+           "policy.resources",
+           "2304 MiB (default_memory 2048 + the pod's sandbox-memory 256 MiB) of at most "
            "16384, 3 vCPUs");
   free (ann);
   ann = NULL;
@@ -2529,11 +2553,13 @@ test_pods (void)
 
     load_shipped (&rs, "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS);
     pod_kata = &rs;
-    if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
-                        "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
-                        "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\", "
-                        "\"io.kubernetes.cri.sandbox-cpu-shares\": \"40960\"",
-                  sandbox_ann) < 0)
+    if (asprintf (&ann,
+                  "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                  "\"io.kubernetes.cri.sandbox-cpu-quota\": \"-1\", "
+                  "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\", "
+                  "\"io.kubernetes.cri.sandbox-cpu-shares\": \"40960\"",
+                  sandbox_ann)
+        < 0)
       abort ();
     pod_row ("runtime-rs: a pod sandbox, quota -1: no vCPUs from the shares", SANDBOX_ID, ann,
              no_limit, NULL, NULL, "", "policy.resources",
@@ -2541,13 +2567,15 @@ test_pods (void)
              "256 MiB) of at most 16384, 1 vCPUs of at most 32 (runtime-rs static sizing: max (1, "
              "overhead_vcpus 0.2 + 0 from no CPU quota), rounded up)");
     free (ann);
-    if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"16777216000\", "
-                        "\"io.kubernetes.cri.sandbox-cpu-quota\": \"250000\", "
-                        "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
-                  sandbox_ann) < 0)
+    if (asprintf (&ann,
+                  "%s, \"io.kubernetes.cri.sandbox-memory\": \"16777216000\", "
+                  "\"io.kubernetes.cri.sandbox-cpu-quota\": \"250000\", "
+                  "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"",
+                  sandbox_ann)
+        < 0)
       abort ();
-    pod_row ("runtime-rs: a pod sandbox on its overhead", SANDBOX_ID, ann, no_limit, NULL, NULL,
-             "", "policy.resources",
+    pod_row ("runtime-rs: a pod sandbox on its overhead", SANDBOX_ID, ann, no_limit, NULL, NULL, "",
+             "policy.resources",
              "16032 MiB (runtime-rs static sizing: overhead_memory 32 + the pod's sandbox-memory "
              "16000 MiB) of at most 16384, 3 vCPUs");
     free (ann);
@@ -2557,10 +2585,12 @@ test_pods (void)
   }
 
   /* Overflow: a quota of 2^63-1 over a period of 1. */
-  if (asprintf (&ann, "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-quota\": \"9223372036854775807\", "
-                      "\"io.kubernetes.cri.sandbox-cpu-period\": \"1\"",
-                sandbox_ann) < 0)
+  if (asprintf (&ann,
+                "%s, \"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                "\"io.kubernetes.cri.sandbox-cpu-quota\": \"9223372036854775807\", "
+                "\"io.kubernetes.cri.sandbox-cpu-period\": \"1\"",
+                sandbox_ann)
+      < 0)
     abort ();
   pod_row ("a sandbox quota of 2^63-1 over a period of 1", SANDBOX_ID, ann, no_limit, NULL, NULL,
            "policy.resources", "policy.resources", "the VM would have 9223372036854775807 vCPUs");
@@ -2574,14 +2604,15 @@ test_pods (void)
      (the kubelet's devices of that pod, cold-plugged), CDI device names,
      the termination message path it writes back. */
   pod_ns = "default";
-  pod_row ("CRI-O's pod name and namespace in namespace default", ID_A,
-           "\"io.kubernetes.cri-o.KubeName\": \"gpu-job\", "
-           "\"io.kubernetes.cri-o.Namespace\": \"team-b\"",
-           NULL, NULL, NULL, "policy.identity", "policy.identity",
-           "io.kubernetes.cri-o.KubeName: only CRI-O (a start whose containers/storage record is CRI-O's) writes it");
+  pod_row (
+      "CRI-O's pod name and namespace in namespace default", ID_A,
+      "\"io.kubernetes.cri-o.KubeName\": \"gpu-job\", "
+      "\"io.kubernetes.cri-o.Namespace\": \"team-b\"",
+      NULL, NULL, NULL, "policy.identity", "policy.identity",
+      "io.kubernetes.cri-o.KubeName: only CRI-O (a start whose containers/storage record is CRI-O's) writes it");
   pod_row ("CRI's pod name in namespace default", ID_A,
-           "\"io.kubernetes.cri.sandbox-name\": \"gpu-job\"", NULL, NULL, NULL,
-           "policy.identity", "policy.identity", "io.kubernetes.cri.sandbox-name: only");
+           "\"io.kubernetes.cri.sandbox-name\": \"gpu-job\"", NULL, NULL, NULL, "policy.identity",
+           "policy.identity", "io.kubernetes.cri.sandbox-name: only");
   pod_row ("a CDI device annotation", ID_A, "\"cdi.k8s.io/gpu\": \"nvidia.com/gpu=all\"", NULL,
            NULL, NULL, "policy.identity", "policy.identity",
            "cdi.k8s.io/gpu: only a device plugin (CDI");
@@ -2595,8 +2626,8 @@ test_pods (void)
   if (asprintf (&ann, "%s, \"io.kubernetes.container.terminationMessagePath\": \"/x\"", app_ann)
       < 0)
     abort ();
-  pod_row ("a pod member whose termination message path is a host file", ID_A, ann, NULL, m,
-           roots, "policy.identity", "policy.identity",
+  pod_row ("a pod member whose termination message path is a host file", ID_A, ann, NULL, m, roots,
+           "policy.identity", "policy.identity",
            "terminationMessagePath /x is the mount of /usr/lib/os-release, not the kubelet's");
   free (m);
   m = bind_of ("/srv/kubelet/pods/" POD_UID "/containers/app/0a1b2c3d", "\"rbind\"");
@@ -2627,8 +2658,9 @@ crio_row (const char *name, const char *id, const char *spec, enum kg_mode mode,
   struct report rep;
 
   if (asprintf (&bundle, "%s/crio-run/overlay-containers/%s/userdata", tmpdir, id) < 0
-      || asprintf (&policy, "podman_roots = [\"%s/crio-graph\", \"%s/crio-run\"]\n"
-                            "kubelet_roots = [\"%s/crio-kubelet\"]\n%s",
+      || asprintf (&policy,
+                   "podman_roots = [\"%s/crio-graph\", \"%s/crio-run\"]\n"
+                   "kubelet_roots = [\"%s/crio-kubelet\"]\n%s",
                    tmpdir, tmpdir, tmpdir, policy_more ? policy_more : "")
              < 0)
     abort ();
@@ -2651,11 +2683,13 @@ test_crio (void)
      its pod; one names a pod that has no sandbox; podman's has no pod. */
   static const char records[]
       = "[{\"id\": \"" CRIO_SB "\", \"layer\": \"lsb\", \"metadata\": "
-        "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB "\\\",\\\"uid\\\":\\\""
-        CRIO_UID "\\\",\\\"namespace\\\":\\\"default\\\",\\\"metadata-name\\\":\\\"p\\\","
+        "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB
+        "\\\",\\\"uid\\\":\\\"" CRIO_UID
+        "\\\",\\\"namespace\\\":\\\"default\\\",\\\"metadata-name\\\":\\\"p\\\","
         "\\\"pod\\\":true}\"},\n"
         " {\"id\": \"" CRIO_APP "\", \"layer\": \"lapp\", \"metadata\": "
-        "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB "\\\",\\\"metadata-name\\\":"
+        "\"{\\\"pod-name\\\":\\\"k8s_p\\\",\\\"pod-id\\\":\\\"" CRIO_SB
+        "\\\",\\\"metadata-name\\\":"
         "\\\"app1\\\"}\"},\n"
         " {\"id\": \"" CRIO_ORPHAN "\", \"layer\": \"lo\", \"metadata\": "
         "\"{\\\"pod-name\\\":\\\"k8s_q\\\",\\\"pod-id\\\":\\\"" ID_B "\\\"}\"},\n"
@@ -2726,11 +2760,11 @@ test_crio (void)
   free (spec);
   /* The same spec as a podman container's: its record is podman's. */
   crio_row ("the sandbox's spec as a podman container: CRI-O's keys refused", CRIO_PODMAN, sb_spec,
-            KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement", "policy.identity",
-            "io.kubernetes.cri-o.KubeName: only CRI-O");
+            KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement",
+            "policy.identity", "io.kubernetes.cri-o.KubeName: only CRI-O");
   crio_row ("the sandbox's spec as a podman container: the kubelet's keys refused", CRIO_PODMAN,
-            sb_spec, KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement", "policy.identity",
-            "io.kubernetes.pod.uid: only the kubelet");
+            sb_spec, KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement",
+            "policy.identity", "io.kubernetes.pod.uid: only the kubelet");
   /* A member claiming to be a sandbox, and a sandbox claiming another. */
   free (text);
   if (asprintf (&text, "%s", app_ann) < 0)
@@ -2742,17 +2776,19 @@ test_crio (void)
             "policy.identity", "CRI-O, its storage");
   free (spec);
   spec = replace (spec_of (NULL, NULL, NULL, NULL, text), "\"container\"", "\"sandbox\"");
-  crio_row ("a CRI-O member whose annotation calls it a sandbox", CRIO_APP, spec, KG_MODE_OCI,
-            NULL, "policy.identity", "policy.identity",
+  crio_row ("a CRI-O member whose annotation calls it a sandbox", CRIO_APP, spec, KG_MODE_OCI, NULL,
+            "policy.identity", "policy.identity",
             "io.kubernetes.cri-o.ContainerType \"sandbox\", but CRI-O's record");
   free (spec);
-  spec = replace (spec_of (NULL, NULL, NULL, NULL, text), "\"io.kubernetes.cri-o.SandboxID\": \"" CRIO_SB,
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, text),
+                  "\"io.kubernetes.cri-o.SandboxID\": \"" CRIO_SB,
                   "\"io.kubernetes.cri-o.SandboxID\": \"" ID_A);
   crio_row ("a CRI-O member whose SandboxID names another container", CRIO_APP, spec, KG_MODE_OCI,
             NULL, "policy.identity", "policy.identity",
             "io.kubernetes.cri-o.SandboxID " ID_A ", but CRI-O's record");
   free (spec);
-  spec = spec_of (NULL, NULL, NULL, NULL, "\"annotations\": {\"io.kubernetes.cri-o.ContainerType\": \"container\"}");
+  spec = spec_of (NULL, NULL, NULL, NULL,
+                  "\"annotations\": {\"io.kubernetes.cri-o.ContainerType\": \"container\"}");
   crio_row ("a CRI-O member whose record names a pod without a sandbox", CRIO_ORPHAN, spec,
             KG_MODE_OCI, NULL, "policy.identity", "policy.identity",
             "which is no pod sandbox of its storage");
@@ -2764,7 +2800,8 @@ test_crio (void)
             "policy.identity", "policy.identity",
             "io.kubernetes.cri.container-type: only containerd's CRI");
   free (spec);
-  sb_spec = replace (sb_spec, "\"cpu\": {\"shares\": 2}", "\"cpu\": {\"shares\": 2}, \"memory\": {\"limit\": 1}");
+  sb_spec = replace (sb_spec, "\"cpu\": {\"shares\": 2}",
+                     "\"cpu\": {\"shares\": 2}, \"memory\": {\"limit\": 1}");
   spec = replace (strdup (sb_spec), "{\"type\": \"mount\"}", "{\"type\": \"user\"}");
   crio_row ("CRI-O's pod sandbox: the rest of policy.confinement still holds", CRIO_SB, spec,
             KG_MODE_OCI, NULL, "policy.confinement", "policy.confinement", "no mount namespace");
@@ -2792,8 +2829,9 @@ test_crio (void)
             NULL, "policy.identity", "policy.identity",
             "io.kubernetes.cri-o.ContainerName \"k8s_other\"");
   free (spec);
-  spec = replace (strdup (sb_spec), "\"pod-linux-resources.crio.io\"",
-                  "\"io.kubernetes.cri-o.PodLinuxResources\": \"{}\", \"pod-linux-resources.crio.io\"");
+  spec = replace (
+      strdup (sb_spec), "\"pod-linux-resources.crio.io\"",
+      "\"io.kubernetes.cri-o.PodLinuxResources\": \"{}\", \"pod-linux-resources.crio.io\"");
   crio_row ("CRI-O's two pod-resources keys that differ", CRIO_SB, spec, KG_MODE_OCI,
             "require_memory_limit = false", "policy.resources", "policy.resources",
             "differ (one of them is the pod's own annotation)");
@@ -2806,7 +2844,7 @@ test_crio (void)
     if (asprintf (&dup, "%s/crio-run/overlay-containers/containers.json", tmpdir) < 0)
       abort ();
     test_write_text (dup, "[{\"id\": \"" CRIO_SB "\", \"layer\": \"lx\", \"metadata\": "
-                     "\"{\\\"name\\\":\\\"x\\\"}\"}]");
+                          "\"{\\\"name\\\":\\\"x\\\"}\"}]");
     crio_row ("a CRI-O sandbox's id held by a second store: not CRI-O's", CRIO_SB, sb_spec,
               KG_MODE_OCI, NULL, "policy.identity policy.confinement", "policy.identity",
               "only CRI-O");
@@ -2821,10 +2859,12 @@ test_crio (void)
                 "\"%s/crio-run/overlay-containers/" CRIO_SB "/userdata/resolv.conf\", \"options\": "
                 "[\"rbind\", \"rw\"]}, "
                 "{\"destination\": \"/run/.containerenv\", \"type\": \"bind\", \"source\": "
-                "\"%s/crio-run/overlay-containers/" CRIO_SB "/userdata/.containerenv\", \"options\": "
+                "\"%s/crio-run/overlay-containers/" CRIO_SB
+                "/userdata/.containerenv\", \"options\": "
                 "[\"rbind\", \"rw\"]}, "
                 "{\"destination\": \"/etc/hosts\", \"type\": \"bind\", \"source\": "
-                "\"%s/crio-kubelet/pods/" CRIO_UID "/etc-hosts\", \"options\": [\"rbind\", \"rw\"]}",
+                "\"%s/crio-kubelet/pods/" CRIO_UID
+                "/etc-hosts\", \"options\": [\"rbind\", \"rw\"]}",
                 tmpdir, tmpdir, tmpdir)
           < 0
       || asprintf (&other,
@@ -2835,12 +2875,12 @@ test_crio (void)
              < 0)
     abort ();
   spec = spec_of (NULL, mounts, NULL, NULL, text);
-  crio_row ("a CRI-O member binds its pod's files as CRI-O binds them", CRIO_APP, spec,
-            KG_MODE_OCI, NULL, "", NULL, NULL);
+  crio_row ("a CRI-O member binds its pod's files as CRI-O binds them", CRIO_APP, spec, KG_MODE_OCI,
+            NULL, "", NULL, NULL);
   free (spec);
   spec = spec_of (NULL, other, NULL, NULL, text);
-  crio_row ("a CRI-O member binding another container's resolv.conf", CRIO_APP, spec,
-            KG_MODE_OCI, NULL, "policy.mounts", "policy.mounts", "podman's storage");
+  crio_row ("a CRI-O member binding another container's resolv.conf", CRIO_APP, spec, KG_MODE_OCI,
+            NULL, "policy.mounts", "policy.mounts", "podman's storage");
   free (spec);
   spec = spec_of (NULL, mounts, NULL, NULL, "\"annotations\": {}");
   crio_row ("the same binds in a podman container: not its files", CRIO_PODMAN, spec, KG_MODE_OCI,

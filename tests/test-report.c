@@ -49,7 +49,7 @@ test_buf (void)
   is_str (b.s + 100 * sizeof big, "42-end", "buf: sb_printf appends to the same buffer");
   kg_buf_release (&b);
 
-  b = (struct kg_buf) { 0 };
+  b = (struct kg_buf){ 0 };
   s = kg_buf_steal (&b);
   is_str (s, "", "buf: nothing added steals as \"\"");
   free (s);
@@ -60,13 +60,14 @@ test_buf (void)
   ok (kg_buf_add (&m, "abcde", 5) == 0 && kg_buf_add (&m, "fgh", 3) == 0 && ! m.failed,
       "buf: appends up to the maximum succeed");
   ok (m.cap == 9, "buf: a bounded buffer grows to its maximum and no further");
-  ok (kg_buf_add (&m, "i", 1) < 0 && m.failed && m.len == 8, "buf: one byte past the maximum fails");
+  ok (kg_buf_add (&m, "i", 1) < 0 && m.failed && m.len == 8,
+      "buf: one byte past the maximum fails");
   ok (kg_buf_add (&m, NULL, 0) < 0, "buf: failed is sticky");
   sb_printf (&m, "more");
   is_str (m.s, "abcdefgh", "buf: after a failure the text keeps what came before");
   kg_buf_release (&m);
 
-  m = (struct kg_buf) { .max = 100 };
+  m = (struct kg_buf){ .max = 100 };
   ok (kg_buf_reserve (&m, 100) == 0 && m.cap == 101, "buf: reserve allocates the room at once");
   kept = m.s;
   for (int i = 0; i < 100; i++)
@@ -75,9 +76,9 @@ test_buf (void)
   kg_buf_release (&m);
 
   /* The size arithmetic is checked before any memory is touched. */
-  b = (struct kg_buf) { .s = fake, .len = SIZE_MAX - 2, .cap = SIZE_MAX - 1 };
+  b = (struct kg_buf){ .s = fake, .len = SIZE_MAX - 2, .cap = SIZE_MAX - 1 };
   ok (kg_buf_reserve (&b, 2) < 0 && b.failed && b.s == fake, "buf: a size past SIZE_MAX fails");
-  b = (struct kg_buf) { 0 };
+  b = (struct kg_buf){ 0 };
   sb_printf (&b, "%s", "a");
   b.failed = true;
   sb_printf (&b, "%s", "b");
@@ -105,13 +106,15 @@ main (void)
   report_add_file (&r, "/etc/kata-guard/config.toml");
   is_int (r.n, 4, "four results");
   is_int (report_count (&r, VERDICT_FAIL), 1, "one failure counted");
-  is_str (report_find (&r, "kvm.open")->reason, "cannot open /dev/kvm: EACCES", "the reason is formatted");
+  is_str (report_find (&r, "kvm.open")->reason, "cannot open /dev/kvm: EACCES",
+          "the reason is formatted");
   ok (report_find (&r, "nope") == NULL, "an unknown id is not found");
 
   text = render (&r, 0, false);
   has_str (text, "pass  kvm.device     /dev/kvm is the KVM character device 10:232\n",
            "text: verdict first, then the id, then the reason");
-  has_str (text, "fail  kvm.open       cannot open /dev/kvm: EACCES (remedy: fix the permissions)\n",
+  has_str (text,
+           "fail  kvm.open       cannot open /dev/kvm: EACCES (remedy: fix the permissions)\n",
            "text: a failure carries its remedy on its line");
   has_str (text, "verdict: fail (1 pass, 1 warn, 1 fail, 1 skip)\n", "text: the summary line");
   ok (strchr (text, '\033') == NULL, "text: no colour when not asked");
@@ -123,7 +126,8 @@ main (void)
   json = render (&r, 1, false);
   root = json_tokener_parse (json);
   ok (root != NULL, "json: parses");
-  ok (json_object_object_get_ex (root, "verdict", &v) && strcmp (json_object_get_string (v), "fail") == 0,
+  ok (json_object_object_get_ex (root, "verdict", &v)
+          && strcmp (json_object_get_string (v), "fail") == 0,
       "json: overall verdict");
   ok (json_object_object_get_ex (root, "checks", &checks) && json_object_array_length (checks) == 4,
       "json: four checks");
@@ -131,9 +135,11 @@ main (void)
     {
       json_object *c = json_object_array_get_idx (checks, i), *id, *verdict, *remedy;
 
-      ok (json_object_object_get_ex (c, "id", &id) && strcmp (json_object_get_string (id), r.results[i].id) == 0
+      ok (json_object_object_get_ex (c, "id", &id)
+              && strcmp (json_object_get_string (id), r.results[i].id) == 0
               && json_object_object_get_ex (c, "verdict", &verdict)
-              && strcmp (json_object_get_string (verdict), verdict_name (r.results[i].verdict)) == 0,
+              && strcmp (json_object_get_string (verdict), verdict_name (r.results[i].verdict))
+                     == 0,
           "json: check %zu has the same id and verdict as the report", i);
       ok (json_object_object_get_ex (c, "remedy", &remedy)
               && (r.results[i].remedy ? json_object_is_type (remedy, json_type_string)
@@ -153,7 +159,8 @@ main (void)
   json_object_put (root);
   free (json);
   text = render (&r, 0, false);
-  has_str (text, "x.quote        line?break \"quoted\" ? (remedy:", "text: control characters are masked");
+  has_str (text, "x.quote        line?break \"quoted\" ? (remedy:",
+           "text: control characters are masked");
   free (text);
 
   report_release (&r);

@@ -53,8 +53,8 @@ test_parse (void)
   ok (storage_thin_pool_parse (L_DOCKER_314, &s, &err) == 0 && s.fields == 7
           && s.mode == THIN_POOL_RW && s.used_data == 32432,
       "Linux 3.14-4.1's line: 7 fields, no needs_check");
-  ok (storage_thin_pool_parse (L_CENTOS, &s, &err) == 0 && s.fields == 7
-          && s.used_data == 43775 && s.total_data == 65536,
+  ok (storage_thin_pool_parse (L_CENTOS, &s, &err) == 0 && s.fields == 7 && s.used_data == 43775
+          && s.total_data == 65536,
       "CentOS 6's line with its trailing space");
   ok (storage_thin_pool_parse (L_ATOMIC_RO, &s, &err) == 0 && s.mode == THIN_POOL_RO,
       "Fedora Atomic's read-only pool: ro");
@@ -65,15 +65,21 @@ test_parse (void)
   ok (storage_thin_pool_parse (L_DOCKER_DOCS " 1024", &s, &err) == 0 && s.fields == 9,
       "Linux 4.19+'s 9 fields (the docs' line with a low watermark)");
   ok (storage_thin_pool_parse ("91 422/524288 18338/1638400 - rw discard_passdown "
-                               "queue_if_no_space needs_check", &s, &err) == 0
+                               "queue_if_no_space needs_check",
+                               &s, &err)
+              == 0
           && s.needs_check,
       "needs_check in its place");
   ok (storage_thin_pool_parse ("339 876/524288 1638400/1638400 - out_of_data_space "
-                               "discard_passdown error_if_no_space", &s, &err) == 0
+                               "discard_passdown error_if_no_space",
+                               &s, &err)
+              == 0
           && s.mode == THIN_POOL_OUT_OF_DATA_SPACE,
       "out_of_data_space with error_if_no_space");
   ok (storage_thin_pool_parse ("91 422/524288 18338/1638400 1290 rw ignore_discard "
-                               "queue_if_no_space -", &s, &err) == 0,
+                               "queue_if_no_space -",
+                               &s, &err)
+          == 0,
       "a held metadata root and ignore_discard");
   ok (storage_thin_pool_parse ("1 20/4096 0/16384 -", &s, &err) == 0 && s.fields == 4
           && s.mode == THIN_POOL_MODE_NONE,
@@ -85,8 +91,8 @@ test_parse (void)
     "91",
     "91 422/524288",
     "91 422/524288 18338/1638400",
-    "91 422/524288 18338/1638400 - rw",            /* mode without the discard setting */
-    "91 422/524288 18338/1638400 - out_of_data_space discard_passdown", /* no policy */
+    "91 422/524288 18338/1638400 - rw", /* mode without the discard setting */
+    "91 422/524288 18338/1638400 - out_of_data_space discard_passdown",   /* no policy */
     "91 600/524 18338/1638400 - rw discard_passdown queue_if_no_space -", /* used > total */
     "91 0/0 18338/1638400 - rw discard_passdown queue_if_no_space -",     /* total 0 */
     "99999999999999999999 422/524288 18338/1638400 - rw discard_passdown queue_if_no_space -",
@@ -128,7 +134,8 @@ test_judge (void)
           "CentOS's 66%% pool passes at 90");
   is_int (storage_pool_judge (&s, 60, 90, why, sizeof why), VERDICT_FAIL,
           "and fails at pool_data_max_percent = 60");
-  has_str (why, "uses 66% of its data blocks (43775/65536), over [storage] pool_data_max_percent = 60",
+  has_str (why,
+           "uses 66% of its data blocks (43775/65536), over [storage] pool_data_max_percent = 60",
            "naming the key");
   is_int (storage_pool_judge (&s, 67, 90, why, sizeof why), VERDICT_PASS, "66.8%% is not over 67");
   is_int (storage_pool_judge (&s, 66, 90, why, sizeof why), VERDICT_FAIL, "66.8%% is over 66");
@@ -143,16 +150,19 @@ test_judge (void)
   /* Metadata full: the kernel switches the pool to ro (dm-thin's
      PM_OUT_OF_METADATA_SPACE reads as ro). */
   storage_thin_pool_parse ("3 524288/524288 8633/1638400 - ro discard_passdown "
-                           "queue_if_no_space -", &s, &err);
+                           "queue_if_no_space -",
+                           &s, &err);
   is_int (storage_pool_judge (&s, 100, 100, why, sizeof why), VERDICT_FAIL,
           "metadata full (ro) fails");
   storage_thin_pool_parse ("339 876/524288 1638400/1638400 - out_of_data_space discard_passdown "
-                           "queue_if_no_space", &s, &err);
+                           "queue_if_no_space",
+                           &s, &err);
   is_int (storage_pool_judge (&s, 100, 100, why, sizeof why), VERDICT_FAIL,
           "out of data space fails");
   has_str (why, "out of data space", "saying so");
   storage_thin_pool_parse ("91 422/524288 18338/1638400 - rw discard_passdown "
-                           "queue_if_no_space needs_check 1024", &s, &err);
+                           "queue_if_no_space needs_check 1024",
+                           &s, &err);
   is_int (storage_pool_judge (&s, 90, 90, why, sizeof why), VERDICT_FAIL, "needs_check fails");
   has_str (why, "needs_check", "saying so");
   storage_thin_pool_parse (L_FAIL, &s, &err);
@@ -261,11 +271,11 @@ test_docker (void)
 }
 
 /* A kata-guard handler for containerd's v2 (1.6/1.7) and v3 (2.x) configs. */
-#define V2_GUARD_HANDLER                                                           \
-  "\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.kata-guard]\n"      \
+#define V2_GUARD_HANDLER                                                                           \
+  "\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.kata-guard]\n"                     \
   "  runtime_type = \"io.containerd.kata-guard.v2\"\n"
-#define V3_GUARD_HANDLER                                                           \
-  "\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.kata-guard]\n"     \
+#define V3_GUARD_HANDLER                                                                           \
+  "\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.kata-guard]\n"                    \
   "  runtime_type = 'io.containerd.kata-guard.v2'\n"
 
 static void
@@ -284,8 +294,7 @@ test_containerd (void)
 
       ok (storage_containerd_read (p, &c, &err) == 0 && c.exists && c.version == versions[i]
               && strcmp (c.snapshotter, "overlayfs") == 0 && c.n_handlers == 0 && ! c.pool_set,
-          "%s (containerd config default): overlayfs, no kata-guard handler, no pool",
-          defaults[i]);
+          "%s (containerd config default): overlayfs, no kata-guard handler, no pool", defaults[i]);
       if (err)
         printf ("# %s\n", err->msg);
       kg_error_release (&err);
@@ -330,11 +339,11 @@ test_containerd (void)
   }
   /* The runc handler of the default is not judged, a guard by path is. */
   {
-    cleanup_free char *p = variant (
-        "containerd-2.1.9-default.toml", "          snapshotter = ''\n",
-        "          snapshotter = 'native'\n", "v3runc.toml",
-        "\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.kg]\n"
-        "  runtime_type = '/proc/self/exe'\n  snapshotter = 'devmapper'\n");
+    cleanup_free char *p
+        = variant ("containerd-2.1.9-default.toml", "          snapshotter = ''\n",
+                   "          snapshotter = 'native'\n", "v3runc.toml",
+                   "\n[plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.kg]\n"
+                   "  runtime_type = '/proc/self/exe'\n  snapshotter = 'devmapper'\n");
 
     ok (storage_containerd_read (p, &c, &err) == 0 && c.n_handlers == 1
             && strcmp (c.handlers[0].name, "kg") == 0
@@ -342,7 +351,8 @@ test_containerd (void)
         "2.1: runc's handler is not judged; one whose runtime_type is this binary's path is");
   }
   {
-    cleanup_free char *p = variant ("containerd-2.1.9-default.toml", "    snapshotter = 'overlayfs'\n",
+    cleanup_free char *p = variant ("containerd-2.1.9-default.toml",
+                                    "    snapshotter = 'overlayfs'\n",
                                     "    snapshotter = 'devmapper'\n", "v3dm.toml",
                                     V3_GUARD_HANDLER);
 
@@ -352,10 +362,11 @@ test_containerd (void)
   }
   /* Version 1 (none written): the short plugin names. */
   {
-    cleanup_free char *p = test_write_in (tmpdir, "v1.toml", "[plugins.cri.containerd]\n"
-                                                  "  snapshotter = \"devmapper\"\n"
-                                                  "[plugins.devmapper]\n"
-                                                  "  pool_name = \"p1\"\n");
+    cleanup_free char *p = test_write_in (tmpdir, "v1.toml",
+                                          "[plugins.cri.containerd]\n"
+                                          "  snapshotter = \"devmapper\"\n"
+                                          "[plugins.devmapper]\n"
+                                          "  pool_name = \"p1\"\n");
 
     ok (storage_containerd_read (p, &c, &err) == 0 && c.version == 1
             && strcmp (c.snapshotter, "devmapper") == 0 && strcmp (c.pool_name, "p1") == 0,
@@ -368,9 +379,9 @@ test_containerd (void)
     if (asprintf (&d, "%s/conf.d", tmpdir) < 0 || mkdir (d, 0755) < 0)
       abort ();
     drop = test_write_in (tmpdir, "conf.d/kata-guard.toml",
-                       "version = 2\n" V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n"
-                       "[plugins.\"io.containerd.snapshotter.v1.devmapper\"]\n"
-                       "  pool_name = \"pool0\"\n");
+                          "version = 2\n" V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n"
+                          "[plugins.\"io.containerd.snapshotter.v1.devmapper\"]\n"
+                          "  pool_name = \"pool0\"\n");
     main = variant ("containerd-1.7.24-default.toml", "imports = []",
                     "imports = [\"conf.d/*.toml\"]", "imp.toml", NULL);
     ok (storage_containerd_read (main, &c, &err) == 0 && c.n_files == 2 && c.n_handlers == 1
@@ -386,10 +397,10 @@ test_containerd (void)
       /* The main file sets devmapper for the CRI plugin; the drop-in
          writes the CRI plugin's table too: 1.x takes the drop-in's whole
          (overlayfs), 2.x merges (devmapper). */
-      cleanup_free char *m = test_write_in (tmpdir, 
-          "imp3.toml", "version = 2\nimports = [\"conf.d/*.toml\"]\n"
-                       "[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
-                       "  snapshotter = \"devmapper\"\n");
+      cleanup_free char *m = test_write_in (tmpdir, "imp3.toml",
+                                            "version = 2\nimports = [\"conf.d/*.toml\"]\n"
+                                            "[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n"
+                                            "  snapshotter = \"devmapper\"\n");
 
       ok (storage_containerd_read (m, &c, &err) < 0
               && strstr (err->msg, "differently to containerd 1.x") != NULL,
@@ -399,21 +410,24 @@ test_containerd (void)
     free (drop);
     drop = test_write_in (tmpdir, "conf.d/kata-guard.toml", "version = 3\n");
     {
-      cleanup_free char *m = test_write_in (tmpdir, "imp4.toml", "version = 2\nimports = [\"conf.d/*.toml\"]\n");
+      cleanup_free char *m = test_write_in (tmpdir, "imp4.toml",
+                                            "version = 2\nimports = [\"conf.d/*.toml\"]\n");
 
       ok (storage_containerd_read (m, &c, &err) < 0 && strstr (err->msg, "a mix") != NULL,
           "a version 3 import of a version 2 file: refused");
       kg_error_release (&err);
     }
     {
-      cleanup_free char *m = test_write_in (tmpdir, "imp5.toml", "version = 2\nimports = [\"/nonexistent/x.toml\"]\n");
+      cleanup_free char *m = test_write_in (tmpdir, "imp5.toml",
+                                            "version = 2\nimports = [\"/nonexistent/x.toml\"]\n");
 
       ok (storage_containerd_read (m, &c, &err) < 0, "an import that does not exist: refused "
-          "(containerd does not start either)");
+                                                     "(containerd does not start either)");
       kg_error_release (&err);
     }
     {
-      cleanup_free char *m = test_write_in (tmpdir, "imp6.toml", "version = 2\nimports = [\"/nonexistent/*.toml\"]\n");
+      cleanup_free char *m = test_write_in (tmpdir, "imp6.toml",
+                                            "version = 2\nimports = [\"/nonexistent/*.toml\"]\n");
 
       ok (storage_containerd_read (m, &c, &err) == 0 && c.n_files == 1,
           "a pattern that matches nothing: nothing imported");
@@ -519,7 +533,8 @@ expect (struct report *rep, enum verdict snap, enum verdict pool, const char *ne
 
   ok (report_verdict (rep, "storage.snapshotter") == snap
           && report_verdict (rep, "storage.pool") == pool
-          && (needle == NULL || (r && strstr (r, needle)) || strstr (report_reason (rep, "storage.pool") ?: "", needle)),
+          && (needle == NULL || (r && strstr (r, needle))
+              || strstr (report_reason (rep, "storage.pool") ?: "", needle)),
       "%s: snapshotter %s, pool %s", what, verdict_name (snap), verdict_name (pool));
   if (report_find (rep, "storage.snapshotter"))
     printf ("#   %s\n#   pool: %s\n", r, report_reason (rep, "storage.pool") ?: "-");
@@ -542,14 +557,16 @@ test_family (void)
   run (&rep, NULL, ENGINE_DOCKER, true, "docker-overlay2.json", NO_FILE, false);
   ok (report_verdict (&rep, "storage.snapshotter") == VERDICT_SKIP
           && strcmp (report_reason (&rep, "storage.snapshotter"),
-                     "not run: the Kata configuration did not load") == 0
+                     "not run: the Kata configuration did not load")
+                 == 0
           && report_verdict (&rep, "storage.pool") == VERDICT_SKIP,
       "no Kata configuration: both skip, never pass");
   report_release (&rep);
 
   /* Docker, firecracker. */
   run (&rep, &kata_fc, ENGINE_DOCKER, true, "docker-overlay2.json", NO_FILE, false);
-  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "graphdriver \"overlay2\"", "Docker overlay2, firecracker");
+  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "graphdriver \"overlay2\"",
+          "Docker overlay2, firecracker");
   run (&rep, &kata_fc, ENGINE_DOCKER, true, "docker-snapshotter-overlayfs.json", NO_FILE, false);
   expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "snapshotter \"overlayfs\"",
           "Docker containerd store on overlayfs, firecracker");
@@ -557,7 +574,8 @@ test_family (void)
   expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "storage-driver not set",
           "Docker containerd store, default snapshotter, firecracker");
   run (&rep, &kata_fc, ENGINE_DOCKER, true, NO_FILE, NO_FILE, false);
-  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "absent: Docker's defaults", "no daemon.json, firecracker");
+  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "absent: Docker's defaults",
+          "no daemon.json, firecracker");
   run (&rep, &kata_fc, ENGINE_DOCKER, true, "docker-graphdriver-devmapper.json", NO_FILE, false);
   expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "graphdriver \"devmapper\"",
           "Docker storage-driver devmapper without the containerd store (no such graphdriver)");
@@ -594,11 +612,13 @@ test_family (void)
   expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "absent: containerd's defaults",
           "CRI, no config.toml, firecracker");
   run (&rep, &kata_fc, ENGINE_CRI, true, NO_FILE, bad, false);
-  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "cannot read", "CRI, malformed config.toml, firecracker");
+  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "cannot read",
+          "CRI, malformed config.toml, firecracker");
   run (&rep, &kata_qemu, ENGINE_CRI, true, NO_FILE, bad, false);
   expect (&rep, VERDICT_WARN, VERDICT_SKIP, "cannot read", "CRI, malformed config.toml, qemu");
   run (&rep, &kata_fc, ENGINE_CRI, true, NO_FILE, dm_nopool, false);
-  expect (&rep, VERDICT_PASS, VERDICT_FAIL, "missing or empty", "CRI devmapper handler, no pool_name");
+  expect (&rep, VERDICT_PASS, VERDICT_FAIL, "missing or empty",
+          "CRI devmapper handler, no pool_name");
   static const struct
   {
     const char *line;
@@ -624,8 +644,8 @@ test_family (void)
 
       pool_answer = pools[i].line;
       pool_errno = pools[i].e;
-      snprintf (what, sizeof what, "CRI devmapper handler, pool %s", pools[i].line ? pools[i].line
-                                                                             : strerror (pools[i].e));
+      snprintf (what, sizeof what, "CRI devmapper handler, pool %s",
+                pools[i].line ? pools[i].line : strerror (pools[i].e));
       run (&rep, &kata_fc, ENGINE_CRI, true, NO_FILE, dm, true);
       expect (&rep, VERDICT_PASS, pools[i].v, pools[i].needle, what);
     }
@@ -645,16 +665,19 @@ test_family (void)
 
   /* kata-guard check without a bundle: every configuration present. */
   run (&rep, &kata_fc, ENGINE_UNKNOWN, false, NO_FILE, NO_FILE, false);
-  expect (&rep, VERDICT_SKIP, VERDICT_SKIP, "no engine configuration", "check, no engine configured");
+  expect (&rep, VERDICT_SKIP, VERDICT_SKIP, "no engine configuration",
+          "check, no engine configured");
   run (&rep, &kata_fc, ENGINE_UNKNOWN, false, "docker-devicemapper.json", NO_FILE, false);
   expect (&rep, VERDICT_PASS, VERDICT_SKIP, "Docker (", "check, Docker's alone");
   run (&rep, &kata_fc, ENGINE_UNKNOWN, false, "docker-devicemapper.json",
        "containerd-1.7.24-default.toml", false);
-  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "containerd (", "check, Docker's block, containerd's not: fail");
+  expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "containerd (",
+          "check, Docker's block, containerd's not: fail");
   pool_answer = L_DOCKER_DOCS;
   pool_errno = 0;
   run (&rep, &kata_qemu, ENGINE_UNKNOWN, false, "docker-overlay2.json", dm, true);
-  expect (&rep, VERDICT_WARN, VERDICT_PASS, "; containerd (", "check on qemu: both named, the worst wins");
+  expect (&rep, VERDICT_WARN, VERDICT_PASS, "; containerd (",
+          "check on qemu: both named, the worst wins");
   /* Docker says it, but the bundle names none: the engine is unknown. */
   run (&rep, &kata_fc, ENGINE_DOCKER, false, NO_FILE, "containerd-1.7.24-default.toml", false);
   expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "containerd (", "check: the engine is only a bundle's");

@@ -70,8 +70,7 @@ check_float (const struct toml_value *v, double want, const char *what)
 
 /* ARRAY is an array of exactly the N strings in WANT. */
 static void
-check_str_array (const struct toml_value *v, const char *const *want, size_t n,
-                 const char *what)
+check_str_array (const struct toml_value *v, const char *const *want, size_t n, const char *what)
 {
   bool good = v != NULL && v->kind == TOML_ARRAY && v->u.array.n == n;
 
@@ -122,10 +121,9 @@ check_refused (const char *what, const char *text, size_t len, unsigned line, un
   ok (v == NULL && err != NULL, "refused: %s", what);
   toml_free (v);
   /* Always exactly "test:LINE:COLUMN: message". */
-  shape = got != NULL && sscanf (got, "test:%u:%u:%n", &l, &c, &n) == 2 && n > 0
-          && got[n] == ' ' && got[n + 1] != ' ' && got[n + 1] != '\0';
-  if (! ok (shape && l == line && (column == 0 || c == column), "%s: at %u:%u", what, line,
-            column))
+  shape = got != NULL && sscanf (got, "test:%u:%u:%n", &l, &c, &n) == 2 && n > 0 && got[n] == ' '
+          && got[n + 1] != ' ' && got[n + 1] != '\0';
+  if (! ok (shape && l == line && (column == 0 || c == column), "%s: at %u:%u", what, line, column))
     printf ("#   got \"%s\"\n", got != NULL ? got : "(null)");
   has_str (got, msg, "%s: says \"%s\"", what, msg);
 }
@@ -241,8 +239,7 @@ test_fixtures (void)
   check_str (toml_get (fc, "block_device_driver"), "virtio-mmio", "fc: block_device_driver");
   check_str (toml_get (fc, "entropy_source"), "/dev/urandom", "fc: entropy_source (key= value)");
   check_str_array (toml_get (fc, "enable_annotations"), annotations, 3, "fc: enable_annotations");
-  check_str_array (toml_get (fc, "valid_entropy_sources"), entropy, 3,
-                   "fc: valid_entropy_sources");
+  check_str_array (toml_get (fc, "valid_entropy_sources"), entropy, 3, "fc: valid_entropy_sources");
   check_bool (toml_get (fc, "enable_debug"), false, "fc: hypervisor enable_debug");
   check_bool (GET (fc_root, "agent", "kata", "debug_console_enabled"), false,
               "fc: agent.kata.debug_console_enabled");
@@ -294,21 +291,21 @@ test_fixtures (void)
 static void
 test_strings (void)
 {
-  cleanup_toml struct toml_value *r = PARSE (
-    "esc = \"a\\tb\\n\\\"q\\\" \\\\ \\u00e9 \\U0001F600 \\b\\f\\r\"\n"
-    "raw = \"h\xc3\xa9llo \xe2\x98\x83\ttab\"\n"
-    "lit = 'C:\\Users\\node\\n'\n"
-    "quote = 'say \"hi\"'\n"
-    "ml = \"\"\"\nRoses \\\n     are \\   \n\n  red\"\"\"\n"
-    "ml2 = \"\"\"a\"\"b\"\"\"\n"
-    "ml3 = \"\"\"x\"\"\"\"\n"
-    "ml4 = \"\"\"x\"\"\"\"\"\n"
-    "ml5 = \"\"\"two\nlines\\ttab\"\"\"\n"
-    "mll = '''\nfirst\n  \\second \"\"'''\n"
-    "mll2 = '''x'''''\n"
-    "empty = \"\"\n"
-    "empty2 = ''\n",
-    "strings");
+  cleanup_toml struct toml_value *r
+      = PARSE ("esc = \"a\\tb\\n\\\"q\\\" \\\\ \\u00e9 \\U0001F600 \\b\\f\\r\"\n"
+               "raw = \"h\xc3\xa9llo \xe2\x98\x83\ttab\"\n"
+               "lit = 'C:\\Users\\node\\n'\n"
+               "quote = 'say \"hi\"'\n"
+               "ml = \"\"\"\nRoses \\\n     are \\   \n\n  red\"\"\"\n"
+               "ml2 = \"\"\"a\"\"b\"\"\"\n"
+               "ml3 = \"\"\"x\"\"\"\"\n"
+               "ml4 = \"\"\"x\"\"\"\"\"\n"
+               "ml5 = \"\"\"two\nlines\\ttab\"\"\"\n"
+               "mll = '''\nfirst\n  \\second \"\"'''\n"
+               "mll2 = '''x'''''\n"
+               "empty = \"\"\n"
+               "empty2 = ''\n",
+               "strings");
 
   check_str (toml_get (r, "esc"), "a\tb\n\"q\" \\ \xc3\xa9 \xf0\x9f\x98\x80 \b\f\r", "escapes");
   check_str (toml_get (r, "raw"), "h\xc3\xa9llo \xe2\x98\x83\ttab", "raw UTF-8 and tab");
@@ -328,15 +325,15 @@ test_strings (void)
 static void
 test_numbers (void)
 {
-  cleanup_toml struct toml_value *r = PARSE (
-    "d = 1_000_000\nn = -42\np = +17\nz = -0\nzero = 0\n"
-    "max = 9223372036854775807\nmin = -9223372036854775808\n"
-    "h = 0xDEAD_beef\nhmax = 0x7fffffffffffffff\no = 0o755\nb = 0b1101\nh0 = 0x00\n"
-    "f1 = 3.1415\nf2 = -0.01\nf3 = 5e+22\nf4 = 1e06\nf5 = -2E-2\nf6 = 6.626e-34\n"
-    "f7 = 224_617.445_991_228\nf8 = 0.0\nf9 = -0.0\nf10 = 1e1_0\n"
-    "i1 = inf\ni2 = +inf\ni3 = -inf\nn1 = nan\nn2 = +nan\nn3 = -nan\n"
-    "t = true\nf = false\n",
-    "numbers and booleans");
+  cleanup_toml struct toml_value *r
+      = PARSE ("d = 1_000_000\nn = -42\np = +17\nz = -0\nzero = 0\n"
+               "max = 9223372036854775807\nmin = -9223372036854775808\n"
+               "h = 0xDEAD_beef\nhmax = 0x7fffffffffffffff\no = 0o755\nb = 0b1101\nh0 = 0x00\n"
+               "f1 = 3.1415\nf2 = -0.01\nf3 = 5e+22\nf4 = 1e06\nf5 = -2E-2\nf6 = 6.626e-34\n"
+               "f7 = 224_617.445_991_228\nf8 = 0.0\nf9 = -0.0\nf10 = 1e1_0\n"
+               "i1 = inf\ni2 = +inf\ni3 = -inf\nn1 = nan\nn2 = +nan\nn3 = -nan\n"
+               "t = true\nf = false\n",
+               "numbers and booleans");
   const struct toml_value *v;
 
   check_int (toml_get (r, "d"), 1000000, "underscores");
@@ -383,32 +380,32 @@ static void
 test_arrays (void)
 {
   static const char *const multi[] = { "a", "b", "c" };
-  cleanup_toml struct toml_value *r = PARSE (
-    "nested = [[1, 2], [\"a\", 'b'], [[3]], []]\n"
-    "multi = [  # comment after the bracket\n"
-    "  \"a\",\n"
-    "\n"
-    "  # a whole-line comment\n"
-    "  \"b\" , \"c\",  # trailing comma\n"
-    "]\n"
-    "mixed = [1, \"x\", 2.5, true, [false]]\n"
-    "empty = []\n"
-    "spaced = [ 1 , 2 ]\n"
-    "tight=[1,2,3]\n",
-    "arrays");
+  cleanup_toml struct toml_value *r = PARSE ("nested = [[1, 2], [\"a\", 'b'], [[3]], []]\n"
+                                             "multi = [  # comment after the bracket\n"
+                                             "  \"a\",\n"
+                                             "\n"
+                                             "  # a whole-line comment\n"
+                                             "  \"b\" , \"c\",  # trailing comma\n"
+                                             "]\n"
+                                             "mixed = [1, \"x\", 2.5, true, [false]]\n"
+                                             "empty = []\n"
+                                             "spaced = [ 1 , 2 ]\n"
+                                             "tight=[1,2,3]\n",
+                                             "arrays");
   const struct toml_value *v = toml_get (r, "nested");
 
   ok (array_size (v) == 4 && array_size (v->u.array.items[0]) == 2
-      && array_size (v->u.array.items[2]) == 1
-      && array_size (v->u.array.items[2]->u.array.items[0]) == 1
-      && array_size (v->u.array.items[3]) == 0, "nested arrays have the right shape");
+          && array_size (v->u.array.items[2]) == 1
+          && array_size (v->u.array.items[2]->u.array.items[0]) == 1
+          && array_size (v->u.array.items[3]) == 0,
+      "nested arrays have the right shape");
   if (array_size (v) == 4 && array_size (v->u.array.items[2]) == 1)
     check_int (v->u.array.items[2]->u.array.items[0]->u.array.items[0], 3, "nested[2][0][0]");
   check_str_array (toml_get (r, "multi"), multi, 3, "multi-line array with comments");
   v = toml_get (r, "mixed");
   ok (array_size (v) == 5 && v->u.array.items[0]->kind == TOML_INTEGER
-      && v->u.array.items[1]->kind == TOML_STRING && v->u.array.items[2]->kind == TOML_FLOAT
-      && v->u.array.items[3]->kind == TOML_BOOLEAN && v->u.array.items[4]->kind == TOML_ARRAY,
+          && v->u.array.items[1]->kind == TOML_STRING && v->u.array.items[2]->kind == TOML_FLOAT
+          && v->u.array.items[3]->kind == TOML_BOOLEAN && v->u.array.items[4]->kind == TOML_ARRAY,
       "mixed types in one array");
   is_int (array_size (toml_get (r, "empty")), 0, "empty array");
   is_int (array_size (toml_get (r, "spaced")), 2, "spaces around items");
@@ -418,30 +415,29 @@ test_arrays (void)
 static void
 test_keys_and_tables (void)
 {
-  cleanup_toml struct toml_value *r = PARSE (
-    "# leading comment\n"
-    "\n"
-    "  indented = 1   # trailing comment\n"
-    "\"key with spaces\" = 2\n"
-    "'literal key' = 3\n"
-    "\"\" = 4\n"
-    "1234 = 5\n"
-    "3.14159 = \"pi\"\n"
-    "site.\"google.com\" = true\n"
-    "a.b.c = 1\n"
-    "a . b . d = 2\n"
-    "bare-key_2 = 6\n"
-    "\t[ dog . \"tater.man\" ]  # header comment\n"
-    "type.name = \"pug\"\n"
-    "[fruit]\n"
-    "apple.color = \"red\"\n"
-    "apple.taste.sweet = true\n"
-    "[fruit.apple.texture]\n"
-    "smooth = true\n"
-    "[x.y.z.w]\n"
-    "[x]\n"
-    "k = 1\n",
-    "keys and tables");
+  cleanup_toml struct toml_value *r = PARSE ("# leading comment\n"
+                                             "\n"
+                                             "  indented = 1   # trailing comment\n"
+                                             "\"key with spaces\" = 2\n"
+                                             "'literal key' = 3\n"
+                                             "\"\" = 4\n"
+                                             "1234 = 5\n"
+                                             "3.14159 = \"pi\"\n"
+                                             "site.\"google.com\" = true\n"
+                                             "a.b.c = 1\n"
+                                             "a . b . d = 2\n"
+                                             "bare-key_2 = 6\n"
+                                             "\t[ dog . \"tater.man\" ]  # header comment\n"
+                                             "type.name = \"pug\"\n"
+                                             "[fruit]\n"
+                                             "apple.color = \"red\"\n"
+                                             "apple.taste.sweet = true\n"
+                                             "[fruit.apple.texture]\n"
+                                             "smooth = true\n"
+                                             "[x.y.z.w]\n"
+                                             "[x]\n"
+                                             "k = 1\n",
+                                             "keys and tables");
   const struct toml_value *v;
 
   check_int (toml_get (r, "indented"), 1, "indented key, trailing comment");
@@ -480,34 +476,35 @@ test_positions (void)
 
   ok (t != NULL && t->line == 2 && t->column == 1, "table at its header (2:1)");
   ok (t != NULL && table_size (t) == 1 && t->u.table.items[0].line == 3
-      && t->u.table.items[0].column == 3, "entry at its key (3:3)");
+          && t->u.table.items[0].column == 3,
+      "entry at its key (3:3)");
   ok (t != NULL && table_size (t) == 1 && t->u.table.items[0].value->line == 3
-      && t->u.table.items[0].value->column == 12, "value at its start (3:12)");
+          && t->u.table.items[0].value->column == 12,
+      "value at its start (3:12)");
   ok (r != NULL && r->u.table.items[0].value->column == 5, "first value at 1:5");
 }
 
 static void
 test_array_of_tables (void)
 {
-  cleanup_toml struct toml_value *r = PARSE (
-    "[[products]]\n"
-    "name = \"Hammer\"\n"
-    "[products.dims]\n"
-    "w = 1\n"
-    "\n"
-    "[[products]]  # second\n"
-    "name = \"Nail\"\n"
-    "[[fruits]]\n"
-    "name = \"apple\"\n"
-    "[[fruits.varieties]]\n"
-    "name = \"red delicious\"\n"
-    "[[fruits.varieties]]\n"
-    "name = \"granny smith\"\n"
-    "[[ fruits ]]\n"
-    "name = \"banana\"\n"
-    "[[fruits.varieties]]\n"
-    "name = \"plantain\"\n",
-    "arrays of tables");
+  cleanup_toml struct toml_value *r = PARSE ("[[products]]\n"
+                                             "name = \"Hammer\"\n"
+                                             "[products.dims]\n"
+                                             "w = 1\n"
+                                             "\n"
+                                             "[[products]]  # second\n"
+                                             "name = \"Nail\"\n"
+                                             "[[fruits]]\n"
+                                             "name = \"apple\"\n"
+                                             "[[fruits.varieties]]\n"
+                                             "name = \"red delicious\"\n"
+                                             "[[fruits.varieties]]\n"
+                                             "name = \"granny smith\"\n"
+                                             "[[ fruits ]]\n"
+                                             "name = \"banana\"\n"
+                                             "[[fruits.varieties]]\n"
+                                             "name = \"plantain\"\n",
+                                             "arrays of tables");
   const struct toml_value *p = toml_get (r, "products"), *f = toml_get (r, "fruits");
 
   ok (p != NULL && p->kind == TOML_ARRAY && (p->flags & TOML_F_AOT) && p->u.array.n == 2,
@@ -527,8 +524,8 @@ test_array_of_tables (void)
       is_int (array_size (toml_get (f->u.array.items[1], "varieties")), 1,
               "second fruit has one variety");
       if (array_size (toml_get (f->u.array.items[1], "varieties")) == 1)
-        check_str (toml_get (toml_get (f->u.array.items[1], "varieties")->u.array.items[0],
-                             "name"), "plantain", "fruits[1].varieties[0].name");
+        check_str (toml_get (toml_get (f->u.array.items[1], "varieties")->u.array.items[0], "name"),
+                   "plantain", "fruits[1].varieties[0].name");
     }
 }
 
@@ -541,21 +538,24 @@ test_line_endings_and_limits (void)
   cleanup_free char *line = NULL, *line_crlf = NULL, *nest = NULL, *key = NULL;
   cleanup_free char *big = NULL, *path = NULL;
   cleanup_error kg_error_t err = NULL;
-  static const char crlf_text[] =
-    "a = 1\r\nb = \"x\" # c\r\n[t]\r\nc = '''l1\r\nl2'''\r\n"
-    "d = \"\"\"x \\\r\n  y\"\"\"\r\narr = [\r\n1,\r\n2]\r\ne = \"\"\"m1\r\nm2\"\"\"\r\n";
+  static const char crlf_text[]
+      = "a = 1\r\nb = \"x\" # c\r\n[t]\r\nc = '''l1\r\nl2'''\r\n"
+        "d = \"\"\"x \\\r\n  y\"\"\"\r\narr = [\r\n1,\r\n2]\r\ne = \"\"\"m1\r\nm2\"\"\"\r\n";
 
   crlf = PARSE (crlf_text, "CRLF line endings");
   check_int (toml_get (crlf, "a"), 1, "CRLF: a");
   check_str (toml_get (crlf, "b"), "x", "CRLF: b");
   /* As BurntSushi/toml (Kata's decoder) reads them: kept in a literal
      multi-line string, LF in a basic one. */
-  check_str (GET (crlf, "t", "c"), "l1\r\nl2", "CRLF in a multi-line literal string is kept as written");
+  check_str (GET (crlf, "t", "c"), "l1\r\nl2",
+             "CRLF in a multi-line literal string is kept as written");
   check_str (GET (crlf, "t", "e"), "m1\nm2", "CRLF in a multi-line basic string is read as LF");
   check_str (GET (crlf, "t", "d"), "x y", "CRLF after a line-ending backslash");
   is_int (array_size (GET (crlf, "t", "arr")), 2, "CRLF in an array");
 
-  bom = PARSE ("\xef\xbb\xbf" "a = 1\n", "a BOM at the start");
+  bom = PARSE ("\xef\xbb\xbf"
+               "a = 1\n",
+               "a BOM at the start");
   check_int (toml_get (bom, "a"), 1, "BOM skipped");
 
   empty = parse_good ("", 0, "empty input");
@@ -565,7 +565,8 @@ test_line_endings_and_limits (void)
   line = repeat ("a = \"", "x", TOML_MAX_LINE - 6, "\"\n");
   longest = PARSE (line, "a line of exactly TOML_MAX_LINE bytes");
   ok (str_of (toml_get (longest, "a")) != NULL
-      && strlen (str_of (toml_get (longest, "a"))) == TOML_MAX_LINE - 6, "its value is whole");
+          && strlen (str_of (toml_get (longest, "a"))) == TOML_MAX_LINE - 6,
+      "its value is whole");
   line_crlf = repeat ("a = \"", "x", TOML_MAX_LINE - 6, "\"\r\n");
   longest_crlf = PARSE (line_crlf, "the CR of CRLF does not count towards the line length");
 
@@ -591,7 +592,7 @@ struct bad
 {
   const char *what;
   const char *text;
-  size_t len;           /* 0: strlen (text) */
+  size_t len; /* 0: strlen (text) */
   unsigned line, column;
   const char *msg;
 };
@@ -617,14 +618,12 @@ static const struct bad bad_cases[] = {
   { "\\U past U+10FFFF", "a = \"\\U00110000\"\n", 0, 1, 6, "beyond U+10FFFF" },
   { "duplicate key", "a = 1\nb = 2\na = 3\n", 0, 3, 1, "duplicate key 'a'" },
   { "duplicate key via dotted key", "a.b = 1\na.b = 2\n", 0, 2, 3, "duplicate key 'a.b'" },
-  { "key redefined as a table by a dotted key", "a.b = 1\na = 2\n", 0, 2, 1,
-    "duplicate key 'a'" },
+  { "key redefined as a table by a dotted key", "a.b = 1\na = 2\n", 0, 2, 1, "duplicate key 'a'" },
   { "dotted key through a value", "a = 1\na.b = 2\n", 0, 2, 1, "already an integer" },
   { "duplicate table", "[a]\nx = 1\n[a]\n", 0, 3, 1, "table [a] is defined twice" },
   { "duplicate sub-table", "[a.b]\n[a]\n[a.b]\n", 0, 3, 1, "defined twice" },
   { "table redefines a key", "a = 1\n[a]\n", 0, 2, 2, "cannot define table [a]" },
-  { "table redefines a key in a table", "[t]\nb = \"x\"\n[t.b]\n", 0, 3, 4,
-    "already a string" },
+  { "table redefines a key in a table", "[t]\nb = \"x\"\n[t.b]\n", 0, 3, 4, "already a string" },
   { "header through a value", "a = 1\n[a.b]\n", 0, 2, 2, "cannot use 'a' as a table" },
   { "[a] after a was made by dotted keys", "a.b = 1\n[a]\n", 0, 2, 1, "dotted keys" },
   { "[a.b] after dotted keys in [a]", "[a]\nb.c = 1\n[a.b]\n", 0, 3, 1,
@@ -681,11 +680,22 @@ static const struct bad bad_cases[] = {
   { "control character in a string", "a = \"\x1b[31m\"\n", 0, 1, 6, "control character 0x1b" },
   { "DEL in a string", "a = '\x7f'\n", 0, 1, 6, "control character 0x7f" },
   { "lone carriage return", "a = 1\rb = 2\n", 0, 1, 6, "carriage return" },
-  { "BOM not at the start", "a = 1\n\xef\xbb\xbf" "b = 2\n", 0, 2, 1, "byte order mark" },
-  { "two BOMs", "\xef\xbb\xbf\xef\xbb\xbf" "a = 1\n", 0, 1, 1, "byte order mark" },
-  { "columns count from after a BOM", "\xef\xbb\xbf" "a = yes\n", 0, 1, 5, "unknown value" },
-  { "byte errors count from after a BOM", "\xef\xbb\xbf" "a = \x01\n", 0, 1, 5,
-    "control character" },
+  { "BOM not at the start",
+    "a = 1\n\xef\xbb\xbf"
+    "b = 2\n",
+    0, 2, 1, "byte order mark" },
+  { "two BOMs",
+    "\xef\xbb\xbf\xef\xbb\xbf"
+    "a = 1\n",
+    0, 1, 1, "byte order mark" },
+  { "columns count from after a BOM",
+    "\xef\xbb\xbf"
+    "a = yes\n",
+    0, 1, 5, "unknown value" },
+  { "byte errors count from after a BOM",
+    "\xef\xbb\xbf"
+    "a = \x01\n",
+    0, 1, 5, "control character" },
   { "unclosed [table", "[table\nx = 1\n", 0, 1, 7, "expected ']' to close the header" },
   { "unclosed [[table]", "[[table]\n", 0, 1, 9, "expected ']]'" },
   { "empty table name", "[]\n", 0, 1, 2, "expected a key, found ']'" },
@@ -726,11 +736,11 @@ test_refused (void)
   check_refused ("arrays nested deeper than TOML_MAX_DEPTH", deep, strlen (deep), 1,
                  4 + TOML_MAX_DEPTH, "nesting deeper than 32 levels");
   deep_header = repeat ("[a", ".a", TOML_MAX_DEPTH, "]\n");
-  check_refused ("header nested deeper than TOML_MAX_DEPTH", deep_header, strlen (deep_header),
-                 1, 0, "nesting deeper than");
+  check_refused ("header nested deeper than TOML_MAX_DEPTH", deep_header, strlen (deep_header), 1,
+                 0, "nesting deeper than");
   deep_key = repeat ("[t]\nk", ".k", TOML_MAX_DEPTH - 1, " = 1\n");
-  check_refused ("header plus dotted key deeper than TOML_MAX_DEPTH", deep_key,
-                 strlen (deep_key), 2, 0, "nesting deeper than");
+  check_refused ("header plus dotted key deeper than TOML_MAX_DEPTH", deep_key, strlen (deep_key),
+                 2, 0, "nesting deeper than");
 
   /* Too big: in memory, and as a file (which also names the path). */
   big = malloc (2 * 1024 * 1024);
@@ -779,7 +789,8 @@ test_refused (void)
     v = toml_parse ("test", esc_key, strlen (esc_key), &err);
   }
   ok (v == NULL && err != NULL && strchr (err->msg, '\x1b') == NULL
-      && strstr (err->msg, "\\x1b[2J") != NULL, "an escape in a key is shown escaped");
+          && strstr (err->msg, "\\x1b[2J") != NULL,
+      "an escape in a key is shown escaped");
   toml_free (v);
   kg_error_release (&err);
 }
@@ -791,31 +802,29 @@ test_merge (void)
 {
   static const char *const none[] = { NULL };
   cleanup_error kg_error_t err = NULL;
-  cleanup_toml struct toml_value *base = PARSE (
-    "top = \"base\"\n"
-    "replaced_by_table = 1\n"
-    "[replaced_by_value]\n"
-    "x = 1\n"
-    "[hypervisor.firecracker]\n"
-    "path = \"/opt/kata/bin/firecracker\"\n"
-    "default_memory = 2048\n"
-    "enable_annotations = [\"enable_iommu\"]\n"
-    "[runtime]\n"
-    "enable_debug = false\n",
-    "merge base");
-  struct toml_value *dropin = PARSE (
-    "replaced_by_value = \"now a string\"\n"
-    "[replaced_by_table]\n"
-    "y = 2\n"
-    "[hypervisor.firecracker]\n"
-    "default_memory = 4096\n"
-    "jailer_path = \"/opt/kata/bin/jailer\"\n"
-    "enable_annotations = []\n"
-    "[agent.kata]\n"
-    "debug_console_enabled = true\n"
-    "[runtime]\n"
-    "enable_debug = true\n",
-    "merge drop-in");
+  cleanup_toml struct toml_value *base = PARSE ("top = \"base\"\n"
+                                                "replaced_by_table = 1\n"
+                                                "[replaced_by_value]\n"
+                                                "x = 1\n"
+                                                "[hypervisor.firecracker]\n"
+                                                "path = \"/opt/kata/bin/firecracker\"\n"
+                                                "default_memory = 2048\n"
+                                                "enable_annotations = [\"enable_iommu\"]\n"
+                                                "[runtime]\n"
+                                                "enable_debug = false\n",
+                                                "merge base");
+  struct toml_value *dropin = PARSE ("replaced_by_value = \"now a string\"\n"
+                                     "[replaced_by_table]\n"
+                                     "y = 2\n"
+                                     "[hypervisor.firecracker]\n"
+                                     "default_memory = 4096\n"
+                                     "jailer_path = \"/opt/kata/bin/jailer\"\n"
+                                     "enable_annotations = []\n"
+                                     "[agent.kata]\n"
+                                     "debug_console_enabled = true\n"
+                                     "[runtime]\n"
+                                     "enable_debug = true\n",
+                                     "merge drop-in");
   cleanup_toml struct toml_value *fc = parse_fixture ("configuration-fc.toml");
   struct toml_value *fc_dropin = PARSE ("[hypervisor.firecracker]\ndefault_memory = 512\n",
                                         "fixture drop-in");
@@ -824,8 +833,7 @@ test_merge (void)
   check_str (toml_get (base, "top"), "base", "untouched key stays");
   check_str (GET (base, "hypervisor", "firecracker", "path"), "/opt/kata/bin/firecracker",
              "untouched nested key stays");
-  check_int (GET (base, "hypervisor", "firecracker", "default_memory"), 4096,
-             "scalar overridden");
+  check_int (GET (base, "hypervisor", "firecracker", "default_memory"), 4096, "scalar overridden");
   check_str (GET (base, "hypervisor", "firecracker", "jailer_path"), "/opt/kata/bin/jailer",
              "new key added to a nested table");
   check_str_array (GET (base, "hypervisor", "firecracker", "enable_annotations"), none, 0,

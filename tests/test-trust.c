@@ -57,7 +57,8 @@ walk (const char *path, enum trust_final final, struct trust_info *info, int *er
 }
 
 #define passes(path, final, ...) ok (walk ((path), (final), NULL, NULL) == NULL, __VA_ARGS__)
-#define fails_with(path, final, want, ...) has_str (walk ((path), (final), NULL, NULL), (want), __VA_ARGS__)
+#define fails_with(path, final, want, ...)                                                         \
+  has_str (walk ((path), (final), NULL, NULL), (want), __VA_ARGS__)
 
 int
 main (void)
@@ -81,17 +82,20 @@ main (void)
   fails_with (at ("runtime"), TRUST_EXEC, "runtime is writable by its group (mode 0775)",
               "a group-writable file fails");
   chmod (at ("runtime"), 0757);
-  fails_with (at ("runtime"), TRUST_EXEC, "is writable by others (mode 0757)", "an other-writable file fails");
+  fails_with (at ("runtime"), TRUST_EXEC, "is writable by others (mode 0757)",
+              "an other-writable file fails");
   chmod (at ("runtime"), 0755);
   if (chown (at ("runtime"), 1000, 1000) < 0)
     abort ();
-  fails_with (at ("runtime"), TRUST_EXEC, "is owned by uid 1000, not root", "a file not owned by root fails");
+  fails_with (at ("runtime"), TRUST_EXEC, "is owned by uid 1000, not root",
+              "a file not owned by root fails");
   passes (at ("runtime"), TRUST_REGULAR, "TRUST_REGULAR accepts any owner");
   if (chown (at ("runtime"), 0, 0) < 0)
     abort ();
 
   mkfile ("config.toml", 0644);
-  fails_with (at ("config.toml"), TRUST_EXEC, "is not executable", "a 0644 file is not an executable");
+  fails_with (at ("config.toml"), TRUST_EXEC, "is not executable",
+              "a 0644 file is not an executable");
   passes (at ("config.toml"), TRUST_FILE, "a 0644 root file passes as a file");
   fails_with (at ("config.toml"), TRUST_DIR, "config.toml", "a file is not a directory");
   passes (base, TRUST_DIR, "the base passes as a directory");
@@ -100,14 +104,16 @@ main (void)
   mkdir (at ("open"), 0777);
   chmod (at ("open"), 0777);
   mkfile ("open/runtime", 0755);
-  fails_with (at ("open/runtime"), TRUST_EXEC, "directory ", "a file in a world-writable directory fails");
+  fails_with (at ("open/runtime"), TRUST_EXEC, "directory ",
+              "a file in a world-writable directory fails");
   fails_with (at ("open/runtime"), TRUST_EXEC, "open is writable by others (mode 0777)",
               "the world-writable directory is named");
   chmod (at ("open"), 01777);
   fails_with (at ("open/runtime"), TRUST_EXEC, "open is writable by others (mode 1777)",
               "the sticky bit does not make a directory trusted");
   chmod (at ("open"), 0775);
-  fails_with (at ("open/runtime"), TRUST_EXEC, "writable by its group", "a group-writable directory fails");
+  fails_with (at ("open/runtime"), TRUST_EXEC, "writable by its group",
+              "a group-writable directory fails");
   chmod (at ("open"), 0755);
   passes (at ("open/runtime"), TRUST_EXEC, "the same tree passes once the directory is 0755");
 
@@ -132,7 +138,8 @@ main (void)
   msg = walk (at ("dangling"), TRUST_EXEC, NULL, &e);
   ok (msg != NULL && e == ENOENT, "a dangling symlink fails with ENOENT");
   has_str (msg, "missing", "the missing target is named");
-  fails_with (at ("tmplink/x"), TRUST_EXEC, "/tmp is writable by others", "a symlink into /tmp fails");
+  fails_with (at ("tmplink/x"), TRUST_EXEC, "/tmp is writable by others",
+              "a symlink into /tmp fails");
   msg = walk (at ("nothing/here"), TRUST_EXEC, NULL, &e);
   ok (msg != NULL && e == ENOENT, "a missing path fails with ENOENT");
   fails_with (at ("runtime/x"), TRUST_EXEC, "Not a directory", "a file used as a directory fails");
@@ -141,7 +148,8 @@ main (void)
   if (lchown (at ("link"), 1000, 1000) < 0)
     abort ();
   fails_with (at ("link"), TRUST_EXEC, "symlink ", "a symlink not owned by root fails");
-  fails_with (at ("link"), TRUST_EXEC, "is owned by uid 1000, not root", "the symlink's owner is named");
+  fails_with (at ("link"), TRUST_EXEC, "is owned by uid 1000, not root",
+              "the symlink's owner is named");
 
   /* The descriptor is the file that passed, and can be reopened. */
   {
@@ -163,9 +171,9 @@ main (void)
      walk from "/" does, whichever prefix it starts from. */
   {
     static const char *const paths[] = {
-      "memo/a/b/file", "memo/a/ln/file", "memo/a/b/../b/file", "memo/a/b/up",
-      "memo/a/open/file", "memo/a/b/missing", "memo/a/b/file/x", "memo/a//b/file",
-      "memo/a/b/./file", "memo/a/b",
+      "memo/a/b/file",    "memo/a/ln/file",   "memo/a/b/../b/file", "memo/a/b/up",
+      "memo/a/open/file", "memo/a/b/missing", "memo/a/b/file/x",    "memo/a//b/file",
+      "memo/a/b/./file",  "memo/a/b",
     };
     char want[ARRAY_SIZE (paths)][512], got[512];
     struct trust_info winfo[ARRAY_SIZE (paths)];
@@ -204,7 +212,8 @@ main (void)
     /* Within the run the memo stands for the walk (only root could change
        a trusted directory); after it, every walk starts at / again. */
     chmod (at ("memo/a/b"), 0777);
-    passes (at ("memo/a/b/file"), TRUST_EXEC, "within the run, the walk starts at the remembered directory");
+    passes (at ("memo/a/b/file"), TRUST_EXEC,
+            "within the run, the walk starts at the remembered directory");
     trust_memo_end ();
     fails_with (at ("memo/a/b/file"), TRUST_EXEC, "b is writable by others (mode 0777)",
                 "after trust_memo_end the walk starts at / and sees the change");

@@ -110,7 +110,8 @@ fuzz_report (const uint8_t *data, size_t size, bool append)
     }
   FUZZ_ASSERT (err == NULL);
   FUZZ_ASSERT (size >= CHECKER_HEADER_LEN && size <= CHECKER_MSG_MAX);
-  FUZZ_ASSERT (rep.n - base_n <= CHECKER_MAX_RESULTS && rep.n_files - base_files <= CHECKER_MAX_FILES);
+  FUZZ_ASSERT (rep.n - base_n <= CHECKER_MAX_RESULTS
+               && rep.n_files - base_files <= CHECKER_MAX_FILES);
   for (size_t i = 0; i < rep.n; i++)
     {
       const struct check_result *r = &rep.results[i];
@@ -208,7 +209,8 @@ check_whole (const uint8_t *data, size_t n, enum checker_parse r, const struct c
       fields_ok = rq->pid != 0 && (arg >> 24) < KG_NS_COUNT;
       if (r == CHECKER_PARSE_OK)
         {
-          FUZZ_ASSERT (rq->ns_name != NULL && rq->ns_name == engine_ns_proc_name ((int) (arg >> 24)));
+          FUZZ_ASSERT (rq->ns_name != NULL
+                       && rq->ns_name == engine_ns_proc_name ((int) (arg >> 24)));
           FUZZ_ASSERT (strchr (rq->ns_name, '/') == NULL && rq->ns_name[0] != '\0');
           FUZZ_ASSERT (checker_request_ns (rq->pid, (int) (arg >> 24), out) == 0);
           FUZZ_ASSERT (memcmp (out, data, CHECKER_REQUEST_HEAD) == 0);
@@ -224,7 +226,8 @@ check_whole (const uint8_t *data, size_t n, enum checker_parse r, const struct c
         {
           const struct netns_request *a = &rq->netns, *b = &again.netns;
 
-          FUZZ_ASSERT (checker_request_netns (a->pid, a->pid ? NULL : a->path, &a->probe, out) == 0);
+          FUZZ_ASSERT (checker_request_netns (a->pid, a->pid ? NULL : a->path, &a->probe, out)
+                       == 0);
           FUZZ_ASSERT (checker_request_parse (out, sizeof out, &again) == CHECKER_PARSE_OK);
           FUZZ_ASSERT (again.kind == CHECKER_REQ_NETNS && b->pid == a->pid
                        && strcmp (b->path, a->path) == 0
@@ -284,7 +287,7 @@ fuzz_request (const uint8_t *data, size_t size)
       if (r == CHECKER_PARSE_OK || r == CHECKER_PARSE_REFUSED)
         {
           check_whole (data, n, r, &rq);
-          FUZZ_ASSERT (rq.len == n);  /* decided the moment it is whole */
+          FUZZ_ASSERT (rq.len == n); /* decided the moment it is whole */
           first_len = rq.len;
           first_kind = rq.kind;
         }

@@ -13,9 +13,9 @@
 #include "result.h"
 
 /* The selector, modulo FUZZ_CHECKER_MODES. */
-#define FUZZ_CHECKER_REPORT 0   /* checker_decode into an empty report */
-#define FUZZ_CHECKER_REQUEST 1  /* checker_request_parse, on every prefix */
-#define FUZZ_CHECKER_APPEND 2   /* checker_decode into the parent's own report */
+#define FUZZ_CHECKER_REPORT 0  /* checker_decode into an empty report */
+#define FUZZ_CHECKER_REQUEST 1 /* checker_request_parse, on every prefix */
+#define FUZZ_CHECKER_APPEND 2  /* checker_decode into the parent's own report */
 #define FUZZ_CHECKER_MODES 3
 
 /* What the parent's report may hold before the checker's is appended:

@@ -19,9 +19,9 @@
 #include "toml.h"
 
 static const char *const policy_ids[] = {
-  "policy.spec",    "policy.privileged", "policy.namespaces",  "policy.mounts",
-  "policy.capabilities", "policy.devices", "policy.hooks",   "policy.annotations",
-  "policy.seccomp", "policy.resources", "policy.confinement", "egress.netns",
+  "policy.spec",         "policy.privileged", "policy.namespaces",  "policy.mounts",
+  "policy.capabilities", "policy.devices",    "policy.hooks",       "policy.annotations",
+  "policy.seccomp",      "policy.resources",  "policy.confinement", "egress.netns",
 };
 
 /* The [hypervisor.firecracker] values that policy.resources reads. */
@@ -37,7 +37,8 @@ static bool ready;
 static bool
 setup (void)
 {
-  static const char text[] = "[kata]\nhypervisors = [\"firecracker\"]\n[policy]\nannotations = [\"io\\\\.katacontainers\\\\..*\"]\n";
+  static const char text[]
+      = "[kata]\nhypervisors = [\"firecracker\"]\n[policy]\nannotations = [\"io\\\\.katacontainers\\\\..*\"]\n";
 
   if (ready)
     return true;
@@ -69,7 +70,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   pf.from_kata.config->doc = toml_parse ("kata.toml", kata_toml, sizeof kata_toml - 1, &err);
   FUZZ_ASSERT (pf.from_kata.config->doc != NULL);
   pf.from_kata.config->hypervisor_name = "firecracker";
-  pf.from_kata.config->hypervisor = toml_get_path (pf.from_kata.config->doc, "hypervisor", "firecracker", NULL);
+  pf.from_kata.config->hypervisor = toml_get_path (pf.from_kata.config->doc, "hypervisor",
+                                                   "firecracker", NULL);
   check_policy (&pf);
   for (size_t i = 0; i < sizeof policy_ids / sizeof policy_ids[0]; i++)
     {

@@ -79,7 +79,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       struct toml_value *b = parse (data, size);
 
-      FUZZ_ASSERT (b != NULL);  /* the same bytes parse the same way */
+      FUZZ_ASSERT (b != NULL); /* the same bytes parse the same way */
       merge (a, b);
       (void) toml_get_path (a, "hypervisor", "firecracker", "kernel", NULL);
       toml_free (a);

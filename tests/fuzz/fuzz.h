@@ -20,14 +20,14 @@ int LLVMFuzzerInitialize (int *argc, char ***argv);
 
 /* A harness-detected violation of a documented guarantee: abort, which
    libFuzzer reports as a crash (and replay as a failed run). */
-#define FUZZ_ASSERT(c)                                                              \
-  do                                                                                \
-    {                                                                               \
-      if (! (c))                                                                    \
-        {                                                                           \
-          fuzz_fail (__FILE__, __LINE__, #c);                                       \
-        }                                                                           \
-    }                                                                               \
+#define FUZZ_ASSERT(c)                                                                             \
+  do                                                                                               \
+    {                                                                                              \
+      if (! (c))                                                                                   \
+        {                                                                                          \
+          fuzz_fail (__FILE__, __LINE__, #c);                                                      \
+        }                                                                                          \
+    }                                                                                              \
   while (0)
 
 void fuzz_fail (const char *file, int line, const char *what) __attribute__ ((noreturn));

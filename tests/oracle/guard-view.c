@@ -46,11 +46,12 @@
    for the container's own id, unknown here) allowed.  A spec the guard
    refuses is one the oracle cannot compare, and the decoding under test
    is the same under any policy. */
-static const char guard_toml[] = "[kata]\nhypervisors = [\"firecracker\"]\n"
-                                 "[policy]\n"
-                                 "require_memory_limit = false\n"
-                                 "engine_roots = []\n"
-                                 "writable_mounts = [\"/var/lib/docker\", \"/run/containerd\", \"/srv\"]\n";
+static const char guard_toml[]
+    = "[kata]\nhypervisors = [\"firecracker\"]\n"
+      "[policy]\n"
+      "require_memory_limit = false\n"
+      "engine_roots = []\n"
+      "writable_mounts = [\"/var/lib/docker\", \"/run/containerd\", \"/srv\"]\n";
 
 /* The [hypervisor.firecracker] values that policy.resources reads (as in
    fuzz-policy.c). */
@@ -191,7 +192,8 @@ view_spec (const char *file)
       pf.from_kata.config->doc = toml_parse ("kata.toml", kata_toml, sizeof kata_toml - 1, &kerr);
       kg_error_release (&kerr);
       pf.from_kata.config->hypervisor_name = "firecracker";
-      pf.from_kata.config->hypervisor = toml_get_path (pf.from_kata.config->doc, "hypervisor", "firecracker", NULL);
+      pf.from_kata.config->hypervisor = toml_get_path (pf.from_kata.config->doc, "hypervisor",
+                                                       "firecracker", NULL);
     }
   if (pf.from_kata.config == NULL || pf.from_kata.config->doc == NULL)
     {
@@ -205,8 +207,9 @@ view_spec (const char *file)
   /* A report that ran out of memory is incomplete: never "allowed". */
   json_object_object_add (line, "allowed", json_object_new_boolean (fail == NULL && ! rep.oom));
   json_object_object_add (line, "refused",
-                          json_object_new_string (refused ? refused
-                                                  : rep.oom ? "out of memory" : ""));
+                          json_object_new_string (refused   ? refused
+                                                  : rep.oom ? "out of memory"
+                                                            : ""));
   /* Not the tree check_policy judged, but the same parser on the same
      bytes: the one the oracle decodes. */
   json_object_object_add (line, "tree", tree);
@@ -260,7 +263,8 @@ toml_to_json (const struct toml_value *v)
     case TOML_TABLE:
       o = json_object_new_object ();
       for (size_t i = 0; o != NULL && i < v->u.table.n; i++)
-        json_object_object_add (o, v->u.table.items[i].key, toml_to_json (v->u.table.items[i].value));
+        json_object_object_add (o, v->u.table.items[i].key,
+                                toml_to_json (v->u.table.items[i].value));
       return o;
     }
   return NULL;
@@ -285,8 +289,7 @@ view_kata (const char *file)
   if (doc == NULL)
     refused = strdup (err ? err->msg : "?");
   else if (bad != NULL
-           && asprintf (&refused, "%s:%u: key \"%.80s\" %s", file, bad->line, bad->key,
-                        why) < 0)
+           && asprintf (&refused, "%s:%u: key \"%.80s\" %s", file, bad->line, bad->key, why) < 0)
     refused = NULL;
   json_object_object_add (line, "allowed", json_object_new_boolean (doc != NULL && bad == NULL));
   json_object_object_add (line, "refused", json_object_new_string (refused ? refused : ""));
@@ -317,7 +320,8 @@ main (int argc, char **argv)
          root only, as for tests/fuzz/replay-policy. */
       if (fuzz_dir () == NULL)
         {
-          fprintf (stderr, "guard-view: cannot create a directory under /var/lib/kata-guard-test: %s\n",
+          fprintf (stderr,
+                   "guard-view: cannot create a directory under /var/lib/kata-guard-test: %s\n",
                    strerror (errno));
           return 1;
         }
@@ -328,7 +332,8 @@ main (int argc, char **argv)
           || snprintf (path, sizeof path, "%s/guard.toml", fuzz_dir ()) >= (int) sizeof path
           || guard_config_load (path, &cfg, &err) < 0)
         {
-          fprintf (stderr, "guard-view: the guard configuration: %s\n", err ? err->msg : "cannot write it");
+          fprintf (stderr, "guard-view: the guard configuration: %s\n",
+                   err ? err->msg : "cannot write it");
           kg_error_release (&err);
           return 1;
         }

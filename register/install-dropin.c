@@ -1,0 +1,536 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * `kata-guard install` / `uninstall` for containerd and CRI-O
+ * (kata-guard(8), COMMANDS): the runtime's table as a drop-in.  containerd:
+ * printed for its config.toml, and written only where that file imports a
+ * drop-in directory (containerd's own file is never rewritten); CRI-O: its
+ * drop-in directory's DIR/50-NAME.conf.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "install-int.h"
+#include "kata.h"
+#include "replace.h"
+#include "trust.h"
+#include "util.h"
+
+/* The engine a drop-in is for, in what install and uninstall say. */
+struct dropin_engine
+{
+  const char *name;     /* "containerd", "CRI-O" */
+  const char *service;  /* its systemd unit */
+  const char *read_by;  /* how the engine reads the drop-in */
+  const char *kata_key; /* where the Kata configuration goes */
+};
+
+/* ---- containerd ------------------------------------------------------------------ */
+
+/* The CRI plugin that holds runtimes, by config version: 2 for
+   containerd 1.6/1.7, 3 for 2.x. */
+static const char *
+cri_plugin (int config_version)
+{
+  return config_version >= 3 ? "io.containerd.cri.v1.runtime" : "io.containerd.grpc.v1.cri";
+}
+
+/* A TOML key for NAME: bare when it can be ('.' would split it). */
+static char *
+toml_key (const char *name)
+{
+  char *k = NULL;
+
+  if (strchr (name, '.') != NULL)
+    return asprintf (&k, "\"%s\"", name) < 0 ? NULL : k;
+  return strdup (name);
+}
+
+static char *
+runtime_block (int config_version, const char *name, const char *kata_config)
+{
+  cleanup_free char *key = toml_key (name);
+  const char *plugin = cri_plugin (config_version);
+  char *s = NULL;
+
+  if (key == NULL
+      || asprintf (&s,
+                   "[plugins.\"%s\".containerd.runtimes.%s]\n"
+                   "  runtime_type = \"" SHIM_RUNTIME_TYPE "\"\n"
+                   "  [plugins.\"%s\".containerd.runtimes.%s.options]\n"
+                   "    ConfigPath = \"%s\"\n",
+                   plugin, key, plugin, key, kata_config)
+             < 0)
+    return NULL;
+  return s;
+}
+
+static char *
+dropin_text (int config_version, const char *name, const char *kata_config)
+{
+  cleanup_free char *block = runtime_block (config_version, name, kata_config);
+  char *s = NULL;
+
+  if (block == NULL
+      || asprintf (&s,
+                   "# The kata-guard runtime (kata-guard(8)), written by `kata-guard install "
+                   "--containerd`.\n"
+                   "version = %d\n\n%s",
+                   config_version, block)
+             < 0)
+    return NULL;
+  return s;
+}
+
+/* The Kata configuration for ConfigPath: the guard config's [kata] config,
+   else the first file of Kata's own search order.  *WHY says which. */
+static char *
+pick_kata_config (const char *guard_path, const char **why)
+{
+  cleanup_error kg_error_t err = NULL;
+  struct guard_config cfg;
+  char *found = NULL;
+
+  if (guard_config_load (guard_path, &cfg, &err) == 0)
+    {
+      if (*cfg.kata.config != '\0')
+        {
+          found = strdup (cfg.kata.config);
+          *why = "[kata] config of the guard configuration";
+        }
+      guard_config_release (&cfg);
+      if (found != NULL)
+        return found;
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (kata_search_path); i++)
+    if (access (kata_search_path[i], F_OK) == 0)
+      {
+        *why = "the first file of Kata's search order";
+        return strdup (kata_search_path[i]);
+      }
+  /* The release tarball's default, where kata-deploy installs it. */
+  *why = "Kata's default (no Kata configuration found on this host)";
+  return strdup (kata_search_path[1]);
+}
+
+/* A string TOML can hold as "..." without escapes (the paths we write). */
+static bool
+toml_plain (const char *s)
+{
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    if (kg_is_ctl (*p) || *p == '"' || *p == '\\')
+      return false;
+  return true;
+}
+
+/* From containerd's main config DOC (read from CONFIG), the drop-in file
+   to write: the first `imports` entry that is DIR/GLOB with the glob only
+   in its last component; the file is DIR/GLOB with "*" -> "kata-guard".
+   NULL (and *WHY) when there is none. */
+static char *
+dropin_path (const struct toml_value *doc, const char *config, const char *name, const char **why)
+{
+  const struct toml_value *imports = toml_get (doc, "imports");
+
+  *why = "it has no `imports`";
+  if (imports == NULL)
+    return NULL;
+  if (imports->kind != TOML_ARRAY)
+    {
+      *why = "its `imports` is not an array";
+      return NULL;
+    }
+  for (size_t i = 0; i < imports->u.array.n; i++)
+    {
+      const struct toml_value *v = imports->u.array.items[i];
+      cleanup_free char *dir = NULL, *file = NULL;
+      const char *pat, *star, *slash;
+      char *out = NULL;
+
+      if (v->kind != TOML_STRING)
+        continue;
+      slash = strrchr (v->u.string, '/');
+      pat = slash ? slash + 1 : v->u.string;
+      star = strchr (pat, '*');
+      /* One "*" in the last component, no other glob, none above it. */
+      if (star == NULL || strchr (star + 1, '*') != NULL || strpbrk (pat, "?[\\") != NULL
+          || (slash != NULL && strpbrk (v->u.string, "*?[") < slash))
+        continue;
+      if (slash == NULL)
+        dir = strdup (".");
+      else
+        dir = strndup (v->u.string, (size_t) (slash - v->u.string));
+      if (dir == NULL || asprintf (&file, "%.*s%s%s", (int) (star - pat), pat, name, star + 1) < 0)
+        return NULL;
+      if (fnmatch (pat, file, FNM_PERIOD) != 0)
+        continue;
+      /* containerd resolves a relative import against the main config's
+         directory. */
+      if (dir[0] == '/')
+        {
+          if (asprintf (&out, "%s/%s", dir, file) < 0)
+            return NULL;
+        }
+      else
+        {
+          const char *cs = strrchr (config, '/');
+
+          if (asprintf (&out, "%.*s/%s/%s", cs ? (int) (cs - config) : 1, cs ? config : ".", dir,
+                        file)
+              < 0)
+            return NULL;
+        }
+      return out;
+    }
+  *why = "none of its `imports` is a DIR/*.toml glob";
+  return NULL;
+}
+
+/* Where containerd takes the runtime: the layout of its config version (0
+   when unknown), and the drop-in file its main config imports, or NULL
+   and why there is none. */
+struct containerd_target
+{
+  int version;
+  char *dropin;
+  const char *no_dropin;
+};
+
+static void
+containerd_target_release (struct containerd_target *t)
+{
+  free (t->dropin);
+}
+#define cleanup_containerd_target __attribute__ ((cleanup (containerd_target_release)))
+
+/* Read containerd's main config for T.  One that cannot be read is not
+   the end of command CMD (the table is printed for the operator to add),
+   only of the drop-in. */
+static int
+containerd_locate (const struct opts *o, const char *cmd, struct containerd_target *t,
+                   kg_error_t *err)
+{
+  cleanup_toml struct toml_value *doc = NULL;
+  cleanup_error kg_error_t why = NULL;
+
+  /* The config version decides the layout; without one, containerd's own
+     version does (1.x reads version 2, 2.x version 3). */
+  if (access (o->containerd_config, F_OK) == 0)
+    {
+      doc = toml_parse_file (o->containerd_config, &why);
+      if (doc == NULL)
+        {
+          fprintf (stderr, "kata-guard: %s: cannot read %s: %s\n", cmd, o->containerd_config,
+                   why->msg);
+          t->no_dropin = "kata-guard cannot read it";
+        }
+      else
+        {
+          const struct toml_value *v = toml_get (doc, "version");
+
+          if (v != NULL && v->kind == TOML_INTEGER && (v->u.integer == 2 || v->u.integer == 3))
+            t->version = (int) v->u.integer;
+        }
+    }
+  else
+    t->no_dropin = "it does not exist";
+  if (t->version == 0)
+    {
+      int major = containerd_major ();
+
+      if (major >= 2)
+        t->version = 3;
+      else if (major == 1)
+        t->version = 2;
+    }
+  if (doc != NULL && t->no_dropin == NULL)
+    {
+      t->dropin = dropin_path (doc, o->containerd_config, o->name, &t->no_dropin);
+      if (t->dropin == NULL && t->no_dropin == NULL)
+        return kg_error (err, 0, "out of memory");
+    }
+  return 0;
+}
+
+/* Neither the config nor containerd tells the version: install prints
+   both layouts, uninstall cannot tell what to remove. */
+static int
+containerd_version_unknown (const struct opts *o, bool install, const char *kata_config,
+                            const char *kata_why, kg_error_t *err)
+{
+  cleanup_free char *b2 = runtime_block (2, o->name, kata_config);
+  cleanup_free char *b3 = runtime_block (3, o->name, kata_config);
+
+  if (! install)
+    return kg_error (err, 0,
+                     "cannot tell the containerd version (no `version` in %s, no "
+                     "`containerd --version`): nothing removed",
+                     o->containerd_config),
+           KG_EXIT_USAGE;
+  if (b2 == NULL || b3 == NULL)
+    return KG_EXIT_FAIL;
+  printf ("# containerd 1.6 and 1.7 (config version 2): add to %s\n%s\n"
+          "# containerd 2.x (config version 3): add to %s\n%s",
+          o->containerd_config, b2, o->containerd_config, b3);
+  printf ("# ConfigPath: %s\n", kata_why);
+  printf ("# kata-guard cannot tell the containerd version here (no `version` in %s, no "
+          "`containerd --version`): nothing written\n",
+          o->containerd_config);
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
+  return KG_EXIT_PASS;
+}
+
+/* No drop-in to write: the operator edits containerd's own file, which
+   kata-guard never rewrites. */
+static int
+containerd_by_hand (const struct opts *o, bool install, const struct containerd_target *t,
+                    const char *kata_config, const char *kata_why)
+{
+  cleanup_free char *block = runtime_block (t->version, o->name, kata_config);
+
+  if (! install)
+    {
+      printf ("kata-guard: uninstall: %s imports no drop-in directory (%s): remove the "
+              "[plugins.\"%s\".containerd.runtimes.%s] table from it by hand\n",
+              o->containerd_config, t->no_dropin, cri_plugin (t->version), o->name);
+      return KG_EXIT_PASS;
+    }
+  printf ("# containerd %s (config version %d): add to %s\n%s",
+          t->version >= 3 ? "2.x" : "1.6 and 1.7", t->version, o->containerd_config,
+          block ? block : "");
+  printf ("# ConfigPath: %s\n", kata_why);
+  printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
+          "own file, so add the table above by hand\n",
+          o->containerd_config, t->no_dropin);
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
+  return KG_EXIT_PASS;
+}
+
+/* Open the drop-in PATH into R for CMD, saying when temporary files that
+   an interrupted run left beside it were removed. */
+static int
+dropin_open (const char *cmd, const char *path, struct kg_replace *r, kg_error_t *err)
+{
+  if (kg_replace_open (path, TOML_MAX_SIZE, r, err) < 0)
+    return -1;
+  if (r->removed_temps > 0)
+    printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
+            "%s\n",
+            cmd, r->removed_temps, r->removed_temps == 1 ? "" : "s", r->path);
+  return 0;
+}
+
+/* Whether the drop-in R holds exactly TEXT. */
+static bool
+dropin_is (const struct kg_replace *r, const char *text)
+{
+  return r->exists && r->len == strlen (text) && memcmp (r->data, text, r->len) == 0;
+}
+
+/* Write TEXT into the drop-in R: a file that differs is someone else's
+   unless --force. */
+static int
+dropin_install (const struct opts *o, const struct dropin_engine *e, struct kg_replace *r,
+                const char *text, const char *kata_why, kg_error_t *err)
+{
+  cleanup_error kg_error_t why = NULL;
+  cleanup_free char *backup = NULL;
+  bool same = dropin_is (r, text);
+
+  if (o->dry_run)
+    {
+      fputs (text, stdout);
+      fprintf (stderr, "kata-guard: install: --dry-run: %s, nothing written to %s\n",
+               same ? "no change" : "the drop-in above is what it would become", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (same)
+    {
+      printf ("kata-guard: install: %s already holds the runtime \"%s\"; nothing changed\n",
+              r->path, o->name);
+      return KG_EXIT_PASS;
+    }
+  if (r->exists && ! o->force)
+    return kg_error (err, 0,
+                     "%s exists and differs from what kata-guard would write; pass "
+                     "--force to replace it",
+                     r->path),
+           KG_EXIT_USAGE;
+  if (kg_replace_commit (r, text, strlen (text), true, &backup, &why) < 0)
+    return error_and_outcome (err, "install", why, r->path, "is unchanged"), KG_EXIT_FAIL;
+  fputs (text, stdout);
+  printf ("# kata-guard: install: wrote the drop-in %s (%s; %s: %s)\n", r->path, e->read_by,
+          e->kata_key, kata_why);
+  if (backup != NULL)
+    printf ("# kata-guard: install: the file as it was is saved as %s\n", backup);
+  printf ("# kata-guard: install: restart %s to apply it (running containers keep running): "
+          "systemctl restart %s; kata-guard never restarts it\n",
+          e->name, e->service);
+  return KG_EXIT_PASS;
+}
+
+/* Remove the drop-in R when it is what install writes (TEXT), any file
+   with --force. */
+static int
+dropin_uninstall (const struct opts *o, const struct dropin_engine *e, struct kg_replace *r,
+                  const char *text, kg_error_t *err)
+{
+  if (! r->exists)
+    {
+      printf ("kata-guard: uninstall: %s does not exist; nothing changed\n", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (! dropin_is (r, text) && ! o->force)
+    return kg_error (err, 0,
+                     "%s differs from what kata-guard install writes; pass --force to "
+                     "remove it anyway",
+                     r->path),
+           KG_EXIT_USAGE;
+  if (o->dry_run)
+    {
+      fprintf (stderr, "kata-guard: uninstall: --dry-run: would remove %s\n", r->path);
+      return KG_EXIT_PASS;
+    }
+  if (kg_replace_remove (r, err) < 0)
+    return KG_EXIT_FAIL;
+  printf ("kata-guard: uninstall: removed %s; restart %s to apply it: systemctl restart %s\n",
+          r->path, e->name, e->service);
+  return KG_EXIT_PASS;
+}
+
+/* install / uninstall --containerd: the drop-in where containerd's main
+   config imports one, else what to add or remove by hand. */
+int
+containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
+{
+  const char *cmd = install ? "install" : "uninstall";
+  cleanup_free char *kata_config = NULL, *text = NULL;
+  cleanup_containerd_target struct containerd_target t = { 0 };
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  const char *kata_why = NULL;
+  char read_by[PATH_MAX + 16];
+  const struct dropin_engine engine = { "containerd", "containerd", read_by, "ConfigPath" };
+
+  snprintf (read_by, sizeof read_by, "imported by %s", o->containerd_config);
+  kata_config = pick_kata_config (o->config, &kata_why);
+  if (kata_config == NULL)
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
+  if (! toml_plain (kata_config))
+    return kg_error (err, 0, "the Kata configuration path %s cannot be written into TOML as it is",
+                     kata_config),
+           KG_EXIT_USAGE;
+  if (containerd_locate (o, cmd, &t, err) < 0)
+    return KG_EXIT_FAIL;
+  if (t.version == 0)
+    return containerd_version_unknown (o, install, kata_config, kata_why, err);
+  text = dropin_text (t.version, o->name, kata_config);
+  if (text == NULL)
+    return KG_EXIT_FAIL;
+  if (t.dropin == NULL)
+    return containerd_by_hand (o, install, &t, kata_config, kata_why);
+  if (dropin_open (cmd, t.dropin, &r, err) < 0)
+    return KG_EXIT_USAGE;
+  if (install)
+    return dropin_install (o, &engine, &r, text, kata_why, err);
+  return dropin_uninstall (o, &engine, &r, text, err);
+}
+
+/* CRI-O's handler for the guard (crio.conf(5), [crio.runtime.runtimes]):
+   runtime_type "vm" runs it as a shim v2, as CRI-O runs Kata's
+   containerd-shim-kata-v2 (the binary's name must be
+   containerd-shim-*-v2), with the Kata configuration as
+   runtime_config_path; "oci" runs it through conmon as an OCI runtime.
+   CRI-O keeps a pod's infra container, which is the pod's VM under Kata,
+   for a "vm" handler and for a handler whose name holds "kata". */
+static char *
+crio_dropin_text (const struct opts *o, const char *exe, const char *shim, const char *kata_config)
+{
+  cleanup_free char *key = toml_key (o->name);
+  char *s = NULL;
+
+  if (key == NULL)
+    return NULL;
+  if (o->mode == REG_OCI)
+    return asprintf (&s,
+                     "# The kata-guard runtime (kata-guard(8)), written by `kata-guard install "
+                     "--crio --mode oci`.\n"
+                     "[crio.runtime.runtimes.%s]\n"
+                     "runtime_path = \"%s\"\n"
+                     "runtime_type = \"oci\"\n"
+                     "runtime_root = \"/run/%s\"\n"
+                     "privileged_without_host_devices = true\n",
+                     key, exe, o->name)
+                   < 0
+               ? NULL
+               : s;
+  return asprintf (&s,
+                   "# The kata-guard runtime (kata-guard(8)), written by `kata-guard install "
+                   "--crio`.\n"
+                   "[crio.runtime.runtimes.%s]\n"
+                   "runtime_path = \"%s\"\n"
+                   "runtime_type = \"vm\"\n"
+                   "runtime_root = \"/run/vc\"\n"
+                   "runtime_config_path = \"%s\"\n"
+                   "privileged_without_host_devices = true\n",
+                   key, shim, kata_config)
+                 < 0
+             ? NULL
+             : s;
+}
+
+/* install / uninstall --crio: the drop-in DIR/50-NAME.conf. */
+int
+crio_cmd (const struct opts *o, bool install, kg_error_t *err)
+{
+  static const struct dropin_engine engine = { "CRI-O", "crio",
+                                               "CRI-O reads every file of its drop-in directory",
+                                               "runtime_config_path" };
+  const char *cmd = install ? "install" : "uninstall";
+  cleanup_free char *kata_config = NULL, *text = NULL, *exe = NULL, *shim = NULL, *path = NULL;
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  const char *kata_why = NULL;
+
+  if (self_paths (&exe, &shim, err) < 0)
+    return KG_EXIT_FAIL;
+  if (install && check_registrable (exe, shim, o->mode != REG_OCI, err) < 0)
+    return KG_EXIT_USAGE;
+  kata_config = pick_kata_config (o->config, &kata_why);
+  if (kata_config == NULL)
+    return kg_error (err, 0, "out of memory"), KG_EXIT_FAIL;
+  if (! toml_plain (kata_config) || ! toml_plain (exe) || ! toml_plain (shim))
+    return kg_error (err, 0, "%s or %s cannot be written into TOML as it is", kata_config, exe),
+           KG_EXIT_USAGE;
+  if (o->mode == REG_OCI && strstr (o->name, "kata") == NULL)
+    fprintf (stderr,
+             "kata-guard: %s: note: CRI-O keeps a pod's infra container (the pod's VM "
+             "under Kata) for an \"oci\" handler only when its name holds \"kata\"; "
+             "\"%s\" does not\n",
+             cmd, o->name);
+  text = crio_dropin_text (o, exe, shim, kata_config);
+  if (text == NULL || asprintf (&path, "%s/50-%s.conf", o->crio_dir, o->name) < 0)
+    return path = NULL, kg_error (err, ENOMEM, "cannot allocate"), KG_EXIT_FAIL;
+  if (dropin_open (cmd, path, &r, err) < 0)
+    return KG_EXIT_USAGE;
+  if (install)
+    return dropin_install (o, &engine, &r, text, kata_why, err);
+  /* Either handler type install writes is its own. */
+  if (! dropin_is (&r, text))
+    {
+      struct opts other = *o;
+
+      other.mode = o->mode == REG_OCI ? REG_AUTO : REG_OCI;
+      free (text);
+      text = crio_dropin_text (&other, exe, shim, kata_config);
+      if (text == NULL)
+        return kg_error (err, ENOMEM, "cannot allocate"), KG_EXIT_FAIL;
+    }
+  return dropin_uninstall (o, &engine, &r, text, err);
+}

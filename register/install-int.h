@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What the units of `kata-guard install` share (install.c: the command
+   line, the running binary, the engines' versions; install-docker.c;
+   install-dropin.c: containerd and CRI-O).  Private to register/. */
+#ifndef KG_INSTALL_INT_H
+#define KG_INSTALL_INT_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+#define SHIM_NAME "containerd-shim-kata-guard-v2"
+#define SHIM_RUNTIME_TYPE "io.containerd.kata-guard.v2"
+#define DEFAULT_NAME "kata-guard"
+#define CONTAINERD_CONFIG "/etc/containerd/config.toml"
+/* CRI-O reads every file of its drop-in directory, in order. */
+#define CRIO_DIR "/etc/crio/crio.conf.d"
+
+enum reg_mode
+{
+  REG_AUTO,
+  REG_SHIM, /* Docker 24+: {"runtimeType": "<shim>"} */
+  REG_OCI,  /* Docker 20.10/23: {"path": "<kata-guard>"} */
+};
+
+struct opts
+{
+  bool docker, containerd, crio, set_default, dry_run, force;
+  enum reg_mode mode;
+  const char *daemon_json, *containerd_config, *crio_dir, *config, *name;
+};
+
+/* The running binary and its shim link, resolved through /proc/self/exe. */
+int self_paths (char **exe, char **shim, kg_error_t *err);
+/* Whether EXE (and with NEED_SHIM, SHIM) may be registered: 0, or -1 with why. */
+int check_registrable (const char *exe, const char *shim, bool need_shim, kg_error_t *err);
+/* Docker's and containerd's major versions, asked of their binaries; -1 unknown. */
+int docker_major (char **version, const char **source);
+int containerd_major (void);
+/* WHY, then "kata-guard: CMD: FILE OUTCOME": -1. */
+int error_and_outcome (kg_error_t *err, const char *cmd, kg_error_t why, const char *file,
+                       const char *outcome);
+
+/* The engines' registrations: an exit status, ERR set when it is not 0. */
+int install_docker (const struct opts *o, kg_error_t *err);
+int uninstall_docker (const struct opts *o, kg_error_t *err);
+int containerd_cmd (const struct opts *o, bool install, kg_error_t *err);
+int crio_cmd (const struct opts *o, bool install, kg_error_t *err);
+
+#endif

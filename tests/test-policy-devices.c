@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* policy.capabilities, policy.devices and policy.seccomp.
+   (tests/test-policy.h: what every part of policy.*'s tests shares.) */
+#include "test-policy.h"
+
+static void
+caps_row (const char *name, const char *caps, const char *policy, const char *fails,
+          const char *needle)
+{
+  cleanup_free char *spec = spec_of (caps, NULL, NULL, NULL, NULL);
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "policy.capabilities", needle);
+  report_release (&rep);
+}
+
+static void
+test_capabilities (void)
+{
+  caps_row ("default caps", "\"CAP_CHOWN\", \"CAP_KILL\"", NULL, "", "2 capabilities");
+  caps_row ("lower-case name (libcap accepts it)", "\"cap_chown\"", NULL, "", "1 capability");
+  caps_row ("odd case beyond the set", "\"Cap_Sys_Admin\"", NULL, "policy.capabilities",
+            "beyond [policy] capabilities: CAP_SYS_ADMIN");
+  caps_row ("unknown capability", "\"CAP_FOO\"", NULL, "policy.capabilities",
+            "unknown capability \"CAP_FOO\" in bounding");
+  caps_row ("a number is not a name", "\"12\"", NULL, "policy.capabilities",
+            "unknown capability \"12\"");
+  caps_row ("a capability that is not a string", "5", NULL, "policy.capabilities",
+            "capabilities.bounding[0] is an integer");
+  caps_row ("allowed by config", "\"CAP_SYS_ADMIN\"", "capabilities = [\"CAP_SYS_ADMIN\"]", "",
+            "1 capability");
+  caps_row ("named once however often", "\"CAP_NET_ADMIN\", \"CAP_NET_ADMIN\"", NULL,
+            "policy.capabilities", "capabilities: CAP_NET_ADMIN");
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+    struct report rep;
+
+    spec = replace (spec, "\"effective\": [\"CAP_CHOWN\"]", "\"ambient\": [\"CAP_BPF\"]");
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "ambient set", "policy.capabilities", "policy.capabilities", "CAP_BPF");
+    report_release (&rep);
+  }
+  /* A privileged container as containerd makes it on a host whose root
+     lacks CAP_SYS_RESOURCE: the engine's own bounding set, one short of
+     every capability, and (privileged_without_host_devices) no *:* rule. */
+  {
+    struct engine_ns e;
+    struct kg_buf names = { 0 };
+    cleanup_free char *spec = NULL;
+    struct report rep;
+
+    engine_ns_gather (&e);
+    e.capbnd_ok = true;
+    e.capbnd = ((UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1) & ~(UINT64_C (1) << CAP_SYS_RESOURCE);
+    for (int v = 0; v <= CAP_AUDIT_READ; v++)
+      if (v != CAP_SYS_RESOURCE)
+        {
+          char *n = cap_to_name (v);
+
+          sb_printf (&names, "%s\"%s\"", names.len ? ", " : "", n);
+          cap_free (n);
+        }
+    spec = spec_of (sb_str (&names), NULL, NULL, NULL, NULL);
+    run_engine_ns = &e;
+    run_policy (spec, ID_A, "privileged = true", &kata_fc, &rep, NULL);
+    expect (&rep, "the engine's whole bounding set, with privileged = true", "",
+            "policy.privileged", "every capability of the engine's bounding set (37)");
+    report_release (&rep);
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "the engine's whole bounding set, without",
+            "policy.privileged policy.capabilities", "policy.privileged",
+            "privileged container: it has every capability of the engine's");
+    report_release (&rep);
+    /* An engine whose own set is small: its set is no privileged one. */
+    e.capbnd = (UINT64_C (1) << CAP_CHOWN) | (UINT64_C (1) << CAP_KILL);
+    free (spec);
+    spec = spec_of ("\"CAP_CHOWN\", \"CAP_KILL\"", NULL, NULL, NULL, NULL);
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "an engine of two capabilities, a container of the same two", "",
+            "policy.privileged", "not a privileged container");
+    report_release (&rep);
+    run_engine_ns = NULL;
+    kg_buf_release (&names);
+  }
+}
+
+static void
+devices_row (const char *name, const char *linux_more, const char *policy, const char *fails,
+             const char *needle)
+{
+  static const char res_key[] = "\"resources\": {";
+  cleanup_free char *res = NULL;
+  cleanup_free char *spec = NULL;
+  struct report rep;
+
+  /* A row's own "resources" replaces the default one (a key given twice
+     is refused before any rule runs). */
+  if (strncmp (linux_more, res_key, sizeof res_key - 1) == 0)
+    {
+      res = strndup (linux_more + sizeof res_key - 1, strlen (linux_more) - sizeof res_key);
+      linux_more = NULL;
+    }
+  spec = spec_of (NULL, NULL, res, linux_more, NULL);
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "policy.devices", needle);
+  report_release (&rep);
+}
+
+static void
+test_devices (void)
+{
+  devices_row ("default devices",
+               "\"devices\": [{\"path\": \"/dev/null\", \"type\": \"c\", \"major\": 1, "
+               "\"minor\": 3}, {\"path\": \"/dev/pts/0\", \"type\": \"c\", \"major\": 136, "
+               "\"minor\": 0}]",
+               NULL, "", "2 devices");
+  devices_row ("a harmless path for KVM's numbers",
+               "\"devices\": [{\"path\": \"/dev/null\", \"type\": \"c\", \"major\": 10, "
+               "\"minor\": 232}]",
+               NULL, "policy.devices", "/dev/null (c 10:232)");
+  devices_row ("allowlisted by the host's numbers",
+               "\"devices\": [{\"path\": \"/dev/vm\", \"type\": \"c\", \"major\": 10, "
+               "\"minor\": 232}]",
+               "devices = [\"/dev/kvm\"]", "", "1 device");
+  devices_row ("a block device as a char device",
+               "\"devices\": [{\"path\": \"/dev/kvm\", \"type\": \"b\", \"major\": 10, "
+               "\"minor\": 232}]",
+               "devices = [\"/dev/kvm\"]", "policy.devices", "/dev/kvm (b 10:232)");
+  devices_row ("a wildcard cgroup rule",
+               "\"resources\": {\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": "
+               "true, \"type\": \"c\", \"major\": 10, \"access\": \"rwm\"}]}",
+               NULL, "policy.devices", "device cgroup rule c 10:* rwm");
+  devices_row ("a deny rule is fine",
+               "\"resources\": {\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": "
+               "false, \"access\": \"rwm\"}, {\"allow\": true, \"type\": \"c\", \"major\": 136, "
+               "\"access\": \"rwm\"}]}",
+               NULL, "", "0 devices");
+  {
+    cleanup_free char *spec
+        = spec_of (NULL, NULL,
+                   "\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": true, "
+                   "\"access\": \"rwm\"}]",
+                   NULL, NULL);
+    struct report rep;
+
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "an allow-all rule is privileged", "policy.privileged", "policy.privileged",
+            "the device cgroup allows every host device (a *:* rwm)");
+    report_release (&rep);
+  }
+}
+
+static void
+test_seccomp (void)
+{
+  cleanup_free char *path = NULL;
+  char *docker;
+  static const struct
+  {
+    const char *name, *from, *to, *fails, *needle;
+    bool fc;
+  } rows[] = {
+    { "Docker's profile", NULL, NULL, "", "default action SCMP_ACT_ERRNO", false },
+    { "Kata disables it", NULL, NULL, "policy.seccomp",
+      "disable_guest_seccomp = true (line 311): the profile would never be applied", true },
+    { "default allow", "\"defaultAction\":\"SCMP_ACT_ERRNO\"",
+      "\"defaultAction\":\"SCMP_ACT_ALLOW\"", "policy.seccomp",
+      "defaultAction SCMP_ACT_ALLOW lets unlisted system calls through", false },
+    { "default log", "\"defaultAction\":\"SCMP_ACT_ERRNO\"", "\"defaultAction\":\"SCMP_ACT_LOG\"",
+      "policy.seccomp", "defaultAction SCMP_ACT_LOG", false },
+    { "unknown syscall", "\"accept\",", "\"accept\", \"no_such_call\",", "policy.seccomp",
+      "unknown system call \"no_such_call\"", false },
+    { "unknown arch", "\"SCMP_ARCH_X32\"", "\"SCMP_ARCH_PDP11\"", "policy.seccomp",
+      "unknown architecture SCMP_ARCH_PDP11", false },
+    { "no profile", "\"seccomp\":", "\"seccomp_not\":", "policy.seccomp",
+      "no seccomp profile (linux.seccomp)", false },
+  };
+
+  if (asprintf (&path, "%s/oci/docker-20.10/read-only-rootfs.json", fixtures) < 0)
+    abort ();
+  docker = read_text (path);
+  docker = replace (docker, "/proc/12695/exe", "/usr/sbin/dockerd");
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      char *spec = strdup (docker);
+      cleanup_free char *id = docker_id (spec);
+      struct report rep;
+
+      if (rows[i].from != NULL)
+        spec = replace (spec, rows[i].from, rows[i].to);
+      run_docker (&spec, id, "require_seccomp = true", rows[i].fc ? &kata_fc : &kata_seccomp, &rep);
+      expect (&rep, rows[i].name, rows[i].fails, "policy.seccomp", rows[i].needle);
+      report_release (&rep);
+      free (spec);
+    }
+  {
+    struct report rep;
+    char *spec = strdup (docker);
+    cleanup_free char *id = docker_id (spec);
+
+    run_docker (&spec, id, "require_seccomp = true", NULL, &rep);
+    expect (&rep, "seccomp without a Kata configuration", "policy.seccomp policy.resources",
+            "policy.seccomp", "cannot tell whether Kata applies the profile");
+    report_release (&rep);
+    free (spec);
+  }
+  free (docker);
+}
+
+int
+main (void)
+{
+  policy_test_start ();
+  test_capabilities ();
+  test_devices ();
+  test_seccomp ();
+  return policy_test_end ();
+}

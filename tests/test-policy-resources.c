@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* policy.resources, for each runtime, and egress.netns without namespaces of its own.
+   (tests/test-policy.h: what every part of policy.*'s tests shares.) */
+#include "test-policy.h"
+
+static void
+resources_row (const char *name, const char *res, const char *policy, struct kata_config *k,
+               const char *fails, const char *needle)
+{
+  cleanup_free char *spec = spec_of (NULL, NULL, res, NULL, NULL);
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, k, &rep, NULL);
+  expect (&rep, name, fails, "policy.resources", needle);
+  report_release (&rep);
+}
+
+static void
+test_resources (void)
+{
+  resources_row ("limits", NULL, NULL, &kata_fc, "", "2304 MiB");
+  resources_row ("no limit", "\"cpu\": {\"shares\": 2}", NULL, &kata_fc, "policy.resources",
+                 "no memory limit");
+  resources_row ("no limit allowed", "", "require_memory_limit = false", &kata_fc, "", "2048 MiB");
+  resources_row ("limit as a string", "\"memory\": {\"limit\": \"268435456\"}", NULL, &kata_fc,
+                 "policy.resources", "memory limit is a string, not an integer");
+  resources_row ("negative limit", "\"memory\": {\"limit\": -1}", NULL, &kata_fc,
+                 "policy.resources", "memory limit is -1, not a positive number");
+  resources_row ("zero limit", "\"memory\": {\"limit\": 0}", NULL, &kata_fc, "policy.resources",
+                 "memory limit is 0, not a positive number");
+  resources_row ("1e30", "\"memory\": {\"limit\": 1e30}", NULL, &kata_fc, "policy.resources",
+                 "memory limit is a floating-point number");
+  /* Past 2^64: refused as it is read, by json-c 0.18 and later, or else
+     (older ones saturate) by the strict scan. */
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, "\"memory\": {\"limit\": 18446744073709551616}",
+                                       NULL, NULL);
+    struct report rep;
+
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    expect (&rep, "2^64", "policy.spec", "policy.spec",
+            json_c_version_num () >= 0x001200 ? "invalid JSON" : "outside the 64-bit range");
+    report_release (&rep);
+  }
+  resources_row ("2^63-1", "\"memory\": {\"limit\": 9223372036854775807}", NULL, &kata_fc,
+                 "policy.resources", "is out of range");
+  resources_row ("null limit", "\"memory\": {\"limit\": null}", NULL, &kata_fc, "policy.resources",
+                 "no memory limit");
+  resources_row ("quota without period",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000}", NULL, &kata_fc,
+                 "policy.resources", "CPU quota 100000 without a period");
+  resources_row ("negative quota",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": -1, \"period\": 100000}",
+                 NULL, &kata_fc, "policy.resources", "CPU quota is -1, not a positive number");
+  resources_row ("zero period",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 1, \"period\": 0}", NULL,
+                 &kata_fc, "policy.resources", "CPU period is 0");
+  resources_row ("quota rounds up",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 150001, \"period\": "
+                 "100000}",
+                 NULL, &kata_fc, "", "3 vCPUs");
+  resources_row ("limit rounds up to MiB", "\"memory\": {\"limit\": 1048577}", NULL, &kata_fc, "",
+                 "2050 MiB (default_memory 2048 + limit 2 MiB)");
+  resources_row ("too much memory", "\"memory\": {\"limit\": 21474836480}", NULL, &kata_fc,
+                 "policy.resources",
+                 "the VM would have 22528 MiB (default_memory 2048 + limit 20480 MiB), more "
+                 "than [policy] max_vm_memory_mib (16384 MiB)");
+  resources_row ("Firecracker's 32 vCPUs",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 3200000, \"period\": "
+                 "100000}",
+                 "max_vcpus = 64", &kata_fc, "policy.resources",
+                 "the VM would have 33 vCPUs (default_vcpus 1 + 32 from quota 3200000 / period "
+                 "100000), more than Firecracker's limit (32)");
+  resources_row ("max_vcpus",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 400000, "
+                 "\"period\": 100000}",
+                 "max_vcpus = 4", &kata_fc, "policy.resources", "5 vCPUs");
+  resources_row ("no Kata configuration", NULL, NULL, NULL, "policy.resources",
+                 "cannot compute the VM size: the Kata configuration did not load");
+  {
+    struct kata_config big = { 0 };
+
+    load_kata (&big, NULL, "[hypervisor.firecracker]\ndefault_memory = 4096\ndefault_vcpus = 2\n");
+    resources_row ("Kata's own sizes", NULL, NULL, &big, "",
+                   "4352 MiB (default_memory 4096 + limit 256 MiB) of at most 16384, 3 vCPUs");
+    toml_free (big.doc);
+    load_kata (&big, NULL, "[hypervisor.firecracker]\ndefault_memory = \"2048\"\n");
+    resources_row ("Kata default_memory a string", NULL, NULL, &big, "policy.resources",
+                   "default_memory (line 2) is not a usable size");
+    toml_free (big.doc);
+  }
+  /* 0 is this host's MemTotal; no host has 1 PiB. */
+  resources_row ("MemTotal", "\"memory\": {\"limit\": 1125899906842624}", "max_vm_memory_mib = 0",
+                 &kata_fc, "policy.resources", "MiB), more than this host's MemTotal (");
+  resources_row ("within MemTotal", NULL, "max_vm_memory_mib = 0", &kata_fc, "",
+                 "2304 MiB (default_memory 2048 + limit 256 MiB) of at most");
+}
+
+/* policy.resources sizes the VM as the runtime that reads the Kata
+   configuration does: the shipped configurations of both, then
+   runtime-rs's own rules. */
+static void
+test_resources_runtimes (void)
+{
+  static const struct
+  {
+    const char *file;
+    enum kata_runtime runtime;
+    const char *needle;
+  } shipped[] = {
+    { "3.30.0/configuration-fc.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
+    { "3.30.0/configuration-qemu.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "3.30.0/configuration-clh.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "4.1.0/go/configuration-fc.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
+    { "4.1.0/go/configuration-qemu.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "4.1.0/go/configuration-clh.toml", KATA_RUNTIME_GO,
+      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS,
+      "288 MiB (runtime-rs static sizing: overhead_memory 32 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + 1 from "
+      "quota 100000 / period 100000), rounded up)" },
+    { "4.1.0/runtime-rs/configuration-clh-runtime-rs.toml", KATA_RUNTIME_RS,
+      "288 MiB (runtime-rs static sizing: overhead_memory 32 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-dragonball.toml", KATA_RUNTIME_RS,
+      "288 MiB (runtime-rs static sizing: overhead_memory 32 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-qemu-nvidia-gpu-runtime-rs.toml", KATA_RUNTIME_RS,
+      "768 MiB (runtime-rs static sizing: overhead_memory 512 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-qemu-snp-runtime-rs.toml", KATA_RUNTIME_RS,
+      "384 MiB (runtime-rs static sizing: overhead_memory 128 + limit 256 MiB) of at most 16384, "
+      "2 vCPUs" },
+    { "4.1.0/runtime-rs/configuration-rs-fc.toml", KATA_RUNTIME_RS,
+      "256 MiB (runtime-rs static sizing: overhead_memory 0 + limit 256 MiB) of at most 16384, "
+      "1 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0 + 1 from" },
+  };
+  struct kata_config rs = { 0 }, k = { 0 };
+
+  for (size_t i = 0; i < ARRAY_SIZE (shipped); i++)
+    {
+      cleanup_free char *name = NULL;
+
+      load_shipped (&k, shipped[i].file, shipped[i].runtime);
+      if (asprintf (&name, "shipped %s", shipped[i].file) < 0)
+        abort ();
+      resources_row (name, NULL, NULL, &k, "", shipped[i].needle);
+      toml_free (k.doc);
+    }
+
+  load_shipped (&rs, "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS);
+  /* 32 + 16000 MiB fits 16384; default_memory + the limit would not. */
+  resources_row ("runtime-rs: the overhead replaces default_memory",
+                 "\"memory\": {\"limit\": 16777216000}", NULL, &rs, "",
+                 "16032 MiB (runtime-rs static sizing: overhead_memory 32 + limit 16000 MiB)");
+  resources_row ("runtime-rs: fractional vCPUs, rounded up once",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 150000, \"period\": "
+                 "100000}",
+                 "max_vcpus = 2", &rs, "",
+                 "2 vCPUs of at most 2 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + 1.5 "
+                 "from quota 150000 / period 100000), rounded up)");
+  resources_row ("runtime-rs: a cpuset without a quota sizes the VM",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-63\"}", NULL, &rs,
+                 "policy.resources",
+                 "the VM would have 65 vCPUs (runtime-rs static sizing: max (1, overhead_vcpus 0.2 "
+                 "+ 64 from a cpuset of 64 CPUs), rounded up), more than [policy] max_vcpus (32)");
+  resources_row ("runtime-rs: a cpuset counts each CPU once",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-3,2,8\"}", NULL, &rs,
+                 "",
+                 "6 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + "
+                 "5 from a cpuset of 5 CPUs)");
+  resources_row ("runtime-rs: a cpuset it cannot count",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-\"}", NULL, &rs,
+                 "policy.resources", "the cpuset \"0-\" is not a CPU list runtime-rs counts");
+  resources_row ("runtime-rs: MiB rounded down, then up to even",
+                 "\"memory\": {\"limit\": 3670016}", NULL, &rs, "",
+                 "36 MiB (runtime-rs static sizing: overhead_memory 32 + limit 4 MiB)");
+  resources_row ("runtime-rs: no workload, the defaults", "", "require_memory_limit = false", &rs,
+                 "",
+                 "2048 MiB (runtime-rs static sizing without a workload: default_memory 2048) of "
+                 "at most 16384, 1 vCPUs");
+  resources_row ("Go: a cpuset does not size the VM",
+                 "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-63\"}", NULL,
+                 &kata_fc, "", "1 vCPUs of at most 32 (default_vcpus 1 + 0 from no CPU quota)");
+  toml_free (rs.doc);
+
+  /* An overhead above default_memory: more than the defaults would say. */
+  load_kata_as (&k, NULL,
+                "[hypervisor.qemu]\ndefault_memory = 256\noverhead_memory = 4096\n"
+                "[runtime]\nstatic_sandbox_resource_mgmt = true\n",
+                KATA_RUNTIME_RS);
+  resources_row ("runtime-rs: overhead_memory above default_memory",
+                 "\"memory\": {\"limit\": 13421772800}", NULL, &k, "policy.resources",
+                 "the VM would have 16896 MiB (runtime-rs static sizing: overhead_memory 4096 + "
+                 "limit 12800 MiB), more than [policy] max_vm_memory_mib (16384 MiB)");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL, "[hypervisor.qemu]\ndefault_vcpus = 2\n[runtime]\n", KATA_RUNTIME_RS);
+  resources_row ("runtime-rs without static sizing: hot-plugged on the defaults", NULL, NULL, &k,
+                 "",
+                 "384 MiB (runtime-rs hot-plug: default_memory 128 + limit 256 MiB) of at most "
+                 "16384, 3 vCPUs");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL,
+                "[hypervisor.qemu]\noverhead_vcpus = \"1\"\n"
+                "[runtime]\nstatic_sandbox_resource_mgmt = true\n",
+                KATA_RUNTIME_RS);
+  resources_row ("runtime-rs: overhead_vcpus a string", NULL, NULL, &k, "policy.resources",
+                 "overhead_vcpus (line 2) is not a usable size");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL, "[hypervisor.qemu]\n[runtime]\nstatic_sandbox_resource_mgmt = 1\n",
+                KATA_RUNTIME_RS);
+  resources_row ("runtime-rs: static_sandbox_resource_mgmt not a boolean", NULL, NULL, &k,
+                 "policy.resources", "static_sandbox_resource_mgmt (line 3) is not a boolean");
+  toml_free (k.doc);
+}
+
+/* egress.netns without namespaces of its own (tests/netns.test has the
+   real ones). */
+static void
+network_row (const char *name, const char *spec, const char *policy, const char *fails,
+             const char *needle)
+{
+  struct report rep;
+
+  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+  expect (&rep, name, fails, "egress.netns", needle);
+  report_release (&rep);
+}
+
+/* Docker's hostconfig.json for -p 1-65535:1-65535 -p 1-65535:1-65535/udp,
+   with network mode MODE after the bindings. */
+static void
+big_hostconfig (const char *path, const char *mode)
+{
+  FILE *f = fopen (path, "w");
+
+  if (f == NULL)
+    abort ();
+  fputs ("{\"Binds\":null,\"PortBindings\":{", f);
+  for (int proto = 0; proto < 2; proto++)
+    for (int p = 1; p <= 65535; p++)
+      fprintf (f, "%s\"%d/%s\":[{\"HostIp\":\"\",\"HostPort\":\"%d\"}]",
+               proto == 0 && p == 1 ? "" : ",", p, proto ? "udp" : "tcp", p);
+  fprintf (f, "},\"NetworkMode\":\"%s\",\"Privileged\":false}", mode);
+  if (fclose (f) != 0)
+    abort ();
+}
+
+static void
+test_network (void)
+{
+  static const char setkey[]
+      = "\"hooks\": {\"prestart\": [{\"path\": \"/usr/sbin/dockerd\", \"args\": "
+        "[\"libnetwork-setkey\", \"-exec-root=/var/run/docker\", \"" ID_A "\", "
+        "\"a34fcd8d16bd\"]}]}";
+  cleanup_free char *root = NULL, *dir = NULL, *hc = NULL, *policy = NULL, *file = NULL;
+  cleanup_free char *notns = NULL;
+  char *spec;
+
+  run_egress = "proxy = \"127.0.0.1:1\"\ntimeout_ms = 200";
+  spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+  network_row ("a new network namespace", spec, NULL, "", "a new network namespace, loopback only");
+  free (spec);
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ", "");
+  network_row ("no network namespace", spec, "host_namespaces = true", "egress.netns",
+               "no network namespace: the container would have the host's network");
+  free (spec);
+  /* Docker's network hook: what the container gets is in hostconfig.json. */
+  if (asprintf (&root, "%s/dockerroot", tmpdir) < 0
+      || asprintf (&dir, "%s/containers/%s", root, ID_A) < 0
+      || asprintf (&hc, "%s/hostconfig.json", dir) < 0
+      || asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0)
+    abort ();
+  {
+    cleanup_free char *cmd = NULL;
+
+    if (asprintf (&cmd, "mkdir -p '%s'", dir) < 0 || system (cmd) != 0)
+      abort ();
+  }
+  test_write_text (hc, "{\"NetworkMode\": \"none\", \"Privileged\": false}");
+  spec = spec_of (NULL, NULL, NULL, NULL, setkey);
+  network_row ("Docker --network none", spec, policy, "", "loopback only (Docker --network none)");
+  test_write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
+  network_row ("a Docker network attached after create", spec, policy, "egress.netns",
+               "Docker attaches network \"kgnet\" after the guard looked");
+  /* docker create -p 1-65535:1-65535 -p 1-65535:1-65535/udp: 7.5 MB of
+     port bindings before the mode, read whole. */
+  big_hostconfig (hc, "none");
+  network_row ("a 7.5 MB hostconfig.json, --network none", spec, policy, "",
+               "loopback only (Docker --network none)");
+  big_hostconfig (hc, "kgnet");
+  network_row ("a 7.5 MB hostconfig.json, a Docker network", spec, policy, "egress.netns",
+               "Docker attaches network \"kgnet\" after the guard looked");
+  test_write_text (hc, "{\"NetworkMode\": \"n\\u006fne\"}");
+  network_row ("a network mode written with an escape", spec, policy, "egress.netns",
+               "written with escapes");
+  test_write_text (hc, "{\"NetworkMode\": \"none\", \"NetworkMode\": \"kgnet\"}");
+  network_row ("the network mode twice", spec, policy, "egress.netns", "has its key twice");
+  test_write_text (hc, "{\"NetworkMode\": \"none\"");
+  network_row ("a truncated hostconfig.json", spec, policy, "egress.netns", "is not JSON");
+  test_write_text (hc, "{\"NetworkMode\": \"kgnet\"}");
+  /* Docker 28: a namespace of Docker's own, named by path, loopback only
+     at create; hostconfig.json still says what comes. */
+  {
+    char *joined = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ",
+                            "{\"type\": \"network\", \"path\": \"/proc/self/ns/net\"}, ");
+
+    run_ns = "moby";
+    network_row ("a Docker network, named by a namespace path", joined, policy,
+                 "policy.namespaces egress.netns",
+                 "Docker attaches network \"kgnet\" after the guard looked");
+    /* Docker's namespace without Docker's hostconfig.json: not judged
+       by the namespace alone. */
+    network_row ("Docker's namespace, a namespace path, no hostconfig.json", joined,
+                 "engine_roots = [\"/nonexistent\"]", "policy.namespaces egress.netns",
+                 "a start of Docker's whose network cannot be told");
+    run_ns = NULL;
+    free (joined);
+  }
+  unlink (hc);
+  network_row ("Docker's hook, no hostconfig.json", spec, policy, "egress.netns",
+               "a start of Docker's whose network cannot be told: no containers/" ID_A
+               "/hostconfig.json under [policy] engine_roots");
+  free (spec);
+  /* A path that is no namespace is not opened for real. */
+  if (asprintf (&file, "%s/not-a-namespace", tmpdir) < 0)
+    abort ();
+  test_write_text (file, "x");
+  if (asprintf (&notns, "{\"type\": \"network\", \"path\": \"%s\"}, ", file) < 0)
+    abort ();
+  spec = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "{\"type\": \"network\"}, ", notns);
+  network_row ("a network namespace path that is a plain file", spec, NULL, "egress.netns",
+               "cannot read the namespace: Wrong medium type");
+  free (spec);
+  run_egress = NULL;
+}
+
+int
+main (void)
+{
+  policy_test_start ();
+  test_resources ();
+  test_resources_runtimes ();
+  test_network ();
+  return policy_test_end ();
+}

@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* What every part of policy.*'s unit tests shares (tests/test-policy*.c,
+   one program each): the test directory, the Kata configurations, a run
+   of the family on a spec, its expectations, and the specs the rows build.
+   Each program includes it once; a part that uses fewer of the functions
+   still builds without warnings (unused). */
+#ifndef KG_TEST_POLICY_H
+#define KG_TEST_POLICY_H
+
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/capability.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "conf.h"
+#include "policy.h"
+#include <json-c/json_c_version.h>
+
+#include "tap.h"
+#include "test-files.h"
+#include "toml.h"
+#include "util.h"
+
+/* Not under /tmp, which policy.mounts refuses as a whole: root's test
+   directory (as the fuzz harnesses use), /tmp only without root. */
+static char tmpdir[64];
+static const char *fixtures;
+static struct kata_config kata_fc;      /* the shipped Firecracker config */
+static struct kata_config kata_seccomp; /* disable_guest_seccomp = false */
+static int bundle_seq;
+static const char *run_egress; /* [egress] lines of run_policy's config; NULL: disabled */
+
+static const char *const all_ids[] = {
+  "policy.spec",        "policy.privileged",   "policy.namespaces", "policy.identity",
+  "policy.mounts",      "policy.capabilities", "policy.devices",    "policy.hooks",
+  "policy.annotations", "policy.seccomp",      "policy.resources",  "policy.confinement",
+  "egress.netns",
+};
+
+/* Not inlined: GCC 12 takes the text for a pointer into read_text's own
+   frame once it is (-Wdangling-pointer), which it is not. */
+static __attribute__ ((unused, noinline)) char *
+read_text (const char *path)
+{
+  char *buf = NULL;
+  size_t len;
+  kg_error_t err = NULL;
+
+  if (kg_read_file_bounded (path, 0, 8 << 20, &buf, &len, &err) < 0)
+    {
+      printf ("# %s\n", err->msg);
+      abort ();
+    }
+  return buf;
+}
+
+/* Replace every NEEDLE in S (freed) with REP. */
+static __attribute__ ((unused)) char *
+replace (char *s, const char *needle, const char *rep)
+{
+  size_t nl = strlen (needle), rl = strlen (rep), n = 0;
+  char *out, *o;
+
+  for (char *p = strstr (s, needle); p; p = strstr (p + nl, needle))
+    n++;
+  out = malloc (strlen (s) + n * rl + 1);
+  if (out == NULL)
+    abort ();
+  o = out;
+  for (char *p = s, *q; (q = strstr (p, needle)) != NULL || *p; p = q + nl)
+    {
+      if (q == NULL)
+        {
+          strcpy (o, p);
+          o += strlen (p);
+          break;
+        }
+      memcpy (o, p, (size_t) (q - p));
+      o += q - p;
+      memcpy (o, rep, rl);
+      o += rl;
+    }
+  *o = '\0';
+  free (s);
+  return out;
+}
+
+/* The container id a Docker spec belongs to: the directory of its
+   resolv.conf under /var/lib/docker/containers. */
+static __attribute__ ((unused)) char *
+docker_id (const char *spec)
+{
+  const char *p = strstr (spec, "/var/lib/docker/containers/");
+
+  if (p == NULL)
+    return strdup ("ctr-test");
+  return strndup (p + 27, 64);
+}
+
+/* The Kata configuration at PATH (or TEXT) as RUNTIME reads it, with its
+   first [hypervisor.*] table as the one. */
+static __attribute__ ((unused)) void
+load_kata_as (struct kata_config *k, const char *path, const char *text, enum kata_runtime runtime)
+{
+  kg_error_t err = NULL;
+  const struct toml_value *hvs;
+
+  k->doc = path ? toml_parse_file (path, &err) : toml_parse ("kata", text, strlen (text), &err);
+  if (k->doc == NULL)
+    {
+      printf ("# %s\n", err->msg);
+      abort ();
+    }
+  hvs = toml_get (k->doc, "hypervisor");
+  if (hvs == NULL || hvs->kind != TOML_TABLE || hvs->u.table.n == 0)
+    abort ();
+  k->hypervisor_name = hvs->u.table.items[0].key;
+  k->hypervisor = hvs->u.table.items[0].value;
+  k->runtime = runtime;
+}
+
+static __attribute__ ((unused)) void
+load_kata (struct kata_config *k, const char *path, const char *text)
+{
+  load_kata_as (k, path, text, KATA_RUNTIME_GO);
+}
+
+/* A shipped configuration, fixtures/kata/VERSION/NAME, as RUNTIME reads it. */
+static __attribute__ ((unused)) void
+load_shipped (struct kata_config *k, const char *name, enum kata_runtime runtime)
+{
+  cleanup_free char *path = NULL;
+
+  if (asprintf (&path, "%s/kata/%s", fixtures, name) < 0)
+    abort ();
+  load_kata_as (k, path, NULL, runtime);
+}
+
+/* The mode the rows run in: `kata-guard check` unless a row says. */
+static enum kg_mode run_mode = KG_MODE_CHECK;
+/* The containerd namespace the rows run in (NULL: none): the bundle is
+   then containerd's task directory of the container, and a shim-mode
+   row passes it as -namespace. */
+static const char *run_ns;
+/* The engine's namespaces and bounding set the rows run with (NULL: this
+   process's, read in place). */
+static const struct engine_ns *run_engine_ns;
+
+static __attribute__ ((unused)) void
+mkdir_p (const char *dir)
+{
+  cleanup_free char *cmd = NULL;
+
+  if (asprintf (&cmd, "mkdir -p '%s'", dir) < 0 || system (cmd) != 0)
+    abort ();
+}
+
+/* Run the policy family on SPEC (config.json text; NULL: leave the bundle
+   as the caller made it in *BUNDLE) with [policy] POLICY lines added. */
+static __attribute__ ((unused)) void
+run_policy (const char *spec, const char *id, const char *policy, struct kata_config *kata,
+            struct report *rep, char **bundle_out)
+{
+  cleanup_free char *bundle = NULL;
+  cleanup_free char *cfg_path = NULL;
+  cleanup_free char *cfg_text = NULL;
+  cleanup_free char *spec_path = NULL;
+  struct guard_config cfg;
+  struct request req = { .mode = run_mode,
+                         .container_id = id,
+                         .ns = run_mode == KG_MODE_SHIM ? run_ns : NULL,
+                         .engine_ns = run_engine_ns };
+  struct preflight pf;
+  kg_error_t err = NULL;
+
+  if (bundle_out != NULL && *bundle_out != NULL)
+    bundle = strdup (*bundle_out);
+  else if (run_ns != NULL)
+    {
+      if (asprintf (&bundle, "%s/state/io.containerd.runtime.v2.task/%s/%s", tmpdir, run_ns, id)
+          < 0)
+        abort ();
+      mkdir_p (bundle);
+    }
+  else if (asprintf (&bundle, "%s/b%d", tmpdir, ++bundle_seq) < 0 || mkdir (bundle, 0755) < 0)
+    abort ();
+  if (spec != NULL)
+    {
+      if (asprintf (&spec_path, "%s/config.json", bundle) < 0)
+        abort ();
+      test_write_text (spec_path, spec);
+    }
+  if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0
+      || asprintf (&cfg_text, "[egress]\n%s\n[policy]\n%s%s\n",
+                   /* egress.netns has rows of its own (test_network). */
+                   run_egress ? run_egress : "enabled = false",
+                   /* A fixed maximum, so that no row depends on this host's memory. */
+                   policy && strstr (policy, "max_vm_memory_mib") ? ""
+                                                                  : "max_vm_memory_mib = 16384\n",
+                   policy ? policy : "")
+             < 0)
+    abort ();
+  test_write_text (cfg_path, cfg_text);
+  if (guard_config_load (cfg_path, &cfg, &err) < 0)
+    {
+      printf ("# %s\n", err->msg);
+      abort ();
+    }
+  memset (rep, 0, sizeof *rep);
+  req.bundle = bundle;
+  preflight_init (&pf, &req, &cfg, rep);
+  pf.from_kata.config = kata;
+  check_policy (&pf);
+  pf.from_kata.config = NULL;
+  preflight_release (&pf);
+  guard_config_release (&cfg);
+  if (bundle_out != NULL && *bundle_out == NULL)
+    *bundle_out = steal_pointer (&bundle);
+}
+
+/* The ids that failed, space-separated, in report order. */
+static __attribute__ ((unused)) char *
+failed_ids (const struct report *rep)
+{
+  char *s = calloc (1, 1024);
+
+  for (size_t i = 0; s && i < rep->n; i++)
+    if (rep->results[i].verdict == VERDICT_FAIL)
+      snprintf (s + strlen (s), 1024 - strlen (s), "%s%s", *s ? " " : "", rep->results[i].id);
+  return s;
+}
+
+static __attribute__ ((unused)) bool
+once_each (const struct report *rep)
+{
+  if (rep->n != ARRAY_SIZE (all_ids))
+    return false;
+  for (size_t i = 0; i < ARRAY_SIZE (all_ids); i++)
+    {
+      size_t n = 0;
+
+      for (size_t j = 0; j < rep->n; j++)
+        n += strcmp (rep->results[j].id, all_ids[i]) == 0;
+      if (n != 1)
+        return false;
+    }
+  return true;
+}
+
+static __attribute__ ((unused)) const char *
+reason (const struct report *rep, const char *id)
+{
+  const struct check_result *r = report_find (rep, id);
+
+  return r ? r->reason : NULL;
+}
+
+/* Assert the failing ids (exactly) and that ITEM_ID's reason holds NEEDLE. */
+static __attribute__ ((unused)) void
+expect (const struct report *rep, const char *name, const char *fails, const char *item_id,
+        const char *needle)
+{
+  cleanup_free char *got = failed_ids (rep);
+
+  ok (once_each (rep), "%s: every policy id reported once", name);
+  if (! is_str (got, fails, "%s: fails exactly [%s]", name, fails))
+    for (size_t i = 0; i < rep->n; i++)
+      printf ("#   %s %s: %s\n", verdict_name (rep->results[i].verdict), rep->results[i].id,
+              rep->results[i].reason);
+  if (item_id == NULL)
+    return;
+  /* Without root, paths under /root and /run/containerd cannot be
+     resolved: the mount is then refused for that, which is also right. */
+  if (geteuid () != 0 && reason (rep, item_id) != NULL
+      && strstr (reason (rep, item_id), "cannot resolve") != NULL
+      && strstr (reason (rep, item_id), "Permission denied") != NULL)
+    needle = "Permission denied";
+  /* Without root the test files are under /tmp, which refuses first. */
+  if (geteuid () != 0 && strstr (needle, tmpdir) != NULL)
+    needle = "the host's shared temporary files";
+  has_str (reason (rep, item_id), needle, "%s: %s names \"%s\"", name, item_id, needle);
+}
+
+/* ---- the real specs --------------------------------------------------- */
+
+enum hook_rw
+{
+  HOOK_DOCKERD, /* /proc/<old pid>/exe -> the dockerd binary */
+  HOOK_STALE,   /* left as written: a pid long gone */
+};
+
+static const struct
+{
+  const char *file;
+  enum hook_rw hook;
+  const char *policy; /* extra [policy] lines */
+  const char *fails;
+  const char *item_id, *needle;
+} fixture_rows[] = {
+  { "docker-20.10/default.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
+    "no memory limit" },
+  { "docker-20.10/default.json", HOOK_STALE, NULL, "policy.hooks policy.resources", "policy.hooks",
+    "/proc/12695/exe: cannot resolve" },
+  { "docker-20.10/read-only-rootfs.json", HOOK_DOCKERD, NULL, "", "policy.resources",
+    "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
+  { "docker-20.10/limits.json", HOOK_DOCKERD, NULL, "", "policy.resources",
+    "2560 MiB (default_memory 2048 + limit 512 MiB) of at most 16384, 3 vCPUs" },
+  { "docker-20.10/data-ro.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.mounts",
+    "4 bind mounts: 1 read-only, 3 this container's engine files" },
+  { "docker-20.10/seccomp-unconfined.json", HOOK_DOCKERD, NULL, "policy.resources",
+    "policy.seccomp", "require_seccomp = false" },
+  { "docker-20.10/seccomp-unconfined.json", HOOK_DOCKERD, "require_seccomp = true",
+    "policy.seccomp policy.resources", "policy.seccomp", "no seccomp profile (linux.seccomp)" },
+  { "docker-20.10/privileged.json", HOOK_DOCKERD, NULL,
+    "policy.privileged policy.capabilities policy.devices policy.resources policy.confinement",
+    "policy.privileged",
+    "privileged container: the device cgroup allows every host device (a *:* rwm); it has "
+    "every capability" },
+  { "docker-20.10/privileged.json", HOOK_DOCKERD, "privileged = true", "policy.resources",
+    "policy.privileged", "allowed by [policy] privileged = true" },
+  { "docker-20.10/docker-sock.json", HOOK_DOCKERD, NULL, "policy.mounts policy.resources",
+    "policy.mounts", "/var/run/docker.sock -> /run/docker.sock: an engine socket" },
+  { "docker-20.10/host-network.json", HOOK_DOCKERD, NULL, "policy.namespaces policy.resources",
+    "policy.namespaces", "network namespace /proc/self/ns/net is the engine's own" },
+  { "docker-20.10/host-network.json", HOOK_DOCKERD, "host_namespaces = true", "policy.resources",
+    "policy.namespaces", "host network namespace /proc/self/ns/net allowed" },
+  { "docker-20.10/cap-add-sys-admin.json", HOOK_DOCKERD, NULL,
+    "policy.capabilities policy.resources", "policy.capabilities",
+    "beyond [policy] capabilities: CAP_SYS_ADMIN" },
+  { "docker-20.10/ssh-ro.json", HOOK_DOCKERD, NULL, "policy.mounts policy.resources",
+    "policy.mounts", "/root/.ssh: credentials" },
+  { "docker-20.10/data-rw.json", HOOK_DOCKERD, NULL, "policy.mounts policy.resources",
+    "policy.mounts", "/srv/data: writable bind mount outside [policy] writable_mounts" },
+  { "docker-20.10/data-rw.json", HOOK_DOCKERD, "writable_mounts = [\"/srv\"]", "policy.resources",
+    "policy.mounts", "1 under [policy] writable_mounts" },
+  { "docker-20.10/pid-host.json", HOOK_DOCKERD, NULL, "policy.namespaces policy.resources",
+    "policy.namespaces", "no pid namespace" },
+  { "docker-20.10/device-kvm.json", HOOK_DOCKERD, NULL, "policy.devices policy.resources",
+    "policy.devices", "/dev/kvm (c 10:232); device cgroup rule c 10:232 rwm" },
+  { "docker-20.10/device-kvm.json", HOOK_DOCKERD, "devices = [\"/dev/kvm\"]", "policy.resources",
+    "policy.devices", "1 device" },
+  { "docker-20.10/too-many-cpus.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
+    "the VM would have 67584 MiB (default_memory 2048 + limit 65536 MiB), more than [policy] "
+    "max_vm_memory_mib (16384 MiB)" },
+  { "containerd-1.6/ctr-default.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
+    "no memory limit" },
+  { "containerd-1.6/ctr-default.json", HOOK_DOCKERD, "require_memory_limit = false", "",
+    "policy.resources", "2048 MiB (default_memory 2048 + limit 0 MiB)" },
+  { "containerd-1.6/ctr-mounts-limits.json", HOOK_DOCKERD, NULL, "policy.mounts", "policy.mounts",
+    "/srv/data: writable bind mount" },
+  { "containerd-1.6/ctr-privileged-hostnet.json", HOOK_DOCKERD, NULL,
+    "policy.privileged policy.namespaces policy.mounts policy.capabilities policy.devices "
+    "policy.resources policy.confinement",
+    "policy.namespaces", "no network namespace" },
+  { "containerd-1.6/ctr-privileged-hostnet.json", HOOK_DOCKERD, NULL,
+    "policy.privileged policy.namespaces policy.mounts policy.capabilities policy.devices "
+    "policy.resources policy.confinement",
+    "policy.mounts", "/etc/hosts: the host's configuration" },
+};
+
+/* Docker's record of container ID in the rows' Docker root
+   (TMPDIR/docker): config.v2.json naming the id, hostconfig.json with
+   network mode NETWORK, and MID as the mount id of its rootfs. */
+static __attribute__ ((unused)) char *
+docker_record (const char *id, const char *mid, const char *network)
+{
+  cleanup_free char *dir = NULL, *path = NULL, *text = NULL;
+  char *root;
+
+  if (asprintf (&root, "%s/docker", tmpdir) < 0
+      || asprintf (&dir, "%s/containers/%s", root, id) < 0)
+    abort ();
+  mkdir_p (dir);
+  if (asprintf (&path, "%s/config.v2.json", dir) < 0
+      || asprintf (&text, "{\"State\": {\"Running\": false}, \"ID\": \"%s\", \"Name\": \"/x\"}", id)
+             < 0)
+    abort ();
+  test_write_text (path, text);
+  free (path);
+  free (text);
+  if (asprintf (&path, "%s/hostconfig.json", dir) < 0
+      || asprintf (&text, "{\"NetworkMode\": \"%s\"}", network) < 0)
+    abort ();
+  test_write_text (path, text);
+  free (path);
+  free (dir);
+  if (asprintf (&dir, "%s/image/overlay2/layerdb/mounts/%s", root, id) < 0)
+    abort ();
+  mkdir_p (dir);
+  if (asprintf (&path, "%s/mount-id", dir) < 0)
+    abort ();
+  test_write_text (path, mid);
+  return root;
+}
+
+/* The mount id of a Docker spec's rootfs (.../overlay2/MID/merged). */
+static __attribute__ ((unused)) char *
+docker_mount_id (const char *spec)
+{
+  const char *p = strstr (spec, "/overlay2/");
+
+  return p ? strndup (p + 10, 64) : strdup ("none");
+}
+
+/* Run a spec Docker wrote (*SPEC, rewritten) as Docker starts it: in
+   its namespace, with its record of container ID in a Docker root of
+   the rows' own (/var/lib/docker in the spec moved there). */
+static __attribute__ ((unused)) void
+run_docker (char **spec, const char *id, const char *policy, struct kata_config *kata,
+            struct report *rep)
+{
+  cleanup_free char *mid = docker_mount_id (*spec);
+  cleanup_free char *root = docker_record (id, mid, "none");
+  cleanup_free char *with_root = NULL;
+  cleanup_free char *root_slash = NULL;
+
+  if (asprintf (&with_root, "engine_roots = [\"%s\"]\n%s", root, policy ? policy : "") < 0
+      || asprintf (&root_slash, "%s/", root) < 0)
+    abort ();
+  *spec = replace (*spec, "/var/lib/docker/", root_slash);
+  run_ns = "moby";
+  run_policy (*spec, id, with_root, kata, rep, NULL);
+  run_ns = NULL;
+}
+
+/* ---- synthetic specs ---------------------------------------------------- */
+
+/* A small spec that passes every rule; each %s is one part a row changes:
+   capabilities, mounts, resources, more of linux, more of the top level. */
+/* The engines' default masks (policy.confinement). */
+#define MASKED                                                                                     \
+  "\"maskedPaths\": [\"/proc/acpi\", \"/proc/kcore\", \"/proc/keys\", \"/proc/latency_stats\", "   \
+  "\"/proc/timer_list\", \"/proc/timer_stats\", \"/proc/sched_debug\", \"/proc/scsi\", "           \
+  "\"/sys/firmware\"]"
+#define READONLY                                                                                   \
+  "\"readonlyPaths\": [\"/proc/bus\", \"/proc/fs\", \"/proc/irq\", \"/proc/sys\", "                \
+  "\"/proc/sysrq-trigger\"]"
+
+static __attribute__ ((unused)) char *
+spec_of (const char *caps, const char *mounts, const char *res, const char *linux_more,
+         const char *top_more)
+{
+  char *s;
+
+  if (asprintf (&s,
+                "{\"ociVersion\": \"1.0.2\",\n"
+                " \"process\": {\"args\": [\"/bin/true\"], \"capabilities\": {\"bounding\": "
+                "[%s], \"effective\": [%s]}},\n"
+                " \"root\": {\"path\": \"rootfs\"},\n"
+                " \"mounts\": [{\"destination\": \"/proc\", \"type\": \"proc\", \"source\": "
+                "\"proc\"}%s%s],\n"
+                " \"linux\": {\"namespaces\": [{\"type\": \"network\"}, {\"type\": \"pid\"}, "
+                "{\"type\": \"ipc\"}, {\"type\": \"uts\"}, {\"type\": \"mount\"}],\n"
+                "   " MASKED ",\n"
+                "   " READONLY ",\n"
+                "   \"resources\": {%s}%s%s}%s%s}\n",
+                caps ? caps : "\"CAP_CHOWN\"", caps ? caps : "\"CAP_CHOWN\"", mounts ? ", " : "",
+                mounts ? mounts : "",
+                res ? res
+                    : "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000, "
+                      "\"period\": 100000}",
+                linux_more ? ", " : "", linux_more ? linux_more : "", top_more ? ", " : "",
+                top_more ? top_more : "")
+      < 0)
+    abort ();
+  return s;
+}
+
+static __attribute__ ((unused)) char *
+bind_of (const char *source, const char *options)
+{
+  char *s;
+
+  if (asprintf (&s,
+                "{\"destination\": \"/x\", \"type\": \"bind\", \"source\": \"%s\", "
+                "\"options\": [%s]}",
+                source, options)
+      < 0)
+    abort ();
+  return s;
+}
+
+#define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
+
+/* Before the rows: the test directory (under root's test directory, or
+   /tmp without root) and the two Kata configurations. */
+static __attribute__ ((unused)) void
+policy_test_start (void)
+{
+  cleanup_free char *fc = NULL;
+
+  fixtures = getenv ("KG_FIXTURES");
+  if (fixtures == NULL)
+    fixtures = "tests/fixtures";
+  snprintf (tmpdir, sizeof tmpdir, "%s/kg-test-policy.XXXXXX",
+            geteuid () == 0 ? "/var/lib/kata-guard-test" : "/tmp");
+  if (geteuid () == 0)
+    mkdir ("/var/lib/kata-guard-test", 0755);
+  if (mkdtemp (tmpdir) == NULL)
+    abort ();
+  chmod (tmpdir, 0755);
+  if (asprintf (&fc, "%s/kata/configuration-fc.toml", fixtures) < 0)
+    abort ();
+  load_kata (&kata_fc, fc, NULL);
+  load_kata (&kata_seccomp, NULL,
+             "[hypervisor.firecracker]\ndefault_memory = 2048\n[runtime]\n"
+             "disable_guest_seccomp = false\n");
+}
+
+/* After them: the directory removed; the TAP plan and status. */
+static __attribute__ ((unused)) int
+policy_test_end (void)
+{
+  char cmd[sizeof tmpdir + 16];
+
+  toml_free (kata_fc.doc);
+  toml_free (kata_seccomp.doc);
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system (cmd) != 0)
+    printf ("# could not remove %s\n", tmpdir);
+  return tap_done ();
+}
+
+#endif

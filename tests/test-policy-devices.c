@@ -8,11 +8,8 @@ caps_row (const char *name, const char *caps, const char *policy, const char *fa
           const char *needle)
 {
   cleanup_free char *spec = spec_of (caps, NULL, NULL, NULL, NULL);
-  struct report rep;
 
-  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-  expect (&rep, name, fails, "policy.capabilities", needle);
-  report_release (&rep);
+  run_expect (spec, ID_A, policy, &kata_fc, name, fails, "policy.capabilities", needle);
 }
 
 static void
@@ -34,12 +31,10 @@ test_capabilities (void)
             "policy.capabilities", "capabilities: CAP_NET_ADMIN");
   {
     cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, NULL);
-    struct report rep;
 
     spec = replace (spec, "\"effective\": [\"CAP_CHOWN\"]", "\"ambient\": [\"CAP_BPF\"]");
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "ambient set", "policy.capabilities", "policy.capabilities", "CAP_BPF");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "ambient set", "policy.capabilities",
+                "policy.capabilities", "CAP_BPF");
   }
   /* A privileged container as containerd makes it on a host whose root
      lacks CAP_SYS_RESOURCE: the engine's own bounding set, one short of
@@ -48,7 +43,6 @@ test_capabilities (void)
     struct engine_ns e;
     struct kg_buf names = { 0 };
     cleanup_free char *spec = NULL;
-    struct report rep;
 
     engine_ns_gather (&e);
     e.capbnd_ok = true;
@@ -63,23 +57,19 @@ test_capabilities (void)
         }
     spec = spec_of (sb_str (&names), NULL, NULL, NULL, NULL);
     run_engine_ns = &e;
-    run_policy (spec, ID_A, "privileged = true", &kata_fc, &rep, NULL);
-    expect (&rep, "the engine's whole bounding set, with privileged = true", "",
-            "policy.privileged", "every capability of the engine's bounding set (37)");
-    report_release (&rep);
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "the engine's whole bounding set, without",
-            "policy.privileged policy.capabilities", "policy.privileged",
-            "privileged container: it has every capability of the engine's");
-    report_release (&rep);
+    run_expect (spec, ID_A, "privileged = true", &kata_fc,
+                "the engine's whole bounding set, with privileged = true", "", "policy.privileged",
+                "every capability of the engine's bounding set (37)");
+    run_expect (spec, ID_A, NULL, &kata_fc, "the engine's whole bounding set, without",
+                "policy.privileged policy.capabilities", "policy.privileged",
+                "privileged container: it has every capability of the engine's");
     /* An engine whose own set is small: its set is no privileged one. */
     e.capbnd = (UINT64_C (1) << CAP_CHOWN) | (UINT64_C (1) << CAP_KILL);
     free (spec);
     spec = spec_of ("\"CAP_CHOWN\", \"CAP_KILL\"", NULL, NULL, NULL, NULL);
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "an engine of two capabilities, a container of the same two", "",
-            "policy.privileged", "not a privileged container");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc,
+                "an engine of two capabilities, a container of the same two", "",
+                "policy.privileged", "not a privileged container");
     run_engine_ns = NULL;
     kg_buf_release (&names);
   }
@@ -92,7 +82,6 @@ devices_row (const char *name, const char *linux_more, const char *policy, const
   static const char res_key[] = "\"resources\": {";
   cleanup_free char *res = NULL;
   cleanup_free char *spec = NULL;
-  struct report rep;
 
   /* A row's own "resources" replaces the default one (a key given twice
      is refused before any rule runs). */
@@ -102,9 +91,7 @@ devices_row (const char *name, const char *linux_more, const char *policy, const
       linux_more = NULL;
     }
   spec = spec_of (NULL, NULL, res, linux_more, NULL);
-  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-  expect (&rep, name, fails, "policy.devices", needle);
-  report_release (&rep);
+  run_expect (spec, ID_A, policy, &kata_fc, name, fails, "policy.devices", needle);
 }
 
 static void
@@ -142,12 +129,9 @@ test_devices (void)
                    "\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": true, "
                    "\"access\": \"rwm\"}]",
                    NULL, NULL);
-    struct report rep;
 
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "an allow-all rule is privileged", "policy.privileged", "policy.privileged",
-            "the device cgroup allows every host device (a *:* rwm)");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "an allow-all rule is privileged", "policy.privileged",
+                "policy.privileged", "the device cgroup allows every host device (a *:* rwm)");
   }
 }
 

@@ -8,11 +8,8 @@ hooks_row (const char *name, const char *hooks, const char *policy, const char *
            const char *needle)
 {
   cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, hooks);
-  struct report rep;
 
-  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-  expect (&rep, name, fails, "policy.hooks", needle);
-  report_release (&rep);
+  run_expect (spec, ID_A, policy, &kata_fc, name, fails, "policy.hooks", needle);
 }
 
 static void
@@ -133,14 +130,12 @@ test_annotations (void)
     {
       cleanup_free char *top = NULL;
       cleanup_free char *spec = NULL;
-      struct report rep;
 
       if (asprintf (&top, "\"annotations\": {%s}", rows[i].ann) < 0)
         abort ();
       spec = spec_of (NULL, NULL, NULL, NULL, top);
-      run_policy (spec, ID_A, rows[i].policy, &kata_fc, &rep, NULL);
-      expect (&rep, rows[i].name, rows[i].fails, "policy.annotations", rows[i].needle);
-      report_release (&rep);
+      run_expect (spec, ID_A, rows[i].policy, &kata_fc, rows[i].name, rows[i].fails,
+                  "policy.annotations", rows[i].needle);
     }
 }
 
@@ -224,14 +219,12 @@ test_annotations_runtimes (void)
     {
       cleanup_free char *top = NULL;
       cleanup_free char *spec = NULL;
-      struct report rep;
 
       if (asprintf (&top, "\"annotations\": {%s}", rows[i].ann) < 0)
         abort ();
       spec = spec_of (NULL, NULL, NULL, NULL, top);
-      run_policy (spec, ID_A, rows[i].policy, rows[i].k, &rep, NULL);
-      expect (&rep, rows[i].name, rows[i].fails, "policy.annotations", rows[i].needle);
-      report_release (&rep);
+      run_expect (spec, ID_A, rows[i].policy, rows[i].k, rows[i].name, rows[i].fails,
+                  "policy.annotations", rows[i].needle);
     }
   toml_free (go4.doc);
   toml_free (rs4.doc);

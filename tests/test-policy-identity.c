@@ -40,19 +40,16 @@ test_namespaces (void)
   for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
     {
       char *spec = spec_of (NULL, NULL, NULL, NULL, NULL);
-      struct report rep;
 
       spec = replace (spec, rows[i].from, rows[i].to);
-      run_policy (spec, ID_A, rows[i].policy, &kata_fc, &rep, NULL);
-      expect (&rep, rows[i].name, rows[i].fails, "policy.namespaces", rows[i].needle);
-      report_release (&rep);
+      run_expect (spec, ID_A, rows[i].policy, &kata_fc, rows[i].name, rows[i].fails,
+                  "policy.namespaces", rows[i].needle);
       free (spec);
     }
 
   /* The engine's own, named by a process id (the test's own here). */
   {
     char *spec = spec_of (NULL, NULL, NULL, NULL, NULL), *to, *want;
-    struct report rep;
 
     if (asprintf (&to, "{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}", (int) getpid ())
             < 0
@@ -61,10 +58,8 @@ test_namespaces (void)
                < 0)
       abort ();
     spec = replace (spec, "{\"type\": \"network\"}", to);
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "the engine's network namespace by process id", "policy.namespaces",
-            "policy.namespaces", want);
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "the engine's network namespace by process id",
+                "policy.namespaces", "policy.namespaces", want);
     free (spec);
     free (to);
     free (want);
@@ -76,7 +71,6 @@ test_namespaces (void)
       int p[2];
       pid_t pid;
       char c, *spec, *to;
-      struct report rep;
 
       if (pipe (p) < 0)
         abort ();
@@ -99,9 +93,8 @@ test_namespaces (void)
               < 0)
             abort ();
           spec = replace (spec, "{\"type\": \"network\"}", to);
-          run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-          expect (&rep, "another network namespace", "", "policy.namespaces", "/ns/net");
-          report_release (&rep);
+          run_expect (spec, ID_A, NULL, &kata_fc, "another network namespace", "",
+                      "policy.namespaces", "/ns/net");
           free (spec);
           free (to);
         }
@@ -247,15 +240,11 @@ test_identity (void)
       spec = spec_of (NULL, NULL, NULL, NULL, NULL);
       run_mode = KG_MODE_SHIM;
       run_ns = "default";
-      run_policy (spec, sid, NULL, &kata_fc, &rep, NULL);
-      expect (&rep, "a shim start whose id names an existing Kata sandbox", "policy.identity",
-              "policy.identity", "a Kata sandbox of id kg-test-sbs-");
-      report_release (&rep);
+      run_expect (spec, sid, NULL, &kata_fc, "a shim start whose id names an existing Kata sandbox",
+                  "policy.identity", "policy.identity", "a Kata sandbox of id kg-test-sbs-");
       rmdir (store);
-      run_policy (spec, sid, NULL, &kata_fc, &rep, NULL);
-      expect (&rep, "the same start once the sandbox is gone", "", "policy.identity",
-              "containerd, namespace \"default\"");
-      report_release (&rep);
+      run_expect (spec, sid, NULL, &kata_fc, "the same start once the sandbox is gone", "",
+                  "policy.identity", "containerd, namespace \"default\"");
       run_mode = KG_MODE_CHECK;
       run_ns = NULL;
       if (made_sbs)

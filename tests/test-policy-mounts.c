@@ -8,11 +8,8 @@ mount_row (const char *name, const char *source, const char *options, const char
 {
   cleanup_free char *m = bind_of (source, options);
   cleanup_free char *spec = spec_of (NULL, m, NULL, NULL, NULL);
-  struct report rep;
 
-  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-  expect (&rep, name, fails, "policy.mounts", needle);
-  report_release (&rep);
+  run_expect (spec, ID_A, policy, &kata_fc, name, fails, "policy.mounts", needle);
 }
 
 static void
@@ -161,16 +158,12 @@ test_mounts (void)
                    "{\"destination\": \"/x\", \"type\": \"overlay\", \"source\": \"overlay\", "
                    "\"options\": [\"lowerdir=/root\"]}",
                    NULL, NULL, NULL);
-    struct report rep;
 
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "an overlay mount", "policy.mounts", "policy.mounts",
-            "type \"overlay\" on /x: neither a bind mount nor a virtual filesystem");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "an overlay mount", "policy.mounts", "policy.mounts",
+                "type \"overlay\" on /x: neither a bind mount nor a virtual filesystem");
   }
   {
     cleanup_free char *spec = NULL;
-    struct report rep;
 
     /* Go's encoding/json would read "Mounts" as "mounts". */
     if (asprintf (&spec,
@@ -180,10 +173,8 @@ test_mounts (void)
                   "{\"type\": \"ipc\"}], \"resources\": {\"memory\": {\"limit\": 1048576}}}}")
         < 0)
       abort ();
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "a key in another case", "policy.spec", "policy.spec",
-            "key \"Mounts\" is not \"mounts\" but Go's decoders");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "a key in another case", "policy.spec", "policy.spec",
+                "key \"Mounts\" is not \"mounts\" but Go's decoders");
   }
 }
 
@@ -235,7 +226,6 @@ test_redirect (void)
   {
     cleanup_free char *pair = NULL, *a = NULL, *b = NULL, *ma = NULL, *mb = NULL, *both = NULL;
     cleanup_free char *spec = NULL;
-    struct report rep;
 
     if (asprintf (&pair, "%s/pair", tmpdir) < 0 || asprintf (&a, "%s/a", pair) < 0
         || asprintf (&b, "%s/b", pair) < 0)
@@ -247,16 +237,14 @@ test_redirect (void)
     if (asprintf (&both, "%s, %s", ma, mb) < 0)
       abort ();
     spec = spec_of (NULL, both, NULL, NULL, NULL);
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "two sources in one directory, the second root's symlink", "", "policy.mounts",
-            "2 bind mounts: 2 read-only");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc,
+                "two sources in one directory, the second root's symlink", "", "policy.mounts",
+                "2 bind mounts: 2 read-only");
     if (geteuid () == 0 && lchown (b, 65534, 65534) == 0)
       {
-        run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-        expect (&rep, "two sources in one directory, the second another user's symlink",
-                "policy.mounts", "policy.mounts", "is owned by uid 65534, not root");
-        report_release (&rep);
+        run_expect (spec, ID_A, NULL, &kata_fc,
+                    "two sources in one directory, the second another user's symlink",
+                    "policy.mounts", "policy.mounts", "is owned by uid 65534, not root");
       }
     else
       ok (true, "# SKIP lchown needs root");
@@ -296,9 +284,8 @@ test_volume_bind (void)
     abort ();
   spec = spec_of (NULL, mounts, NULL, NULL, NULL);
   /* A plain volume directory passes. */
-  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-  expect (&rep, "a plain named volume, read-only", "", "policy.mounts", "1 bind mount");
-  report_release (&rep);
+  run_expect (spec, ID_A, policy, &kata_fc, "a plain named volume, read-only", "", "policy.mounts",
+              "1 bind mount");
   /* (A file system type for each, though the kernel ignores it here:
      valgrind takes a NULL one for a bad pointer.) */
   if (unshare (CLONE_NEWNS) < 0 || mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0

@@ -8,11 +8,8 @@ resources_row (const char *name, const char *res, const char *policy, struct kat
                const char *fails, const char *needle)
 {
   cleanup_free char *spec = spec_of (NULL, NULL, res, NULL, NULL);
-  struct report rep;
 
-  run_policy (spec, ID_A, policy, k, &rep, NULL);
-  expect (&rep, name, fails, "policy.resources", needle);
-  report_release (&rep);
+  run_expect (spec, ID_A, policy, k, name, fails, "policy.resources", needle);
 }
 
 static void
@@ -35,12 +32,9 @@ test_resources (void)
   {
     cleanup_free char *spec = spec_of (NULL, NULL, "\"memory\": {\"limit\": 18446744073709551616}",
                                        NULL, NULL);
-    struct report rep;
 
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "2^64", "policy.spec", "policy.spec",
-            json_c_version_num () >= 0x001200 ? "invalid JSON" : "outside the 64-bit range");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "2^64", "policy.spec", "policy.spec",
+                json_c_version_num () >= 0x001200 ? "invalid JSON" : "outside the 64-bit range");
   }
   resources_row ("2^63-1", "\"memory\": {\"limit\": 9223372036854775807}", NULL, &kata_fc,
                  "policy.resources", "is out of range");
@@ -225,11 +219,8 @@ static void
 network_row (const char *name, const char *spec, const char *policy, const char *fails,
              const char *needle)
 {
-  struct report rep;
 
-  run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
-  expect (&rep, name, fails, "egress.netns", needle);
-  report_release (&rep);
+  run_expect (spec, ID_A, policy, &kata_fc, name, fails, "egress.netns", needle);
 }
 
 /* Docker's hostconfig.json for -p 1-65535:1-65535 -p 1-65535:1-65535/udp,

@@ -60,13 +60,10 @@ confine_row (const char *name, const char *from, const char *to, const char *mou
              const char *linux_more, const char *fails, const char *item, const char *needle)
 {
   char *spec = spec_of (NULL, mounts, NULL, linux_more, NULL);
-  struct report rep;
 
   if (from != NULL)
     spec = replace (spec, from, to);
-  run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-  expect (&rep, name, fails, item, needle);
-  report_release (&rep);
+  run_expect (spec, ID_A, NULL, &kata_fc, name, fails, item, needle);
   free (spec);
 }
 
@@ -179,11 +176,9 @@ test_spec (void)
     cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL,
                                        "\"annotations\": {\"note\": \"\xc3\xa9\xf0\x9f\x98\x80 "
                                        "\\ud83d\\ude00\"}");
-    struct report rep;
 
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "a four-byte UTF-8 character, raw and escaped", "", "policy.spec", "OCI 1.0.2");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "a four-byte UTF-8 character, raw and escaped", "",
+                "policy.spec", "OCI 1.0.2");
   }
   /* What Go's decoders read and json-c does not keep. */
   spec_row ("a key given twice (hooks)",
@@ -204,11 +199,9 @@ test_spec (void)
     /* Map keys are data: an annotation may be called anything. */
     cleanup_free char *spec = spec_of (
         NULL, NULL, NULL, NULL, "\"annotations\": {\"Hooks\": \"x\", \"mount\xc5\xbf\": \"y\"}");
-    struct report rep;
 
-    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
-    expect (&rep, "annotations named like fields", "", "policy.spec", "OCI 1.0.2");
-    report_release (&rep);
+    run_expect (spec, ID_A, NULL, &kata_fc, "annotations named like fields", "", "policy.spec",
+                "OCI 1.0.2");
   }
   spec_row ("an overlong UTF-8 form", "{\"ociVersion\": \"1.0.2\", \"x\": \"\xc0\xaf\"}",
             "invalid UTF-8");

@@ -294,6 +294,18 @@ expect (const struct report *rep, const char *name, const char *fails, const cha
   has_str (reason (rep, item_id), needle, "%s: %s names \"%s\"", name, item_id, needle);
 }
 
+/* run_policy on SPEC, then expect () of its report: the rows' one run. */
+static __attribute__ ((unused)) void
+run_expect (const char *spec, const char *id, const char *policy, struct kata_config *kata,
+            const char *name, const char *fails, const char *item_id, const char *needle)
+{
+  struct report rep;
+
+  run_policy (spec, id, policy, kata, &rep, NULL);
+  expect (&rep, name, fails, item_id, needle);
+  report_release (&rep);
+}
+
 /* ---- the real specs --------------------------------------------------- */
 
 enum hook_rw

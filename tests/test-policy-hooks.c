@@ -77,6 +77,20 @@ test_hooks (void)
              "policy.hooks", "dockerd: not an absolute path");
 }
 
+/* A spec whose annotations are ANN, judged by policy.annotations. */
+static void
+annotations_row (const char *ann, const char *policy, struct kata_config *k, const char *name,
+                 const char *fails, const char *needle)
+{
+  cleanup_free char *top = NULL;
+  cleanup_free char *spec = NULL;
+
+  if (asprintf (&top, "\"annotations\": {%s}", ann) < 0)
+    abort ();
+  spec = spec_of (NULL, NULL, NULL, NULL, top);
+  run_expect (spec, ID_A, policy, k, name, fails, "policy.annotations", needle);
+}
+
 static void
 test_annotations (void)
 {
@@ -127,16 +141,8 @@ test_annotations (void)
   };
 
   for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
-    {
-      cleanup_free char *top = NULL;
-      cleanup_free char *spec = NULL;
-
-      if (asprintf (&top, "\"annotations\": {%s}", rows[i].ann) < 0)
-        abort ();
-      spec = spec_of (NULL, NULL, NULL, NULL, top);
-      run_expect (spec, ID_A, rows[i].policy, &kata_fc, rows[i].name, rows[i].fails,
-                  "policy.annotations", rows[i].needle);
-    }
+    annotations_row (rows[i].ann, rows[i].policy, &kata_fc, rows[i].name, rows[i].fails,
+                     rows[i].needle);
 }
 
 /* The always-refused annotations of the runtime that reads the
@@ -216,16 +222,8 @@ test_annotations_runtimes (void)
   load_shipped (&go4, "4.1.0/go/configuration-fc.toml", KATA_RUNTIME_GO);
   load_shipped (&rs4, "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS);
   for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
-    {
-      cleanup_free char *top = NULL;
-      cleanup_free char *spec = NULL;
-
-      if (asprintf (&top, "\"annotations\": {%s}", rows[i].ann) < 0)
-        abort ();
-      spec = spec_of (NULL, NULL, NULL, NULL, top);
-      run_expect (spec, ID_A, rows[i].policy, rows[i].k, rows[i].name, rows[i].fails,
-                  "policy.annotations", rows[i].needle);
-    }
+    annotations_row (rows[i].ann, rows[i].policy, rows[i].k, rows[i].name, rows[i].fails,
+                     rows[i].needle);
   toml_free (go4.doc);
   toml_free (rs4.doc);
 }

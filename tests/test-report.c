@@ -5,6 +5,9 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "output.h"
 #include "result.h"
@@ -84,6 +87,70 @@ test_buf (void)
   sb_printf (&b, "%s", "b");
   is_str (sb_str (&b), "a", "buf: sb_printf adds nothing to a failed buffer");
   kg_buf_release (&b);
+}
+
+/* N bytes of 'x' through a pipe, read by kg_read_fd_deadline with MAX
+   (and TIMEOUT_MS; the writer closes at once): its status, *LEN, and the
+   error's text in WHY. */
+static int
+read_pipe (size_t n, size_t max, int timeout_ms, size_t *len, char *why, size_t why_size)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *out = NULL;
+  int p[2], rc;
+  pid_t pid;
+
+  if (pipe (p) < 0 || (pid = fork ()) < 0)
+    abort ();
+  if (pid == 0)
+    {
+      char chunk[4096];
+
+      close (p[0]);
+      memset (chunk, 'x', sizeof chunk);
+      for (size_t done = 0; done < n;)
+        {
+          size_t k = n - done < sizeof chunk ? n - done : sizeof chunk;
+          ssize_t w = write (p[1], chunk, k);
+
+          if (w <= 0)
+            _exit (1);
+          done += (size_t) w;
+        }
+      _exit (0);
+    }
+  close (p[1]);
+  rc = kg_read_fd_deadline (p[0], "pipe", max, timeout_ms, &out, len, &err);
+  close (p[0]);
+  waitpid (pid, NULL, 0);
+  snprintf (why, why_size, "%s", err ? err->msg : "");
+  if (rc == 0 && (out == NULL || out[*len] != '\0' || strspn (out, "x") != *len))
+    return -2;
+  return rc;
+}
+
+/* The bounded reader at its edges: nothing, exactly MAX (across growth
+   steps and below the first), one byte more. */
+static void
+test_read_bounded (void)
+{
+  static const size_t sizes[] = { 0, 1, 100, 4095, 4096, 4097, 10000, 70000 };
+  char why[256];
+  size_t len;
+
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+    {
+      size_t n = sizes[i];
+
+      len = SIZE_MAX;
+      ok (read_pipe (n, n, -1, &len, why, sizeof why) == 0 && len == n,
+          "bounded read of exactly MAX = %zu bytes: whole, NUL-terminated", n);
+      ok (read_pipe (n + 1, n, -1, &len, why, sizeof why) == -1
+              && strstr (why, "larger than") != NULL,
+          "bounded read of MAX + 1 = %zu bytes: refused (%s)", n + 1, why);
+      ok (read_pipe (n, n + 1000, 5000, &len, why, sizeof why) == 0 && len == n,
+          "bounded read of %zu bytes under MAX, with a deadline: whole", n);
+    }
 }
 
 int
@@ -166,5 +233,6 @@ main (void)
   report_release (&r);
   ok (r.n == 0 && r.results == NULL, "release empties the report");
   test_buf ();
+  test_read_bounded ();
   return tap_done ();
 }

@@ -233,10 +233,13 @@ int
 kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out, size_t *len,
                      kg_error_t *err)
 {
-  cleanup_free char *buf = NULL;
-  size_t used = 0, cap = 0;
+  /* One byte past MAX may be read, so that "exactly MAX" and "more"
+     differ; the first read takes up to 4 KiB. */
+  cleanup_kg_buf struct kg_buf b = { .max = max + 1 };
   struct timespec t0;
 
+  if (kg_buf_reserve (&b, max < 4095 ? max + 1 : 4095) < 0)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", name);
   clock_gettime (CLOCK_MONOTONIC, &t0);
   for (;;)
     {
@@ -255,26 +258,13 @@ kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char 
             return kg_error (err, errno, "%s: poll", name);
           if (n == 0)
             return kg_error (err, ETIMEDOUT, "%s: not closed within %d ms (%zu bytes read)", name,
-                             timeout_ms, used);
+                             timeout_ms, b.len);
         }
 
-      if (used == cap)
-        {
-          /* Grow one step past MAX so that "exactly MAX" and "more" differ. */
-          size_t ncap = cap == 0 ? 4096 : cap * 2;
-          char *nbuf;
-
-          if (ncap > max + 1)
-            ncap = max + 1;
-          if (ncap <= cap)
-            return kg_error (err, 0, "%s: larger than %zu bytes", name, max);
-          nbuf = realloc (buf, ncap + 1);
-          if (nbuf == NULL)
-            return kg_error (err, errno, "%s: cannot allocate", name);
-          buf = nbuf;
-          cap = ncap;
-        }
-      r = read (fd, buf + used, cap - used);
+      /* The room is at least a byte while LEN <= MAX: only memory can fail. */
+      if (b.len + 1 == b.cap && kg_buf_reserve (&b, 1) < 0)
+        return kg_error (err, ENOMEM, "%s: cannot allocate", name);
+      r = read (fd, b.s + b.len, b.cap - 1 - b.len);
       if (r < 0)
         {
           if (errno == EINTR)
@@ -283,19 +273,13 @@ kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char 
         }
       if (r == 0)
         break;
-      used += (size_t) r;
-      if (used > max)
+      b.len += (size_t) r;
+      if (b.len > max)
         return kg_error (err, 0, "%s: larger than %zu bytes", name, max);
     }
-  if (buf == NULL)
-    {
-      buf = malloc (1);
-      if (buf == NULL)
-        return kg_error (err, errno, "%s: cannot allocate", name);
-    }
-  buf[used] = '\0';
-  *out = steal_pointer (&buf);
-  *len = used;
+  b.s[b.len] = '\0';
+  *len = b.len;
+  *out = kg_buf_steal (&b);
   return 0;
 }
 

@@ -319,12 +319,9 @@ void mount_dirs_release (struct mount_dirs *d);
 int mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err);
 bool path_under (const char *p, const char *dir);
 bool pod_of (struct ctx *c, const char **sandbox_id, const char **pod_uid);
-const char *redirectable (const char *path, char *why, size_t size);
 int resolve_memo (struct resolve_memo *m, const char *base, const char *path, char **out,
                   struct resolved_info *ri, kg_error_t *err);
 void resolve_memo_release (struct resolve_memo *m);
-int resolve_path (const char *base, const char *path, bool follow, char **out,
-                  struct resolved_info *ri, kg_error_t *err);
 void storage_release (struct storage *st);
 const char *under_root (const char *p, const struct dirs *roots);
 void who_resolve (struct ctx *c);

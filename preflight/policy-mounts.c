@@ -623,7 +623,7 @@ redirectable_as (const char *path, enum trust_final final, char *why, size_t siz
     }
 }
 
-const char *
+static const char *
 redirectable (const char *path, char *why, size_t size)
 {
   return redirectable_as (path, TRUST_ANY, why, size);

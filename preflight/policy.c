@@ -134,7 +134,7 @@ listed (struct json_object *list, const char *path)
 
 /* ---- paths ---------------------------------------------------------- */
 
-int
+static int
 resolve_path (const char *base, const char *path, bool follow, char **out, struct resolved_info *ri,
               kg_error_t *err)
 {

@@ -33,6 +33,26 @@ kg_records() {
   done
 }
 
+# kg_kvm_pick: which kvm the engine tests run against, said in a TAP
+# comment.  With /dev/kvm, the product ($KG_BIN) and its real kvm family.
+# Without (a build host that is a guest without nested KVM), KG_BIN becomes
+# the test build $KG_STANDIN_BIN (Makefile.am, tests/kvm-standin.c): the
+# product's objects with only the kvm family replaced, answering pass for
+# a missing /dev/kvm alone; any other [kvm] device is judged by the real
+# family.  Sets KG_KVM to "device" or "stand-in".
+kg_kvm_pick() {
+  if [ -c /dev/kvm ]; then
+    KG_KVM=device
+    echo "# kvm: the host's /dev/kvm, judged by the product's kvm family ($KG_BIN)"
+    return 0
+  fi
+  [ -x "${KG_STANDIN_BIN:-}" ] ||
+    skip_all "no /dev/kvm here, and no stand-in build (${KG_STANDIN_BIN:-KG_STANDIN_BIN unset}: make check builds it)"
+  KG_BIN=$KG_STANDIN_BIN
+  KG_KVM=stand-in
+  echo "# kvm: STAND-IN: this host has no /dev/kvm; the guard under test is the test build $KG_BIN, whose kvm family passes a missing /dev/kvm and hands every other device path to the real family"
+}
+
 # Files that must not be left immutable, however the test ends.
 kg_chattr_i() {
   chattr +i "$1" || return 1

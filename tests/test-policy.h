@@ -185,6 +185,7 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
                          .engine_ns = run_engine_ns };
   struct preflight pf;
   kg_error_t err = NULL;
+  bool own_podman = policy != NULL && strstr (policy, "podman_roots") != NULL;
 
   if (bundle_out != NULL && *bundle_out != NULL)
     bundle = strdup (*bundle_out);
@@ -204,13 +205,20 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
       test_write_text (spec_path, spec);
     }
   if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0
-      || asprintf (&cfg_text, "[egress]\n%s\n[policy]\n%s%s\n",
+      || asprintf (&cfg_text, "[egress]\n%s\n[policy]\n%s%s%s%s%s\n",
                    /* egress.netns has rows of its own (test_network). */
                    run_egress ? run_egress : "enabled = false",
                    /* A fixed maximum, so that no row depends on this host's memory. */
                    policy && strstr (policy, "max_vm_memory_mib") ? ""
                                                                   : "max_vm_memory_mib = 16384\n",
-                   policy ? policy : "")
+                   /* podman's roots in the test directory unless the row
+                      names its own: podman makes /var/lib/containers and
+                      /run/containers 0700, and without root every row would
+                      fail on the defaults ("cannot resolve a [policy]
+                      path") on a host where it ran (test-config reads
+                      the defaults; no row here is about them). */
+                   own_podman ? "" : "podman_roots = [\"", own_podman ? "" : tmpdir,
+                   own_podman ? "" : "/podman-default\"]\n", policy ? policy : "")
              < 0)
     abort ();
   test_write_text (cfg_path, cfg_text);

@@ -106,14 +106,36 @@ test_devices (void)
                "\"devices\": [{\"path\": \"/dev/null\", \"type\": \"c\", \"major\": 10, "
                "\"minor\": 232}]",
                NULL, "policy.devices", "/dev/null (c 10:232)");
-  devices_row ("allowlisted by the host's numbers",
-               "\"devices\": [{\"path\": \"/dev/vm\", \"type\": \"c\", \"major\": 10, "
-               "\"minor\": 232}]",
-               "devices = [\"/dev/kvm\"]", "", "1 device");
+  /* [policy] devices matches by the numbers the host's node has: a
+     device of this host's that no default grants, under another name in
+     the container, refused without it and passed with it. */
+  {
+    struct host_device dev;
+    cleanup_free char *more = NULL, *policy = NULL, *needle = NULL;
+
+    if (! host_device (&dev))
+      ok (true, "# SKIP allowlisted by the host's numbers: no device under /dev but those every "
+                "engine grants");
+    else if (asprintf (&more,
+                       "\"devices\": [{\"path\": \"/dev/vm\", \"type\": \"%c\", \"major\": %u, "
+                       "\"minor\": %u}]",
+                       dev.type, dev.maj, dev.min)
+                 < 0
+             || asprintf (&policy, "devices = [\"%s\"]", dev.path) < 0
+             || asprintf (&needle, "/dev/vm (%c %u:%u)", dev.type, dev.maj, dev.min) < 0)
+      abort ();
+    else
+      {
+        printf ("# this host's device: %s (%c %u:%u)\n", dev.path, dev.type, dev.maj, dev.min);
+        devices_row ("a host's device, not allowlisted", more, NULL, "policy.devices", needle);
+        devices_row ("allowlisted by the host's numbers", more, policy, "", "1 device");
+      }
+  }
+  /* The type counts as well as the numbers: /dev/null's as a block device. */
   devices_row ("a block device as a char device",
-               "\"devices\": [{\"path\": \"/dev/kvm\", \"type\": \"b\", \"major\": 10, "
-               "\"minor\": 232}]",
-               "devices = [\"/dev/kvm\"]", "policy.devices", "/dev/kvm (b 10:232)");
+               "\"devices\": [{\"path\": \"/dev/null\", \"type\": \"b\", \"major\": 1, "
+               "\"minor\": 3}]",
+               "devices = [\"/dev/null\"]", "policy.devices", "/dev/null (b 1:3)");
   devices_row ("a wildcard cgroup rule",
                "\"resources\": {\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": "
                "true, \"type\": \"c\", \"major\": 10, \"access\": \"rwm\"}]}",

@@ -9,6 +9,7 @@
 
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +21,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -329,6 +331,9 @@ static const struct
   const char *policy; /* extra [policy] lines */
   const char *fails;
   const char *item_id, *needle;
+  /* The spec's /dev/kvm (c 10:232), and so the policy's and the needle's,
+     one of this host's devices (host_device): few hosts have /dev/kvm. */
+  bool host_dev;
 } fixture_rows[] = {
   { "docker-20.10/default.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
     "no memory limit" },
@@ -370,8 +375,10 @@ static const struct
     "policy.namespaces", "no pid namespace" },
   { "docker-20.10/device-kvm.json", HOOK_DOCKERD, NULL, "policy.devices policy.resources",
     "policy.devices", "/dev/kvm (c 10:232); device cgroup rule c 10:232 rwm" },
+  { "docker-20.10/device-kvm.json", HOOK_DOCKERD, NULL, "policy.devices policy.resources",
+    "policy.devices", "/dev/kvm (c 10:232); device cgroup rule c 10:232 rwm", true },
   { "docker-20.10/device-kvm.json", HOOK_DOCKERD, "devices = [\"/dev/kvm\"]", "policy.resources",
-    "policy.devices", "1 device" },
+    "policy.devices", "1 device", true },
   { "docker-20.10/too-many-cpus.json", HOOK_DOCKERD, NULL, "policy.resources", "policy.resources",
     "the VM would have 67584 MiB (default_memory 2048 + limit 65536 MiB), more than [policy] "
     "max_vm_memory_mib (16384 MiB)" },
@@ -390,6 +397,70 @@ static const struct
     "policy.resources policy.confinement",
     "policy.mounts", "/etc/hosts: the host's configuration" },
 };
+
+/* A device node of this host's under /dev that no default grants, for
+   the rows that allowlist one in [policy] devices, which matches by the
+   numbers stat () gives for the path there: /dev/kvm is on few build
+   hosts, and a device every engine grants (policy-devices.c's
+   default_device: null, zero, full, random, urandom, tty, console, ptmx,
+   the pty slaves) would pass without the allowlist.  A character device
+   when there is one, else a block device, the first by name. */
+struct host_device
+{
+  char path[PATH_MAX];
+  char type; /* 'c' or 'b' */
+  unsigned maj, min;
+};
+
+static __attribute__ ((unused)) bool
+host_device (struct host_device *d)
+{
+  static const unsigned granted[][2] = { { 1, 3 }, { 1, 5 }, { 1, 7 }, { 1, 8 },
+                                         { 1, 9 }, { 5, 0 }, { 5, 1 }, { 5, 2 } };
+  struct dirent **names;
+  int n = scandir ("/dev", &names, NULL, alphasort);
+  bool found = false;
+
+  for (int pass = 0; pass < 2 && ! found; pass++)
+    for (int i = 0; i < n && ! found; i++)
+      {
+        struct stat st;
+        char path[PATH_MAX];
+        bool by_default = false;
+
+        snprintf (path, sizeof path, "/dev/%s", names[i]->d_name);
+        if (lstat (path, &st) < 0 || ! (pass == 0 ? S_ISCHR (st.st_mode) : S_ISBLK (st.st_mode)))
+          continue;
+        for (size_t j = 0; pass == 0 && j < ARRAY_SIZE (granted); j++)
+          by_default |= major (st.st_rdev) == granted[j][0] && minor (st.st_rdev) == granted[j][1];
+        if (by_default || (pass == 0 && major (st.st_rdev) == 136))
+          continue;
+        snprintf (d->path, sizeof d->path, "%s", path);
+        d->type = pass == 0 ? 'c' : 'b';
+        d->maj = major (st.st_rdev);
+        d->min = minor (st.st_rdev);
+        found = true;
+      }
+  for (int i = 0; i < n; i++)
+    free (names[i]);
+  if (n >= 0)
+    free (names);
+  return found;
+}
+
+/* S (freed) with /dev/kvm and its numbers as D's. */
+static __attribute__ ((unused)) char *
+as_host_device (char *s, const struct host_device *d)
+{
+  char json[96], text[32];
+
+  snprintf (json, sizeof json, "\"type\":\"%c\",\"major\":%u,\"minor\":%u", d->type, d->maj,
+            d->min);
+  snprintf (text, sizeof text, "%c %u:%u", d->type, d->maj, d->min);
+  s = replace (s, "\"type\":\"c\",\"major\":10,\"minor\":232", json);
+  s = replace (s, "c 10:232", text);
+  return replace (s, "/dev/kvm", d->path);
+}
 
 /* Docker's record of container ID in the rows' Docker root
    (TMPDIR/docker): config.v2.json naming the id, hostconfig.json with

@@ -34,11 +34,17 @@
 #include "tap.h"
 #include "test-files.h"
 #include "toml.h"
+#include "trust.h"
 #include "util.h"
 
-/* Not under /tmp, which policy.mounts refuses as a whole: root's test
-   directory (as the fuzz harnesses use), /tmp only without root. */
-static char tmpdir[64];
+/* The rows' directory (policy_test_start): not under /tmp, which
+   policy.mounts refuses as a whole, where it can be helped. */
+static char tmpdir[PATH_MAX];
+/* Whether it is under /tmp or /var/tmp all the same (without root, in a
+   build tree there), and whether it is trusted (trust.h: root's, and
+   every directory above it), as only root can make it. */
+static bool tmpdir_shared, tmpdir_trusted;
+static char tmpdir_why[PATH_MAX + 64]; /* why it is not trusted */
 static const char *fixtures;
 static struct kata_config kata_fc;      /* the shipped Firecracker config */
 static struct kata_config kata_seccomp; /* disable_guest_seccomp = false */
@@ -298,10 +304,32 @@ expect (const struct report *rep, const char *name, const char *fails, const cha
       && strstr (reason (rep, item_id), "cannot resolve") != NULL
       && strstr (reason (rep, item_id), "Permission denied") != NULL)
     needle = "Permission denied";
-  /* Without root the test files are under /tmp, which refuses first. */
-  if (geteuid () != 0 && strstr (needle, tmpdir) != NULL)
+  /* Where the rows' directory is under /tmp all the same (without root,
+     in a build tree there), what is in it is refused as /tmp's first:
+     a row about a path there then names that, and a row about another
+     reason of a path there cannot be told. */
+  if (tmpdir_shared && strstr (needle, tmpdir) != NULL)
     needle = "the host's shared temporary files";
+  else if (tmpdir_shared && reason (rep, item_id) != NULL
+           && strstr (reason (rep, item_id), needle) == NULL
+           && strstr (reason (rep, item_id), tmpdir) != NULL
+           && strstr (reason (rep, item_id), ": the host's shared temporary files") != NULL)
+    {
+      ok (1, "# SKIP %s: %s names \"%s\": the rows' files are under /tmp, refused as that first",
+          name, item_id, needle);
+      return;
+    }
   has_str (reason (rep, item_id), needle, "%s: %s names \"%s\"", name, item_id, needle);
+}
+
+/* Whether the row NAME can run: it needs the rows' directory trusted
+   (trust.h), which only root can make; else it SKIPs, saying why. */
+static __attribute__ ((unused)) bool
+need_trusted (const char *name)
+{
+  if (! tmpdir_trusted)
+    ok (1, "# SKIP %s: needs a directory of root's (%s)", name, tmpdir_why);
+  return tmpdir_trusted;
 }
 
 /* run_policy on SPEC, then expect () of its report: the rows' one run. */
@@ -587,23 +615,66 @@ bind_of (const char *source, const char *options)
 #define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 
-/* Before the rows: the test directory (under root's test directory, or
-   /tmp without root) and the two Kata configurations. */
+/* Whether the physical path of DIR is under the host's shared temporary
+   directories (policy-mounts.c refuses them and all below). */
+static __attribute__ ((unused)) bool
+in_shared_tmp (const char *dir)
+{
+  static const char *const shared[] = { "/tmp", "/var/tmp", "/dev/shm" };
+  char real[PATH_MAX];
+
+  if (realpath (dir, real) == NULL)
+    return false;
+  for (size_t i = 0; i < ARRAY_SIZE (shared); i++)
+    {
+      size_t n = strlen (shared[i]);
+
+      if (strncmp (real, shared[i], n) == 0 && (real[n] == '/' || real[n] == '\0'))
+        return true;
+    }
+  return false;
+}
+
+/* Before the rows: the test directory and the two Kata configurations.
+   The directory: under root's test directory with root (as the fuzz
+   harnesses use); without root in the directory the tests run in (the
+   build tree: a buildd's is its user's), or /tmp when that is under
+   /tmp as well or cannot be written. */
 static __attribute__ ((unused)) void
 policy_test_start (void)
 {
   cleanup_free char *fc = NULL;
+  char cwd[PATH_MAX - 32];
+  struct trust_info *info = malloc (sizeof *info);
+  kg_error_t err = NULL;
+  int fd;
 
   fixtures = getenv ("KG_FIXTURES");
   if (fixtures == NULL)
     fixtures = "tests/fixtures";
-  snprintf (tmpdir, sizeof tmpdir, "%s/kg-test-policy.XXXXXX",
-            geteuid () == 0 ? "/var/lib/kata-guard-test" : "/tmp");
   if (geteuid () == 0)
-    mkdir ("/var/lib/kata-guard-test", 0755);
-  if (mkdtemp (tmpdir) == NULL)
+    {
+      mkdir ("/var/lib/kata-guard-test", 0755);
+      snprintf (tmpdir, sizeof tmpdir, "/var/lib/kata-guard-test/kg-test-policy.XXXXXX");
+    }
+  else if (getcwd (cwd, sizeof cwd) != NULL && ! in_shared_tmp (cwd)
+           && access (cwd, W_OK | X_OK) == 0)
+    snprintf (tmpdir, sizeof tmpdir, "%s/kg-test-policy.XXXXXX", cwd);
+  else
+    snprintf (tmpdir, sizeof tmpdir, "/tmp/kg-test-policy.XXXXXX");
+  if (mkdtemp (tmpdir) == NULL || info == NULL)
     abort ();
   chmod (tmpdir, 0755);
+  tmpdir_shared = in_shared_tmp (tmpdir);
+  fd = trust_open (tmpdir, TRUST_DIR, info, &err);
+  tmpdir_trusted = fd >= 0;
+  if (fd >= 0)
+    close (fd);
+  else
+    snprintf (tmpdir_why, sizeof tmpdir_why, "%s", err->msg);
+  printf ("# the rows' directory: %s (%s)\n", tmpdir, tmpdir_trusted ? "trusted" : tmpdir_why);
+  kg_error_release (&err);
+  free (info);
   if (asprintf (&fc, "%s/kata/configuration-fc.toml", fixtures) < 0)
     abort ();
   load_kata (&kata_fc, fc, NULL);

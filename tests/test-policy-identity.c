@@ -211,11 +211,11 @@ test_identity (void)
               "root.path ../../../../../../../../.. -> /");
   rootfs_row ("a rootfs in containerd's state", "/run/containerd", true, NULL, "policy.mounts",
               "containerd's state");
-  if (asprintf (&dir, "%s/srv-root", tmpdir) < 0 || asprintf (&ro_dir, "%s/ro-root", tmpdir) < 0
+  /* Directories of root's that every host has (one the rows made would
+     be refused first as this user's, without root). */
+  if ((dir = strdup ("/usr/share")) == NULL || (ro_dir = strdup ("/usr/lib")) == NULL
       || asprintf (&policy, "writable_mounts = [\"%s\"]", dir) < 0)
     abort ();
-  mkdir_p (dir);
-  mkdir_p (ro_dir);
   rootfs_row ("a rootfs of the host's, writable", ro_dir, false, NULL, "policy.mounts",
               "writable bind mount outside [policy] writable_mounts");
   /* Kata shares a directory rootfs into the VM writable whatever

@@ -333,7 +333,15 @@ main (void)
   if (symlink ("vmlinux", at ("vmlinux.link")) < 0)
     abort ();
   if (set_immutable (at ("vmlinux"), true) < 0)
-    tap_skip_all ("the file system has no immutable attribute");
+    {
+      char why[128];
+
+      /* EPERM: without CAP_LINUX_IMMUTABLE over the file system (root in
+         a user namespace); ENOTTY, EOPNOTSUPP: a file system without it. */
+      snprintf (why, sizeof why, "cannot make a file immutable (chattr +i) here: %s",
+                strerror (errno));
+      tap_skip_all (why);
+    }
 
   /* A private mount namespace: a read-only tmpfs, and a read-only bind
      mount of a directory of the tree. */

@@ -442,16 +442,21 @@ test_files (void)
   has_str (err ? err->msg : NULL, "Is a directory", "the directory is named as such");
   kg_error_release (&err);
 
-  if (geteuid () != 0)
-    {
-      cleanup_free char *path = test_write_in (tmpdir, "unreadable.toml", "[log]\nsyslog = true\n");
+  {
+    cleanup_free char *path = test_write_in (tmpdir, "unreadable.toml", "[log]\nsyslog = true\n");
 
-      chmod (path, 0);
-      ok (guard_config_load (path, &cfg, &err) < 0, "an unreadable file is an error");
-      has_str (err ? err->msg : NULL, "Permission denied", "the unreadable file says why");
-      kg_error_release (&err);
-      unlink (path);
-    }
+    /* Unreadable to this process: mode 0 is not, with CAP_DAC_OVERRIDE. */
+    chmod (path, 0);
+    if (access (path, R_OK) == 0)
+      ok (1, "# SKIP an unreadable file: this process reads a file of mode 0 (root)");
+    else
+      {
+        ok (guard_config_load (path, &cfg, &err) < 0, "an unreadable file is an error");
+        has_str (err ? err->msg : NULL, "Permission denied", "the unreadable file says why");
+        kg_error_release (&err);
+      }
+    unlink (path);
+  }
 
   setenv (KG_CONFIG_ENV, "/x/y.toml", 1);
   is_str (guard_config_default_path (), "/x/y.toml", "KATA_GUARD_CONFIG picks the file");

@@ -47,7 +47,7 @@ struct cap_member
 /* One record: a VM, what it commits, and how to tell it is alive. */
 struct cap_record
 {
-  char name[32];
+  char name[RECORD_NAME_SIZE];
   char *mode, *scope, *id, *bundle, *pid_file;
   dev_t dev;
   ino_t ino;
@@ -357,11 +357,22 @@ struct tally
   bool have_pod;
 };
 
+/* Whether R is the record of MODE, SCOPE and ID. */
+static bool
+is_record_of (const struct cap_record *r, enum kg_mode mode, const char *scope, const char *id)
+{
+  return record_identity_is (r->mode, r->scope, r->id, mode, scope, id);
+}
+
 /* Read and sum every live record in DIR; a start (PRUNE) removes the
-   dead ones.  OWN (a file name) is skipped: this start replaces it.  POD:
-   the file name of the member's pod record, kept in T. */
+   dead ones.  Records are told apart by the identity inside, never by
+   their names alone.  S (a start, or NULL): its own record is skipped
+   (this start replaces it), and a record of another container under the
+   name OWN, which this start would write, refuses.  POD: the id of the
+   member's pod sandbox, whose live record is kept in T. */
 static int
-tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, kg_error_t *err)
+tally (int dir, bool prune, const struct capacity_start *s, const char *own, const char *pod,
+       struct tally *t, kg_error_t *err)
 {
   cleanup_close int scan = dup (dir);
   DIR *d = scan >= 0 ? fdopendir (scan) : NULL;
@@ -379,7 +390,7 @@ tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, k
       char *text = NULL;
       size_t len;
 
-      if (! record_name_valid (e->d_name) || (own != NULL && strcmp (e->d_name, own) == 0))
+      if (! record_name_valid (e->d_name))
         continue;
       /* A record from before this boot (RUNDIR on a disk): its VM is gone
          and, unsynced, the file may be torn; never parsed. */
@@ -404,6 +415,24 @@ tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, k
           rc = -1;
           continue;
         }
+      if (s != NULL && is_record_of (&r, s->mode, s->scope, s->id))
+        {
+          /* This start's own, replaced (under its name) or, under a name
+             of before the upgrade, removed. */
+          if (prune && own != NULL && strcmp (e->d_name, own) != 0)
+            unlinkat (dir, e->d_name, 0);
+          cap_record_release (&r);
+          continue;
+        }
+      if (own != NULL && strcmp (e->d_name, own) == 0)
+        {
+          rc = kg_error (err, EEXIST,
+                         "%s/%s, the name of this container's record, holds container %s's "
+                         "(scope \"%s\")",
+                         CAP_DIR, e->d_name, r.id, r.scope);
+          cap_record_release (&r);
+          continue;
+        }
       if (! record_alive (&r, now, btime))
         {
           if (prune)
@@ -413,7 +442,7 @@ tally (int dir, bool prune, const char *own, const char *pod, struct tally *t, k
         }
       t->total += committed (&r);
       t->vms++;
-      if (pod != NULL && strcmp (e->d_name, pod) == 0)
+      if (pod != NULL && ! t->have_pod && is_record_of (&r, s->mode, s->scope, pod))
         {
           t->pod = r;
           t->have_pod = true;
@@ -514,7 +543,7 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
   struct tally t = { 0 };
   struct stat bst;
   bool start = s->mode != KG_MODE_CHECK;
-  char why[160], own[32] = "", pod[32] = "", what[200], sum[32];
+  char why[160], own[RECORD_NAME_SIZE] = "", what[200], sum[32];
   int64_t max, share = 0;
 
   if (bound_of (cfg, &max, why, sizeof why, &err) < 0)
@@ -564,10 +593,10 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
     goto fail;
   if (s->id != NULL && vm->role != VM_MEMBER && start)
     record_name (s->mode, s->scope, s->id, own);
-  if (vm->role == VM_MEMBER)
-    record_name (s->mode, s->scope, vm->pod, pod);
   if (cap->dir >= 0
-      && tally (cap->dir, start, own[0] ? own : NULL, pod[0] ? pod : NULL, &t, &err) < 0)
+      && tally (cap->dir, start, start && s->id != NULL ? s : NULL, own[0] ? own : NULL,
+                vm->role == VM_MEMBER ? vm->pod : NULL, &t, &err)
+             < 0)
     goto fail;
   if (s->bundle == NULL)
     {
@@ -623,7 +652,7 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
           cap_record_release (&t.pod);
           goto fail;
         }
-      snprintf (cap->name, sizeof cap->name, "%s", pod);
+      snprintf (cap->name, sizeof cap->name, "%s", t.pod.name);
     }
   cap_record_release (&t.pod);
   if (start && vm->role != VM_MEMBER && own_record (s, &bst, vm, cap, &err) < 0)
@@ -666,11 +695,7 @@ int
 capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err)
 {
   cleanup_close int dir = -1;
-  char *text = NULL;
-  struct cap_record r;
-  char name[32];
-  size_t len;
-  bool mine;
+  char name[RECORD_NAME_SIZE];
 
   if (id == NULL)
     return 0;
@@ -682,24 +707,32 @@ capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_
       kg_error_release (err);
       return 0;
     }
-  record_name (mode, scope, id, name);
-  if (rundir_read (dir, CAP_DIR, name, CAP_MAX, &text, &len, err) < 0)
+  /* Under its name, or the name a guard before the upgrade gave it; only
+     this container's: another's stays. */
+  for (int legacy = 0; legacy < 2; legacy++)
     {
-      if ((*err)->errnum != ENOENT)
-        return -1;
-      kg_error_release (err);
-      return 0;
-    }
-  if (record_parse (text, len, name, &r, err) < 0)
-    {
+      char *text = NULL;
+      struct cap_record r;
+      size_t len;
+      bool mine;
+
+      (legacy ? record_name_legacy : record_name) (mode, scope, id, name);
+      if (rundir_read (dir, CAP_DIR, name, CAP_MAX, &text, &len, err) < 0)
+        {
+          if ((*err)->errnum != ENOENT)
+            return -1;
+          kg_error_release (err);
+          continue;
+        }
+      if (record_parse (text, len, name, &r, err) < 0)
+        {
+          cap_record_release (&r);
+          return -1;
+        }
+      mine = is_record_of (&r, mode, scope, id);
       cap_record_release (&r);
-      return -1;
+      if (mine && unlinkat (dir, name, 0) < 0 && errno != ENOENT)
+        return kg_error (err, errno, "%s/%s", CAP_DIR, name);
     }
-  /* Only this container's: a colliding name stays. */
-  mine = strcmp (r.mode, record_mode_word (mode)) == 0 && strcmp (r.scope, scope ? scope : "") == 0
-         && strcmp (r.id, id) == 0;
-  cap_record_release (&r);
-  if (mine && unlinkat (dir, name, 0) < 0 && errno != ENOENT)
-    return kg_error (err, errno, "%s/%s", CAP_DIR, name);
   return 0;
 }

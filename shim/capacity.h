@@ -8,8 +8,10 @@
  * A Kata VM is sized once (policy.resources computes the size); the host
  * hands the memory out as the guest touches it, so every VM alive may
  * grow to its size.  Each allowed start records its VM in
- * RUNDIR/capacity (rundir.h), named as the runtime records are (mode,
- * scope, id: record.h), and a count reads every record, under one lock
+ * RUNDIR/capacity (rundir.h), named as the runtime records are (the
+ * SHA-256 of mode, scope and id: record.h); every reader tells records
+ * apart by the identity inside (a start refuses when its name holds
+ * another container's record), and a count reads every record, under one lock
  * that a start holds from the count to the write of its record, so
  * concurrent starts are counted one after the other.
  *
@@ -37,6 +39,7 @@
 #include "checks.h"
 #include "conf.h"
 #include "error.h"
+#include "record.h"
 #include "result.h"
 
 /* The start being counted. */
@@ -53,8 +56,8 @@ struct capacity_start
    goes ahead. */
 struct capacity
 {
-  int dir, lock; /* -1 when not open */
-  char name[32]; /* the record to write (its file name), "" for none */
+  int dir, lock;               /* -1 when not open */
+  char name[RECORD_NAME_SIZE]; /* the record to write (its file name), "" for none */
   char *text;
   size_t len;
 };

@@ -12,6 +12,7 @@
 
 #include "record.h"
 #include "rundir.h"
+#include "sha256.h"
 #include "util.h"
 
 #define RECORD_MAGIC "kata-guard runtime record 1"
@@ -24,10 +25,32 @@ record_mode_word (enum kg_mode mode)
   return mode == KG_MODE_OCI ? "oci" : "shim";
 }
 
-/* FNV-1a over the mode, scope and id with NULs between: a name, not a
-   secret; the record repeats all three. */
 void
-record_name (enum kg_mode mode, const char *scope, const char *id, char name[32])
+record_name (enum kg_mode mode, const char *scope, const char *id, char name[RECORD_NAME_SIZE])
+{
+  const char *parts[3] = { record_mode_word (mode), scope ? scope : "", id };
+  cleanup_kg_buf struct kg_buf b = { 0 };
+  unsigned char md[SHA256_LEN];
+  char hex[SHA256_HEX_LEN + 1];
+
+  /* Each part with its NUL: no two identities give the same text. */
+  for (size_t i = 0; i < 3; i++)
+    kg_buf_add (&b, parts[i], strlen (parts[i]) + 1);
+  if (b.failed || b.s == NULL)
+    {
+      /* Out of memory: a name no record has (the start then cannot find
+         or write one, and fails on it). */
+      snprintf (name, RECORD_NAME_SIZE, "%s-", record_mode_word (mode));
+      return;
+    }
+  sha256_mem (b.s, b.len, md);
+  sha256_hex (md, hex);
+  snprintf (name, RECORD_NAME_SIZE, "%s-%s", record_mode_word (mode), hex);
+}
+
+void
+record_name_legacy (enum kg_mode mode, const char *scope, const char *id,
+                    char name[RECORD_NAME_SIZE])
 {
   const char *parts[3] = { record_mode_word (mode), scope ? scope : "", id };
   uint64_t h = 0xcbf29ce484222325u;
@@ -39,15 +62,24 @@ record_name (enum kg_mode mode, const char *scope, const char *id, char name[32]
         if (*p == '\0')
           break;
       }
-  snprintf (name, 32, "%s-%016" PRIx64, record_mode_word (mode), h);
+  snprintf (name, RECORD_NAME_SIZE, "%s-%016" PRIx64, record_mode_word (mode), h);
 }
 
 bool
 record_name_valid (const char *name)
 {
   size_t p = strncmp (name, "shim-", 5) == 0 ? 5 : strncmp (name, "oci-", 4) == 0 ? 4 : 0;
+  size_t n = strlen (name + p);
 
-  return p != 0 && strlen (name + p) == 16 && strspn (name + p, "0123456789abcdef") == 16;
+  return p != 0 && (n == SHA256_HEX_LEN || n == 16) && strspn (name + p, "0123456789abcdef") == n;
+}
+
+bool
+record_identity_is (const char *mode_word, const char *scope_field, const char *id_field,
+                    enum kg_mode mode, const char *scope, const char *id)
+{
+  return id != NULL && strcmp (mode_word, record_mode_word (mode)) == 0
+         && strcmp (scope_field, scope ? scope : "") == 0 && strcmp (id_field, id) == 0;
 }
 
 /* No newline inside a field: the record is one field a line. */
@@ -57,13 +89,65 @@ one_line (const char *s)
   return strchr (s, '\n') == NULL;
 }
 
+/* The record named NAME in DIR: 1 with *RUNTIME when it is the record of
+   MODE, SCOPE and ID; 0 when there is none, or it is another container's
+   (*OTHER set then: never followed, replaced or removed); -1 with *ERR
+   when it cannot be read or is no record. */
+static int
+record_load (int dir, const char *name, enum kg_mode mode, const char *scope, const char *id,
+             char **runtime, bool *other, kg_error_t *err)
+{
+  cleanup_free char *text = NULL;
+  const char *want[2] = { RECORD_MAGIC, record_mode_word (mode) };
+  char *p, *line, *field[3];
+  size_t len;
+
+  *runtime = NULL;
+  *other = false;
+  if (rundir_read (dir, RECORD_DIR, name, RECORD_MAX, &text, &len, err) < 0)
+    {
+      if ((*err)->errnum != ENOENT)
+        return -1;
+      kg_error_release (err);
+      return 0;
+    }
+  if (strlen (text) != len)
+    return kg_error (err, 0, "%s/%s: not a record (a NUL byte)", RECORD_DIR, name);
+  p = text;
+  for (size_t i = 0; i < 2; i++)
+    {
+      line = strsep (&p, "\n");
+      if (p == NULL || strcmp (line, want[i]) != 0)
+        return kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name);
+    }
+  for (size_t i = 0; i < 3; i++)
+    {
+      field[i] = strsep (&p, "\n");
+      if (p == NULL)
+        return kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name);
+    }
+  if (*p != '\0' || field[2][0] != '/')
+    return kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name);
+  if (! record_identity_is (want[1], field[0], field[1], mode, scope, id))
+    {
+      *other = true;
+      return 0;
+    }
+  *runtime = strdup (field[2]);
+  if (*runtime == NULL)
+    return kg_error (err, ENOMEM, "%s/%s: cannot allocate", RECORD_DIR, name);
+  return 1;
+}
+
 int
 record_write (enum kg_mode mode, const char *scope, const char *id, const char *runtime,
               kg_error_t *err)
 {
   cleanup_close int dir = -1;
   cleanup_free char *text = NULL;
-  char name[32];
+  cleanup_free char *had = NULL;
+  char name[RECORD_NAME_SIZE];
+  bool other;
   int n;
 
   if (id == NULL || runtime == NULL || runtime[0] != '/' || ! one_line (id) || ! one_line (runtime)
@@ -82,18 +166,39 @@ record_write (enum kg_mode mode, const char *scope, const char *id, const char *
   if (dir < 0)
     return -1;
   record_name (mode, scope, id, name);
+  /* Whose the name is, before it is written: another container's record
+     stays (a name that meets another's is refused, not taken). */
+  if (record_load (dir, name, mode, scope, id, &had, &other, err) < 0)
+    return -1;
+  if (other)
+    return kg_error (err, EEXIST, "%s/%s holds another container's record", RECORD_DIR, name);
   return rundir_write (dir, RECORD_DIR, name, text, (size_t) n, err);
+}
+
+/* The record of MODE, SCOPE and ID: under its name, or under the name a
+   guard before the upgrade gave it; its runtime into *RUNTIME and the
+   name it was found under into NAME.  As record_load. */
+static int
+record_find (int dir, enum kg_mode mode, const char *scope, const char *id,
+             char name[RECORD_NAME_SIZE], char **runtime, kg_error_t *err)
+{
+  bool other;
+  int rc;
+
+  record_name (mode, scope, id, name);
+  rc = record_load (dir, name, mode, scope, id, runtime, &other, err);
+  if (rc != 0)
+    return rc;
+  record_name_legacy (mode, scope, id, name);
+  return record_load (dir, name, mode, scope, id, runtime, &other, err);
 }
 
 char *
 record_read (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err)
 {
   cleanup_close int dir = -1;
-  cleanup_free char *text = NULL;
-  const char *want[4] = { RECORD_MAGIC, record_mode_word (mode), scope ? scope : "", id };
-  char name[32];
-  char *p, *line;
-  size_t len;
+  char name[RECORD_NAME_SIZE];
+  char *runtime = NULL;
 
   *err = NULL;
   if (id == NULL || id[0] == '\0')
@@ -105,32 +210,9 @@ record_read (enum kg_mode mode, const char *scope, const char *id, kg_error_t *e
         kg_error_release (err);
       return NULL;
     }
-  record_name (mode, scope, id, name);
-  if (rundir_read (dir, RECORD_DIR, name, RECORD_MAX, &text, &len, err) < 0)
-    {
-      if ((*err)->errnum == ENOENT)
-        kg_error_release (err);
-      return NULL;
-    }
-  if (strlen (text) != len)
-    return kg_error (err, 0, "%s/%s: not a record (a NUL byte)", RECORD_DIR, name), NULL;
-  p = text;
-  for (size_t i = 0; i < 4; i++)
-    {
-      line = strsep (&p, "\n");
-      if (p == NULL || strcmp (line, want[i]) != 0)
-        {
-          /* Another container's (a collision), or not a record: never
-             followed. */
-          if (i < 2)
-            kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name);
-          return NULL;
-        }
-    }
-  line = strsep (&p, "\n");
-  if (p == NULL || *p != '\0' || line[0] != '/')
-    return kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name), NULL;
-  return strdup (line);
+  if (record_find (dir, mode, scope, id, name, &runtime, err) < 0)
+    return NULL;
+  return runtime;
 }
 
 int
@@ -138,16 +220,24 @@ record_remove (enum kg_mode mode, const char *scope, const char *id, kg_error_t 
 {
   cleanup_close int dir = -1;
   cleanup_free char *runtime = NULL;
-  char name[32];
+  char name[RECORD_NAME_SIZE];
+  int rc;
 
-  /* Only a record of this very container: a colliding one stays. */
-  runtime = record_read (mode, scope, id, err);
-  if (runtime == NULL)
-    return *err != NULL ? -1 : 0;
+  *err = NULL;
+  if (id == NULL || id[0] == '\0')
+    return 0;
   dir = rundir_open (RECORD_SUB, false, err);
   if (dir < 0)
-    return -1;
-  record_name (mode, scope, id, name);
+    {
+      if ((*err)->errnum != ENOENT)
+        return -1;
+      kg_error_release (err);
+      return 0;
+    }
+  /* Only a record of this very container: another's stays. */
+  rc = record_find (dir, mode, scope, id, name, &runtime, err);
+  if (rc <= 0)
+    return rc;
   if (unlinkat (dir, name, 0) < 0 && errno != ENOENT)
     return kg_error (err, errno, "%s/%s", RECORD_DIR, name);
   return 0;

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "capacity.h"
+#include "record.h"
+#include "sha256.h"
 #include "check-helpers.h"
 #include "rundir.h"
 #include "tap.h"
@@ -112,6 +114,64 @@ main (void)
     is_int (judge (&rep, &big, &cfg, &why), VERDICT_FAIL, "a reserve above MemTotal: refused");
     has_str (why, "leaves no memory for VMs", "and says why");
     report_release (&rep);
+  }
+  {
+    /* FIPS 180-4's examples, and the padding's edges (55, 56 and 64
+       bytes), as sha256sum has them. */
+    static const struct
+    {
+      const char *in, *hex;
+    } v[] = {
+      { "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+      { "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+      { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+      { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318" },
+      { "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+        "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb" },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE (v); i++)
+      {
+        unsigned char md[SHA256_LEN];
+        char hex[SHA256_HEX_LEN + 1];
+
+        sha256_mem (v[i].in, strlen (v[i].in), md);
+        sha256_hex (md, hex);
+        is_str (hex, v[i].hex, "sha256_mem of %zu bytes", strlen (v[i].in));
+      }
+  }
+  {
+    char name[RECORD_NAME_SIZE];
+
+    /* The names are the SHA-256 of mode, scope and id, each with its NUL
+       (sha256sum of printf 'shim\\0default\\0c1\\0'): a caller who picks
+       ids cannot make two meet, as it could a 64-bit FNV-1a's. */
+    record_name (KG_MODE_SHIM, "default", "c1", name);
+    is_str (name, "shim-f20727440f500b76f5c5581b717f0fbdbdbd61f43680946a39a1a4a453aee143",
+            "a shim record's name is the SHA-256 of its identity");
+    record_name (KG_MODE_OCI, NULL, "c1", name);
+    is_str (name, "oci-0c7462bfad6b8d2de80e4e51b68cb6c01f0a616c28a61f548f88320421bb613d",
+            "an OCI record's name, the default --root as \"\"");
+    ok (record_name_valid (name), "it is a record's name");
+    record_name (KG_MODE_OCI, "c", "1", name);
+    ok (strcmp (name, "oci-0c7462bfad6b8d2de80e4e51b68cb6c01f0a616c28a61f548f88320421bb613d") != 0,
+        "scope \"c\" and id \"1\" are not scope \"\" and id \"c1\"");
+    record_name_legacy (KG_MODE_SHIM, "default", "c1", name);
+    ok (record_name_valid (name) && strlen (name) == 5 + 16,
+        "the name of before the upgrade (FNV-1a, 16 hex digits) is still read");
+    ok (! record_name_valid ("shim-0123") && ! record_name_valid ("lock")
+            && ! record_name_valid (
+                "shim-f20727440f500b76f5c5581b717f0fbdbdbd61f43680946a39a1a4a453aee14G"),
+        "nothing else is a record's name");
+    ok (record_identity_is ("shim", "default", "c1", KG_MODE_SHIM, "default", "c1")
+            && ! record_identity_is ("shim", "default", "c1", KG_MODE_SHIM, "default", "c2")
+            && ! record_identity_is ("shim", "default", "c1", KG_MODE_OCI, "default", "c1")
+            && ! record_identity_is ("shim", "", "c1", KG_MODE_SHIM, "default", "c1")
+            && record_identity_is ("oci", "", "c1", KG_MODE_OCI, NULL, "c1")
+            && ! record_identity_is ("oci", "", "c1", KG_MODE_OCI, NULL, NULL),
+        "a record is a container's only when mode, scope and id are all its own");
   }
   guard_config_release (&cfg);
   return tap_done ();

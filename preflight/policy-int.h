@@ -291,6 +291,7 @@ void check_namespaces (struct ctx *c);
 void check_network (struct ctx *c);
 void check_privileged (struct ctx *c);
 void check_resources (struct ctx *c);
+void check_memory_limit (struct ctx *c);
 void check_seccomp (struct ctx *c);
 bool cri_pod (struct ctx *c, const char **sandbox_id, const char **pod_uid);
 const char *denied (const char *p, const struct mount_dirs *d, const char **entry);

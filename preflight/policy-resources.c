@@ -223,7 +223,7 @@ cpuset_count (const char *s, int64_t *n)
    (quota -1 when absent, as Kata reads it), and CPUS, its cpuset (NULL
    but for runtime-rs, which sizes the VM by it when there is no quota). */
 static bool
-container_workload (const struct ctx *c, struct json_object *limit, struct json_object *quota,
+container_workload (struct json_object *limit, struct json_object *quota,
                     struct json_object *period, struct json_object *cpus, struct workload *w,
                     struct findings *f)
 {
@@ -232,8 +232,6 @@ container_workload (const struct ctx *c, struct json_object *limit, struct json_
   w->quota = -1;
   if (limit != NULL)
     ok = positive_int (limit, "memory limit", &w->mem, f);
-  else if (c->cfg->policy.require_memory_limit)
-    finding (f, "no memory limit (linux.resources.memory.limit)");
   if (quota != NULL)
     {
       ok = positive_int (quota, "CPU quota", &w->quota, f) && ok;
@@ -282,7 +280,7 @@ workload_of (const struct ctx *c, struct workload *w, struct findings *f)
     return crio_sandbox_workload (c, w, f);
   if (w->sandbox)
     return sandbox_workload (c, w, f);
-  return container_workload (c, limit, quota, period, cpus, w, f);
+  return container_workload (limit, quota, period, cpus, w, f);
 }
 
 /* A Kata size: integer (or, for vCPUs since Kata 3, a float) > 0, or
@@ -596,6 +594,36 @@ claim_vm (struct ctx *c, const struct workload *w, const struct vm_size *vm)
   v->mem_mib = vm->mem;
   v->base_mib = base;
   v->role = w->sandbox ? VM_SANDBOX : VM_SOLO;
+}
+
+/* policy.memory_limit: a container that must have a memory limit has
+   one.  Without it the container may use all of its VM, no more: the VM
+   is sized (policy.resources) and counted (policy.capacity) all the
+   same, so audit mode may let it through.  A pod's sandbox is sized from
+   its members' limits (policy.resources). */
+void
+check_memory_limit (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *linux_, *res, *mem;
+
+  if (is_pod_sandbox (c) || is_crio_sandbox (c))
+    {
+      rule_pass (c, "a pod's sandbox: its VM is sized by its members' limits");
+      return;
+    }
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  res = jget_type (linux_, "linux", "resources", json_type_object, &f);
+  mem = jget_type (res, "resources", "memory", json_type_object, &f);
+  if (jget (mem, "memory", "limit", &f) != NULL)
+    rule_pass (c, "a memory limit (linux.resources.memory.limit)");
+  else if (c->cfg->policy.require_memory_limit)
+    rule_fail (c,
+               "give the container a memory limit (--memory), or set [policy] "
+               "require_memory_limit = false",
+               "no memory limit (linux.resources.memory.limit)");
+  else
+    rule_pass (c, "no memory limit: allowed by [policy] require_memory_limit = false");
 }
 
 void

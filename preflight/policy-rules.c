@@ -205,25 +205,51 @@ check_confinement (struct ctx *c)
 
 /* The rules, in the order they report: privileged first, so that a
    --privileged refusal leads with that.  Each reports only under its own
-   id (c->rule), and each is skipped when policy.spec fails. */
+   id (c->rule), and each is skipped when policy.spec fails.
+
+   REACH says what a spec that a rule refuses would reach, and so whether
+   [policy] mode = "audit" may let it through (policy_rule_in_vm): only
+   what stays inside the container's own VM (the limit on its memory
+   inside the guest, its capabilities and seccomp filter there, its
+   masks and mount namespace in the guest kernel).  What reaches the
+   host (its devices, files, namespaces, hooks that run there, Kata's own
+   configuration), another container or its VM, the egress or the count
+   of the host's memory is enforced in audit mode too. */
+enum rule_reach
+{
+  REACH_HOST, /* the host, another container, the egress or the count */
+  REACH_VM,   /* only the container's own VM */
+};
+
 static const struct policy_rule
 {
   const char *id;
   void (*check) (struct ctx *c);
+  enum rule_reach reach;
 } rules[] = {
-  { "policy.privileged", check_privileged },
-  { "policy.namespaces", check_namespaces },
-  { "policy.identity", check_identity },
-  { "policy.mounts", check_mounts },
-  { "policy.capabilities", check_capabilities },
-  { "policy.devices", check_devices },
-  { "policy.hooks", check_hooks },
-  { "policy.annotations", check_annotations },
-  { "policy.seccomp", check_seccomp },
-  { "policy.resources", check_resources },
-  { "policy.confinement", check_confinement },
-  { "egress.netns", check_network },
+  { "policy.privileged", check_privileged, REACH_HOST },
+  { "policy.namespaces", check_namespaces, REACH_HOST },
+  { "policy.identity", check_identity, REACH_HOST },
+  { "policy.mounts", check_mounts, REACH_HOST },
+  { "policy.capabilities", check_capabilities, REACH_VM },
+  { "policy.devices", check_devices, REACH_HOST },
+  { "policy.hooks", check_hooks, REACH_HOST },
+  { "policy.annotations", check_annotations, REACH_HOST },
+  { "policy.seccomp", check_seccomp, REACH_VM },
+  { "policy.memory_limit", check_memory_limit, REACH_VM },
+  { "policy.resources", check_resources, REACH_HOST },
+  { "policy.confinement", check_confinement, REACH_VM },
+  { "egress.netns", check_network, REACH_HOST },
 };
+
+bool
+policy_rule_in_vm (const char *id)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
+    if (strcmp (rules[i].id, id) == 0)
+      return rules[i].reach == REACH_VM;
+  return false;
+}
 
 void
 check_policy (struct preflight *pf)

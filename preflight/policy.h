@@ -71,4 +71,10 @@ int policy_exec_judge (const struct guard_config *cfg, struct json_object *proce
 int policy_update_judge (const struct guard_config *cfg, struct json_object *resources,
                          kg_error_t *err);
 
+/* Whether a refusal by the policy.* rule ID reaches only the container's
+   own VM, so that [policy] mode = "audit" may let it through (the table
+   in policy-rules.c); false for every other id, a host check's or the
+   start's own. */
+bool policy_rule_in_vm (const char *id);
+
 #endif

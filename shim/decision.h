@@ -26,8 +26,10 @@ struct decision_sink
 
 void decision_log (const struct decision *d, const struct decision_sink *sink);
 /* Whether [policy] mode MODE lets a start that REP refuses through:
-   "audit", and every failure is a per-container policy.* rule's (never a
-   host check's: kvm, kata, assets, egress, drift, the start's own). */
+   "audit", and every failure is a policy.* rule's whose refusal reaches
+   only the container's own VM (policy_rule_in_vm: capabilities, seccomp,
+   the memory limit, confinement), never one that reaches the host,
+   another container or the count, and never a host check's. */
 bool decision_audit_allows (const char *mode, const struct report *rep);
 
 /* Append LINE to the log file PATH with a single write () (concurrent

@@ -392,8 +392,10 @@ test_vm_claims (void)
     abort ();
   mkdir_p (sb);
   claim_row ("a container's own VM", ID_A, NULL, NULL, &kata_fc, VM_SOLO, 2304, 2048, 0, "");
-  claim_row ("no limit: not sized", ID_A, NULL, "\"cpu\": {\"shares\": 2}", &kata_fc, VM_NONE, 0, 0,
-             0, "");
+  /* Refused by policy.memory_limit, and still sized and counted: audit
+     mode may let it through, never uncounted. */
+  claim_row ("no limit: sized at Kata's default", ID_A, NULL, "\"cpu\": {\"shares\": 2}", &kata_fc,
+             VM_SOLO, 2048, 2048, 0, "");
   claim_row ("a pod's sandbox", SANDBOX_ID, sandbox_ann, "\"cpu\": {\"shares\": 2}", &kata_fc,
              VM_SANDBOX, 2560, 2048, 0, "");
   claim_row ("a member, static sizing (Firecracker's)", ID_A, app_ann, NULL, &kata_fc, VM_MEMBER, 0,
@@ -446,7 +448,7 @@ test_pods (void)
   free (ann);
   ann = NULL;
   pod_row ("an app container without a limit is not a sandbox", ID_A, app_ann, no_limit, NULL, NULL,
-           "policy.resources", "policy.resources", "no memory limit");
+           "policy.memory_limit", "policy.memory_limit", "no memory limit");
 
   /* The pod's own files, and only the pod's. */
   if (asprintf (&roots, "containerd_roots = [\"/srv/ctd\"]\nkubelet_roots = [\"/srv/kubelet\"]")
@@ -825,10 +827,10 @@ test_crio (void)
   free (spec);
   /* The same spec as a podman container's: its record is podman's. */
   crio_row ("the sandbox's spec as a podman container: CRI-O's keys refused", CRIO_PODMAN, sb_spec,
-            KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement",
+            KG_MODE_OCI, NULL, "policy.identity policy.memory_limit policy.confinement",
             "policy.identity", "io.kubernetes.cri-o.KubeName: only CRI-O");
   crio_row ("the sandbox's spec as a podman container: the kubelet's keys refused", CRIO_PODMAN,
-            sb_spec, KG_MODE_OCI, NULL, "policy.identity policy.resources policy.confinement",
+            sb_spec, KG_MODE_OCI, NULL, "policy.identity policy.memory_limit policy.confinement",
             "policy.identity", "io.kubernetes.pod.uid: only the kubelet");
   /* A member claiming to be a sandbox, and a sandbox claiming another. */
   free (text);

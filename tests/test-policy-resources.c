@@ -16,8 +16,18 @@ static void
 test_resources (void)
 {
   resources_row ("limits", NULL, NULL, &kata_fc, "", "2304 MiB");
-  resources_row ("no limit", "\"cpu\": {\"shares\": 2}", NULL, &kata_fc, "policy.resources",
-                 "no memory limit");
+  /* No memory limit is policy.memory_limit's (audit mode may let it
+     through: it stays inside the VM); the VM is still sized, at Kata's
+     default, and counted. */
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, "\"cpu\": {\"shares\": 2}", NULL, NULL);
+
+    run_expect (spec, ID_A, NULL, &kata_fc, "no limit", "policy.memory_limit",
+                "policy.memory_limit", "no memory limit");
+    run_expect (spec, ID_A, NULL, &kata_fc, "no limit: the VM is sized all the same",
+                "policy.memory_limit", "policy.resources",
+                "2048 MiB (default_memory 2048 + limit 0 MiB)");
+  }
   resources_row ("no limit allowed", "", "require_memory_limit = false", &kata_fc, "", "2048 MiB");
   resources_row ("limit as a string", "\"memory\": {\"limit\": \"268435456\"}", NULL, &kata_fc,
                  "policy.resources", "memory limit is a string, not an integer");
@@ -38,8 +48,12 @@ test_resources (void)
   }
   resources_row ("2^63-1", "\"memory\": {\"limit\": 9223372036854775807}", NULL, &kata_fc,
                  "policy.resources", "is out of range");
-  resources_row ("null limit", "\"memory\": {\"limit\": null}", NULL, &kata_fc, "policy.resources",
-                 "no memory limit");
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, "\"memory\": {\"limit\": null}", NULL, NULL);
+
+    run_expect (spec, ID_A, NULL, &kata_fc, "null limit", "policy.memory_limit",
+                "policy.memory_limit", "no memory limit");
+  }
   resources_row ("quota without period",
                  "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000}", NULL, &kata_fc,
                  "policy.resources", "CPU quota 100000 without a period");

@@ -19,9 +19,10 @@
 #include "toml.h"
 
 static const char *const policy_ids[] = {
-  "policy.spec",         "policy.privileged", "policy.namespaces",  "policy.mounts",
-  "policy.capabilities", "policy.devices",    "policy.hooks",       "policy.annotations",
-  "policy.seccomp",      "policy.resources",  "policy.confinement", "egress.netns",
+  "policy.spec",         "policy.privileged",   "policy.namespaces", "policy.mounts",
+  "policy.capabilities", "policy.devices",      "policy.hooks",      "policy.annotations",
+  "policy.seccomp",      "policy.memory_limit", "policy.resources",  "policy.confinement",
+  "egress.netns",
 };
 
 /* The [hypervisor.firecracker] values that policy.resources reads. */

@@ -1304,6 +1304,35 @@ pattern_hits (regex_t *re, const char *pat, const char *const *names, size_t n, 
     }
 }
 
+/* Whether Kata applies the hypervisor annotation BARE (its name without
+   io.katacontainers.config.hypervisor.) under K's enable_annotations, as
+   check_kata_annotations reads the list: 1 yes, 0 no, -1 when the list
+   cannot be read so (kata.annotations refuses such a list). */
+int
+kata_annotation_enabled (const struct kata_config *k, const char *bare)
+{
+  const struct toml_value *list = toml_get (k->hypervisor, "enable_annotations");
+  int hit = 0;
+
+  if (list == NULL)
+    return 0;
+  if (list->kind != TOML_ARRAY)
+    return -1;
+  for (size_t i = 0; i < list->u.array.n && hit == 0; i++)
+    {
+      const struct toml_value *item = list->u.array.items[i];
+      char why[128];
+      regex_t re;
+
+      if (item->kind != TOML_STRING || ! pattern_portable (item->u.string, why, sizeof why)
+          || regcomp (&re, item->u.string, REG_EXTENDED | REG_NOSUB) != 0)
+        return -1;
+      hit = regexec (&re, bare, 0, NULL, 0) == 0;
+      regfree (&re);
+    }
+  return hit;
+}
+
 /* kata.annotations: enable_annotations holds regular expressions over the
    bare annotation name (io.katacontainers.config.hypervisor. removed).
    Kata matches them unanchored: Go's regexp.MatchString in

@@ -53,4 +53,9 @@ enum
 };
 int kata_kernel_params_judge (const char *params, char *why, size_t size);
 
+/* Whether Kata applies the hypervisor annotation BARE (the name after
+   io.katacontainers.config.hypervisor.) under the configuration's
+   enable_annotations: 1 yes, 0 no, -1 cannot tell. */
+int kata_annotation_enabled (const struct kata_config *k, const char *bare);
+
 #endif

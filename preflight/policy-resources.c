@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/sysmacros.h>
 
 #include "checks.h"
@@ -376,6 +377,122 @@ vcpus_ceil (float v)
   return n + ((float) n < v);
 }
 
+/* A Kata upper bound (default_maxmemory, MiB, or default_maxvcpus): an
+   integer >= 0, 0 when absent (both runtimes then take the host's). */
+static bool
+kata_cap (const struct toml_value *hv, const char *key, int64_t *out, struct findings *f)
+{
+  const struct toml_value *v = toml_get (hv, key);
+
+  *out = 0;
+  if (v == NULL)
+    return true;
+  if (v->kind == TOML_INTEGER && v->u.integer >= 0 && v->u.integer < (INT64_C (1) << 32))
+    {
+      *out = v->u.integer;
+      return true;
+    }
+  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  return false;
+}
+
+/* Kata's sizing of the VM, from its [hypervisor.*] table or from the
+   sizing annotations it applies in its place (FROM says which). */
+struct kata_sizing
+{
+  int64_t mem, vcpus;         /* default_memory (MiB), default_vcpus (rounded up) */
+  int64_t max_mem, max_vcpus; /* default_maxmemory, default_maxvcpus; 0: the host's */
+  char mem_from[48], vcpus_from[48], max_vcpus_from[56];
+};
+
+#define KATA_HV_ANNOTATION "io.katacontainers.config.hypervisor."
+
+/* The sizing annotation KEY (bare) of this start, when Kata would apply
+   it, read as a plain decimal number (FRACTION_OK: default_vcpus' float,
+   rounded up) into *OUT; true with *OUT untouched when absent or not
+   applied.  Kata applies a hypervisor annotation only where
+   enable_annotations matches it (the Go shim refuses the sandbox
+   otherwise, runtime-rs ignores it) and only at the VM's creation (a
+   pod member's annotations size nothing).  The Go shim reads
+   strconv.ParseUint / ParseFloat, runtime-rs byte_unit strings ("4GiB")
+   and f32: anything but digits (and one fraction for vCPUs) is a size
+   the guard would have to guess, and refuses. */
+static bool
+sizing_annotation (const struct ctx *c, const char *key, bool fraction_ok, int64_t *out, char *from,
+                   size_t from_size, struct findings *f)
+{
+  char name[96];
+  const char *v, *p;
+  int64_t n = 0;
+  bool frac = false;
+  int on;
+
+  snprintf (name, sizeof name, KATA_HV_ANNOTATION "%s", key);
+  if ((v = annotation (c, name)) == NULL || is_pod_member (c))
+    return true;
+  on = kata_annotation_enabled (c->pf->from_kata.config, key);
+  if (on < 0)
+    {
+      finding (f, "%s: cannot tell whether Kata applies it (enable_annotations cannot be read)",
+               name);
+      return false;
+    }
+  if (on == 0)
+    return true;
+  for (p = v; isdigit ((unsigned char) *p) && n < (INT64_C (1) << 32); p++)
+    n = n * 10 + (*p - '0');
+  if (fraction_ok && *p == '.' && p > v && isdigit ((unsigned char) p[1]))
+    for (p++; isdigit ((unsigned char) *p); p++)
+      frac = frac || *p != '0';
+  if (p == v || *p != '\0' || n >= (INT64_C (1) << 32))
+    {
+      finding (f,
+               "%s is \"%.40s\": Kata sizes the VM by it, and kata-guard reads only a plain "
+               "number (%s)",
+               name, v, fraction_ok ? "of vCPUs" : "of MiB");
+      return false;
+    }
+  *out = n + frac;
+  snprintf (from, from_size, "the %s annotation", key);
+  return true;
+}
+
+/* Kata's sizing for this start (struct kata_sizing).  The Go shim boots
+   a default_memory under 256 MiB at 2048 (defaultMemSz in
+   src/runtime/pkg/katautils/config.go). */
+static bool
+kata_sizing_of (const struct ctx *c, struct kata_sizing *s, struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  bool rs = k->runtime == KATA_RUNTIME_RS, ok;
+
+  snprintf (s->mem_from, sizeof s->mem_from, "default_memory");
+  snprintf (s->vcpus_from, sizeof s->vcpus_from, "default_vcpus");
+  snprintf (s->max_vcpus_from, sizeof s->max_vcpus_from, "default_maxvcpus");
+  ok = kata_number (k->hypervisor, "default_memory", false,
+                    rs ? POLICY_KATA_RS_DEFAULT_MEMORY_MIB : POLICY_KATA_DEFAULT_MEMORY_MIB,
+                    &s->mem, f);
+  ok = kata_number (k->hypervisor, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &s->vcpus, f)
+       && ok;
+  ok = kata_cap (k->hypervisor, "default_maxmemory", &s->max_mem, f) && ok;
+  ok = kata_cap (k->hypervisor, "default_maxvcpus", &s->max_vcpus, f) && ok;
+  ok = sizing_annotation (c, "default_memory", false, &s->mem, s->mem_from, sizeof s->mem_from, f)
+       && ok;
+  ok = sizing_annotation (c, "default_vcpus", true, &s->vcpus, s->vcpus_from, sizeof s->vcpus_from,
+                          f)
+       && ok;
+  ok = sizing_annotation (c, "default_max_vcpus", false, &s->max_vcpus, s->max_vcpus_from,
+                          sizeof s->max_vcpus_from, f)
+       && ok;
+  if (! rs && s->mem < POLICY_KATA_MIN_MEMORY_MIB)
+    {
+      snprintf (s->mem_from, sizeof s->mem_from, "default_memory under %d: Kata's",
+                POLICY_KATA_MIN_MEMORY_MIB);
+      s->mem = POLICY_KATA_DEFAULT_MEMORY_MIB;
+    }
+  return ok;
+}
+
 /* The VM of Kata's Go runtime: default_memory + the limit, default_vcpus
    + the workload's CPUs, booted so with static_sandbox_resource_mgmt
    (SandboxConfig in src/runtime/pkg/oci/utils.go adds WorkloadMemMB and
@@ -383,16 +500,12 @@ vcpus_ceil (float v)
    sandbox whose quota is negative (the kubelet's static CPU manager) has
    the sandbox-cpu-shares in whole CPUs of 1024: Kata 4 does, 3.30 gives
    none, so that counts the larger. */
-static bool
-go_vm_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
-            struct findings *f)
+static void
+go_vm_size (const struct kata_sizing *s, const struct workload *w, struct vm_size *vm)
 {
-  int64_t def_mem, def_vcpus, mib = mib_ceil (w->mem), cpus = 0;
+  int64_t mib = mib_ceil (w->mem), cpus = 0;
   char why[WORKLOAD_WHY] = "no CPU quota";
 
-  if (! kata_number (hv, "default_memory", false, POLICY_KATA_DEFAULT_MEMORY_MIB, &def_mem, f)
-      || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, f))
-    return false;
   if (w->quota >= 0 && w->period > 0)
     {
       cpus = cpus_of (w->quota, w->period);
@@ -406,15 +519,14 @@ go_vm_size (const struct toml_value *hv, const struct workload *w, struct vm_siz
     }
   /* A quota of 2^63-1 over a period of 1 is that many vCPUs: the sums
      must not wrap. */
-  if (__builtin_add_overflow (def_mem, mib, &vm->mem))
+  if (__builtin_add_overflow (s->mem, mib, &vm->mem))
     vm->mem = INT64_MAX;
-  if (__builtin_add_overflow (def_vcpus, cpus, &vm->vcpus))
+  if (__builtin_add_overflow (s->vcpus, cpus, &vm->vcpus))
     vm->vcpus = INT64_MAX;
-  snprintf (vm->mem_why, sizeof vm->mem_why, "default_memory %" PRId64 " + %s %" PRId64 " MiB",
-            def_mem, workload_mem_name (w), mib);
-  snprintf (vm->vcpus_why, sizeof vm->vcpus_why, "default_vcpus %" PRId64 " + %" PRId64 " from %s",
-            def_vcpus, cpus, why);
-  return true;
+  snprintf (vm->mem_why, sizeof vm->mem_why, "%s %" PRId64 " + %s %" PRId64 " MiB", s->mem_from,
+            s->mem, workload_mem_name (w), mib);
+  snprintf (vm->vcpus_why, sizeof vm->vcpus_why, "%s %" PRId64 " + %" PRId64 " from %s",
+            s->vcpus_from, s->vcpus, cpus, why);
 }
 
 /* The workload's vCPUs as runtime-rs counts them (LinuxContainerCpuResources
@@ -445,10 +557,10 @@ rs_workload_vcpus (const struct workload *w, char *why, size_t size)
    (convert_memory_to_mb: rounded down, then up to an even number) replace
    the defaults; without one, the defaults. */
 static bool
-rs_static_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
-                struct findings *f)
+rs_static_size (const struct toml_value *hv, const struct kata_sizing *s, const struct workload *w,
+                struct vm_size *vm, struct findings *f)
 {
-  int64_t mib = w->mem / (1024 * 1024), def;
+  int64_t mib = w->mem / (1024 * 1024);
   double ov_vcpus, ov_mem;
   char why[WORKLOAD_WHY];
   float cpus = rs_workload_vcpus (w, why, sizeof why), total;
@@ -456,15 +568,13 @@ rs_static_size (const struct toml_value *hv, const struct workload *w, struct vm
   mib += mib % 2;
   if (cpus <= 0 && mib == 0)
     {
-      if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB, &vm->mem,
-                         f)
-          || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def, f))
-        return false;
-      vm->vcpus = def;
+      vm->mem = s->mem;
+      vm->vcpus = s->vcpus;
       snprintf (vm->mem_why, sizeof vm->mem_why,
-                "runtime-rs static sizing without a workload: default_memory %" PRId64, vm->mem);
+                "runtime-rs static sizing without a workload: %s %" PRId64, s->mem_from, s->mem);
       snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
-                "runtime-rs static sizing without a workload: default_vcpus %" PRId64, def);
+                "runtime-rs static sizing without a workload: %s %" PRId64, s->vcpus_from,
+                s->vcpus);
       return true;
     }
   if (! kata_overhead (hv, "overhead_vcpus", true, &ov_vcpus, f)
@@ -487,49 +597,120 @@ rs_static_size (const struct toml_value *hv, const struct workload *w, struct vm
    (calc_cpu_resources in cpu_mem/cpu.rs: default_vcpus + quota / period,
    or the cpuset's CPUs alone; get_current_mb in mem.rs: default_memory +
    the limits). */
-static bool
-rs_hotplug_size (const struct toml_value *hv, const struct workload *w, struct vm_size *vm,
-                 struct findings *f)
+static void
+rs_hotplug_size (const struct kata_sizing *s, const struct workload *w, struct vm_size *vm)
 {
-  int64_t def_mem, def_vcpus, mib = mib_ceil (w->mem);
+  int64_t mib = mib_ceil (w->mem);
   char why[WORKLOAD_WHY];
   float cpus = rs_workload_vcpus (w, why, sizeof why);
 
-  if (! kata_number (hv, "default_memory", false, POLICY_KATA_RS_DEFAULT_MEMORY_MIB, &def_mem, f)
-      || ! kata_number (hv, "default_vcpus", true, POLICY_KATA_DEFAULT_VCPUS, &def_vcpus, f))
-    return false;
-  vm->mem = def_mem + mib;
+  vm->mem = s->mem + mib;
   if (w->quota >= 0 && w->period > 0)
-    vm->vcpus = vcpus_ceil ((float) def_vcpus + cpus);
+    vm->vcpus = vcpus_ceil ((float) s->vcpus + cpus);
   else
-    vm->vcpus = w->cpuset > def_vcpus ? w->cpuset : def_vcpus;
+    vm->vcpus = w->cpuset > s->vcpus ? w->cpuset : s->vcpus;
   snprintf (vm->mem_why, sizeof vm->mem_why,
-            "runtime-rs hot-plug: default_memory %" PRId64 " + %s %" PRId64 " MiB", def_mem,
+            "runtime-rs hot-plug: %s %" PRId64 " + %s %" PRId64 " MiB", s->mem_from, s->mem,
             workload_mem_name (w), mib);
   snprintf (vm->vcpus_why, sizeof vm->vcpus_why,
-            "runtime-rs hot-plug: default_vcpus %" PRId64 " and %g from %s", def_vcpus,
+            "runtime-rs hot-plug: %s %" PRId64 " and %g from %s", s->vcpus_from, s->vcpus,
             (double) cpus, why);
+}
+
+/* Whether a VM of K can be resized after it boots, and if not why not:
+   static_sandbox_resource_mgmt (both runtimes plug nothing then:
+   updateResources in virtcontainers/sandbox.go returns first, runtime-rs
+   sizes once in InitialSizeManager), or a hypervisor that resizes nothing
+   (Firecracker in both runtimes, whose ResizeMemory and ResizeVCPUs do
+   nothing; StratoVirt in the Go runtime).  QEMU, Cloud Hypervisor and
+   Dragonball hot-plug memory and vCPUs up to default_maxmemory and
+   default_maxvcpus: on every update the engine sends the shim (ctr task
+   update, crictl update, a Kubernetes in-place resize), which the guard
+   never sees. */
+static const char *
+vm_fixed_why (const struct kata_config *k, bool stat)
+{
+  if (stat)
+    return "static_sandbox_resource_mgmt: Kata never resizes it";
+  if (strcmp (k->hypervisor_name, "firecracker") == 0)
+    return "Firecracker: Kata never resizes it";
+  if (k->runtime == KATA_RUNTIME_GO && strcmp (k->hypervisor_name, "stratovirt") == 0)
+    return "StratoVirt: the Go runtime never resizes it";
+  return NULL;
+}
+
+/* The most VM can grow to after its start, into *TOP (kata-guard(8),
+   CAPACITY): VM itself when Kata never resizes it, else Kata's ceilings,
+   default_maxmemory and default_maxvcpus, where both runtimes read 0 or
+   more than the host has as the host's (defaultMaxMemSz and
+   defaultMaxVCPUs in the Go runtime's katautils/config.go; MemoryInfo and
+   CpuInfo's adjust_config in kata-types).  *WHOLE_HOST: the ceiling is
+   all of the host's memory. */
+static bool
+vm_ceiling (const struct ctx *c, const struct kata_sizing *s, bool stat, const struct vm_size *vm,
+            struct vm_size *top, bool *whole_host, struct findings *f)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  const char *fixed = vm_fixed_why (k, stat);
+  cleanup_error kg_error_t err = NULL;
+  int64_t host_mem, host_cpus = get_nprocs_conf (), max_mem, max_vcpus;
+
+  *whole_host = false;
+  *top = *vm;
+  if (fixed != NULL)
+    {
+      snprintf (top->mem_why, sizeof top->mem_why, "%s", fixed);
+      snprintf (top->vcpus_why, sizeof top->vcpus_why, "%s", fixed);
+      return true;
+    }
+  if (kg_mem_total_mib (&host_mem, &err) < 0 || host_cpus < 1)
+    {
+      finding (f, "cannot tell how far the VM can grow: %s",
+               err ? err->msg : "cannot count this host's CPUs");
+      return false;
+    }
+  max_mem = s->max_mem == 0 || s->max_mem > host_mem ? host_mem : s->max_mem;
+  max_vcpus = s->max_vcpus == 0 || s->max_vcpus > host_cpus ? host_cpus : s->max_vcpus;
+  *whole_host = s->max_mem == 0 || s->max_mem >= host_mem;
+  if (max_mem > top->mem)
+    top->mem = max_mem;
+  if (max_vcpus > top->vcpus)
+    top->vcpus = max_vcpus;
+  snprintf (top->mem_why, sizeof top->mem_why,
+            "[hypervisor.%s] hot-plugs memory up to default_maxmemory %" PRId64 "%s",
+            k->hypervisor_name, s->max_mem,
+            max_mem == s->max_mem ? "" : ", which Kata reads as this host's memory");
+  snprintf (top->vcpus_why, sizeof top->vcpus_why,
+            "[hypervisor.%s] hot-plugs vCPUs up to %s %" PRId64 "%s", k->hypervisor_name,
+            s->max_vcpus_from, s->max_vcpus,
+            max_vcpus == s->max_vcpus ? "" : ", which Kata reads as this host's CPUs");
   return true;
 }
 
-/* The VM that the runtime reading the Kata configuration builds for W. */
+/* The VM that the runtime reading the Kata configuration builds for W,
+   *VM as it boots, *TOP the most it can grow to. */
 static bool
-vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm, struct findings *f)
+vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm, struct vm_size *top,
+            bool *whole_host, struct findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
-  bool stat;
+  struct kata_sizing s = { 0 };
+  bool stat = false;
 
   if (k == NULL || k->hypervisor == NULL)
     {
       finding (f, "cannot compute the VM size: the Kata configuration did not load");
       return false;
     }
-  if (k->runtime != KATA_RUNTIME_RS)
-    return go_vm_size (k->hypervisor, w, vm, f);
-  if (! kata_static_sizing (k, &stat, f))
+  if (! kata_sizing_of (c, &s, f) || ! kata_static_sizing (k, &stat, f))
     return false;
-  return stat ? rs_static_size (k->hypervisor, w, vm, f)
-              : rs_hotplug_size (k->hypervisor, w, vm, f);
+  if (k->runtime != KATA_RUNTIME_RS)
+    go_vm_size (&s, w, vm);
+  else if (! stat)
+    rs_hotplug_size (&s, w, vm);
+  else if (! rs_static_size (k->hypervisor, &s, w, vm, f))
+    return false;
+  return vm_ceiling (c, &s, stat, vm, top, whole_host, f);
 }
 
 /* The largest VM allowed, *MAX_MEM MiB and *MAX_VCPUS, and who says so. */
@@ -561,38 +742,35 @@ vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t
 
 /* What this start adds to the memory the host has committed to guarded
    VMs, for policy.capacity in the parent (capacity.h): a VM of its own,
-   its pod's VM as the sandbox sizes it, or what a member hot-plugs into
-   its pod's VM: its limit, as both runtimes add a container's memory
-   without static_sandbox_resource_mgmt, and nothing with it (the pod's VM
-   was sized at the sandbox's start and nothing is plugged later). */
+   or its pod's VM as the sandbox sizes it, each at TOP, the most it can
+   grow to; a pod member adds nothing (its pod's VM is counted at its
+   ceiling, which no hot-plug passes). */
 static void
-claim_vm (struct ctx *c, const struct workload *w, const struct vm_size *vm)
+claim_vm (struct ctx *c, const struct workload *w, const struct vm_size *top)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   struct vm_claim *v = &c->rep->vm;
   cleanup_findings struct findings f = { 0 };
   const char *sid = NULL, *uid = NULL;
-  bool stat;
   int64_t base;
 
   memset (v, 0, sizeof *v);
-  if (! kata_static_sizing (k, &stat, &f)
-      || ! kata_number (k->hypervisor, "default_memory", false,
-                        k->runtime == KATA_RUNTIME_RS ? POLICY_KATA_RS_DEFAULT_MEMORY_MIB
-                                                      : POLICY_KATA_DEFAULT_MEMORY_MIB,
-                        &base, &f))
+  if (! kata_number (k->hypervisor, "default_memory", false,
+                     k->runtime == KATA_RUNTIME_RS ? POLICY_KATA_RS_DEFAULT_MEMORY_MIB
+                                                   : POLICY_KATA_DEFAULT_MEMORY_MIB,
+                     &base, &f))
     return;
   if (is_pod_member (c))
     {
       if (! pod_of (c, &sid, &uid) || strlen (sid) > VM_POD_MAX)
         return;
       snprintf (v->pod, sizeof v->pod, "%s", sid);
-      v->add_mib = stat ? 0 : mib_ceil (w->mem);
+      v->add_mib = 0;
       v->role = VM_MEMBER;
       return;
     }
-  v->mem_mib = vm->mem;
-  v->base_mib = base;
+  v->mem_mib = top->mem;
+  v->base_mib = base < top->mem ? base : top->mem;
   v->role = w->sandbox ? VM_SANDBOX : VM_SOLO;
 }
 
@@ -631,29 +809,49 @@ check_resources (struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   struct workload w = { .sandbox = is_pod_sandbox (c) || is_crio_sandbox (c) };
-  struct vm_size vm = { 0 };
+  struct vm_size vm = { 0 }, top = { 0 };
   int64_t max_mem, max_vcpus;
   const char *mem_from, *vcpus_from;
-  bool sizes = workload_of (c, &w, &f);
+  bool sizes = workload_of (c, &w, &f), whole_host = false;
+  cleanup_kg_buf struct kg_buf grows = { 0 };
 
-  sizes = vm_size_of (c, &w, &vm, &f) && sizes;
+  sizes = vm_size_of (c, &w, &vm, &top, &whole_host, &f) && sizes;
   sizes = vm_bounds (c, &max_mem, &mem_from, &max_vcpus, &vcpus_from, &f) && sizes;
   if (sizes && vm.mem > max_mem)
     finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", vm.mem,
              vm.mem_why, mem_from, max_mem);
+  else if (sizes && whole_host)
+    finding (&f,
+             "the VM can grow to all of this host's memory, %" PRId64 " MiB (%s): set "
+             "default_maxmemory, or static_sandbox_resource_mgmt = true",
+             top.mem, top.mem_why);
+  else if (sizes && top.mem > max_mem)
+    finding (&f, "the VM can grow to %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", top.mem,
+             top.mem_why, mem_from, max_mem);
   if (sizes && vm.vcpus > max_vcpus)
     finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", vm.vcpus,
              vm.vcpus_why, vcpus_from, max_vcpus);
+  else if (sizes && top.vcpus > max_vcpus)
+    finding (&f, "the VM can grow to %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", top.vcpus,
+             top.vcpus_why, vcpus_from, max_vcpus);
   if (f.n == 0)
-    claim_vm (c, &w, &vm);
+    claim_vm (c, &w, &top);
   if (f.n > 0)
-    rule_fail (c,
-               "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
-               "the VM maximums in [policy]",
-               "%s", sb_str (&f.text));
+    {
+      rule_fail (c,
+                 "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
+                 "the VM maximums in [policy], and bound how far Kata may grow a VM "
+                 "(default_maxmemory, default_maxvcpus)",
+                 "%s", sb_str (&f.text));
+      return;
+    }
+  if (top.mem > vm.mem || top.vcpus > vm.vcpus)
+    sb_printf (&grows, "; it can grow to %" PRId64 " MiB (%s) and %" PRId64 " vCPUs (%s)", top.mem,
+               top.mem_why, top.vcpus, top.vcpus_why);
   else
-    rule_pass (c,
-               "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
-               " vCPUs of at most %" PRId64 " (%s)",
-               vm.mem, vm.mem_why, max_mem, vm.vcpus, max_vcpus, vm.vcpus_why);
+    sb_printf (&grows, " (%s)", top.mem_why);
+  rule_pass (c,
+             "the VM: %" PRId64 " MiB (%s) of at most %" PRId64 ", %" PRId64
+             " vCPUs of at most %" PRId64 " (%s)%s",
+             vm.mem, vm.mem_why, max_mem, vm.vcpus, max_vcpus, vm.vcpus_why, sb_str (&grows));
 }

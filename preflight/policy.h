@@ -19,6 +19,9 @@
 /* Kata's defaults when the hypervisor table does not set them. */
 #define POLICY_KATA_DEFAULT_MEMORY_MIB 2048
 #define POLICY_KATA_DEFAULT_VCPUS 1
+/* The Go shim boots a default_memory below this at its default
+   (MinHypervisorMemory, defaultMemSz). */
+#define POLICY_KATA_MIN_MEMORY_MIB 256
 /* runtime-rs's default_memory when unset (DEFAULT_{QEMU,CH,FIRECRACKER,
    DRAGONBALL}_MEMORY_SIZE_MB in kata-types/src/config/default.rs). */
 #define POLICY_KATA_RS_DEFAULT_MEMORY_MIB 128

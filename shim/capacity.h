@@ -5,9 +5,10 @@
  * must fit [policy] max_committed_memory_mib (0: MemTotal less
  * committed_memory_reserve_mib).
  *
- * A Kata VM is sized once (policy.resources computes the size); the host
- * hands the memory out as the guest touches it, so every VM alive may
- * grow to its size.  Each allowed start records its VM in
+ * A Kata VM is counted at the most it can grow to (policy.resources
+ * computes it: its boot size where Kata never resizes it, else up to
+ * default_maxmemory); the host hands the memory out as the guest touches
+ * it, so every VM alive may grow to that.  Each allowed start records its VM in
  * RUNDIR/capacity (rundir.h), named as the runtime records are (the
  * SHA-256 of mode, scope and id: record.h); every reader tells records
  * apart by the identity inside (a start refuses when its name holds
@@ -21,10 +22,11 @@
  * its shim died), and in OCI mode, once the runtime wrote its --pid-file,
  * the process it names is alive and no younger than that file.  A dead
  * record is removed by the next start's count.  A pod's VM is its
- * sandbox's record; its members add, under that record, what they
- * hot-plug into it (nothing under static sizing), and the pod commits the
- * larger of the sandbox's size and the highest sum its live members ever
- * reached (Kata plugs memory in and never takes it out).
+ * sandbox's record, at the pod VM's ceiling; its members are listed under
+ * that record.  (A member's add, the larger of the sandbox's size and the
+ * highest sum its live members reached, is still summed here: the checker
+ * now claims 0 for every member, as the pod's ceiling holds whatever they
+ * hot-plug.)
  *
  * The sizes come from the confined checker's report (report.vm), as
  * bounded numbers checked by the codec; the bound, the records, their

@@ -135,10 +135,14 @@ kg_tree_create() {
   # qemu, whose virtio-fs shares the rootfs (for the engines whose storage
   # is no block device, which Firecracker needs: podman, CRI-O, a Docker
   # on vfs; kata-guard(8), storage.snapshotter); Firecracker otherwise.
+  # Kata's QEMU hot-plugs memory up to default_maxmemory, 0 in the shipped
+  # file (all of the host's, which policy.resources refuses): the tree's
+  # bounds it at 4096 MiB, which is what each VM is counted at.
   KG_HYPERVISOR=${KG_TREE_HYPERVISOR:-firecracker}
   case $KG_HYPERVISOR in
     qemu)
       sed -e "s|/opt/kata|$opt|g" -e 's|vmlinuz\.container|vmlinux.container|' \
+        -e 's|^default_maxmemory = 0$|default_maxmemory = 4096|' \
         "${KG_FIXTURES:?}/kata/configuration-qemu.toml" >"$KG_KATA_CONFIG" || return 1
       mkdir -p "$opt/libexec" || return 1
       for b in bin/qemu-system-x86_64 libexec/virtiofsd; do

@@ -400,12 +400,17 @@ test_vm_claims (void)
              VM_SANDBOX, 2560, 2048, 0, "");
   claim_row ("a member, static sizing (Firecracker's)", ID_A, app_ann, NULL, &kata_fc, VM_MEMBER, 0,
              0, 0, SANDBOX_ID);
+  /* A VM Kata resizes is counted at its ceiling, default_maxmemory: its
+     pod's members add nothing on top (no hot-plug passes it). */
   load_kata (&hot, NULL,
-             "[hypervisor.qemu]\ndefault_memory = 1024\n[runtime]\nstatic_sandbox_resource_mgmt = "
-             "false\n");
-  claim_row ("a member, hot-plugged", ID_A, app_ann, NULL, &hot, VM_MEMBER, 0, 0, 256, SANDBOX_ID);
-  claim_row ("a container's own VM, hot-plugged", ID_A, NULL, NULL, &hot, VM_SOLO, 1280, 1024, 0,
-             "");
+             "[hypervisor.qemu]\ndefault_memory = 1024\ndefault_maxmemory = 6144\n"
+             "[runtime]\nstatic_sandbox_resource_mgmt = false\n");
+  claim_row ("a member, hot-plugged: its pod counted at the ceiling", ID_A, app_ann, NULL, &hot,
+             VM_MEMBER, 0, 0, 0, SANDBOX_ID);
+  claim_row ("a pod's sandbox, hot-plugged: at default_maxmemory", SANDBOX_ID, sandbox_ann,
+             "\"cpu\": {\"shares\": 2}", &hot, VM_SANDBOX, 6144, 1024, 0, "");
+  claim_row ("a container's own VM, hot-plugged: at default_maxmemory", ID_A, NULL, NULL, &hot,
+             VM_SOLO, 6144, 1024, 0, "");
   toml_free (hot.doc);
 }
 

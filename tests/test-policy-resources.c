@@ -3,6 +3,8 @@
    (tests/test-policy.h: what every part of policy.*'s tests shares.) */
 #include "test-policy.h"
 
+#include <sys/sysinfo.h>
+
 static void
 resources_row (const char *name, const char *res, const char *policy, struct kata_config *k,
                const char *fails, const char *needle)
@@ -119,15 +121,15 @@ test_resources_runtimes (void)
     { "3.30.0/configuration-fc.toml", KATA_RUNTIME_GO,
       "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
     { "3.30.0/configuration-qemu.toml", KATA_RUNTIME_GO,
-      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+      "the VM can grow to all of this host's memory, " },
     { "3.30.0/configuration-clh.toml", KATA_RUNTIME_GO,
-      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+      "the VM can grow to all of this host's memory, " },
     { "4.1.0/go/configuration-fc.toml", KATA_RUNTIME_GO,
       "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at most 32" },
     { "4.1.0/go/configuration-qemu.toml", KATA_RUNTIME_GO,
-      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+      "the VM can grow to all of this host's memory, " },
     { "4.1.0/go/configuration-clh.toml", KATA_RUNTIME_GO,
-      "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs" },
+      "the VM can grow to all of this host's memory, " },
     { "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", KATA_RUNTIME_RS,
       "288 MiB (runtime-rs static sizing: overhead_memory 32 + limit 256 MiB) of at most 16384, "
       "2 vCPUs of at most 32 (runtime-rs static sizing: max (1, overhead_vcpus 0.2 + 1 from "
@@ -157,7 +159,9 @@ test_resources_runtimes (void)
       load_shipped (&k, shipped[i].file, shipped[i].runtime);
       if (asprintf (&name, "shipped %s", shipped[i].file) < 0)
         abort ();
-      resources_row (name, NULL, NULL, &k, "", shipped[i].needle);
+      resources_row (name, NULL, NULL, &k,
+                     strstr (shipped[i].needle, "can grow") ? "policy.resources" : "",
+                     shipped[i].needle);
       toml_free (k.doc);
     }
 
@@ -207,11 +211,22 @@ test_resources_runtimes (void)
                  "the VM would have 16896 MiB (runtime-rs static sizing: overhead_memory 4096 + "
                  "limit 12800 MiB), more than [policy] max_vm_memory_mib (16384 MiB)");
   toml_free (k.doc);
-  load_kata_as (&k, NULL, "[hypervisor.qemu]\ndefault_vcpus = 2\n[runtime]\n", KATA_RUNTIME_RS);
+  load_kata_as (&k, NULL,
+                "[hypervisor.qemu]\ndefault_vcpus = 2\ndefault_maxmemory = 4096\n"
+                "default_maxvcpus = 3\n[runtime]\n",
+                KATA_RUNTIME_RS);
   resources_row ("runtime-rs without static sizing: hot-plugged on the defaults", NULL, NULL, &k,
                  "",
                  "384 MiB (runtime-rs hot-plug: default_memory 128 + limit 256 MiB) of at most "
                  "16384, 3 vCPUs");
+  resources_row ("runtime-rs without static sizing: counted at default_maxmemory", NULL, NULL, &k,
+                 "",
+                 "; it can grow to 4096 MiB ([hypervisor.qemu] hot-plugs memory up to "
+                 "default_maxmemory 4096)");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL, "[hypervisor.qemu]\ndefault_vcpus = 2\n[runtime]\n", KATA_RUNTIME_RS);
+  resources_row ("runtime-rs without static sizing, default_maxmemory 0: the whole host", NULL,
+                 NULL, &k, "policy.resources", "the VM can grow to all of this host's memory, ");
   toml_free (k.doc);
   load_kata_as (&k, NULL,
                 "[hypervisor.qemu]\noverhead_vcpus = \"1\"\n"
@@ -225,6 +240,168 @@ test_resources_runtimes (void)
   resources_row ("runtime-rs: static_sandbox_resource_mgmt not a boolean", NULL, NULL, &k,
                  "policy.resources", "static_sandbox_resource_mgmt (line 3) is not a boolean");
   toml_free (k.doc);
+}
+
+/* How far a VM can grow after its start (kata-guard(8), CAPACITY): what
+   it is judged and counted at.  Issue 35: an update the guard never sees
+   (ctr task update, crictl update, a Kubernetes in-place resize, runc
+   update through Kata) hot-plugs up to default_maxmemory and
+   default_maxvcpus, 0 meaning the host's. */
+#define LIMIT_ONLY "\"memory\": {\"limit\": 268435456}"
+
+static void
+test_ceiling (void)
+{
+  struct kata_config k = { 0 };
+  long cpus = get_nprocs_conf ();
+
+  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 8192\n");
+  resources_row ("Go QEMU: counted at default_maxmemory", NULL, NULL, &k, "",
+                 "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at "
+                 "most 32 (default_vcpus 1 + 1 from quota 100000 / period 100000); it can grow to "
+                 "8192 MiB ([hypervisor.qemu] hot-plugs memory up to default_maxmemory 8192)");
+  toml_free (k.doc);
+  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 20480\n");
+  resources_row ("Go QEMU: default_maxmemory above max_vm_memory_mib", NULL, NULL, &k,
+                 "policy.resources",
+                 "the VM can grow to 20480 MiB ([hypervisor.qemu] hot-plugs memory up to "
+                 "default_maxmemory 20480), more than [policy] max_vm_memory_mib (16384 MiB)");
+  toml_free (k.doc);
+  load_kata (&k, NULL, "[hypervisor.clh]\ndefault_maxmemory = 4000000000\n");
+  resources_row ("Go CLH: default_maxmemory above the host's is the host's", NULL,
+                 "max_vm_memory_mib = 0", &k, "policy.resources",
+                 "the VM can grow to all of this host's memory, ");
+  toml_free (k.doc);
+  load_kata (&k, NULL, "[hypervisor.qemu]\n");
+  resources_row ("Go QEMU: no default_maxmemory is the host's", NULL, "max_vm_memory_mib = 0", &k,
+                 "policy.resources", "default_maxmemory 0, which Kata reads as this host's memory");
+  toml_free (k.doc);
+  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = -1\n");
+  resources_row ("Go QEMU: a negative default_maxmemory", NULL, NULL, &k, "policy.resources",
+                 "default_maxmemory (line 2) is not a usable size");
+  toml_free (k.doc);
+  /* The boot size stays judged first. */
+  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 4096\n");
+  resources_row ("Go QEMU: a boot size above the bound", "\"memory\": {\"limit\": 21474836480}",
+                 NULL, &k, "policy.resources", "the VM would have 22528 MiB");
+  toml_free (k.doc);
+  /* vCPUs: default_maxvcpus 0 is every CPU of the host. */
+  if (cpus > 1)
+    {
+      load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 4096\n");
+      resources_row ("Go QEMU: default_maxvcpus 0 is the host's CPUs", LIMIT_ONLY, "max_vcpus = 1",
+                     &k, "policy.resources",
+                     "vCPUs ([hypervisor.qemu] hot-plugs vCPUs up to default_maxvcpus 0, which "
+                     "Kata reads as this host's CPUs), more than [policy] max_vcpus (1)");
+      toml_free (k.doc);
+      load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 4096\ndefault_maxvcpus = 1\n");
+      resources_row ("Go QEMU: default_maxvcpus 1 bounds it", LIMIT_ONLY, "max_vcpus = 1", &k, "",
+                     "1 vCPUs of at most 1");
+      toml_free (k.doc);
+    }
+  else
+    {
+      printf ("# default_maxvcpus rows left out: this host has one CPU\n");
+    }
+  /* What never grows: static sizing, Firecracker, the Go StratoVirt. */
+  load_kata (&k, NULL, "[hypervisor.qemu]\n[runtime]\nstatic_sandbox_resource_mgmt = true\n");
+  resources_row ("Go QEMU, static sizing: never resized", NULL, NULL, &k, "",
+                 "(static_sandbox_resource_mgmt: Kata never resizes it)");
+  toml_free (k.doc);
+  load_kata (&k, NULL,
+             "[hypervisor.firecracker]\n[runtime]\nstatic_sandbox_resource_mgmt = false\n");
+  resources_row ("Firecracker without static sizing: never resized", NULL, NULL, &k, "",
+                 "(Firecracker: Kata never resizes it)");
+  toml_free (k.doc);
+  load_kata (&k, NULL, "[hypervisor.stratovirt]\n");
+  resources_row ("Go StratoVirt: never resized", NULL, NULL, &k, "",
+                 "(StratoVirt: the Go runtime never resizes it)");
+  toml_free (k.doc);
+  load_kata_as (&k, NULL, "[hypervisor.stratovirt]\ndefault_maxmemory = 8192\n[runtime]\n",
+                KATA_RUNTIME_RS);
+  resources_row ("runtime-rs StratoVirt: not known never to grow", NULL, NULL, &k, "",
+                 "it can grow to 8192 MiB");
+  toml_free (k.doc);
+  /* The Go shim boots default_memory under 256 MiB at 2048. */
+  load_kata (&k, NULL, "[hypervisor.firecracker]\ndefault_memory = 128\n");
+  resources_row ("Go: default_memory 128 boots 2048", NULL, NULL, &k, "",
+                 "2304 MiB (default_memory under 256: Kata's 2048 + limit 256 MiB)");
+  toml_free (k.doc);
+}
+
+/* The sizing annotations Kata applies (issue 35): default_memory,
+   default_vcpus and default_max_vcpus, where enable_annotations matches
+   them, and only where the VM is made. */
+static void
+sizing_row (const char *name, const char *ann, const char *kata, enum kata_runtime rt,
+            const char *fails, const char *needle)
+{
+  static const char policy[] = "annotations = [\"io\\\\.katacontainers\\\\.config\\\\."
+                               "hypervisor\\\\.default_.*\"]";
+  struct kata_config k = { 0 };
+  cleanup_free char *top = NULL, *spec = NULL;
+
+  if (asprintf (&top, "\"annotations\": {%s}", ann) < 0)
+    abort ();
+  spec = spec_of (NULL, NULL, NULL, NULL, top);
+  load_kata_as (&k, NULL, kata, rt);
+  run_expect (spec, ID_A, policy, &k, name, fails, "policy.resources", needle);
+  toml_free (k.doc);
+}
+
+static void
+test_sizing_annotations (void)
+{
+#define ANN(key, v) "\"io.katacontainers.config.hypervisor." key "\": \"" v "\""
+  static const char fc_on[]
+      = "[hypervisor.firecracker]\n"
+        "enable_annotations = [\"default_memory\", \"default_vcpus\", \"default_max_vcpus\"]\n";
+  static const char fc_off[]
+      = "[hypervisor.firecracker]\nenable_annotations = [\"kernel_params\"]\n";
+  static const char qemu_on[]
+      = "[hypervisor.qemu]\ndefault_maxmemory = 8192\ndefault_maxvcpus = 1\n"
+        "enable_annotations = [\"default_.*\"]\n";
+
+  sizing_row ("default_memory 65536, enabled: the VM Kata builds", ANN ("default_memory", "65536"),
+              fc_on, KATA_RUNTIME_GO, "policy.resources",
+              "the VM would have 65792 MiB (the default_memory annotation 65536 + limit 256 "
+              "MiB), more than [policy] max_vm_memory_mib (16384 MiB)");
+  sizing_row ("default_memory 4096, enabled", ANN ("default_memory", "4096"), fc_on,
+              KATA_RUNTIME_GO, "", "4352 MiB (the default_memory annotation 4096 + limit 256 MiB)");
+  sizing_row ("default_memory, not enabled: Kata's own size", ANN ("default_memory", "65536"),
+              fc_off, KATA_RUNTIME_GO, "", "2304 MiB (default_memory 2048 + limit 256 MiB)");
+  sizing_row ("default_memory 4GiB (runtime-rs reads units)", ANN ("default_memory", "4GiB"), fc_on,
+              KATA_RUNTIME_RS, "policy.resources",
+              "io.katacontainers.config.hypervisor.default_memory is \"4GiB\": Kata sizes the VM "
+              "by it, and kata-guard reads only a plain number (of MiB)");
+  sizing_row ("default_memory with a space", ANN ("default_memory", " 65536"), fc_on,
+              KATA_RUNTIME_RS, "policy.resources", "reads only a plain number");
+  sizing_row ("default_memory past 2^32", ANN ("default_memory", "4294967808"), fc_on,
+              KATA_RUNTIME_GO, "policy.resources", "reads only a plain number");
+  sizing_row ("default_vcpus 64, enabled", ANN ("default_vcpus", "64"), fc_on, KATA_RUNTIME_GO,
+              "policy.resources",
+              "the VM would have 65 vCPUs (the default_vcpus annotation 64 + 1 from quota 100000 "
+              "/ period 100000), more than [policy] max_vcpus (32)");
+  sizing_row ("default_vcpus 1.5, rounded up", ANN ("default_vcpus", "1.5"), fc_on, KATA_RUNTIME_GO,
+              "", "3 vCPUs of at most 32 (the default_vcpus annotation 2 + 1");
+  sizing_row ("default_vcpus 1e3", ANN ("default_vcpus", "1e3"), fc_on, KATA_RUNTIME_GO,
+              "policy.resources", "reads only a plain number (of vCPUs)");
+  sizing_row ("runtime-rs, default_memory 65536 with static sizing's defaults",
+              ANN ("default_memory", "65536"),
+              "[hypervisor.firecracker]\nenable_annotations = [\"default_memory\"]\n"
+              "[runtime]\nstatic_sandbox_resource_mgmt = false\n",
+              KATA_RUNTIME_RS, "policy.resources",
+              "the VM would have 65792 MiB (runtime-rs hot-plug: the default_memory annotation "
+              "65536 + limit 256 MiB)");
+  if (get_nprocs_conf () > 1)
+    sizing_row ("default_max_vcpus raises the ceiling", ANN ("default_max_vcpus", "2"), qemu_on,
+                KATA_RUNTIME_GO, "",
+                "it can grow to 8192 MiB ([hypervisor.qemu] hot-plugs memory up to "
+                "default_maxmemory 8192) and 2 vCPUs ([hypervisor.qemu] hot-plugs vCPUs up to the "
+                "default_max_vcpus annotation 2)");
+  else
+    printf ("# the default_max_vcpus row left out: this host has one CPU\n");
+#undef ANN
 }
 
 /* egress.netns without namespaces of its own (tests/netns.test has the
@@ -351,6 +528,8 @@ main (void)
   policy_test_start ();
   test_resources ();
   test_resources_runtimes ();
+  test_ceiling ();
+  test_sizing_annotations ();
   test_network ();
   return policy_test_end ();
 }

@@ -692,6 +692,53 @@ capacity_release (struct capacity *cap)
 }
 
 int
+capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const char *bundle,
+                     kg_error_t *err)
+{
+  cleanup_close int dir = -1;
+  char name[RECORD_NAME_SIZE];
+
+  dir = rundir_open (CAP_SUB, false, err);
+  if (dir < 0)
+    {
+      if ((*err)->errnum != ENOENT)
+        return -1;
+      kg_error_release (err);
+      return 0;
+    }
+  for (int legacy = 0; legacy < 2; legacy++)
+    {
+      char *text = NULL;
+      struct cap_record r;
+      size_t len;
+      bool same;
+
+      (legacy ? record_name_legacy : record_name) (mode, scope, id, name);
+      if (rundir_read (dir, CAP_DIR, name, CAP_MAX, &text, &len, err) < 0)
+        {
+          if ((*err)->errnum != ENOENT)
+            return -1;
+          kg_error_release (err);
+          continue;
+        }
+      if (record_parse (text, len, name, &r, err) < 0)
+        {
+          cap_record_release (&r);
+          return -1;
+        }
+      /* The bundle the start checked: the same directory now, or, once
+         it is gone, the same path. */
+      same = is_record_of (&r, mode, scope, id)
+             && (same_dir (bundle, r.dev, r.ino)
+                 || (strcmp (r.bundle, bundle) == 0 && access (bundle, F_OK) < 0));
+      cap_record_release (&r);
+      if (same)
+        return 1;
+    }
+  return 0;
+}
+
+int
 capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err)
 {
   cleanup_close int dir = -1;

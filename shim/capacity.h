@@ -80,6 +80,11 @@ void capacity_judge (const struct guard_config *cfg, const struct capacity_start
 int capacity_commit (struct capacity *cap, kg_error_t *err);
 /* Release the lock without writing anything. */
 void capacity_release (struct capacity *cap);
+/* Whether the guard allowed a start of container ID of SCOPE in BUNDLE
+   and still holds its record (alive or not yet pruned): 1 yes, 0 no (no
+   record, another container's, another bundle's), -1 with *ERR. */
+int capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const char *bundle,
+                         kg_error_t *err);
 /* Remove the record of container ID (OCI delete, an undone start), when
    it is that container's. */
 int capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err);

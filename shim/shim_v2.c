@@ -6,17 +6,21 @@
  * runtime options on stdin, then the real shim is executed with the same
  * arguments, environment and stdin bytes, or the start is refused on
  * stderr.  Every other call (delete, -info, -v, the daemon form, anything
- * unknown) passes straight through: teardown is never blocked.
+ * unknown) passes straight through, but for a delete of Kata state that
+ * another bundle's container holds (delete_of_another).
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "capacity.h"
 #include "goflag.h"
 #include "jscan.h"
 #include "kata.h"
@@ -86,39 +90,108 @@ shim_start (int argc, char **argv, const struct shim_args *a)
   return status;
 }
 
-/* Kata's Go shim keeps a sandbox's state by id alone
-   (/run/vc/sbs/ID/ID/persist.json, with the bundle of the container it
-   started), and ids are unique only per containerd namespace: a delete
-   whose id names another namespace's Kata container would tear that
-   container's VM down (Kata's delete cleans up the sandbox of that id).
-   containerd sends one after every refused start.  Only a positive
-   mismatch refuses: a state that cannot be read leaves teardown alone.
-   Returns NULL to pass the delete through, else why not (malloc'd). */
+/* The same directory, however spelt; a path that is gone is its path. */
+static bool
+same_bundle (const char *a, const char *b)
+{
+  char ra[PATH_MAX], rb[PATH_MAX];
+
+  return strcmp (realpath (a, ra) ? ra : a, realpath (b, rb) ? rb : b) == 0;
+}
+
+/* Kata's Go shim: its `delete` (service.Cleanup, cleanupContainer in
+   src/runtime/pkg/containerd-shim-v2) loads the sandbox that the
+   bundle's config.json names (its own id for a sandbox or a container of
+   its own, CRI's or CRI-O's sandbox-id annotation for a pod member) and
+   stops and deletes the container of this id in it, and the sandbox too
+   when no container is left (virtcontainers' CleanupContainer, forced).
+   Its state is SBS/SANDBOX/ID/persist.json, with the bundle of the
+   container it started.  Every sandbox's container of this id is looked
+   at, whatever the annotations say (a spec author writes those): one
+   that another bundle started would be torn down.  A state the guard
+   cannot read is one Kata cannot read either (root writes it, and Kata
+   fails on it), and passes.  NULL, or why not (malloc'd). */
+static char *
+go_container_of_another (const char *sbs, const char *id, const char *bundle)
+{
+  DIR *d = opendir (sbs);
+  struct dirent *e;
+  char *why = NULL;
+
+  if (d == NULL)
+    return NULL;
+  while (why == NULL && (e = readdir (d)) != NULL)
+    {
+      cleanup_error kg_error_t err = NULL;
+      char path[PATH_MAX], theirs[PATH_MAX];
+
+      if (e->d_name[0] == '.'
+          || snprintf (path, sizeof path, "%s/%s/%s/persist.json", sbs, e->d_name, id)
+                 >= (int) sizeof path
+          || jscan_top_string (path, "BundlePath", theirs, sizeof theirs, &err) != 1
+          || same_bundle (theirs, bundle))
+        continue;
+      why = output_message ("refusing 'delete' of container %s: Kata's sandbox %s holds a "
+                            "container %s (%s) of bundle %s, another container of that id "
+                            "(another namespace's); passing this delete on would tear it down",
+                            id, e->d_name, id, path, theirs);
+    }
+  closedir (d);
+  return why;
+}
+
+/* runtime-rs: its `delete` (shim_delete.rs, ServiceManager::cleanup)
+   restores the VM of RS/ID (state.json, which names no bundle) and
+   cleans it up, whoever started it.  Such a state is this container's
+   only where the guard allowed a start of this namespace's container ID
+   in this bundle and still holds its capacity record; else it is another
+   namespace's VM of that id, or one the guard cannot tell, and the
+   delete refuses. */
+static char *
+rs_sandbox_of_another (const char *rs, const struct shim_args *a, const char *bundle)
+{
+  cleanup_error kg_error_t err = NULL;
+  char path[PATH_MAX];
+  struct stat st;
+  int mine;
+
+  if (snprintf (path, sizeof path, "%s/%s", rs, a->id) >= (int) sizeof path
+      || (lstat (path, &st) < 0 && errno == ENOENT))
+    return NULL;
+  mine = capacity_started_in (KG_MODE_SHIM, a->ns ? a->ns : "", a->id, bundle, &err);
+  if (mine == 1)
+    return NULL;
+  return output_message ("refusing 'delete' of container %s: runtime-rs's sandbox state %s "
+                         "is not known to be this container's: kata-guard %s of namespace "
+                         "%s's container %s in bundle %s; passing this delete on would tear "
+                         "that VM down (if it is this container's, stop it and remove %s by "
+                         "hand)",
+                         a->id, path, mine < 0 ? err->msg : "holds no record of a start",
+                         a->ns ? a->ns : "(none)", a->id, bundle, path);
+}
+
+/* A shim `delete` reaches the real shim only when the state it would act
+   on belongs to this bundle's container, or there is none (kata-guard(8),
+   Shim v2 mode): Kata's runtimes key their state by id alone, ids are
+   unique only per containerd namespace, and a delete comes for a start
+   the guard refused too.  Returns NULL to pass the delete through, else
+   why not (malloc'd). */
 static char *
 delete_of_another (const struct shim_args *a)
 {
-  cleanup_error kg_error_t err = NULL;
-  char path[PATH_MAX], theirs[PATH_MAX], mine[PATH_MAX], rtheirs[PATH_MAX], rmine[PATH_MAX];
+  char cwd[PATH_MAX];
   const char *bundle = a->bundle;
+  char *why;
 
-  if (! policy_valid_id (a->id)
-      || snprintf (path, sizeof path, KATA_GO_SANDBOX_STATE "/%s/%s/persist.json", a->id, a->id)
-             >= (int) sizeof path
-      || jscan_top_string (path, "BundlePath", theirs, sizeof theirs, &err) != 1)
+  if (! policy_valid_id (a->id))
     return NULL;
   if (bundle == NULL || bundle[0] == '\0')
-    bundle = getcwd (mine, sizeof mine);
+    bundle = getcwd (cwd, sizeof cwd);
   if (bundle == NULL)
     return NULL;
-  /* The same directory, however spelt; a bundle that is gone is its path. */
-  if (strcmp (realpath (theirs, rtheirs) ? rtheirs : theirs,
-              realpath (bundle, rmine) ? rmine : bundle)
-      == 0)
-    return NULL;
-  return output_message ("refusing 'delete' of container %s: Kata's sandbox %s (%s) is the "
-                         "container of bundle %s, another namespace's container of that id; "
-                         "passing this delete on would tear its VM down",
-                         a->id, a->id, path, theirs);
+  if ((why = go_container_of_another (KATA_GO_SANDBOX_STATE, a->id, bundle)) != NULL)
+    return why;
+  return rs_sandbox_of_another (KATA_RS_SANDBOX_STATE, a, bundle);
 }
 
 int

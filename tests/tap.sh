@@ -23,7 +23,7 @@ is() {
 # contains FILE STRING NAME...: FILE holds STRING (fixed string)
 contains() {
   f=$1; s=$2; shift 2
-  if grep -qF -- "$s" "$f"; then ok 0 "$@"; else ok 1 "$@"; echo "#   '$s' not in $f:"; sed 's/^/#   | /' "$f" | head -20; fi
+  if grep -qF -- "$s" "$f"; then ok 0 "$@"; else ok 1 "$@"; echo "#   '$s' not in $f:"; sed 's/^/#   | /' "$f" | head -20; echo; fi
 }
 
 skip() { # skip NAME... (one skipped assertion)

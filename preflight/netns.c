@@ -335,6 +335,22 @@ int
 netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
               struct netns_facts *out, kg_error_t *err)
 {
+  return netns_gather_within (pid, path, probe, INT64_MAX, out, err);
+}
+
+static int64_t
+mono_ms (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+int
+netns_gather_within (unsigned long pid, const char *path, const struct netns_probe *given,
+                     int64_t within_ms, struct netns_facts *out, kg_error_t *err)
+{
   cleanup_close int pfd = -1;
   cleanup_close int nsfd = -1;
   char p[NETNS_PATH_MAX + 64];
@@ -342,7 +358,21 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
   int pipefd[2], status;
   size_t got = 0;
   pid_t child;
-  int64_t wait_ms = (probe ? probe->timeout_ms : 0) + 2000;
+  struct netns_probe bounded;
+  const struct netns_probe *probe = given;
+  int64_t wait_ms = (probe ? probe->timeout_ms : 0) + 2000, end;
+
+  /* The reader, its probe included, ends within WITHIN_MS. */
+  if (within_ms < 1)
+    within_ms = 1;
+  if (wait_ms > within_ms)
+    wait_ms = within_ms;
+  if (given != NULL && given->timeout_ms > wait_ms)
+    {
+      bounded = *given;
+      bounded.timeout_ms = (uint32_t) wait_ms;
+      probe = &bounded;
+    }
 
   memset (out, 0, sizeof *out);
   if (path == NULL)
@@ -399,10 +429,12 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
       _exit (kg_write_all (pipefd[1], &f, sizeof f) < 0 ? 1 : 0);
     }
   close (pipefd[1]);
+  end = mono_ms () + wait_ms;
   while (got < sizeof *out)
     {
       struct pollfd pfd_wait = { .fd = pipefd[0], .events = POLLIN };
-      int r = poll (&pfd_wait, 1, (int) wait_ms);
+      int64_t left = end - mono_ms ();
+      int r = left > 0 ? poll (&pfd_wait, 1, (int) left) : 0;
       ssize_t n;
 
       if (r < 0 && errno == EINTR)

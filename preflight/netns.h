@@ -95,6 +95,10 @@ struct netns_facts
    when the child could not run at all.  Needs CAP_SYS_ADMIN (setns). */
 int netns_gather (unsigned long pid, const char *path, const struct netns_probe *probe,
                   struct netns_facts *out, kg_error_t *err);
+/* The same, ended (probe included) within WITHIN_MS: the reader is
+   killed then, and the probe's timeout is cut to fit. */
+int netns_gather_within (unsigned long pid, const char *path, const struct netns_probe *probe,
+                         int64_t within_ms, struct netns_facts *out, kg_error_t *err);
 
 struct kg_buf;
 /* Judge F: nothing but loopback, or no default route, every route as

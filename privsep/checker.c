@@ -291,27 +291,24 @@ parse_pool (uint32_t arg, const unsigned char *buf, size_t len, struct checker_r
 
 /* ---- the answers ------------------------------------------------------ */
 
-/* The answers, to requests their parser validated and this start's spec
-   names: an errno (0: answered; REFUSE when it is not 0, EINVAL for a
-   request of the wrong form, EPERM for one about something the spec does
-   not name) and the reply's body in *BODY, *N bytes (its row says whether
-   the body is counted or of a fixed size).  The parent builds every path
-   itself, from numbers or from a path it checked. */
+/* The answers, called only for requests that passed every check before
+   them (answer ()), with the start's time left, LEFT_MS: an errno (0:
+   answered) and the reply's body in *BODY, *N bytes (its row says
+   whether the body is counted or of a fixed size).  The parent builds
+   every path itself, from numbers or from a path it checked. */
 
 /* readlink /proc/PID/exe: the target. */
 static int32_t
-answer_exe (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+answer_exe (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
             const void **body, size_t *n)
 {
   static char target[CHECKER_PATH_MAX];
   char path[64];
   ssize_t r;
 
-  (void) cfg;
+  (void) cfg, (void) left_ms;
   *body = target;
   *n = 0;
-  if (refuse != 0)
-    return refuse;
   snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) rq->pid);
   r = readlink (path, target, sizeof target);
   if (r < 0)
@@ -324,19 +321,17 @@ answer_exe (const struct checker_request *rq, int32_t refuse, const struct guard
 
 /* stat /proc/PID/ns/NAME: a struct checker_ns_reply. */
 static int32_t
-answer_ns (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+answer_ns (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
            const void **body, size_t *n)
 {
   static struct checker_ns_reply r;
   char path[64];
   struct stat st;
 
-  (void) cfg;
+  (void) cfg, (void) left_ms;
   r = (struct checker_ns_reply){ 0, 0 };
   *body = &r;
   *n = sizeof r;
-  if (refuse != 0)
-    return refuse;
   snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
   if (stat (path, &st) < 0)
     return errno;
@@ -345,9 +340,11 @@ answer_ns (const struct checker_request *rq, int32_t refuse, const struct guard_
 }
 
 /* A network namespace's facts (netns.h), of a process's namespace (pid)
-   or a path's, probed with the parent's own probe: a struct netns_facts. */
+   or a path's, probed with the parent's own probe: a struct netns_facts.
+   The gathering, probe included, ends within LEFT_MS, the start's time
+   left: a slow proxy cannot hold the start past [runtime] deadline_ms. */
 static int32_t
-answer_netns (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+answer_netns (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
               const void **body, size_t *n)
 {
   static struct netns_facts facts;
@@ -358,11 +355,9 @@ answer_netns (const struct checker_request *rq, int32_t refuse, const struct gua
   memset (&facts, 0, sizeof facts);
   *body = &facts;
   *n = sizeof facts;
-  if (refuse != 0)
-    return refuse;
   if (parent_probe (cfg, &probe) < 0)
     return EPERM;
-  if (netns_gather (q->pid, q->pid ? NULL : q->path, &probe, &facts, &gerr) < 0)
+  if (netns_gather_within (q->pid, q->pid ? NULL : q->path, &probe, left_ms, &facts, &gerr) < 0)
     return gerr->errnum ? gerr->errnum : EIO;
   return 0;
 }
@@ -371,17 +366,17 @@ answer_netns (const struct checker_request *rq, int32_t refuse, const struct gua
    containerd_config names (storage.h): the status, or on an error its
    message. */
 static int32_t
-answer_pool (const struct checker_request *rq, int32_t refuse, const struct guard_config *cfg,
+answer_pool (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
              const void **body, size_t *n)
 {
   static char text[1024];
   cleanup_error kg_error_t perr = NULL;
   char name[128];
-  int32_t e = refuse;
+  int32_t e = 0;
 
-  (void) rq;
+  (void) rq, (void) left_ms;
   text[0] = '\0';
-  if (e == 0 && cfg == NULL)
+  if (cfg == NULL)
     e = EPERM;
   else if (e == 0 && storage_pool_name (cfg, name, sizeof name, &perr) < 0)
     {
@@ -407,27 +402,55 @@ answer_pool (const struct checker_request *rq, int32_t refuse, const struct guar
 
 /* ---- the request kinds ------------------------------------------------ */
 
+/* How many requests of each kind one start may make (OpenSSH's monitor
+   permits each request before its handler, some once): what the child's
+   rules ask, no more.  policy.hooks asks once per hook entry, however
+   many name the same /proc/PID/exe; policy.namespaces once per namespace
+   entry with a path; egress.netns once for the container's network;
+   storage.pool once for containerd's pool. */
+static size_t
+budget_exe (const struct checker_names *n)
+{
+  return n->n_hooks;
+}
+
+static size_t
+budget_ns (const struct checker_names *n)
+{
+  return n->n_ns;
+}
+
+static size_t
+budget_once (const struct checker_names *n)
+{
+  (void) n;
+  return 1;
+}
+
 /* The requests the confined child may make, one row a kind, at its
    enum's index: its magic (the codec's builders write it), the parser of
-   the rest, what the parent answers it for, the answer, and the reply's
-   form, which the parent writes (answer) and the child reads (child_ask)
-   from this row alone.  A kind with no row is never answered. */
+   the rest, how many a start may make, what the parent answers it for,
+   the answer, and the reply's form, which the parent writes (answer) and
+   the child reads (child_ask) from this row alone.  A kind with no row
+   is never answered.  The answer runs only for a request that passed
+   every check before it (answer ()), and gets the start's time left. */
 static const struct request_kind
 {
   const char *magic;
   enum checker_parse (*parse) (uint32_t arg, const unsigned char *buf, size_t len,
                                struct checker_request *rq);
+  size_t (*budget) (const struct checker_names *n);
   bool (*permitted) (const struct checker_names *n, const struct checker_request *rq);
-  int32_t (*answer) (const struct checker_request *rq, int32_t refuse,
-                     const struct guard_config *cfg, const void **body, size_t *n);
+  int32_t (*answer) (const struct checker_request *rq, const struct guard_config *cfg,
+                     int64_t left_ms, const void **body, size_t *n);
   size_t reply_size; /* a body of this size; 0: a counted body */
 } request_kinds[CHECKER_REQ_KINDS] = {
-  [CHECKER_REQ_EXE] = { CHECKER_MAGIC_EXE, parse_exe, permit_exe, answer_exe, 0 },
-  [CHECKER_REQ_NS] = { CHECKER_MAGIC_NS, parse_ns, permit_ns, answer_ns,
+  [CHECKER_REQ_EXE] = { CHECKER_MAGIC_EXE, parse_exe, budget_exe, permit_exe, answer_exe, 0 },
+  [CHECKER_REQ_NS] = { CHECKER_MAGIC_NS, parse_ns, budget_ns, permit_ns, answer_ns,
                        sizeof (struct checker_ns_reply) },
-  [CHECKER_REQ_NETNS] = { CHECKER_MAGIC_NETNS, parse_netns, permit_netns, answer_netns,
+  [CHECKER_REQ_NETNS] = { CHECKER_MAGIC_NETNS, parse_netns, budget_once, permit_netns, answer_netns,
                           sizeof (struct netns_facts) },
-  [CHECKER_REQ_POOL] = { CHECKER_MAGIC_POOL, parse_pool, permit_pool, answer_pool, 0 },
+  [CHECKER_REQ_POOL] = { CHECKER_MAGIC_POOL, parse_pool, budget_once, permit_pool, answer_pool, 0 },
 };
 
 enum checker_parse
@@ -454,22 +477,38 @@ checker_request_parse (const unsigned char *buf, size_t len, struct checker_requ
   return k->parse (arg, buf, len, rq);
 }
 
-/* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED): EINVAL
-   for one of the wrong form, EPERM for one about something the spec does
-   not name. */
+static int64_t now_ms (void);
+
+/* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED) of a
+   start whose permitted requests of each kind so far are ASKED[kind],
+   with DEADLINE (CLOCK_MONOTONIC ms) ahead.  Refused before its answer
+   runs: EINVAL for one of the wrong form, EPERM for one about something
+   the spec does not name, EDQUOT for a permitted one past its kind's
+   budget, ETIMEDOUT when the start has no time left; the refusal's body
+   is empty (or zeros of the kind's size). */
 static int
 answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
-        struct checker_parent *parent)
+        struct checker_parent *parent, unsigned *asked, int64_t deadline)
 {
+  static const union
+  {
+    struct checker_ns_reply ns;
+    struct netns_facts netns;
+  } none;
   const struct request_kind *k = &request_kinds[rq->kind];
-  const void *body;
-  int32_t refuse, e;
-  size_t n;
+  const struct checker_names *names = spec_names (parent);
+  int64_t left = deadline - now_ms ();
+  const void *body = &none;
+  size_t n = k->reply_size;
+  int32_t e;
 
-  refuse = parsed != CHECKER_PARSE_OK                 ? EINVAL
-           : ! k->permitted (spec_names (parent), rq) ? EPERM
-                                                      : 0;
-  e = k->answer (rq, refuse, parent->cfg, &body, &n);
+  e = parsed != CHECKER_PARSE_OK ? EINVAL : ! k->permitted (names, rq) ? EPERM : 0;
+  if (e == 0 && ++asked[rq->kind] > k->budget (names))
+    e = EDQUOT;
+  if (e == 0 && left <= 0)
+    e = ETIMEDOUT;
+  if (e == 0)
+    e = k->answer (rq, parent->cfg, left, &body, &n);
   if (k->reply_size != 0 && n != k->reply_size)
     return errno = EINVAL, -1;
   return checker_reply_send (sock, e, body, n, k->reply_size == 0);
@@ -592,6 +631,8 @@ struct report_channel
   bool eof, too_long, bad_fds, report_started;
   const char *read_error; /* why reading stopped early, or NULL */
   unsigned n_requests;
+  unsigned asked[CHECKER_REQ_KINDS]; /* the permitted requests of each kind */
+  int64_t deadline;                  /* the start's, CLOCK_MONOTONIC ms */
 };
 
 static void
@@ -650,7 +691,7 @@ serve_requests (struct report_channel *ch)
         ch->read_error = "a malformed request";
       else if (++ch->n_requests > CHECKER_MAX_REQUESTS || ch->passed >= 0)
         ch->read_error = "too many requests";
-      else if (answer (ch->sock, &rq, parsed, ch->parent) < 0)
+      else if (answer (ch->sock, &rq, parsed, ch->parent, ch->asked, ch->deadline) < 0)
         ch->read_error = "cannot answer a request";
       else
         {
@@ -754,9 +795,9 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
                  size_t *cache_len, kg_error_t *err)
 {
   const int64_t deadline = now_ms () + deadline_ms;
-  cleanup_report_channel struct report_channel ch = { .sock = sock,
-                                                      .passed = -1,
-                                                      .parent = parent };
+  cleanup_report_channel struct report_channel ch = {
+    .sock = sock, .passed = -1, .parent = parent, .deadline = deadline
+  };
   bool timed_out = false, want_fd;
   int status = 0;
 

@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checker.h"
@@ -707,6 +708,7 @@ parent_setup (int proxy_port)
   parent_cfg.egress.proxy = proxy;
   parent_cfg.egress.timeout_ms = 300;
   parent_cfg.egress.probe_host = (char *) "";
+  parent_cfg.storage.containerd_config = (char *) "/nonexistent/kg-test-confine.toml";
   parent.cfg = &parent_cfg;
   parent.mode = KG_MODE_SHIM;
   parent.bundle = bundle;
@@ -869,6 +871,56 @@ ask_probe (int fd)
   answers[11] = facts.probe_error;
   answers[12] = facts.error;
   answers[13] = facts.owner_initial;
+  write_all (fd, msg, msg_len);
+}
+
+/* A child within each kind's budget, then past it: the spec names one
+   hook, three namespace paths; one network namespace and one pool a
+   start.  answers[20..]: the parent's errno for each. */
+static void
+ask_past_budgets (int fd)
+{
+  static unsigned char nn[CHECKER_NETNS_REQUEST_LEN];
+  struct netns_probe probe = hostile_probe (9);
+  unsigned long me = (unsigned long) getppid ();
+  unsigned char rq[CHECKER_REQUEST_HEAD];
+  int i = 20;
+
+  checker_request_exe (me, rq);
+  answers[i++] = ask (fd, rq, sizeof rq, 8, NULL);
+  answers[i++] = ask (fd, rq, sizeof rq, 8, NULL);
+  checker_request_ns (me, 1, rq);
+  for (int k = 0; k < 4; k++)
+    answers[i++] = ask (fd, rq, sizeof rq, 20, NULL);
+  checker_request_netns (0, NETNS_NAMED, &probe, nn);
+  answers[i++] = ask (fd, nn, sizeof nn, 4 + sizeof (struct netns_facts), NULL);
+  answers[i++] = ask (fd, nn, sizeof nn, 4 + sizeof (struct netns_facts), NULL);
+  checker_request_pool (rq);
+  for (int k = 0; k < 2; k++)
+    {
+      uint32_t n;
+      int32_t e;
+      char text[1024];
+
+      write_all (fd, rq, sizeof rq);
+      if (! read_exact (fd, &e, 4) || ! read_exact (fd, &n, 4) || n > sizeof text
+          || ! read_exact (fd, text, n))
+        _exit (8);
+      answers[i++] = e;
+    }
+  write_all (fd, msg, msg_len);
+}
+
+/* A child that asks for its own network namespace's facts, whose probe
+   the parent sends to a proxy that never answers. */
+static void
+ask_slow_probe (int fd)
+{
+  static unsigned char nn[CHECKER_NETNS_REQUEST_LEN];
+  struct netns_probe probe = hostile_probe (9);
+
+  checker_request_netns (getppid (), NULL, &probe, nn);
+  answers[40] = ask (fd, nn, sizeof nn, 4 + sizeof (struct netns_facts), NULL);
   write_all (fd, msg, msg_len);
 }
 
@@ -1074,6 +1126,70 @@ test_requests (int hostile, int hostile_port, int own)
   free (msg);
 }
 
+/* The parent's boundary (issue 35): a request past its kind's budget is
+   refused before its answer runs, and an answer gets only the start's
+   time left. */
+static void
+test_budgets (int slow, int slow_port)
+{
+  struct report in;
+  kg_error_t err = NULL;
+  static const char *const what[] = {
+    "a hook's /proc/PID/exe, once",
+    "  and again: past the budget of one hook",
+    "a named namespace, 1st of 3",
+    "  2nd",
+    "  3rd",
+    "  4th: past the three the spec names",
+    "a named network namespace, once",
+    "  and again: egress.netns asks once a start",
+    "the pool, once",
+    "  and again: storage.pool asks once a start",
+  };
+  static const int32_t past[] = { 0, 1, 0, 0, 0, 1, 0, 1, 0, 1 };
+
+  sample (&in);
+  checker_encode (&in, false, NULL, 0, &msg, &msg_len, &err);
+  report_release (&in);
+  collect (ask_past_budgets, 5000, NULL, "a child that asks past each kind's budget");
+  for (size_t i = 0; i < ARRAY_SIZE (what); i++)
+    if (past[i])
+      ok (answers[20 + i] == EDQUOT, "%s: EDQUOT (got %d)", what[i], answers[20 + i]);
+    else
+      ok (answers[20 + i] != EDQUOT && answers[20 + i] != EPERM && answers[20 + i] != EINVAL,
+          "%s: answered (got %d)", what[i], answers[20 + i]);
+
+  /* A proxy that takes the connection and never answers, a probe timeout
+     of 20 s, a start with 400 ms left: the answer ends with the start. */
+  if (! has_interface () || geteuid () != 0)
+    ok (1, "# SKIP the probe's time: no interface but loopback, or not root (netns_gather "
+           "does not probe)");
+  else
+    {
+      char slow_proxy[64];
+      struct timespec a, b;
+      int64_t ms;
+      char *keep_proxy = parent_cfg.egress.proxy;
+      int keep_timeout = parent_cfg.egress.timeout_ms;
+
+      snprintf (slow_proxy, sizeof slow_proxy, "127.0.0.1:%d", slow_port);
+      parent_cfg.egress.proxy = slow_proxy;
+      parent_cfg.egress.timeout_ms = 20000;
+      clock_gettime (CLOCK_MONOTONIC, &a);
+      collect (ask_slow_probe, 400, "deadline_ms (400 ms)",
+               "a netns answer whose probe outlasts the start");
+      clock_gettime (CLOCK_MONOTONIC, &b);
+      ms = (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+      /* A bound of the start's, not a measure: 20 s without it. */
+      ok (ms < 10000, "the start ended with its deadline, not the probe's 20 s (%lld ms)",
+          (long long) ms);
+      parent_cfg.egress.proxy = keep_proxy;
+      parent_cfg.egress.timeout_ms = keep_timeout;
+      (void) slow;
+    }
+  free (msg);
+}
+
 static void
 test_collect (void)
 {
@@ -1180,16 +1296,19 @@ main (void)
   else
     test_confinement ();
   {
-    int hostile_port, own_port;
+    int hostile_port, own_port, slow_port;
     int hostile = listener (&hostile_port), own = listener (&own_port);
+    int slow = listener (&slow_port);
 
     parent_setup (own_port);
     test_codec ();
     test_collect ();
     test_requests (hostile, hostile_port, own);
+    test_budgets (slow, slow_port);
     parent_cleanup ();
     close (hostile);
     close (own);
+    close (slow);
   }
   return tap_done ();
 }

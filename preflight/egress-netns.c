@@ -39,7 +39,7 @@
 /* Docker's network hook among the prestart hooks (check_hooks judged its
    form): Docker attaches the container's network through it. */
 static bool
-has_docker_setkey (struct ctx *c)
+has_docker_setkey (const struct ctx *c)
 {
   struct json_object *hooks = NULL, *list = NULL;
 
@@ -66,7 +66,7 @@ has_docker_setkey (struct ctx *c)
    namespace, Docker's network hook, or a bind of Docker's per-container
    files (<engine root>/containers/...). */
 static bool
-docker_shaped (struct ctx *c)
+docker_shaped (const struct ctx *c)
 {
   struct json_object *mounts;
   const struct dirs *roots = &c->dirs->roots;
@@ -95,7 +95,7 @@ docker_shaped (struct ctx *c)
    root), read whole as a stream whatever its size: 1 with the mode in
    OUT (Docker's "default" when the file has none), -1 with *ERR. */
 static int
-docker_network_mode (struct ctx *c, char *out, size_t size, kg_error_t *err)
+docker_network_mode (const struct ctx *c, char *out, size_t size, kg_error_t *err)
 {
   const struct dirs *roots = &c->dirs->roots;
   const char *id = c->pf->req->container_id;
@@ -131,7 +131,7 @@ docker_network_mode (struct ctx *c, char *out, size_t size, kg_error_t *err)
    tcfilter redirect bypasses the namespace's own L3 rules, so addresses
    and routes are what counts, not iptables). */
 void
-check_network (struct ctx *c)
+check_network (const struct ctx *c)
 {
   const struct guard_config *cfg = c->cfg;
   cleanup_kg_buf struct kg_buf why = { 0 };

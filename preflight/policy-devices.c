@@ -71,7 +71,7 @@ cap_parse (const char *name, cap_value_t *v)
 }
 
 void
-check_capabilities (struct ctx *c)
+check_capabilities (const struct ctx *c)
 {
   static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
                                       "ambient" };
@@ -168,7 +168,7 @@ dev_number (struct json_object *o, const char *key, int64_t *out, struct finding
 }
 
 void
-check_devices (struct ctx *c)
+check_devices (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_free struct host_dev *hd = calloc (c->cfg->policy.n_devices + 1, sizeof *hd);
@@ -275,7 +275,7 @@ check_devices (struct ctx *c)
 /* ---- policy.seccomp ------------------------------------------------- */
 
 void
-check_seccomp (struct ctx *c)
+check_seccomp (const struct ctx *c)
 {
   static const char *const deny_actions[] = {
     "SCMP_ACT_ERRNO",       "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",

@@ -123,7 +123,7 @@ dockerd_hook_args (struct json_object *args, const char *id)
 }
 
 void
-check_hooks (struct ctx *c)
+check_hooks (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_dirs struct dirs allowed = { 0 };
@@ -331,7 +331,8 @@ static const struct
 /* Annotation KEY, when present, must be WANT (CRI-O's record of WHAT;
    NULL or "": none to compare with, so the key refuses). */
 static void
-crio_key_is (struct ctx *c, const char *key, const char *want, const char *what, struct findings *f)
+crio_key_is (const struct ctx *c, const char *key, const char *want, const char *what,
+             struct findings *f)
 {
   const char *v = annotation (c, key);
 
@@ -356,7 +357,7 @@ crio_key_is (struct ctx *c, const char *key, const char *want, const char *what,
    what CRI-O's storage record says, and a member's pod a sandbox of that
    storage. */
 static void
-judge_crio_claim (struct ctx *c, struct findings *f)
+judge_crio_claim (const struct ctx *c, struct findings *f)
 {
   const struct who *w = &c->who;
   const char *type = annotation (c, "io.kubernetes.cri-o.ContainerType");
@@ -392,7 +393,7 @@ judge_crio_claim (struct ctx *c, struct findings *f)
    sandbox is a pod sandbox of this namespace with the same pod uid (else
    Kata's shim would run it in the VM of whatever container it names). */
 static void
-judge_cri_claim (struct ctx *c, struct json_object *ann, struct findings *f)
+judge_cri_claim (const struct ctx *c, struct json_object *ann, struct findings *f)
 {
   const char *type = annotation (c, "io.kubernetes.cri.container-type");
   const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
@@ -448,7 +449,7 @@ mount_source_at (const struct ctx *c, const char *dest)
    (when nothing is shared: container.go): that must be the kubelet's
    termination-log file of this pod. */
 static void
-judge_termination_path (struct ctx *c, struct findings *f)
+judge_termination_path (const struct ctx *c, struct findings *f)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *res = NULL;
@@ -471,7 +472,7 @@ judge_termination_path (struct ctx *c, struct findings *f)
 /* Claims of a pod, or of the node's devices, by annotations their engine
    did not write: the first key of claim_keys that matches decides. */
 static void
-judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
+judge_claims (const struct ctx *c, struct json_object *ann, struct findings *f)
 {
   json_object_object_foreach (ann, key, val)
     {
@@ -502,7 +503,7 @@ judge_claims (struct ctx *c, struct json_object *ann, struct findings *f)
    that sandbox (newSandbox's Restore), another namespace's container.
    A pod member joins its sandbox's, which is why it has its own id. */
 static void
-judge_kata_state (struct ctx *c, struct findings *f)
+judge_kata_state (const struct ctx *c, struct findings *f)
 {
   static const char *const stores[] = { KATA_GO_SANDBOX_STATE, KATA_RS_SANDBOX_STATE };
   const char *id = c->pf->req->container_id;
@@ -530,7 +531,7 @@ judge_kata_state (struct ctx *c, struct findings *f)
 
 /* The start's identity as a line: engine, namespace, pod. */
 static void
-who_line (struct ctx *c, struct kg_buf *out)
+who_line (const struct ctx *c, struct kg_buf *out)
 {
   const char *sid, *uid;
 
@@ -555,7 +556,7 @@ who_line (struct ctx *c, struct kg_buf *out)
 /* policy.identity: whose start this is, and nothing the spec claims
    beyond it (kata-guard(8), Whose start it is). */
 void
-check_identity (struct ctx *c)
+check_identity (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_kg_buf struct kg_buf who = { 0 };
@@ -576,7 +577,7 @@ check_identity (struct ctx *c)
 
 /* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
 static size_t
-judge_kata_annotations (struct ctx *c, struct json_object *ann, struct findings *f)
+judge_kata_annotations (const struct ctx *c, struct json_object *ann, struct findings *f)
 {
   size_t n_kata = 0;
   unsigned mask = ungated_runtimes (c);
@@ -622,7 +623,7 @@ judge_kata_annotations (struct ctx *c, struct json_object *ann, struct findings 
 }
 
 void
-check_annotations (struct ctx *c)
+check_annotations (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);

@@ -90,12 +90,11 @@ bounding_set (struct json_object *spec)
    privileged: each gives the container the host's devices or the powers
    to reach them.  "Every capability" is every one up to CAP_AUDIT_READ
    (Linux 3.16), so that an engine that does not know the newest ones
-   still counts. */
-void
-check_privileged (struct ctx *c)
+   still counts.  Each reason into F; whether there is one. */
+bool
+spec_privileged (const struct ctx *c, struct findings *f)
 {
-  struct json_object *linux_ = NULL, *res = NULL, *devs = NULL, *seccomp = NULL;
-  cleanup_findings struct findings f = { 0 };
+  struct json_object *linux_ = NULL, *res = NULL, *devs = NULL;
   uint64_t all = (UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1;
   uint64_t caps = bounding_set (c->spec);
   /* What a privileged container gets is the engine's own bounding set,
@@ -104,13 +103,11 @@ check_privileged (struct ctx *c)
      is a privileged set at all (CAP_SYS_ADMIN among it). */
   uint64_t engine = c->ns.capbnd_ok ? c->ns.capbnd & all : 0;
   bool all_engine = (engine & (UINT64_C (1) << CAP_SYS_ADMIN)) != 0 && (caps & engine) == engine;
+  size_t before = f->n;
 
   json_object_object_get_ex (c->spec, "linux", &linux_);
   if (linux_ != NULL)
-    {
-      json_object_object_get_ex (linux_, "resources", &res);
-      json_object_object_get_ex (linux_, "seccomp", &seccomp);
-    }
+    json_object_object_get_ex (linux_, "resources", &res);
   if (res != NULL)
     json_object_object_get_ex (res, "devices", &devs);
   if (devs != NULL && json_object_is_type (devs, json_type_array))
@@ -120,21 +117,32 @@ check_privileged (struct ctx *c)
 
         if (json_object_is_type (r, json_type_object) && device_rule_allows_all (r))
           {
-            finding (&f, "the device cgroup allows every host device (a *:* rwm)");
+            finding (f, "the device cgroup allows every host device (a *:* rwm)");
             break;
           }
       }
   if ((caps & all) == all)
-    finding (&f, "it has every capability (%d or more)", CAP_AUDIT_READ + 1);
+    finding (f, "it has every capability (%d or more)", CAP_AUDIT_READ + 1);
   else if (all_engine)
-    finding (&f, "it has every capability of the engine's bounding set (%d)",
+    finding (f, "it has every capability of the engine's bounding set (%d)",
              __builtin_popcountll (engine));
-  c->privileged = f.n > 0;
-  if (! c->privileged)
+  return f->n > before;
+}
+
+void
+check_privileged (const struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+  struct json_object *linux_ = NULL, *seccomp = NULL;
+
+  if (! spec_privileged (c, &f))
     {
       rule_pass (c, "not a privileged container");
       return;
     }
+  json_object_object_get_ex (c->spec, "linux", &linux_);
+  if (linux_ != NULL)
+    json_object_object_get_ex (linux_, "seccomp", &seccomp);
   if (seccomp == NULL)
     sb_printf (&f.text, "; no seccomp profile");
   if (c->cfg->policy.privileged)
@@ -190,7 +198,7 @@ ns_path_stat (const struct request *req, int k, const char *path, struct stat *s
 }
 
 void
-check_namespaces (struct ctx *c)
+check_namespaces (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_kg_buf struct kg_buf ok = { 0 };
@@ -254,10 +262,14 @@ check_namespaces (struct ctx *c)
         struct stat st;
         unsigned long pid = 0;
 
-        if (ns_path_stat (c->pf->req, k, p, &st, &pid) < 0)
+        const struct ns_seen *seen_k = &c->ns_seen[k];
+
+        st = seen_k->st;
+        pid = seen_k->pid;
+        if (! seen_k->asked || seen_k->err != 0)
           {
             finding (&f, "%s namespace %s cannot be checked: %s%s", ns_types[k], p,
-                     strerror (errno),
+                     strerror (seen_k->asked ? seen_k->err : EINVAL),
                      pid ? " (the process it names is gone, or not a container's)" : "");
             n_unreadable++;
             continue;
@@ -279,7 +291,6 @@ check_namespaces (struct ctx *c)
             continue;
           }
         sb_printf (&ok, "%s%s namespace %s", ok.len ? ", " : "", ns_types[k], p);
-        c->joined_pid[k] = pid;
       }
     }
   if (f.n > 0 && f.n == n_unreadable)
@@ -673,23 +684,21 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
   return yes;
 }
 
-/* The same, looked up (the sandbox's config.json read) once per spec,
-   however many of its binds ask. */
+/* The same, as facts_resolve looked it up (the sandbox's config.json
+   read once per spec, however many of its binds ask). */
 bool
-cri_pod (struct ctx *c, const char **sandbox_id, const char **pod_uid)
+cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
 {
-  if (c->pod == 0)
-    c->pod = cri_pod_lookup (c, &c->pod_sid, &c->pod_uid) ? 1 : -1;
   *sandbox_id = c->pod_sid;
   *pod_uid = c->pod_uid;
-  return c->pod > 0;
+  return c->pod;
 }
 
 /* This container's pod, as its engine keeps it: containerd's CRI's (its
    annotations, held together by the sandbox's bundle) or CRI-O's (its
    storage records).  False for no pod. */
 bool
-pod_of (struct ctx *c, const char **sandbox_id, const char **pod_uid)
+pod_of (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
 {
   if (c->who.engine == ENGINE_CRIO)
     {
@@ -718,4 +727,72 @@ is_pod_member (const struct ctx *c)
   if (c->who.engine == ENGINE_CRIO)
     return ! c->who.pod_sandbox;
   return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "container") == 0;
+}
+
+/* The one linux.namespaces entry of kind K in LIST, or NULL (none, or
+   more than one: policy.namespaces says which). */
+static struct json_object *
+ns_entry (struct json_object *list, int k)
+{
+  struct json_object *entry = NULL;
+  size_t seen = 0;
+
+  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+    {
+      struct json_object *e = json_object_array_get_idx (list, i), *t;
+
+      if (json_object_is_type (e, json_type_object) && json_object_object_get_ex (e, "type", &t)
+          && json_object_is_type (t, json_type_string)
+          && strcmp (json_object_get_string (t), ns_types[k]) == 0)
+        {
+          entry = e;
+          seen++;
+        }
+    }
+  return seen == 1 ? entry : NULL;
+}
+
+/* Each namespace path's identity, asked once (the parent answers each
+   path once a start), and the process the container joins by it when
+   that namespace is not the host's. */
+static void
+ns_resolve (struct ctx *c)
+{
+  struct json_object *linux_, *list = NULL;
+
+  if (json_object_object_get_ex (c->spec, "linux", &linux_)
+      && json_object_is_type (linux_, json_type_object))
+    json_object_object_get_ex (linux_, "namespaces", &list);
+  if (list != NULL && ! json_object_is_type (list, json_type_array))
+    list = NULL;
+  for (int k = 0; k < NS_COUNT; k++)
+    {
+      struct json_object *entry = ns_entry (list, k), *path;
+      struct ns_seen *seen = &c->ns_seen[k];
+      const struct ns_id *self = &c->ns.self[k], *init = &c->ns.init[k];
+
+      if (entry == NULL || ! json_object_object_get_ex (entry, "path", &path)
+          || ! json_object_is_type (path, json_type_string))
+        continue;
+      seen->asked = true;
+      if (ns_path_stat (c->pf->req, k, json_object_get_string (path), &seen->st, &seen->pid) < 0)
+        {
+          seen->err = errno ? errno : EIO;
+          continue;
+        }
+      if (self->ok && ! (seen->st.st_dev == self->dev && seen->st.st_ino == self->ino)
+          && ! (init->ok && seen->st.st_dev == init->dev && seen->st.st_ino == init->ino))
+        c->joined_pid[k] = seen->pid;
+    }
+}
+
+void
+facts_resolve (struct ctx *c)
+{
+  cleanup_findings struct findings f = { 0 };
+
+  who_resolve (c);
+  c->privileged = spec_privileged (c, &f);
+  ns_resolve (c);
+  c->pod = cri_pod_lookup (c, &c->pod_sid, &c->pod_uid);
 }

@@ -106,19 +106,29 @@ struct ctx
   const char *bundle;
   struct json_object *spec;
   struct engine_ns ns;
-  bool privileged; /* the spec is --privileged (see check_privileged) */
+  /* ---- facts_resolve's, before every rule; no rule changes any ---- */
+  bool privileged; /* the spec is --privileged (spec_privileged) */
+  /* Each namespace kind's one linux.namespaces entry with a path, as
+     stat(2) (through the parent's answer) found it: ASKED, then ERR (0
+     or an errno), ST and the process PID its /proc path names. */
+  struct ns_seen
+  {
+    bool asked;
+    int err;
+    struct stat st;
+    unsigned long pid;
+  } ns_seen[NS_COUNT];
   /* The process whose network / pid / ipc namespace the container joins
-     (a /proc/PID/ns path that passed policy.namespaces), or 0. */
+     (a /proc/PID/ns path of a namespace that is not the host's), or 0. */
   unsigned long joined_pid[NS_COUNT];
   /* The [policy] directories, resolved once (check_policy); when
      dirs->ok is false, DIRS_ERR says why. */
   const struct mount_dirs *dirs;
   const struct kg_error *dirs_err;
-  /* cri_pod's answer: 0 not looked up yet, 1 a CRI pod's (its sandbox
-     id and pod uid), -1 none. */
-  int pod;
+  /* Whether this is a CRI pod's container (its sandbox id and pod uid). */
+  bool pod;
   const char *pod_sid, *pod_uid;
-  struct who who;   /* who_resolve, before every rule */
+  struct who who;   /* who_resolve */
   const char *rule; /* the rule running (check_policy's rules[]): its report lines' id */
 };
 
@@ -281,19 +291,19 @@ const char *annotation (const struct ctx *c, const char *name);
 const char *below (const char *p, const char *root);
 bool cap_parse (const char *name, cap_value_t *v);
 void cap_upper (cap_value_t v, char *out, size_t size);
-void check_annotations (struct ctx *c);
-void check_capabilities (struct ctx *c);
-void check_devices (struct ctx *c);
-void check_hooks (struct ctx *c);
-void check_identity (struct ctx *c);
-void check_mounts (struct ctx *c);
-void check_namespaces (struct ctx *c);
-void check_network (struct ctx *c);
-void check_privileged (struct ctx *c);
-void check_resources (struct ctx *c);
-void check_memory_limit (struct ctx *c);
-void check_seccomp (struct ctx *c);
-bool cri_pod (struct ctx *c, const char **sandbox_id, const char **pod_uid);
+void check_annotations (const struct ctx *c);
+void check_capabilities (const struct ctx *c);
+void check_devices (const struct ctx *c);
+void check_hooks (const struct ctx *c);
+void check_identity (const struct ctx *c);
+void check_mounts (const struct ctx *c);
+void check_namespaces (const struct ctx *c);
+void check_network (const struct ctx *c);
+void check_privileged (const struct ctx *c);
+void check_resources (const struct ctx *c);
+void check_memory_limit (const struct ctx *c);
+void check_seccomp (const struct ctx *c);
+bool cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
 const char *denied (const char *p, const struct mount_dirs *d, const char **entry);
 bool device_rule_allows_all (struct json_object *rule);
 void dirs_release (struct dirs *d);
@@ -313,18 +323,24 @@ struct json_object *jget_type (struct json_object *obj, const char *where, const
                                json_type type, struct findings *f);
 struct json_object *json_parse_strict (const char *name, const char *buf, size_t len,
                                        bool spec_keys, kg_error_t *err);
-enum own kubelet_file (struct ctx *c, const char *p, const struct dirs *roots);
+enum own kubelet_file (const struct ctx *c, const char *p, const struct dirs *roots);
 bool listed (struct json_object *list, const char *path);
 int64_t mib_ceil (int64_t bytes);
 void mount_dirs_release (struct mount_dirs *d);
 int mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err);
 bool path_under (const char *p, const char *dir);
-bool pod_of (struct ctx *c, const char **sandbox_id, const char **pod_uid);
+bool pod_of (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
 int resolve_memo (struct resolve_memo *m, const char *base, const char *path, char **out,
                   struct resolved_info *ri, kg_error_t *err);
 void resolve_memo_release (struct resolve_memo *m);
 void storage_release (struct storage *st);
 const char *under_root (const char *p, const struct dirs *roots);
 void who_resolve (struct ctx *c);
+/* What the rules judge by, computed once before the first (check_policy):
+   who_resolve, then whether the spec is privileged, each namespace path's
+   identity and the process it joins, and the CRI pod.  Every rule then
+   gets a context it cannot change, so that their order decides nothing. */
+void facts_resolve (struct ctx *c);
+bool spec_privileged (const struct ctx *c, struct findings *f);
 
 #endif

@@ -305,7 +305,7 @@ under_root (const char *p, const struct dirs *roots)
    state: <root>/io.containerd.grpc.v1.cri/sandboxes/<sandbox-id>/{hosts,
    hostname,resolv.conf,shm}. */
 static enum own
-own_cri_file (struct ctx *c, const char *p, const struct dirs *roots)
+own_cri_file (const struct ctx *c, const char *p, const struct dirs *roots)
 {
   static const char *const files[] = { "hosts", "hostname", "resolv.conf", "shm" };
   const char *q = under_root (p, roots), *sid, *uid;
@@ -329,7 +329,7 @@ own_cri_file (struct ctx *c, const char *p, const struct dirs *roots)
    (volumes/kubernetes.io~<type>/...), configMap, secret, projected and
    downward-API ones read-only as the kubelet binds them. */
 enum own
-kubelet_file (struct ctx *c, const char *p, const struct dirs *roots)
+kubelet_file (const struct ctx *c, const char *p, const struct dirs *roots)
 {
   static const char *const readonly[] = { "configmap", "secret", "projected", "downward-api" };
   const char *q = under_root (p, roots), *sid, *uid, *type;
@@ -721,7 +721,7 @@ mount_options (const struct ctx *c, struct json_object *opts, const char *s, str
 /* One bind mount of source S (as written), read-only or not (RO; RRO:
    "rro" was among its options). */
 static enum bind_verdict
-judge_bind (struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo,
+judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo,
             struct redirect_memo *rmemo, const char *s, bool ro, bool rro, struct findings *f)
 {
   cleanup_error kg_error_t err = NULL;
@@ -905,7 +905,7 @@ podman_rootfs (const struct ctx *c, const char *res)
    as a writable bind source would be (ctr run --rootfs, podman run
    --rootfs).  What it is, in *HOW. */
 static void
-judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
+judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
               struct findings *f, const char **how)
 {
   cleanup_findings struct findings sub = { 0 };
@@ -961,7 +961,7 @@ judge_rootfs (struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rm
 }
 
 void
-check_mounts (struct ctx *c)
+check_mounts (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_resolve_memo struct resolve_memo memo = { 0 };

@@ -746,7 +746,7 @@ vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t
    grow to; a pod member adds nothing (its pod's VM is counted at its
    ceiling, which no hot-plug passes). */
 static void
-claim_vm (struct ctx *c, const struct workload *w, const struct vm_size *top)
+claim_vm (const struct ctx *c, const struct workload *w, const struct vm_size *top)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   struct vm_claim *v = &c->rep->vm;
@@ -780,7 +780,7 @@ claim_vm (struct ctx *c, const struct workload *w, const struct vm_size *top)
    same, so audit mode may let it through.  A pod's sandbox is sized from
    its members' limits (policy.resources). */
 void
-check_memory_limit (struct ctx *c)
+check_memory_limit (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   struct json_object *linux_, *res, *mem;
@@ -805,7 +805,7 @@ check_memory_limit (struct ctx *c)
 }
 
 void
-check_resources (struct ctx *c)
+check_resources (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   struct workload w = { .sandbox = is_pod_sandbox (c) || is_crio_sandbox (c) };

@@ -87,7 +87,7 @@ sysctl_namespaced (const char *key)
    VM, the host's.  docker run --privileged switches them all off: allowed
    with [policy] privileged = true. */
 static void
-check_confinement (struct ctx *c)
+check_confinement (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   struct json_object *linux_, *list, *masked, *ro, *process, *v, *mounts, *sysctl;
@@ -224,7 +224,7 @@ enum rule_reach
 static const struct policy_rule
 {
   const char *id;
-  void (*check) (struct ctx *c);
+  void (*check) (const struct ctx *c);
   enum rule_reach reach;
 } rules[] = {
   { "policy.privileged", check_privileged, REACH_HOST },
@@ -294,7 +294,7 @@ check_policy (struct preflight *pf)
   mount_dirs_resolve (c.cfg, &dirs, &dirs_err);
   c.dirs = &dirs;
   c.dirs_err = dirs_err;
-  who_resolve (&c);
+  facts_resolve (&c);
   pf->from_policy.engine = c.who.engine;
   for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
     {

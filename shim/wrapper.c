@@ -249,6 +249,23 @@ remove_socket (const char *answer)
     unlink (path);
 }
 
+/* The one refusal of a start: decision D refuses, logged, and its
+   message (every failed check of PRE) said to the engine.  Returns the
+   start's exit status, 1. */
+static int
+refuse (const struct request *req, struct report *pre, const struct channel *ch, struct decision *d,
+        const struct decision_sink *sink)
+{
+  cleanup_free char *msg = output_refusal (pre, req->container_id);
+
+  d->allow = d->audited = false;
+  d->message = msg ? msg : "kata-guard: refusing to start container: out of memory";
+  decision_log (d, sink);
+  wrapper_say (ch, d->message);
+  d->message = NULL;
+  return 1;
+}
+
 /* A pod sandbox is started with its shim's answer read first.  containerd
    2 starts the other containers of a pod without running any shim's
    `start` (so without kata-guard) when the sandbox's shim answered with
@@ -261,7 +278,6 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
                const struct channel *ch, struct decision *d, const struct decision_sink *sink)
 {
   cleanup_free char *answer = NULL;
-  cleanup_free char *msg = NULL;
   size_t len = 0;
   int status;
   int64_t version;
@@ -276,7 +292,7 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
     {
       report_fail (pre, "exec", "see the error", "cannot start the real shim: %s",
                    strerror (errno));
-      goto refuse;
+      return refuse (req, pre, ch, d, sink);
     }
   version = answer_version (answer, len);
   if (! WIFEXITED (status) || WEXITSTATUS (status) != 0 || version < 3)
@@ -314,109 +330,103 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
         argv[i] = (char *) "start";
       }
   kill_children ();
-refuse:
-  d->allow = false;
-  msg = output_refusal (pre, req->container_id);
-  d->message = msg ? msg : "kata-guard: refusing to start container: out of memory";
-  decision_log (d, sink);
-  wrapper_say (ch, d->message);
-  return 1;
+  return refuse (req, pre, ch, d, sink);
+}
+
+/* The one decision of a start, into D: the guard config (into CFG, its
+   log into SINK), the confined checker, then policy.capacity (in this
+   process: its lock is held from the count to the record), then allow,
+   audited (audit mode lets through what only VM-contained rules refuse,
+   said so in the decision with the refusal it would have been, in
+   *AUDIT_MSG) or refuse.  A start that goes ahead has the checked
+   runtime descriptor in *FD and its VM recorded. */
+static void
+decide (const struct request *req, struct report *pre, const struct channel *ch,
+        const char *options_type, struct guard_config *cfg, struct decision_sink *sink,
+        struct decision *d, int *fd, char **audit_msg)
+{
+  const char *config_path = guard_config_default_path ();
+  cleanup_error kg_error_t err = NULL;
+  struct capacity cap = CAPACITY_INIT;
+  struct preflight pf;
+  bool cfg_ok;
+
+  preflight_init (&pf, req, cfg, pre);
+  cfg_ok = guard_config_load (config_path, cfg, &err) == 0;
+  if (cfg_ok)
+    {
+      sink->syslog = cfg->log.syslog;
+      sink->file = cfg->log.file;
+    }
+  report_add_file (pre, config_path);
+  if (! cfg_ok)
+    report_fail (pre, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
+  else if (report_count (pre, VERDICT_FAIL) == 0
+           && checker_run (&pf, config_path, cfg->runtime.deadline_ms, &err) < 0)
+    report_fail (pre, "checker", CHECKER_REMEDY, "%s", err->msg);
+
+  if (cfg_ok
+      && (report_count (pre, VERDICT_FAIL) == 0 || decision_audit_allows (cfg->policy.mode, pre)))
+    {
+      struct capacity_start cs = { req->mode, ch->scope, req->container_id, req->bundle,
+                                   req->pid_file };
+
+      capacity_judge (cfg, &cs, &pre->vm, cfg->runtime.deadline_ms, pre, &cap);
+    }
+  else if (cfg_ok)
+    report_skip (pre, "policy.capacity", "not counted: the start is refused already");
+
+  memset (d, 0, sizeof *d);
+  d->mode = req->mode;
+  d->ns = req->ns;
+  d->container_id = req->container_id;
+  d->rep = pre;
+  d->guard_config = config_path;
+  d->kata_config = report_kata_config (pre);
+  d->options_type = options_type;
+  d->allow = report_overall (pre) != VERDICT_FAIL;
+  if (! d->allow && cfg_ok && decision_audit_allows (cfg->policy.mode, pre))
+    {
+      d->allow = d->audited = true;
+      *audit_msg = output_refusal (pre, req->container_id);
+      d->message = *audit_msg ? *audit_msg : "kata-guard: audit: would refuse: out of memory";
+    }
+  if (d->allow && (*fd = steal_fd (&pf.from_kata.runtime_fd)) < 0)
+    {
+      /* Never execute a path that was not the checked descriptor. */
+      report_fail (pre, "exec", "report this as a bug in kata-guard",
+                   "the checks passed but no checked runtime descriptor was handed over");
+      d->allow = false;
+    }
+  preflight_release (&pf);
+  /* The start goes ahead only once its VM is recorded. */
+  if (d->allow && capacity_commit (&cap, &err) < 0)
+    {
+      report_fail (pre, "capacity.record", "see the error; kata-guard(8), CAPACITY",
+                   "cannot record this start's VM: %s", err->msg);
+      d->allow = false;
+    }
+  capacity_release (&cap);
+  if (! d->allow)
+    d->audited = false;
+  clock_gettime (CLOCK_REALTIME, &d->when);
 }
 
 int
 wrapper_start (const struct request *req, struct report *pre, const struct channel *ch,
                const char *options_type, char **argv)
 {
-  const char *config_path = guard_config_default_path ();
   cleanup_guard_config struct guard_config cfg = { 0 };
   struct decision_sink sink = { true, NULL };
   struct decision d;
-  struct preflight pf;
   cleanup_error kg_error_t err = NULL;
+  cleanup_free char *audit_msg = NULL;
   cleanup_free char *msg = NULL;
   cleanup_close int fd = -1;
-  struct capacity cap = CAPACITY_INIT;
-  bool cfg_ok;
 
-  preflight_init (&pf, req, &cfg, pre);
-  cfg_ok = guard_config_load (config_path, &cfg, &err) == 0;
-  if (cfg_ok)
-    {
-      sink.syslog = cfg.log.syslog;
-      sink.file = cfg.log.file;
-    }
-  report_add_file (pre, config_path);
-  if (! cfg_ok)
-    report_fail (pre, "config", GUARD_CONFIG_REMEDY, "%s", err->msg);
-  else if (report_count (pre, VERDICT_FAIL) == 0
-           && checker_run (&pf, config_path, cfg.runtime.deadline_ms, &err) < 0)
-    report_fail (pre, "checker", CHECKER_REMEDY, "%s", err->msg);
-
-  /* policy.capacity last, in this process: its lock is held from the
-     count to the record (or to the refusal). */
-  if (cfg_ok
-      && (report_count (pre, VERDICT_FAIL) == 0 || decision_audit_allows (cfg.policy.mode, pre)))
-    {
-      struct capacity_start cs = { req->mode, ch->scope, req->container_id, req->bundle,
-                                   req->pid_file };
-
-      capacity_judge (&cfg, &cs, &pre->vm, cfg.runtime.deadline_ms, pre, &cap);
-    }
-  else if (cfg_ok)
-    report_skip (pre, "policy.capacity", "not counted: the start is refused already");
-
-  memset (&d, 0, sizeof d);
-  d.mode = req->mode;
-  d.ns = req->ns;
-  d.container_id = req->container_id;
-  d.rep = pre;
-  d.guard_config = config_path;
-  d.kata_config = report_kata_config (pre);
-  d.options_type = options_type;
-  d.allow = report_overall (pre) != VERDICT_FAIL;
-  /* Audit mode: what only the per-container rules refuse goes through,
-     said so in the decision (the refusal it would have been). */
-  if (! d.allow && cfg_ok && decision_audit_allows (cfg.policy.mode, pre))
-    {
-      d.allow = d.audited = true;
-      msg = output_refusal (pre, req->container_id);
-      d.message = msg ? msg : "kata-guard: audit: would refuse: out of memory";
-    }
-  if (d.allow)
-    {
-      fd = steal_fd (&pf.from_kata.runtime_fd);
-      if (fd < 0)
-        {
-          /* Never execute a path that was not the checked descriptor. */
-          report_fail (pre, "exec", "report this as a bug in kata-guard",
-                       "the checks passed but no checked runtime descriptor was handed over");
-          d.allow = d.audited = false;
-          free (msg);
-          msg = NULL;
-        }
-    }
-  preflight_release (&pf);
-  /* The start goes ahead only once its VM is recorded. */
-  if (d.allow && capacity_commit (&cap, &err) < 0)
-    {
-      report_fail (pre, "capacity.record", "see the error; kata-guard(8), CAPACITY",
-                   "cannot record this start's VM: %s", err->msg);
-      kg_error_release (&err);
-      d.allow = d.audited = false;
-      free (msg);
-      msg = NULL;
-    }
-  capacity_release (&cap);
-  clock_gettime (CLOCK_REALTIME, &d.when);
-
+  decide (req, pre, ch, options_type, &cfg, &sink, &d, &fd, &audit_msg);
   if (! d.allow)
-    {
-      msg = output_refusal (pre, req->container_id);
-      d.message = msg ? msg : "kata-guard: refusing to start container: out of memory";
-      decision_log (&d, &sink);
-      wrapper_say (ch, d.message);
-      return 1;
-    }
+    return refuse (req, pre, ch, &d, &sink);
 
   argv[0] = req->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim;
   if (req->mode == KG_MODE_SHIM && pre->pod_sandbox)

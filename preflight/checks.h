@@ -207,12 +207,12 @@ void check_egress (struct preflight *pf);  /* egress.c */
 void check_drift (struct preflight *pf);   /* drift.c: against `kata-guard validate` */
 void check_policy (struct preflight *pf);  /* policy-rules.c: per container, needs req->bundle */
 void check_storage (struct preflight *pf); /* storage.c: the engine's snapshotter, the thin pool */
-void check_audit (struct preflight *pf);   /* audit.c: docker.*, `kata-guard check` only */
+void check_docker (struct preflight *pf);  /* docker.c: docker.*, `kata-guard check` only */
 
 /* Whether a containerd runtime type (io.containerd.NAME.vN, whose shim
    containerd-shim-NAME-vN is found as the engines find it, or an absolute
    path) runs kata-guard: io.containerd.kata-guard.v2, or a file that is
-   the running kata-guard (audit.c, which judges daemon.json's runtimeType
+   the running kata-guard (docker.c, which judges daemon.json's runtimeType
    the same way). */
 bool runtime_type_is_guard (const char *runtime_type);
 

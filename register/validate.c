@@ -124,7 +124,7 @@ find_engines (struct found_engines *e)
 /* Write TEXT as the record PATH: root's alone (the directory made 0700
    when missing), atomically. */
 static int
-record_write (const char *path, const char *text, kg_error_t *err)
+posture_write (const char *path, const char *text, kg_error_t *err)
 {
   cleanup_replace struct kg_replace r = { .dirfd = -1 };
   cleanup_free char *dir = strdup (path);
@@ -264,7 +264,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   preflight_release (&pf);
   if (rc == 0 && dry_run)
     fputs (text, stdout);
-  else if (rc == 0 && record_write (cfg.drift.record, text, err) == 0)
+  else if (rc == 0 && posture_write (cfg.drift.record, text, err) == 0)
     printf ("kata-guard: validate: the sandbox's posture is recorded in %s%s\n", cfg.drift.record,
             cfg.drift.lock ? "; [drift] lock: a start refuses while the host differs from it"
                            : " ([drift] lock is off: a difference is a warning)");

@@ -196,7 +196,7 @@ list_add (char **list, const char *name, struct json_object *entry)
 }
 
 void
-check_audit (struct preflight *pf)
+check_docker (struct preflight *pf)
 {
   const char *path = pf->cfg->docker.daemon_json;
   struct report *rep = pf->rep;

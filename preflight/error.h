@@ -8,6 +8,12 @@
  * it).  The message travels up unchanged to where it is shown; callers that
  * add context use kg_error_prefix ().  A set error must be released with
  * kg_error_release () or by declaring the variable `cleanup_error`.
+ *
+ * ERR is never NULL, unless the function's header says "ERR may be NULL":
+ * only best-effort steps whose callers go on whatever happens (forgetting
+ * a record, writing the OCI runtime record) take NULL for "no message".
+ * A function that reads the error a callee set (its errnum, say ENOENT)
+ * reads it from an ERR it owns.
  */
 #ifndef KG_ERROR_H
 #define KG_ERROR_H

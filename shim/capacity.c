@@ -739,8 +739,11 @@ capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const
 }
 
 int
-capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err)
+capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err_out)
 {
+  /* ERR may be NULL (error.h): a best-effort caller that wants no message. */
+  cleanup_error kg_error_t local = NULL;
+  kg_error_t *err = err_out != NULL ? err_out : &local;
   cleanup_close int dir = -1;
   char name[RECORD_NAME_SIZE];
 

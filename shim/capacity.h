@@ -86,7 +86,7 @@ void capacity_release (struct capacity *cap);
 int capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const char *bundle,
                          kg_error_t *err);
 /* Remove the record of container ID (OCI delete, an undone start), when
-   it is that container's. */
+   it is that container's.  ERR may be NULL. */
 int capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err);
 
 #endif

@@ -141,8 +141,11 @@ record_load (int dir, const char *name, enum kg_mode mode, const char *scope, co
 
 int
 record_write (enum kg_mode mode, const char *scope, const char *id, const char *runtime,
-              kg_error_t *err)
+              kg_error_t *err_out)
 {
+  /* ERR may be NULL (error.h): a best-effort caller that wants no message. */
+  cleanup_error kg_error_t local = NULL;
+  kg_error_t *err = err_out != NULL ? err_out : &local;
   cleanup_close int dir = -1;
   cleanup_free char *text = NULL;
   cleanup_free char *had = NULL;
@@ -216,8 +219,11 @@ record_read (enum kg_mode mode, const char *scope, const char *id, kg_error_t *e
 }
 
 int
-record_remove (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err)
+record_remove (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err_out)
 {
+  /* ERR may be NULL (error.h): a best-effort caller that wants no message. */
+  cleanup_error kg_error_t local = NULL;
+  kg_error_t *err = err_out != NULL ? err_out : &local;
   cleanup_close int dir = -1;
   cleanup_free char *runtime = NULL;
   char name[RECORD_NAME_SIZE];

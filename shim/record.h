@@ -22,7 +22,7 @@
 #define RECORD_SUB "runtimes"
 
 /* Remember that RUNTIME (an absolute path) runs container ID of SCOPE
-   (NULL: the runtime's default root). */
+   (NULL: the runtime's default root).  ERR may be NULL. */
 int record_write (enum kg_mode mode, const char *scope, const char *id, const char *runtime,
                   kg_error_t *err);
 
@@ -30,7 +30,8 @@ int record_write (enum kg_mode mode, const char *scope, const char *id, const ch
    record exists but cannot be believed; NULL *ERR: there is none). */
 char *record_read (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err);
 
-/* Forget ID in SCOPE; a missing record is not an error. */
+/* Forget ID in SCOPE; a missing record is not an error.  ERR may be
+   NULL. */
 int record_remove (enum kg_mode mode, const char *scope, const char *id, kg_error_t *err);
 
 /* A record's file name: "oci-" or "shim-" and 64 hex digits, the SHA-256

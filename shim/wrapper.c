@@ -314,11 +314,7 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
      with delete for start. */
   kill_children ();
   remove_socket (answer);
-  {
-    cleanup_error kg_error_t cap_err = NULL;
-
-    capacity_forget (req->mode, ch->scope, req->container_id, &cap_err);
-  }
+  capacity_forget (req->mode, ch->scope, req->container_id, NULL);
   for (int i = 1; argv[i] != NULL; i++)
     if (argv[i + 1] == NULL && strcmp (argv[i], "start") == 0)
       {
@@ -439,17 +435,9 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
      to the shim it started, over containerd's socket.)  Best effort:
      without the record, teardown falls back to the guard config. */
   if (req->mode == KG_MODE_OCI)
-    {
-      cleanup_error kg_error_t rec_err = NULL;
-
-      record_write (req->mode, ch->scope, req->container_id, argv[0], &rec_err);
-    }
+    record_write (req->mode, ch->scope, req->container_id, argv[0], NULL);
   exec_runtime (fd, argv, &err);
-  {
-    cleanup_error kg_error_t cap_err = NULL;
-
-    capacity_forget (req->mode, ch->scope, req->container_id, &cap_err);
-  }
+  capacity_forget (req->mode, ch->scope, req->container_id, NULL);
   msg = output_message ("cannot start container %s: exec: %s",
                         req->container_id ? req->container_id : "(no id)", err->msg);
   wrapper_say (ch, msg ? msg : "kata-guard: cannot start the container: exec failed");
@@ -499,11 +487,8 @@ delete_then_forget (int fd, char **argv, const struct channel *ch, const char *c
       return kg_error (err, errno, "waitpid");
   if (WIFEXITED (status) && WEXITSTATUS (status) == 0)
     {
-      cleanup_error kg_error_t rec_err = NULL;
-
-      record_remove (ch->mode, ch->scope, container_id, &rec_err);
-      kg_error_release (&rec_err);
-      capacity_forget (ch->mode, ch->scope, container_id, &rec_err);
+      record_remove (ch->mode, ch->scope, container_id, NULL);
+      capacity_forget (ch->mode, ch->scope, container_id, NULL);
     }
   if (WIFSIGNALED (status))
     return 128 + WTERMSIG (status);

@@ -28,7 +28,7 @@
 #include <netinet/in.h>
 #include <seccomp.h>
 
-#include "confine.h"
+#include "confine-rules.h"
 #include "util.h"
 
 /* Allowed with any arguments: reading, memory, time, signals of its own,

@@ -38,6 +38,7 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
+#include "confine-rules.h"
 #include "confine.h"
 #include "seccomp-filter.h"
 #include "util.h"

@@ -25,9 +25,4 @@ int confine_enter (int report_fd, volatile uint32_t *refused, kg_error_t *err);
    one whose filter seccomp-gen compiles at build time. */
 #define CONFINE_REPORT_FD 3
 
-/* Add the allowlist for REPORT_FD to CTX (from seccomp_init
-   (SCMP_ACT_TRAP)), foreign architectures killed (confine-rules.c). */
-#include <seccomp.h>
-int confine_rules (scmp_filter_ctx ctx, int report_fd, kg_error_t *err);
-
 #endif

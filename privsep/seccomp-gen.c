@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "confine-rules.h"
 #include "confine.h"
 #include "util.h"
 

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "checker.h"
+#include "confine-rules.h"
 #include "confine.h"
 #include "seccomp-filter.h"
 #include "tap.h"

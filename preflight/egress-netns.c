@@ -22,16 +22,11 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "checks.h"
 #include "daemonjson.h"
 #include "egress.h"
 #include "jscan.h"
-#include "kata.h"
 #include "netns.h"
 #include "policy.h"
-#include "trust.h"
-#include "toml.h"
-#include "util.h"
 
 #include "policy-int.h"
 /* ---- egress.netns ------------------------------------------------------ */

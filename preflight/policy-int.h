@@ -4,29 +4,16 @@
 #ifndef KG_POLICY_INT_H
 #define KG_POLICY_INT_H
 
-#include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <fnmatch.h>
-#include <inttypes.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <seccomp.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "checks.h"
-#include "daemonjson.h"
-#include "egress.h"
-#include "jscan.h"
-#include "kata.h"
-#include "netns.h"
-#include "trust.h"
-#include "toml.h"
+#include "error.h"
 #include "util.h"
 
 /* One finding of a rule: counted (the verdict) and listed (the reason). */

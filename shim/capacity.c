@@ -691,46 +691,74 @@ capacity_release (struct capacity *cap)
   *cap = (struct capacity) CAPACITY_INIT;
 }
 
-int
-capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const char *bundle,
-                     kg_error_t *err)
+/* The record of MODE, SCOPE and ID in DIR under NAME (its SHA-256 name,
+   or with LEGACY the name a guard before the upgrade gave it), into *R
+   (NAME set): 1, or 0 when there is none or it is another container's,
+   or -1 with *ERR. */
+static int
+own_record_read (int dir, bool legacy, enum kg_mode mode, const char *scope, const char *id,
+                 char name[RECORD_NAME_SIZE], struct cap_record *r, kg_error_t *err)
 {
-  cleanup_close int dir = -1;
-  char name[RECORD_NAME_SIZE];
+  char *text = NULL;
+  size_t len;
 
-  dir = rundir_open (CAP_SUB, false, err);
-  if (dir < 0)
+  memset (r, 0, sizeof *r);
+  (legacy ? record_name_legacy : record_name) (mode, scope, id, name);
+  if (rundir_read (dir, CAP_DIR, name, CAP_MAX, &text, &len, err) < 0)
     {
       if ((*err)->errnum != ENOENT)
         return -1;
       kg_error_release (err);
       return 0;
     }
+  if (record_parse (text, len, name, r, err) < 0)
+    {
+      cap_record_release (r);
+      return -1;
+    }
+  if (is_record_of (r, mode, scope, id))
+    return 1;
+  cap_record_release (r);
+  return 0;
+}
+
+/* The records' directory, or -1 with *ERR; -1 without one (*ERR NULL)
+   when there is none yet. */
+static int
+records_open (kg_error_t *err)
+{
+  int dir = rundir_open (CAP_SUB, false, err);
+
+  if (dir < 0 && (*err)->errnum == ENOENT)
+    kg_error_release (err);
+  return dir;
+}
+
+int
+capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const char *bundle,
+                     kg_error_t *err)
+{
+  cleanup_close int dir = records_open (err);
+  char name[RECORD_NAME_SIZE];
+
+  if (dir < 0)
+    return *err != NULL ? -1 : 0;
   for (int legacy = 0; legacy < 2; legacy++)
     {
-      char *text = NULL;
       struct cap_record r;
-      size_t len;
+      int rc = own_record_read (dir, legacy, mode, scope, id, name, &r, err);
       bool same;
 
-      (legacy ? record_name_legacy : record_name) (mode, scope, id, name);
-      if (rundir_read (dir, CAP_DIR, name, CAP_MAX, &text, &len, err) < 0)
+      if (rc <= 0)
         {
-          if ((*err)->errnum != ENOENT)
+          if (rc < 0)
             return -1;
-          kg_error_release (err);
           continue;
-        }
-      if (record_parse (text, len, name, &r, err) < 0)
-        {
-          cap_record_release (&r);
-          return -1;
         }
       /* The bundle the start checked: the same directory now, or, once
          it is gone, the same path. */
-      same = is_record_of (&r, mode, scope, id)
-             && (same_dir (bundle, r.dev, r.ino)
-                 || (strcmp (r.bundle, bundle) == 0 && access (bundle, F_OK) < 0));
+      same = same_dir (bundle, r.dev, r.ino)
+             || (strcmp (r.bundle, bundle) == 0 && access (bundle, F_OK) < 0);
       cap_record_release (&r);
       if (same)
         return 1;
@@ -749,39 +777,21 @@ capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_
 
   if (id == NULL)
     return 0;
-  dir = rundir_open (CAP_SUB, false, err);
-  if (dir < 0)
-    {
-      if ((*err)->errnum != ENOENT)
-        return -1;
-      kg_error_release (err);
-      return 0;
-    }
+  if ((dir = records_open (err)) < 0)
+    return *err != NULL ? -1 : 0;
   /* Under its name, or the name a guard before the upgrade gave it; only
      this container's: another's stays. */
   for (int legacy = 0; legacy < 2; legacy++)
     {
-      char *text = NULL;
       struct cap_record r;
-      size_t len;
-      bool mine;
+      int rc = own_record_read (dir, legacy, mode, scope, id, name, &r, err);
 
-      (legacy ? record_name_legacy : record_name) (mode, scope, id, name);
-      if (rundir_read (dir, CAP_DIR, name, CAP_MAX, &text, &len, err) < 0)
-        {
-          if ((*err)->errnum != ENOENT)
-            return -1;
-          kg_error_release (err);
-          continue;
-        }
-      if (record_parse (text, len, name, &r, err) < 0)
-        {
-          cap_record_release (&r);
-          return -1;
-        }
-      mine = is_record_of (&r, mode, scope, id);
+      if (rc < 0)
+        return -1;
+      if (rc == 0)
+        continue;
       cap_record_release (&r);
-      if (mine && unlinkat (dir, name, 0) < 0 && errno != ENOENT)
+      if (unlinkat (dir, name, 0) < 0 && errno != ENOENT)
         return kg_error (err, errno, "%s/%s", CAP_DIR, name);
     }
   return 0;

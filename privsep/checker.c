@@ -402,22 +402,60 @@ answer_pool (const struct checker_request *rq, const struct guard_config *cfg, i
 
 /* ---- the request kinds ------------------------------------------------ */
 
+/* Whether PATH is /proc/PID/REST as the permits write it (PID in
+   decimal, 1 to INT32_MAX, no leading zero): a path a permit can match. */
+static bool
+proc_path (const char *path, const char *rest)
+{
+  const char *q = path + 6;
+  size_t digits;
+  unsigned long pid;
+
+  if (strncmp (path, "/proc/", 6) != 0 || *q < '1' || *q > '9')
+    return false;
+  digits = strspn (q, "0123456789");
+  if (digits > 10 || q[digits] != '/' || strcmp (q + digits + 1, rest) != 0)
+    return false;
+  pid = strtoul (q, NULL, 10);
+  return pid <= INT32_MAX;
+}
+
 /* How many requests of each kind one start may make (OpenSSH's monitor
    permits each request before its handler, some once): what the child's
-   rules ask, no more.  policy.hooks asks once per hook entry, however
-   many name the same /proc/PID/exe; policy.namespaces once per namespace
-   entry with a path; egress.netns once for the container's network;
-   storage.pool once for containerd's pool. */
+   rules ask, no more.  policy.hooks resolves each hook entry once and
+   asks the parent only for a /proc/PID/exe one (a program path it
+   resolves itself), however many name the same process: once per such
+   entry.  policy.namespaces reads one entry of each kind (net, pid, ipc,
+   uts; a kind listed twice it refuses unasked) and asks only for a
+   /proc/PID/ns/NAME path of it (any other path it stats itself): once
+   per kind such a path names.  egress.netns asks once, for the
+   container's network; storage.pool once, for containerd's pool. */
 static size_t
 budget_exe (const struct checker_names *n)
 {
-  return n->n_hooks;
+  size_t b = 0;
+
+  for (size_t i = 0; i < n->n_hooks; i++)
+    b += proc_path (n->hook_path[i], "exe");
+  return b;
 }
 
 static size_t
 budget_ns (const struct checker_names *n)
 {
-  return n->n_ns;
+  size_t b = 0;
+
+  for (int k = 0; k < KG_NS_COUNT; k++)
+    {
+      char rest[32];
+      bool named_k = false;
+
+      snprintf (rest, sizeof rest, "ns/%s", engine_ns_proc_name (k));
+      for (size_t i = 0; i < n->n_ns && ! named_k; i++)
+        named_k = proc_path (n->ns_path[i], rest);
+      b += named_k;
+    }
+  return b;
 }
 
 static size_t

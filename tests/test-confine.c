@@ -671,7 +671,9 @@ static char asked[4096];
 
 /* The parent's own guard config and this start's bundle: its spec names
    the test's own process by a hook (/proc/PID/exe), by its network and
-   pid namespaces, and one network namespace path. */
+   pid namespaces, and one network namespace path; and a hook by its
+   program's path, which the child resolves itself, and pid 1's pid
+   namespace, a second of that kind. */
 static struct guard_config parent_cfg;
 static struct checker_parent parent;
 static char bundle[] = "/tmp/kg-test-confine.XXXXXX";
@@ -695,9 +697,11 @@ parent_setup (int proxy_port)
     abort ();
   fprintf (f,
            "{\"ociVersion\": \"1.0.2\", \"hooks\": {\"prestart\": [{\"path\": "
-           "\"/proc/%d/exe\"}]}, \"linux\": {\"namespaces\": [{\"type\": \"network\", "
-           "\"path\": \"/proc/%d/ns/net\"}, {\"type\": \"pid\", \"path\": "
-           "\"/proc/%d/ns/pid\"}, {\"type\": \"network\", \"path\": \"" NETNS_NAMED "\"}]}}\n",
+           "\"/proc/%d/exe\"}, {\"path\": \"/usr/libexec/kg-test-hook\"}]}, \"linux\": "
+           "{\"namespaces\": [{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}, "
+           "{\"type\": \"pid\", \"path\": \"/proc/%d/ns/pid\"}, {\"type\": \"pid\", "
+           "\"path\": \"/proc/1/ns/pid\"}, {\"type\": \"network\", \"path\": \"" NETNS_NAMED
+           "\"}]}}\n",
            (int) me, (int) me, (int) me);
   if (fclose (f) != 0)
     abort ();
@@ -876,8 +880,10 @@ ask_probe (int fd)
 }
 
 /* A child within each kind's budget, then past it: the spec names one
-   hook, three namespace paths; one network namespace and one pool a
-   start.  answers[20..]: the parent's errno for each. */
+   hook by /proc/PID/exe (and one by a program path), two namespace kinds
+   by /proc/PID/ns/NAME (one of them twice; and a network namespace by a
+   path); one network namespace and one pool a start.  answers[20..]:
+   the parent's errno for each. */
 static void
 ask_past_budgets (int fd)
 {
@@ -891,7 +897,7 @@ ask_past_budgets (int fd)
   answers[i++] = ask (fd, rq, sizeof rq, 8, NULL);
   answers[i++] = ask (fd, rq, sizeof rq, 8, NULL);
   checker_request_ns (me, 1, rq);
-  for (int k = 0; k < 4; k++)
+  for (int k = 0; k < 3; k++)
     answers[i++] = ask (fd, rq, sizeof rq, 20, NULL);
   checker_request_netns (0, NETNS_NAMED, &probe, nn);
   answers[i++] = ask (fd, nn, sizeof nn, 4 + sizeof (struct netns_facts), NULL);
@@ -1137,17 +1143,16 @@ test_budgets (int slow, int slow_port)
   kg_error_t err = NULL;
   static const char *const what[] = {
     "a hook's /proc/PID/exe, once",
-    "  and again: past the budget of one hook",
-    "a named namespace, 1st of 3",
+    "  and again: past the one /proc/PID/exe hook (the other names a program)",
+    "a named namespace, 1st of 2",
     "  2nd",
-    "  3rd",
-    "  4th: past the three the spec names",
+    "  3rd: past the two kinds /proc/PID/ns/NAME paths name (pid twice)",
     "a named network namespace, once",
     "  and again: egress.netns asks once a start",
     "the pool, once",
     "  and again: storage.pool asks once a start",
   };
-  static const int32_t past[] = { 0, 1, 0, 0, 0, 1, 0, 1, 0, 1 };
+  static const int32_t past[] = { 0, 1, 0, 0, 1, 0, 1, 0, 1 };
 
   sample (&in);
   checker_encode (&in, false, NULL, 0, &msg, &msg_len, &err);

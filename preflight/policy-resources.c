@@ -646,7 +646,7 @@ vm_ceiling (const struct ctx *c, const struct kata_sizing *s, bool stat, const s
   const struct kata_config *k = c->pf->from_kata.config;
   const char *fixed = vm_fixed_why (k, stat);
   cleanup_error kg_error_t err = NULL;
-  int64_t host_mem, host_cpus = get_nprocs_conf (), max_mem, max_vcpus;
+  int64_t host_mem, host_cpus, max_mem, max_vcpus;
 
   *whole_host = false;
   *top = *vm;
@@ -656,6 +656,9 @@ vm_ceiling (const struct ctx *c, const struct kata_sizing *s, bool stat, const s
       snprintf (top->vcpus_why, sizeof top->vcpus_why, "%s", fixed);
       return true;
     }
+  /* Only a VM that grows needs the host's size (get_nprocs_conf reads
+     /sys: not on Firecracker's path). */
+  host_cpus = get_nprocs_conf ();
   if (kg_mem_total_mib (&host_mem, &err) < 0 || host_cpus < 1)
     {
       finding (f, "cannot tell how far the VM can grow: %s",
@@ -681,13 +684,12 @@ vm_ceiling (const struct ctx *c, const struct kata_sizing *s, bool stat, const s
 }
 
 /* The VM that the runtime reading the Kata configuration builds for W,
-   *VM as it boots, *TOP the most it can grow to. */
+   *VM as it boots, *TOP the most it can grow to, from Kata's sizing *S. */
 static bool
-vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm, struct vm_size *top,
-            bool *whole_host, struct findings *f)
+vm_size_of (const struct ctx *c, const struct workload *w, struct kata_sizing *s,
+            struct vm_size *vm, struct vm_size *top, bool *whole_host, struct findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
-  struct kata_sizing s = { 0 };
   bool stat = false;
 
   if (k == NULL || k->hypervisor == NULL)
@@ -695,15 +697,15 @@ vm_size_of (const struct ctx *c, const struct workload *w, struct vm_size *vm, s
       finding (f, "cannot compute the VM size: the Kata configuration did not load");
       return false;
     }
-  if (! kata_sizing_of (c, &s, f) || ! kata_static_sizing (k, &stat, f))
+  if (! kata_sizing_of (c, s, f) || ! kata_static_sizing (k, &stat, f))
     return false;
   if (k->runtime != KATA_RUNTIME_RS)
-    go_vm_size (&s, w, vm);
+    go_vm_size (s, w, vm);
   else if (! stat)
-    rs_hotplug_size (&s, w, vm);
-  else if (! rs_static_size (k->hypervisor, &s, w, vm, f))
+    rs_hotplug_size (s, w, vm);
+  else if (! rs_static_size (k->hypervisor, s, w, vm, f))
     return false;
-  return vm_ceiling (c, &s, stat, vm, top, whole_host, f);
+  return vm_ceiling (c, s, stat, vm, top, whole_host, f);
 }
 
 /* The largest VM allowed, *MAX_MEM MiB and *MAX_VCPUS, and who says so. */
@@ -739,20 +741,13 @@ vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t
    grow to; a pod member adds nothing (its pod's VM is counted at its
    ceiling, which no hot-plug passes). */
 static void
-claim_vm (const struct ctx *c, const struct workload *w, const struct vm_size *top)
+claim_vm (const struct ctx *c, const struct workload *w, const struct kata_sizing *s,
+          const struct vm_size *top)
 {
-  const struct kata_config *k = c->pf->from_kata.config;
   struct vm_claim *v = &c->rep->vm;
-  cleanup_findings struct findings f = { 0 };
   const char *sid = NULL, *uid = NULL;
-  int64_t base;
 
   memset (v, 0, sizeof *v);
-  if (! kata_number (k->hypervisor, "default_memory", false,
-                     k->runtime == KATA_RUNTIME_RS ? POLICY_KATA_RS_DEFAULT_MEMORY_MIB
-                                                   : POLICY_KATA_DEFAULT_MEMORY_MIB,
-                     &base, &f))
-    return;
   if (is_pod_member (c))
     {
       if (! pod_of (c, &sid, &uid) || strlen (sid) > VM_POD_MAX)
@@ -763,7 +758,7 @@ claim_vm (const struct ctx *c, const struct workload *w, const struct vm_size *t
       return;
     }
   v->mem_mib = top->mem;
-  v->base_mib = base < top->mem ? base : top->mem;
+  v->base_mib = s->mem < top->mem ? s->mem : top->mem;
   v->role = w->sandbox ? VM_SANDBOX : VM_SOLO;
 }
 
@@ -802,13 +797,14 @@ check_resources (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   struct workload w = { .sandbox = is_pod_sandbox (c) || is_crio_sandbox (c) };
+  struct kata_sizing ks = { 0 };
   struct vm_size vm = { 0 }, top = { 0 };
   int64_t max_mem, max_vcpus;
   const char *mem_from, *vcpus_from;
   bool sizes = workload_of (c, &w, &f), whole_host = false;
   cleanup_kg_buf struct kg_buf grows = { 0 };
 
-  sizes = vm_size_of (c, &w, &vm, &top, &whole_host, &f) && sizes;
+  sizes = vm_size_of (c, &w, &ks, &vm, &top, &whole_host, &f) && sizes;
   sizes = vm_bounds (c, &max_mem, &mem_from, &max_vcpus, &vcpus_from, &f) && sizes;
   if (sizes && vm.mem > max_mem)
     finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", vm.mem,
@@ -828,7 +824,7 @@ check_resources (const struct ctx *c)
     finding (&f, "the VM can grow to %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", top.vcpus,
              top.vcpus_why, vcpus_from, max_vcpus);
   if (f.n == 0)
-    claim_vm (c, &w, &top);
+    claim_vm (c, &w, &ks, &top);
   if (f.n > 0)
     {
       rule_fail (c,

@@ -338,15 +338,6 @@ netns_gather (unsigned long pid, const char *path, const struct netns_probe *pro
   return netns_gather_within (pid, path, probe, INT64_MAX, out, err);
 }
 
-static int64_t
-mono_ms (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 int
 netns_gather_within (unsigned long pid, const char *path, const struct netns_probe *given,
                      int64_t within_ms, struct netns_facts *out, kg_error_t *err)
@@ -429,11 +420,11 @@ netns_gather_within (unsigned long pid, const char *path, const struct netns_pro
       _exit (kg_write_all (pipefd[1], &f, sizeof f) < 0 ? 1 : 0);
     }
   close (pipefd[1]);
-  end = mono_ms () + wait_ms;
+  end = kg_monotonic_ms () + wait_ms;
   while (got < sizeof *out)
     {
       struct pollfd pfd_wait = { .fd = pipefd[0], .events = POLLIN };
-      int64_t left = end - mono_ms ();
+      int64_t left = end - kg_monotonic_ms ();
       int r = left > 0 ? poll (&pfd_wait, 1, (int) left) : 0;
       ssize_t n;
 

@@ -219,14 +219,13 @@ kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *le
   return kg_read_fd_deadline (fd, name, max, -1, out, len, err);
 }
 
-/* Milliseconds on CLOCK_MONOTONIC since T0 (taken on the same clock). */
-static int64_t
-ms_since (const struct timespec *t0)
+int64_t
+kg_monotonic_ms (void)
 {
-  struct timespec now;
+  struct timespec t;
 
-  clock_gettime (CLOCK_MONOTONIC, &now);
-  return (int64_t) (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
 int
@@ -236,11 +235,11 @@ kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char 
   /* One byte past MAX may be read, so that "exactly MAX" and "more"
      differ; the first read takes up to 4 KiB. */
   cleanup_kg_buf struct kg_buf b = { .max = max + 1 };
-  struct timespec t0;
+  int64_t t0;
 
   if (kg_buf_reserve (&b, max < 4095 ? max + 1 : 4095) < 0)
     return kg_error (err, ENOMEM, "%s: cannot allocate", name);
-  clock_gettime (CLOCK_MONOTONIC, &t0);
+  t0 = kg_monotonic_ms ();
   for (;;)
     {
       ssize_t r;
@@ -248,7 +247,7 @@ kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char 
       if (timeout_ms >= 0)
         {
           struct pollfd p = { fd, POLLIN, 0 };
-          int64_t left = timeout_ms - ms_since (&t0);
+          int64_t left = timeout_ms - (kg_monotonic_ms () - t0);
           int n;
 
           n = left > 0 ? poll (&p, 1, (int) left) : 0;
@@ -413,7 +412,7 @@ kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int 
             char **out, size_t *out_len)
 {
   cleanup_free char *buf = malloc (max + 1);
-  struct timespec start;
+  int64_t start;
   bool timed_out = false;
   size_t len = 0;
   int p[2], status = 0;
@@ -449,7 +448,7 @@ kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int 
       _exit (127);
     }
   close (p[1]);
-  clock_gettime (CLOCK_MONOTONIC, &start);
+  start = kg_monotonic_ms ();
   while (len < max)
     {
       ssize_t n;
@@ -457,7 +456,7 @@ kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int 
       if (timeout_ms >= 0)
         {
           struct pollfd pf = { p[0], POLLIN, 0 };
-          int64_t left = timeout_ms - ms_since (&start);
+          int64_t left = timeout_ms - (kg_monotonic_ms () - start);
           int r;
 
           r = left > 0 ? poll (&pf, 1, (int) left) : 0;

@@ -166,4 +166,7 @@ int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **
 /* MemTotal of /proc/meminfo, in MiB, into *OUT. */
 int kg_mem_total_mib (int64_t *out, kg_error_t *err);
 
+/* Milliseconds on CLOCK_MONOTONIC: deadlines. */
+int64_t kg_monotonic_ms (void);
+
 #endif

@@ -515,8 +515,6 @@ checker_request_parse (const unsigned char *buf, size_t len, struct checker_requ
   return k->parse (arg, buf, len, rq);
 }
 
-static int64_t now_ms (void);
-
 /* Answer one whole request (PARSED: CHECKER_PARSE_OK or _REFUSED) of a
    start whose permitted requests of each kind so far are ASKED[kind],
    with DEADLINE (CLOCK_MONOTONIC ms) ahead.  Refused before its answer
@@ -535,7 +533,7 @@ answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
   } none;
   const struct request_kind *k = &request_kinds[rq->kind];
   const struct checker_names *names = spec_names (parent);
-  int64_t left = deadline - now_ms ();
+  int64_t left = deadline - kg_monotonic_ms ();
   const void *body = &none;
   size_t n = k->reply_size;
   int32_t e;
@@ -599,15 +597,6 @@ checker_runtime_verify (const struct checker_parent *parent, int fd, kg_error_t 
   return 0;
 }
 
-static int64_t
-now_ms (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static const char *
 signame (int sig, char *buf, size_t size)
 {
@@ -638,7 +627,7 @@ reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
         return 0;
       if (r < 0 && errno != EINTR)
         return -1;
-      if (now_ms () >= deadline)
+      if (kg_monotonic_ms () >= deadline)
         {
           *timed_out = true;
           kill (pid, SIGKILL);
@@ -649,7 +638,7 @@ reap (pid_t pid, int64_t deadline, int *status, bool *timed_out)
       if (pidfd >= 0)
         {
           struct pollfd p = { pidfd, POLLIN, 0 };
-          int64_t left = deadline - now_ms ();
+          int64_t left = deadline - kg_monotonic_ms ();
 
           poll (&p, 1, left > 0 ? (int) left : 0);
         }
@@ -747,7 +736,7 @@ read_channel (struct report_channel *ch, int64_t deadline)
   while (! ch->eof && ! ch->too_long && ch->read_error == NULL)
     {
       struct pollfd p = { ch->sock, POLLIN, 0 };
-      int64_t left = deadline - now_ms ();
+      int64_t left = deadline - kg_monotonic_ms ();
       union
       {
         struct cmsghdr h;
@@ -832,7 +821,7 @@ checker_collect (pid_t pid, int sock, int64_t deadline_ms, const volatile uint32
                  struct checker_parent *parent, struct report *rep, int *fd_out, char **cache,
                  size_t *cache_len, kg_error_t *err)
 {
-  const int64_t deadline = now_ms () + deadline_ms;
+  const int64_t deadline = kg_monotonic_ms () + deadline_ms;
   cleanup_report_channel struct report_channel ch = {
     .sock = sock, .passed = -1, .parent = parent, .deadline = deadline
   };

@@ -125,10 +125,10 @@ spec_privileged (const struct ctx *c, struct findings *f)
 void
 check_privileged (const struct ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
   struct json_object *linux_ = NULL, *seccomp = NULL;
+  const char *no_seccomp;
 
-  if (! spec_privileged (c, &f))
+  if (! c->privileged)
     {
       rule_pass (c, "not a privileged container");
       return;
@@ -136,18 +136,17 @@ check_privileged (const struct ctx *c)
   json_object_object_get_ex (c->spec, "linux", &linux_);
   if (linux_ != NULL)
     json_object_object_get_ex (linux_, "seccomp", &seccomp);
-  if (seccomp == NULL)
-    sb_printf (&f.text, "; no seccomp profile");
+  no_seccomp = seccomp == NULL ? "; no seccomp profile" : "";
   if (c->cfg->policy.privileged)
     {
-      rule_pass (c, "privileged container (%s), allowed by [policy] privileged = true",
-                 sb_str (&f.text));
+      rule_pass (c, "privileged container (%s%s), allowed by [policy] privileged = true",
+                 c->privileged_why, no_seccomp);
       return;
     }
   rule_fail (c,
              "run the container without --privileged (add only the capabilities and devices "
              "it needs), or set [policy] privileged = true",
-             "privileged container: %s", sb_str (&f.text));
+             "privileged container: %s%s", c->privileged_why, no_seccomp);
 }
 
 /* ---- policy.namespaces ---------------------------------------------- */
@@ -251,19 +250,14 @@ check_namespaces (const struct ctx *c)
         }
       {
         const char *p = json_object_get_string (path);
-        const struct ns_id *self = &c->ns.self[k], *init = &c->ns.init[k];
-        struct stat st;
-        unsigned long pid = 0;
+        const struct ns_id *self = &c->ns.self[k];
+        const struct ns_seen *known = &c->ns_seen[k];
 
-        const struct ns_seen *seen_k = &c->ns_seen[k];
-
-        st = seen_k->st;
-        pid = seen_k->pid;
-        if (! seen_k->asked || seen_k->err != 0)
+        if (! known->asked || known->err != 0)
           {
             finding (&f, "%s namespace %s cannot be checked: %s%s", ns_types[k], p,
-                     strerror (seen_k->asked ? seen_k->err : EINVAL),
-                     pid ? " (the process it names is gone, or not a container's)" : "");
+                     strerror (known->asked ? known->err : EINVAL),
+                     known->pid ? " (the process it names is gone, or not a container's)" : "");
             n_unreadable++;
             continue;
           }
@@ -273,8 +267,7 @@ check_namespaces (const struct ctx *c)
                      ns_proc[k], strerror (self->error));
             continue;
           }
-        if ((st.st_dev == self->dev && st.st_ino == self->ino)
-            || (init->ok && st.st_dev == init->dev && st.st_ino == init->ino))
+        if (known->host)
           {
             n_host++;
             if (c->cfg->policy.host_namespaces)
@@ -763,29 +756,30 @@ ns_resolve (struct ctx *c)
       struct json_object *entry = ns_entry (list, k), *path;
       struct ns_seen *seen = &c->ns_seen[k];
       const struct ns_id *self = &c->ns.self[k], *init = &c->ns.init[k];
+      struct stat st;
 
       if (entry == NULL || ! json_object_object_get_ex (entry, "path", &path)
           || ! json_object_is_type (path, json_type_string))
         continue;
       seen->asked = true;
-      if (ns_path_stat (c->pf->req, k, json_object_get_string (path), &seen->st, &seen->pid) < 0)
+      if (ns_path_stat (c->pf->req, k, json_object_get_string (path), &st, &seen->pid) < 0)
         {
           seen->err = errno ? errno : EIO;
           continue;
         }
-      if (self->ok && ! (seen->st.st_dev == self->dev && seen->st.st_ino == self->ino)
-          && ! (init->ok && seen->st.st_dev == init->dev && seen->st.st_ino == init->ino))
+      seen->host = (self->ok && st.st_dev == self->dev && st.st_ino == self->ino)
+                   || (init->ok && st.st_dev == init->dev && st.st_ino == init->ino);
+      if (self->ok && ! seen->host)
         c->joined_pid[k] = seen->pid;
     }
 }
 
 void
-facts_resolve (struct ctx *c)
+facts_resolve (struct ctx *c, struct findings *privileged)
 {
-  cleanup_findings struct findings f = { 0 };
-
   who_resolve (c);
-  c->privileged = spec_privileged (c, &f);
+  c->privileged = spec_privileged (c, privileged);
+  c->privileged_why = sb_str (&privileged->text);
   ns_resolve (c);
   c->pod = cri_pod_lookup (c, &c->pod_sid, &c->pod_uid);
 }

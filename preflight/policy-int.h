@@ -94,15 +94,17 @@ struct ctx
   struct json_object *spec;
   struct engine_ns ns;
   /* ---- facts_resolve's, before every rule; no rule changes any ---- */
-  bool privileged; /* the spec is --privileged (spec_privileged) */
+  bool privileged;            /* the spec is --privileged (spec_privileged) */
+  const char *privileged_why; /* its reasons, "" when it is not */
   /* Each namespace kind's one linux.namespaces entry with a path, as
      stat(2) (through the parent's answer) found it: ASKED, then ERR (0
-     or an errno), ST and the process PID its /proc path names. */
+     or an errno), whether it is the host's, and the process PID its
+     /proc path names. */
   struct ns_seen
   {
     bool asked;
     int err;
-    struct stat st;
+    bool host; /* the engine's own (the host's) namespace */
     unsigned long pid;
   } ns_seen[NS_COUNT];
   /* The process whose network / pid / ipc namespace the container joins
@@ -327,7 +329,8 @@ void who_resolve (struct ctx *c);
    who_resolve, then whether the spec is privileged, each namespace path's
    identity and the process it joins, and the CRI pod.  Every rule then
    gets a context it cannot change, so that their order decides nothing. */
-void facts_resolve (struct ctx *c);
+/* PRIVILEGED (the caller's, as long as C lives) holds the reasons. */
+void facts_resolve (struct ctx *c, struct findings *privileged);
 bool spec_privileged (const struct ctx *c, struct findings *f);
 
 #endif

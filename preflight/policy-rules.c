@@ -248,6 +248,7 @@ check_policy (struct preflight *pf)
 {
   struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
   cleanup_mount_dirs struct mount_dirs dirs = { 0 };
+  cleanup_findings struct findings privileged = { 0 };
   cleanup_error kg_error_t err = NULL;
   cleanup_error kg_error_t dirs_err = NULL;
   cleanup_free char *bundle = NULL;
@@ -286,7 +287,7 @@ check_policy (struct preflight *pf)
   mount_dirs_resolve (c.cfg, &dirs, &dirs_err);
   c.dirs = &dirs;
   c.dirs_err = dirs_err;
-  facts_resolve (&c);
+  facts_resolve (&c, &privileged);
   pf->from_policy.engine = c.who.engine;
   for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
     {

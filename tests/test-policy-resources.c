@@ -249,84 +249,78 @@ test_resources_runtimes (void)
    default_maxvcpus, 0 meaning the host's. */
 #define LIMIT_ONLY "\"memory\": {\"limit\": 268435456}"
 
+/* RES and POLICY judged by the Kata configuration TEXT as runtime RT
+   reads it. */
+static void
+kata_row (const char *name, const char *res, const char *policy, const char *text,
+          enum kata_runtime rt, const char *fails, const char *needle)
+{
+  struct kata_config k = { 0 };
+
+  load_kata_as (&k, NULL, text, rt);
+  resources_row (name, res, policy, &k, fails, needle);
+  toml_free (k.doc);
+}
+
 static void
 test_ceiling (void)
 {
-  struct kata_config k = { 0 };
   long cpus = get_nprocs_conf ();
 
-  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 8192\n");
-  resources_row ("Go QEMU: counted at default_maxmemory", NULL, NULL, &k, "",
-                 "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at "
-                 "most 32 (default_vcpus 1 + 1 from quota 100000 / period 100000); it can grow to "
-                 "8192 MiB ([hypervisor.qemu] hot-plugs memory up to default_maxmemory 8192)");
-  toml_free (k.doc);
-  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 20480\n");
-  resources_row ("Go QEMU: default_maxmemory above max_vm_memory_mib", NULL, NULL, &k,
-                 "policy.resources",
-                 "the VM can grow to 20480 MiB ([hypervisor.qemu] hot-plugs memory up to "
-                 "default_maxmemory 20480), more than [policy] max_vm_memory_mib (16384 MiB)");
-  toml_free (k.doc);
-  load_kata (&k, NULL, "[hypervisor.clh]\ndefault_maxmemory = 4000000000\n");
-  resources_row ("Go CLH: default_maxmemory above the host's is the host's", NULL,
-                 "max_vm_memory_mib = 0", &k, "policy.resources",
-                 "the VM can grow to all of this host's memory, ");
-  toml_free (k.doc);
-  load_kata (&k, NULL, "[hypervisor.qemu]\n");
-  resources_row ("Go QEMU: no default_maxmemory is the host's", NULL, "max_vm_memory_mib = 0", &k,
-                 "policy.resources", "default_maxmemory 0, which Kata reads as this host's memory");
-  toml_free (k.doc);
-  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = -1\n");
-  resources_row ("Go QEMU: a negative default_maxmemory", NULL, NULL, &k, "policy.resources",
-                 "default_maxmemory (line 2) is not a usable size");
-  toml_free (k.doc);
+  kata_row ("Go QEMU: counted at default_maxmemory", NULL, NULL,
+            "[hypervisor.qemu]\ndefault_maxmemory = 8192\n", KATA_RUNTIME_GO, "",
+            "2304 MiB (default_memory 2048 + limit 256 MiB) of at most 16384, 2 vCPUs of at "
+            "most 32 (default_vcpus 1 + 1 from quota 100000 / period 100000); it can grow to "
+            "8192 MiB ([hypervisor.qemu] hot-plugs memory up to default_maxmemory 8192)");
+  kata_row ("Go QEMU: default_maxmemory above max_vm_memory_mib", NULL, NULL,
+            "[hypervisor.qemu]\ndefault_maxmemory = 20480\n", KATA_RUNTIME_GO, "policy.resources",
+            "the VM can grow to 20480 MiB ([hypervisor.qemu] hot-plugs memory up to "
+            "default_maxmemory 20480), more than [policy] max_vm_memory_mib (16384 MiB)");
+  kata_row ("Go CLH: default_maxmemory above the host's is the host's", NULL,
+            "max_vm_memory_mib = 0", "[hypervisor.clh]\ndefault_maxmemory = 4000000000\n",
+            KATA_RUNTIME_GO, "policy.resources", "the VM can grow to all of this host's memory, ");
+  kata_row ("Go QEMU: no default_maxmemory is the host's", NULL, "max_vm_memory_mib = 0",
+            "[hypervisor.qemu]\n", KATA_RUNTIME_GO, "policy.resources",
+            "default_maxmemory 0, which Kata reads as this host's memory");
+  kata_row ("Go QEMU: a negative default_maxmemory", NULL, NULL,
+            "[hypervisor.qemu]\ndefault_maxmemory = -1\n", KATA_RUNTIME_GO, "policy.resources",
+            "default_maxmemory (line 2) is not a usable size");
   /* The boot size stays judged first. */
-  load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 4096\n");
-  resources_row ("Go QEMU: a boot size above the bound", "\"memory\": {\"limit\": 21474836480}",
-                 NULL, &k, "policy.resources", "the VM would have 22528 MiB");
-  toml_free (k.doc);
+  kata_row ("Go QEMU: a boot size above the bound", "\"memory\": {\"limit\": 21474836480}", NULL,
+            "[hypervisor.qemu]\ndefault_maxmemory = 4096\n", KATA_RUNTIME_GO, "policy.resources",
+            "the VM would have 22528 MiB");
   /* vCPUs: default_maxvcpus 0 is every CPU of the host. */
   if (cpus > 1)
     {
-      load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 4096\n");
-      resources_row ("Go QEMU: default_maxvcpus 0 is the host's CPUs", LIMIT_ONLY, "max_vcpus = 1",
-                     &k, "policy.resources",
-                     "vCPUs ([hypervisor.qemu] hot-plugs vCPUs up to default_maxvcpus 0, which "
-                     "Kata reads as this host's CPUs), more than [policy] max_vcpus (1)");
-      toml_free (k.doc);
-      load_kata (&k, NULL, "[hypervisor.qemu]\ndefault_maxmemory = 4096\ndefault_maxvcpus = 1\n");
-      resources_row ("Go QEMU: default_maxvcpus 1 bounds it", LIMIT_ONLY, "max_vcpus = 1", &k, "",
-                     "1 vCPUs of at most 1");
-      toml_free (k.doc);
+      kata_row ("Go QEMU: default_maxvcpus 0 is the host's CPUs", LIMIT_ONLY, "max_vcpus = 1",
+                "[hypervisor.qemu]\ndefault_maxmemory = 4096\n", KATA_RUNTIME_GO,
+                "policy.resources",
+                "vCPUs ([hypervisor.qemu] hot-plugs vCPUs up to default_maxvcpus 0, which "
+                "Kata reads as this host's CPUs), more than [policy] max_vcpus (1)");
+      kata_row ("Go QEMU: default_maxvcpus 1 bounds it", LIMIT_ONLY, "max_vcpus = 1",
+                "[hypervisor.qemu]\ndefault_maxmemory = 4096\ndefault_maxvcpus = 1\n",
+                KATA_RUNTIME_GO, "", "1 vCPUs of at most 1");
     }
   else
     {
       printf ("# default_maxvcpus rows left out: this host has one CPU\n");
     }
   /* What never grows: static sizing, Firecracker, the Go StratoVirt. */
-  load_kata (&k, NULL, "[hypervisor.qemu]\n[runtime]\nstatic_sandbox_resource_mgmt = true\n");
-  resources_row ("Go QEMU, static sizing: never resized", NULL, NULL, &k, "",
-                 "(static_sandbox_resource_mgmt: Kata never resizes it)");
-  toml_free (k.doc);
-  load_kata (&k, NULL,
-             "[hypervisor.firecracker]\n[runtime]\nstatic_sandbox_resource_mgmt = false\n");
-  resources_row ("Firecracker without static sizing: never resized", NULL, NULL, &k, "",
-                 "(Firecracker: Kata never resizes it)");
-  toml_free (k.doc);
-  load_kata (&k, NULL, "[hypervisor.stratovirt]\n");
-  resources_row ("Go StratoVirt: never resized", NULL, NULL, &k, "",
-                 "(StratoVirt: the Go runtime never resizes it)");
-  toml_free (k.doc);
-  load_kata_as (&k, NULL, "[hypervisor.stratovirt]\ndefault_maxmemory = 8192\n[runtime]\n",
-                KATA_RUNTIME_RS);
-  resources_row ("runtime-rs StratoVirt: not known never to grow", NULL, NULL, &k, "",
-                 "it can grow to 8192 MiB");
-  toml_free (k.doc);
+  kata_row ("Go QEMU, static sizing: never resized", NULL, NULL,
+            "[hypervisor.qemu]\n[runtime]\nstatic_sandbox_resource_mgmt = true\n", KATA_RUNTIME_GO,
+            "", "(static_sandbox_resource_mgmt: Kata never resizes it)");
+  kata_row ("Firecracker without static sizing: never resized", NULL, NULL,
+            "[hypervisor.firecracker]\n[runtime]\nstatic_sandbox_resource_mgmt = false\n",
+            KATA_RUNTIME_GO, "", "(Firecracker: Kata never resizes it)");
+  kata_row ("Go StratoVirt: never resized", NULL, NULL, "[hypervisor.stratovirt]\n",
+            KATA_RUNTIME_GO, "", "(StratoVirt: the Go runtime never resizes it)");
+  kata_row ("runtime-rs StratoVirt: not known never to grow", NULL, NULL,
+            "[hypervisor.stratovirt]\ndefault_maxmemory = 8192\n[runtime]\n", KATA_RUNTIME_RS, "",
+            "it can grow to 8192 MiB");
   /* The Go shim boots default_memory under 256 MiB at 2048. */
-  load_kata (&k, NULL, "[hypervisor.firecracker]\ndefault_memory = 128\n");
-  resources_row ("Go: default_memory 128 boots 2048", NULL, NULL, &k, "",
-                 "2304 MiB (default_memory under 256: Kata's 2048 + limit 256 MiB)");
-  toml_free (k.doc);
+  kata_row ("Go: default_memory 128 boots 2048", NULL, NULL,
+            "[hypervisor.firecracker]\ndefault_memory = 128\n", KATA_RUNTIME_GO, "",
+            "2304 MiB (default_memory under 256: Kata's 2048 + limit 256 MiB)");
 }
 
 /* The sizing annotations Kata applies (issue 35): default_memory,

@@ -22,9 +22,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "assets.h"
 #include "checks.h"
 #include "conf.h"
 #include "error.h"
+#include "request.h"
 #include "result.h"
 
 static long long

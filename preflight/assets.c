@@ -30,7 +30,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "assets.h"
 #include "checks.h"
+#include "kata.h"
 #include "lazylib.h"
 #include "rundir.h"
 #include "sha256.h"

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "kata.h"
 #include "toml.h"
 #include "util.h"
 

@@ -36,6 +36,8 @@
 
 #include "checks.h"
 #include "daemonjson.h"
+#include "docker.h"
+#include "request.h"
 #include "util.h"
 
 #define GUARD_RUNTIME_TYPE "io.containerd.kata-guard.v2"

@@ -23,7 +23,9 @@
 
 #include <json-c/json.h>
 
+#include "checks.h"
 #include "drift.h"
+#include "kata.h"
 #include "policy.h"
 #include "sha256.h"
 #include "toml.h"

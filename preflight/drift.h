@@ -13,8 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "checks.h"
 #include "error.h"
+
+struct preflight;
 
 /* The record's "format": a record of another format refuses. */
 #define DRIFT_FORMAT "kata-guard posture 1"

@@ -24,6 +24,7 @@
 
 #include "checks.h"
 #include "kata.h"
+#include "request.h"
 #include "toml.h"
 #include "trust.h"
 #include "util.h"

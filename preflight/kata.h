@@ -7,8 +7,27 @@
 #ifndef KG_KATA_H
 #define KG_KATA_H
 
-#include "checks.h"
+#include "conf.h"
 #include "toml.h"
+
+/* Which of Kata's two runtimes reads the configuration: the Go shim
+   (src/runtime) or the Rust one (src/runtime-rs), whose search order,
+   precedence, drop-in merging, annotations and VM sizing differ. */
+enum kata_runtime
+{
+  KATA_RUNTIME_GO,
+  KATA_RUNTIME_RS,
+};
+
+/* The Kata configuration as Kata itself would load it (kata.c), shared
+   with the families that need its values (assets, policy, storage). */
+struct kata_config
+{
+  struct toml_value *doc;              /* the merged document */
+  const char *hypervisor_name;         /* NAME of the one [hypervisor.NAME] */
+  const struct toml_value *hypervisor; /* that table */
+  enum kata_runtime runtime;           /* the runtime that reads it (kata.c) */
+};
 
 /* Where each runtime keeps a sandbox's state, by its id alone (Go:
    persist/fs RunStoragePath, runtime-rs: kata-types KATA_PATH). */

@@ -21,6 +21,7 @@
 #include <sys/sysmacros.h>
 
 #include "daemonjson.h"
+#include "kata.h"
 #include "toml.h"
 
 #include "policy-int.h"

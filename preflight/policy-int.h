@@ -14,6 +14,7 @@
 
 #include "checks.h"
 #include "error.h"
+#include "request.h"
 #include "util.h"
 
 /* One finding of a rule: counted (the verdict) and listed (the reason). */

@@ -26,7 +26,10 @@
 
 #include "checks.h"
 #include "daemonjson.h"
+#include "docker.h"
+#include "kata.h"
 #include "lazylib.h"
+#include "request.h"
 #include "storage.h"
 #include "toml.h"
 #include "util.h"

@@ -30,13 +30,16 @@
 #include <unistd.h>
 #include <seccomp.h>
 
+#include "assets.h"
 #include "checker.h"
+#include "checks.h"
 #include "codec.h"
 #include "conf.h"
 #include "confine.h"
 #include "egress.h"
 #include "netns.h"
 #include "policy.h"
+#include "request.h"
 #include "storage.h"
 #include "trust.h"
 #include "util.h"

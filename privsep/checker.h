@@ -30,10 +30,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "checks.h"
 #include "codec.h"
 #include "error.h"
+#include "mode.h"
 #include "result.h"
+
+struct preflight;
 
 #define CHECKER_MAX_REQUESTS 256 /* before the report */
 

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks.h"
 #include "codec.h"
 #include "util.h"
 

@@ -17,9 +17,11 @@
 #include <unistd.h>
 
 #include "checker.h"
+#include "checks.h"
 #include "drift.h"
 #include "install.h"
 #include "replace.h"
+#include "request.h"
 #include "trust.h"
 #include "util.h"
 #include "validate.h"

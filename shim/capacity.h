@@ -38,9 +38,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "checks.h"
 #include "conf.h"
 #include "error.h"
+#include "mode.h"
 #include "record.h"
 #include "result.h"
 

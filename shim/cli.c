@@ -19,6 +19,7 @@
 #include "facts.h"
 #include "kata.h"
 #include "output.h"
+#include "request.h"
 #include "util.h"
 
 void

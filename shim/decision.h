@@ -11,7 +11,6 @@
 #include <stdbool.h>
 #include <time.h>
 
-#include "checks.h"
 #include "error.h"
 #include "output.h"
 #include "result.h"

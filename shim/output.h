@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "checks.h"
 #include "facts.h"
+#include "mode.h"
 #include "result.h"
 
 /* `kata-guard check`: one line per check, verdict first; colour only when

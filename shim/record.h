@@ -16,8 +16,11 @@
 #ifndef KG_RECORD_H
 #define KG_RECORD_H
 
-#include "checks.h"
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "error.h"
+#include "mode.h"
 
 #define RECORD_SUB "runtimes"
 

@@ -27,6 +27,7 @@
 
 #include "capacity.h"
 #include "checker.h"
+#include "checks.h"
 #include "conf.h"
 #include "decision.h"
 #include "exec.h"

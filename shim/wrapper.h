@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "checks.h"
+#include "request.h"
 #include "result.h"
 
 /* ---- the modes (main.c dispatches) ---- */

@@ -26,8 +26,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checks.h"
+#include "assets.h"
 #include "check-helpers.h"
+#include "checks.h"
+#include "kata.h"
+#include "request.h"
 #include "sha256.h"
 #include "tap.h"
 #include "toml.h"

@@ -28,6 +28,8 @@
 #include "conf.h"
 #include "egress.h"
 #include "fuzz/fuzz-checker.h"
+#include "kata.h"
+#include "request.h"
 #include "tap.h"
 #include "test-files.h"
 #include "util.h"

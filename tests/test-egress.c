@@ -10,9 +10,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "checks.h"
 #include "check-helpers.h"
+#include "checks.h"
 #include "egress.h"
+#include "request.h"
 #include "tap.h"
 #include "util.h"
 

@@ -22,8 +22,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checks.h"
 #include "check-helpers.h"
+#include "checks.h"
+#include "kata.h"
+#include "request.h"
 #include "tap.h"
 #include "test-files.h"
 #include "toml.h"

@@ -9,8 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checks.h"
 #include "check-helpers.h"
+#include "checks.h"
+#include "request.h"
 #include "tap.h"
 #include "util.h"
 

@@ -28,7 +28,9 @@
 
 #include "checks.h"
 #include "conf.h"
+#include "kata.h"
 #include "policy.h"
+#include "request.h"
 #include <json-c/json_c_version.h>
 
 #include "tap.h"

@@ -15,6 +15,8 @@
 #include "check-helpers.h"
 #include "checks.h"
 #include "conf.h"
+#include "kata.h"
+#include "request.h"
 #include "storage.h"
 #include "tap.h"
 #include "test-files.h"

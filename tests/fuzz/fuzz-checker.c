@@ -26,10 +26,10 @@
 #include <string.h>
 
 #include "checker.h"
-#include "checks.h"
 #include "codec.h"
 #include "fuzz-checker.h"
 #include "fuzz.h"
+#include "request.h"
 
 /* ---- the report -------------------------------------------------------- */
 

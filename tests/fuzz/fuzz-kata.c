@@ -14,6 +14,8 @@
 #include "conf.h"
 #include "fuzz-files.h"
 #include "fuzz.h"
+#include "kata.h"
+#include "request.h"
 #include "result.h"
 #include "toml.h"
 

@@ -30,6 +30,7 @@
 #include "fuzz-files.h"
 #include "kata.h"
 #include "policy.h"
+#include "request.h"
 #include "result.h"
 #include "toml.h"
 

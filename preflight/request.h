@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the entry point learned from argv, the environment and stdin, and
+ * the four ways the confined checker reaches what takes privilege (its
+ * parent answers them over the privsep channel: privsep/checker.c).  The
+ * families that read the container's facts include this; the shim's and
+ * register's units that only name a mode include mode.h.
+ */
+#ifndef KG_REQUEST_H
+#define KG_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "mode.h"
+
+/* A namespace's identity as stat(2) of /proc/PID/ns/NAME shows it. */
+struct ns_id
+{
+  bool ok;
+  int error; /* errno when not ok */
+  dev_t dev;
+  ino_t ino;
+};
+
+/* The namespaces [policy] host_namespaces governs (network, pid, ipc, uts, in
+   that order), as the engine has them (/proc/self/ns) and as the host has
+   them (/proc/1/ns).  Reading pid 1's takes privilege the confined checker
+   has given up, so the parent gathers them before the fork. */
+#define KG_NS_COUNT 4
+struct engine_ns
+{
+  struct ns_id self[KG_NS_COUNT];
+  struct ns_id init[KG_NS_COUNT];
+  /* The engine's capability bounding set (the guard's own, inherited
+     from the engine, before the checker drops it: /proc/self/status
+     CapBnd), what a privileged container gets; CAPBND_OK false when it
+     could not be read. */
+  bool capbnd_ok;
+  uint64_t capbnd;
+};
+void engine_ns_gather (struct engine_ns *e); /* policy.c */
+/* The /proc/PID/ns name of namespace K (0 .. KG_NS_COUNT-1: net, pid,
+   ipc, uts), or NULL. */
+const char *engine_ns_proc_name (int k); /* policy.c */
+
+/* What the entry point learned from argv, the environment and stdin. */
+struct netns_probe;
+struct netns_facts;
+
+struct request
+{
+  enum kg_mode mode;
+  const char *container_id; /* NULL for `check` */
+  const char *ns;           /* containerd namespace, or NULL */
+  const char *bundle;       /* bundle directory, or NULL */
+  const char *kata_config;  /* Kata config chosen by the engine (stdin options), or NULL */
+  const char *pid_file;     /* OCI create's --pid-file, absolute, or NULL */
+  /* Gathered by the privileged parent before the checker forks; NULL:
+     policy reads them itself (unconfined callers, the unit tests). */
+  const struct engine_ns *engine_ns;
+  /* readlink of /proc/PID/exe (an OCI hook's program, as Docker writes
+     it) into BUF; returns the length, or -1 with errno.  Reading another
+     process's exe takes privilege, so the confined checker asks its
+     parent; NULL: readlink in place. */
+  ssize_t (*proc_exe) (unsigned long pid, char *buf, size_t size);
+  /* stat(2) of /proc/PID/ns/<engine_ns_proc_name (K)> into *ST; 0, or -1
+     with errno.  A process's namespaces can be opened only by one whose
+     capabilities cover its own (ptrace access mode): the confined
+     checker asks its parent; NULL: stat in place. */
+  int (*ns_stat) (unsigned long pid, int k, struct stat *st);
+  /* netns_gather (netns.h) of process PID's network namespace (PATH
+     NULL) or of PATH: entering it takes privilege, so the confined
+     checker asks its parent; NULL: netns_gather in place.  0, or -1 with
+     errno. */
+  int (*netns_facts) (unsigned long pid, const char *path, const struct netns_probe *probe,
+                      struct netns_facts *out);
+  /* storage_pool_status_read (storage.h) of the thin pool that the guard
+     config's [storage] containerd_config names, into BUF: device-mapper
+     answers only CAP_SYS_ADMIN, so the confined checker asks its parent,
+     which reads the pool's name itself; NULL: read in place. */
+  int (*pool_status) (char *buf, size_t size, kg_error_t *err);
+};
+
+#endif

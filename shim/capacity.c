@@ -120,7 +120,7 @@ identity (const char *s, dev_t *dev, ino_t *ino, int64_t *add)
 /* Parse TEXT, LEN bytes (taken over, released with R even on failure),
    into R. */
 static int
-record_parse (char *text, size_t len, const char *name, struct cap_record *r, kg_error_t *err)
+cap_record_parse (char *text, size_t len, const char *name, struct cap_record *r, kg_error_t *err)
 {
   char *p = text, *l;
   int64_t n;
@@ -157,7 +157,7 @@ record_parse (char *text, size_t len, const char *name, struct cap_record *r, kg
 
 /* R as a record's text, into *TEXT and *LEN. */
 static int
-record_format (const struct cap_record *r, char **text, size_t *len, kg_error_t *err)
+cap_record_format (const struct cap_record *r, char **text, size_t *len, kg_error_t *err)
 {
   cleanup_kg_buf struct kg_buf sb = { 0 };
 
@@ -290,7 +290,7 @@ shim_alive (const char *bundle)
 
 /* R's VM is alive (capacity.h). */
 static bool
-record_alive (const struct cap_record *r, int64_t now, int64_t btime)
+cap_record_alive (const struct cap_record *r, int64_t now, int64_t btime)
 {
   if (! same_dir (r->bundle, r->dev, r->ino))
     return false;
@@ -359,7 +359,7 @@ struct tally
 
 /* Whether R is the record of MODE, SCOPE and ID. */
 static bool
-is_record_of (const struct cap_record *r, enum kg_mode mode, const char *scope, const char *id)
+cap_record_is_of (const struct cap_record *r, enum kg_mode mode, const char *scope, const char *id)
 {
   return record_identity_is (r->mode, r->scope, r->id, mode, scope, id);
 }
@@ -409,13 +409,13 @@ tally (int dir, bool prune, const struct capacity_start *s, const char *own, con
             kg_error_release (err);
           continue;
         }
-      if (record_parse (text, len, e->d_name, &r, err) < 0)
+      if (cap_record_parse (text, len, e->d_name, &r, err) < 0)
         {
           cap_record_release (&r);
           rc = -1;
           continue;
         }
-      if (s != NULL && is_record_of (&r, s->mode, s->scope, s->id))
+      if (s != NULL && cap_record_is_of (&r, s->mode, s->scope, s->id))
         {
           /* This start's own, replaced (under its name) or, under a name
              of before the upgrade, removed. */
@@ -433,7 +433,7 @@ tally (int dir, bool prune, const struct capacity_start *s, const char *own, con
           cap_record_release (&r);
           continue;
         }
-      if (! record_alive (&r, now, btime))
+      if (! cap_record_alive (&r, now, btime))
         {
           if (prune)
             unlinkat (dir, e->d_name, 0);
@@ -442,7 +442,7 @@ tally (int dir, bool prune, const struct capacity_start *s, const char *own, con
         }
       t->total += committed (&r);
       t->vms++;
-      if (pod != NULL && ! t->have_pod && is_record_of (&r, s->mode, s->scope, pod))
+      if (pod != NULL && ! t->have_pod && cap_record_is_of (&r, s->mode, s->scope, pod))
         {
           t->pod = r;
           t->have_pod = true;
@@ -509,8 +509,8 @@ show (const struct tally *t, int64_t max, const char *why, struct report *rep)
 /* This start's own record (a VM of its own, or a pod's sandbox), into
    CAP. */
 static int
-own_record (const struct capacity_start *s, const struct stat *bst, const struct vm_claim *vm,
-            struct capacity *cap, kg_error_t *err)
+cap_own (const struct capacity_start *s, const struct stat *bst, const struct vm_claim *vm,
+         struct capacity *cap, kg_error_t *err)
 {
   struct cap_record r = { 0 };
 
@@ -528,7 +528,7 @@ own_record (const struct capacity_start *s, const struct stat *bst, const struct
   r.when = time (NULL);
   r.mem = vm->mem_mib;
   r.base = vm->base_mib;
-  if (record_format (&r, &cap->text, &cap->len, err) < 0)
+  if (cap_record_format (&r, &cap->text, &cap->len, err) < 0)
     return -1;
   record_name (s->mode, s->scope, s->id, cap->name);
   return 0;
@@ -647,7 +647,7 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
      member (one that plugs nothing in changes nothing), or its own. */
   if (start && vm->role == VM_MEMBER && vm->add_mib > 0)
     {
-      if (record_format (&t.pod, &cap->text, &cap->len, &err) < 0)
+      if (cap_record_format (&t.pod, &cap->text, &cap->len, &err) < 0)
         {
           cap_record_release (&t.pod);
           goto fail;
@@ -655,7 +655,7 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
       snprintf (cap->name, sizeof cap->name, "%s", t.pod.name);
     }
   cap_record_release (&t.pod);
-  if (start && vm->role != VM_MEMBER && own_record (s, &bst, vm, cap, &err) < 0)
+  if (start && vm->role != VM_MEMBER && cap_own (s, &bst, vm, cap, &err) < 0)
     goto fail;
   snprintf (sum, sizeof sum, "%" PRId64 " MiB", t.total + share);
   report_pass (rep, "policy.capacity",
@@ -696,8 +696,8 @@ capacity_release (struct capacity *cap)
    (NAME set): 1, or 0 when there is none or it is another container's,
    or -1 with *ERR. */
 static int
-own_record_read (int dir, bool legacy, enum kg_mode mode, const char *scope, const char *id,
-                 char name[RECORD_NAME_SIZE], struct cap_record *r, kg_error_t *err)
+cap_own_read (int dir, bool legacy, enum kg_mode mode, const char *scope, const char *id,
+              char name[RECORD_NAME_SIZE], struct cap_record *r, kg_error_t *err)
 {
   char *text = NULL;
   size_t len;
@@ -711,12 +711,12 @@ own_record_read (int dir, bool legacy, enum kg_mode mode, const char *scope, con
       kg_error_release (err);
       return 0;
     }
-  if (record_parse (text, len, name, r, err) < 0)
+  if (cap_record_parse (text, len, name, r, err) < 0)
     {
       cap_record_release (r);
       return -1;
     }
-  if (is_record_of (r, mode, scope, id))
+  if (cap_record_is_of (r, mode, scope, id))
     return 1;
   cap_record_release (r);
   return 0;
@@ -725,7 +725,7 @@ own_record_read (int dir, bool legacy, enum kg_mode mode, const char *scope, con
 /* The records' directory, or -1 with *ERR; -1 without one (*ERR NULL)
    when there is none yet. */
 static int
-records_open (kg_error_t *err)
+cap_records_open (kg_error_t *err)
 {
   int dir = rundir_open (CAP_SUB, false, err);
 
@@ -738,7 +738,7 @@ int
 capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const char *bundle,
                      kg_error_t *err)
 {
-  cleanup_close int dir = records_open (err);
+  cleanup_close int dir = cap_records_open (err);
   char name[RECORD_NAME_SIZE];
 
   if (dir < 0)
@@ -746,7 +746,7 @@ capacity_started_in (enum kg_mode mode, const char *scope, const char *id, const
   for (int legacy = 0; legacy < 2; legacy++)
     {
       struct cap_record r;
-      int rc = own_record_read (dir, legacy, mode, scope, id, name, &r, err);
+      int rc = cap_own_read (dir, legacy, mode, scope, id, name, &r, err);
       bool same;
 
       if (rc <= 0)
@@ -777,14 +777,14 @@ capacity_forget (enum kg_mode mode, const char *scope, const char *id, kg_error_
 
   if (id == NULL)
     return 0;
-  if ((dir = records_open (err)) < 0)
+  if ((dir = cap_records_open (err)) < 0)
     return *err != NULL ? -1 : 0;
   /* Under its name, or the name a guard before the upgrade gave it; only
      this container's: another's stays. */
   for (int legacy = 0; legacy < 2; legacy++)
     {
       struct cap_record r;
-      int rc = own_record_read (dir, legacy, mode, scope, id, name, &r, err);
+      int rc = cap_own_read (dir, legacy, mode, scope, id, name, &r, err);
 
       if (rc < 0)
         return -1;

@@ -12,7 +12,6 @@
 
 #include "conf.h"
 #include "engine.h"
-#include "error.h"
 #include "result.h"
 
 struct kata_config;

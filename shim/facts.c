@@ -12,7 +12,6 @@
 #include "daemonjson.h"
 #include "drift.h"
 #include "facts.h"
-#include "trust.h"
 #include "util.h"
 
 static const char *const verdict_names[FACTS_N_VERDICTS] = {

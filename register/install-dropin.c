@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,6 @@
 #include "install-int.h"
 #include "kata.h"
 #include "replace.h"
-#include "trust.h"
 #include "util.h"
 
 /* The engine a drop-in is for, in what install and uninstall say. */

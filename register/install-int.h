@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What the units of `kata-guard install` share (install.c: the command
-   line, the running binary, the engines' versions; install-docker.c;
-   install-dropin.c: containerd and CRI-O).  Private to register/. */
+/* What the units of `kata-guard install` share: install.c (the command
+   line) calls install-docker.c and install-dropin.c (containerd and
+   CRI-O), which call install-common.c (the running binary, the engines'
+   versions) below them.  Private to register/. */
 #ifndef KG_INSTALL_INT_H
 #define KG_INSTALL_INT_H
 

@@ -126,7 +126,7 @@ docker_network_mode (const struct ctx *c, char *out, size_t size, kg_error_t *er
    tcfilter redirect bypasses the namespace's own L3 rules, so addresses
    and routes are what counts, not iptables). */
 void
-check_network (const struct ctx *c)
+check_egress_netns (const struct ctx *c)
 {
   const struct guard_config *cfg = c->cfg;
   cleanup_kg_buf struct kg_buf why = { 0 };

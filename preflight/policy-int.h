@@ -271,6 +271,45 @@ struct vm_size
   char mem_why[256], vcpus_why[256];
 };
 
+/* REACH says what a spec that a rule refuses would reach, and so whether
+   [policy] mode = "audit" may let it through (policy_rule_in_vm): only
+   what stays inside the container's own VM (the limit on its memory
+   inside the guest, its capabilities and seccomp filter there, its
+   masks and mount namespace in the guest kernel).  What reaches the
+   host (its devices, files, namespaces, hooks that run there, Kata's own
+   configuration), another container or its VM, the egress or the count
+   of the host's memory is enforced in audit mode too. */
+enum rule_reach
+{
+  REACH_HOST, /* the host, another container, the egress or the count */
+  REACH_VM,   /* only the container's own VM */
+};
+
+/* The rules, in the order they report (policy-rules.c runs them):
+   privileged first, so that a --privileged refusal leads with that.  A
+   row is NAME (the rule is check_NAME, of a const struct ctx, in the unit
+   of its topic), its id and its reach.  Adding a rule takes two places:
+   its function and its row here.  Each reports only under its own id
+   (c->rule), and each is skipped when policy.spec fails. */
+#define POLICY_RULES(X)                                                                            \
+  X (privileged, "policy.privileged", REACH_HOST)                                                  \
+  X (namespaces, "policy.namespaces", REACH_HOST)                                                  \
+  X (identity, "policy.identity", REACH_HOST)                                                      \
+  X (mounts, "policy.mounts", REACH_HOST)                                                          \
+  X (capabilities, "policy.capabilities", REACH_VM)                                                \
+  X (devices, "policy.devices", REACH_HOST)                                                        \
+  X (hooks, "policy.hooks", REACH_HOST)                                                            \
+  X (annotations, "policy.annotations", REACH_HOST)                                                \
+  X (seccomp, "policy.seccomp", REACH_VM)                                                          \
+  X (memory_limit, "policy.memory_limit", REACH_VM)                                                \
+  X (resources, "policy.resources", REACH_HOST)                                                    \
+  X (confinement, "policy.confinement", REACH_VM)                                                  \
+  X (egress_netns, "egress.netns", REACH_HOST)
+
+#define POLICY_RULE_DECLARE(name, rule_id, rule_reach) void check_##name (const struct ctx *c);
+POLICY_RULES (POLICY_RULE_DECLARE)
+#undef POLICY_RULE_DECLARE
+
 /* ---- what one unit defines and another calls ---- */
 
 extern const char *const ns_proc[];
@@ -281,18 +320,6 @@ const char *annotation (const struct ctx *c, const char *name);
 const char *below (const char *p, const char *root);
 bool cap_parse (const char *name, cap_value_t *v);
 void cap_upper (cap_value_t v, char *out, size_t size);
-void check_annotations (const struct ctx *c);
-void check_capabilities (const struct ctx *c);
-void check_devices (const struct ctx *c);
-void check_hooks (const struct ctx *c);
-void check_identity (const struct ctx *c);
-void check_mounts (const struct ctx *c);
-void check_namespaces (const struct ctx *c);
-void check_network (const struct ctx *c);
-void check_privileged (const struct ctx *c);
-void check_resources (const struct ctx *c);
-void check_memory_limit (const struct ctx *c);
-void check_seccomp (const struct ctx *c);
 bool cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
 const char *denied (const char *p, const struct mount_dirs *d, const char **entry);
 bool device_rule_allows_all (struct json_object *rule);

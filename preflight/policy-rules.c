@@ -78,7 +78,7 @@ sysctl_namespaced (const char *key)
    the guest's own files (the agent's), and behind a runtime that is not a
    VM, the host's.  docker run --privileged switches them all off: allowed
    with [policy] privileged = true. */
-static void
+void
 check_confinement (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
@@ -195,43 +195,16 @@ check_confinement (const struct ctx *c)
 
 /* ---- the family ----------------------------------------------------- */
 
-/* The rules, in the order they report: privileged first, so that a
-   --privileged refusal leads with that.  Each reports only under its own
-   id (c->rule), and each is skipped when policy.spec fails.
-
-   REACH says what a spec that a rule refuses would reach, and so whether
-   [policy] mode = "audit" may let it through (policy_rule_in_vm): only
-   what stays inside the container's own VM (the limit on its memory
-   inside the guest, its capabilities and seccomp filter there, its
-   masks and mount namespace in the guest kernel).  What reaches the
-   host (its devices, files, namespaces, hooks that run there, Kata's own
-   configuration), another container or its VM, the egress or the count
-   of the host's memory is enforced in audit mode too. */
-enum rule_reach
-{
-  REACH_HOST, /* the host, another container, the egress or the count */
-  REACH_VM,   /* only the container's own VM */
-};
-
+/* The rules' table (policy-int.h's POLICY_RULES, in its order). */
 static const struct policy_rule
 {
   const char *id;
   void (*check) (const struct ctx *c);
   enum rule_reach reach;
 } rules[] = {
-  { "policy.privileged", check_privileged, REACH_HOST },
-  { "policy.namespaces", check_namespaces, REACH_HOST },
-  { "policy.identity", check_identity, REACH_HOST },
-  { "policy.mounts", check_mounts, REACH_HOST },
-  { "policy.capabilities", check_capabilities, REACH_VM },
-  { "policy.devices", check_devices, REACH_HOST },
-  { "policy.hooks", check_hooks, REACH_HOST },
-  { "policy.annotations", check_annotations, REACH_HOST },
-  { "policy.seccomp", check_seccomp, REACH_VM },
-  { "policy.memory_limit", check_memory_limit, REACH_VM },
-  { "policy.resources", check_resources, REACH_HOST },
-  { "policy.confinement", check_confinement, REACH_VM },
-  { "egress.netns", check_network, REACH_HOST },
+#define POLICY_RULE_ROW(name, rule_id, rule_reach) { rule_id, check_##name, rule_reach },
+  POLICY_RULES (POLICY_RULE_ROW)
+#undef POLICY_RULE_ROW
 };
 
 bool

@@ -14,9 +14,13 @@ set -eu
 
 die() { echo "guard.sh: refusing: $*" >&2; exit 1; }
 
-# kvm: a character device we can read and write.
-test -c /dev/kvm || die "/dev/kvm is not a character device"
-test -r /dev/kvm && test -w /dev/kvm || die "/dev/kvm is not read-write"
+# kvm: a character device we can read and write (KG_SH_KVM=stand-in: a
+# host without /dev/kvm, where bench/run measures the guard's stand-in
+# build, which passes a missing /dev/kvm: so does this).
+if [ "${KG_SH_KVM:-}" = stand-in ] && [ ! -e /dev/kvm ]; then :; else
+  test -c /dev/kvm || die "/dev/kvm is not a character device"
+  test -r /dev/kvm && test -w /dev/kvm || die "/dev/kvm is not read-write"
+fi
 
 # Root-owned and not group/world-writable.
 trusted() {

@@ -204,7 +204,7 @@ item_json (const struct item *it)
 }
 
 int
-drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **out, kg_error_t *err)
+posture_text (struct preflight *pf, const struct drift_meta *meta, char **out, kg_error_t *err)
 {
   cleanup_items struct items l = { 0 };
   struct json_object *root = NULL, *files = NULL;
@@ -271,7 +271,7 @@ oom:
 
 /* ---- reading it back ------------------------------------------------ */
 
-struct record
+struct posture
 {
   struct json_object *doc;
   const char *validated, *proxy;
@@ -279,13 +279,13 @@ struct record
 };
 
 static void
-record_release (struct record *r)
+posture_release (struct posture *r)
 {
   json_object_put (r->doc);
   r->doc = NULL;
   items_release (&r->files);
 }
-#define cleanup_record __attribute__ ((cleanup (record_release)))
+#define cleanup_posture __attribute__ ((cleanup (posture_release)))
 
 static const char *
 jstr (struct json_object *o, const char *key)
@@ -310,7 +310,7 @@ jint (struct json_object *o, const char *key, int64_t *out)
 
 /* One recorded file into IT; false when a field is missing. */
 static bool
-record_item (struct json_object *o, struct items *l, kg_error_t *err)
+posture_item (struct json_object *o, struct items *l, kg_error_t *err)
 {
   const char *what = jstr (o, "what"), *path = jstr (o, "path"), *hex = jstr (o, "sha256");
   int64_t size, dev, ino, ms, mns, cs, cns;
@@ -341,7 +341,7 @@ record_item (struct json_object *o, struct items *l, kg_error_t *err)
    writable by no one else, of this format and this version of the guard.
    -1 with *ERR saying what is wrong with it (ENOENT: there is none). */
 static int
-drift_record_load (const char *path, struct record *r, kg_error_t *err)
+posture_load (const char *path, struct posture *r, kg_error_t *err)
 {
   cleanup_free char *buf = NULL;
   cleanup_close int fd = -1;
@@ -386,17 +386,17 @@ drift_record_load (const char *path, struct record *r, kg_error_t *err)
       || ! json_object_is_type (files, json_type_array) || json_object_array_length (files) == 0)
     return kg_error (err, 0, "%s is corrupt: a field is missing", path);
   for (size_t i = 0; i < json_object_array_length (files); i++)
-    if (! record_item (json_object_array_get_idx (files, i), &r->files, err))
+    if (! posture_item (json_object_array_get_idx (files, i), &r->files, err))
       return *err ? -1 : kg_error (err, 0, "%s is corrupt: file %zu lacks a field", path, i);
   return 0;
 }
 
 int
-drift_record_epoch (const char *path, int64_t *epoch, kg_error_t *err)
+posture_epoch (const char *path, int64_t *epoch, kg_error_t *err)
 {
-  cleanup_record struct record r = { 0 };
+  cleanup_posture struct posture r = { 0 };
 
-  if (drift_record_load (path, &r, err) < 0)
+  if (posture_load (path, &r, err) < 0)
     return -1;
   if (! jint (r.doc, "epoch", epoch) || *epoch < 0)
     return kg_error (err, 0, "%s is corrupt: no epoch", path);
@@ -454,13 +454,13 @@ check_drift (struct preflight *pf)
 {
   const struct guard_config *cfg = pf->cfg;
   cleanup_error kg_error_t err = NULL;
-  cleanup_record struct record r = { 0 };
+  cleanup_posture struct posture r = { 0 };
   cleanup_items struct items now = { 0 };
   cleanup_kg_buf struct kg_buf f = { 0 };
   size_t n = 0, touched = 0;
   const char *remedy = "test the sandbox, then kata-guard validate";
 
-  if (drift_record_load (cfg->drift.record, &r, &err) < 0)
+  if (posture_load (cfg->drift.record, &r, &err) < 0)
     {
       if (err->errnum == ENOENT && ! cfg->drift.lock)
         report_skip (pf->rep, "drift.posture", "no posture record (%s); [drift] lock is off",

@@ -46,12 +46,11 @@ struct drift_meta
    text into *OUT.  PF has run the kata family (its configuration and the
    files it read in PF's report).  -1 with *ERR when a file of it cannot
    be read. */
-int drift_record_text (struct preflight *pf, const struct drift_meta *meta, char **out,
-                       kg_error_t *err);
+int posture_text (struct preflight *pf, const struct drift_meta *meta, char **out, kg_error_t *err);
 
 /* The epoch of the record at PATH, when it is one drift.posture accepts
    (a trusted path, root's alone, no link, strict JSON of this format and
    version): 0, or -1 with *ERR. */
-int drift_record_epoch (const char *path, int64_t *epoch, kg_error_t *err);
+int posture_epoch (const char *path, int64_t *epoch, kg_error_t *err);
 
 #endif

@@ -262,7 +262,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   meta = (struct drift_meta){ note, proxy_denied (&rep), eng.v, eng.n, shim_version, oci_version };
   preflight_init (&pf, &req, &cfg, &krep);
   check_kata (&pf);
-  rc = drift_record_text (&pf, &meta, &text, err);
+  rc = posture_text (&pf, &meta, &text, err);
   preflight_release (&pf);
   if (rc == 0 && dry_run)
     fputs (text, stdout);

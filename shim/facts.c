@@ -34,7 +34,7 @@ facts_read_posture (struct facts *f, const char *path)
 
   /* The record as drift.posture reads it: what the labels say was
      validated is what a locked start accepts. */
-  if (drift_record_epoch (path, &epoch, &err) < 0)
+  if (posture_epoch (path, &epoch, &err) < 0)
     return false;
   f->validated = true;
   f->validated_epoch = (long long) epoch;

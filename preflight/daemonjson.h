@@ -34,16 +34,9 @@ struct json_object;
 #define DAEMONJSON_MAX_SIZE (1024 * 1024)
 #define DAEMONJSON_MAX_DEPTH 64
 
-/* The strict grammar check of any JSON text the guard reads (daemon.json
-   and config.json): RFC 8259 exactly, strict UTF-8, at most
-   DAEMONJSON_MAX_DEPTH levels, and no key twice in one object (json-c
-   keeps the last of two, Go's decoders merge both into one struct).
-   Errors name NAME, the line and the column. */
-int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
-
 /* The strict reader of a JSON document the guard decides by: strict
    UTF-8 (JSON is UTF-8, and json-c 0.18 refuses four-byte forms), json-c
-   in strict mode at most MAX_DEPTH deep, json_strict_scan (the keys json-c
+   in strict mode at most MAX_DEPTH deep, json_strict_scan (jsonscan.h: the keys json-c
    keeps one of), CHECK (NULL: none) on the document, and nothing after it
    but whitespace.  The document, or NULL with *ERR naming NAME and the
    byte. */

@@ -24,7 +24,7 @@
 
 #include "daemonjson.h"
 #include "egress.h"
-#include "jscan.h"
+#include "jsonscan.h"
 #include "netns.h"
 #include "policy.h"
 

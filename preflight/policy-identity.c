@@ -23,7 +23,7 @@
 #include <sys/sysmacros.h>
 
 #include "daemonjson.h"
-#include "jscan.h"
+#include "jsonscan.h"
 #include "policy.h"
 
 #include "policy-int.h"

@@ -22,7 +22,7 @@
 
 #include "capacity.h"
 #include "goflag.h"
-#include "jscan.h"
+#include "jsonscan.h"
 #include "kata.h"
 #include "options.h"
 #include "output.h"

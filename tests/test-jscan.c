@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "jscan.h"
+#include "jsonscan.h"
 #include "tap.h"
 #include "util.h"
 
@@ -71,6 +71,14 @@ static const struct
   { "a lone minus", "{\"a\": -}", "!a bad number" },
   { "a bad exponent", "{\"a\": 1e}", "!a bad number" },
   { "a bad literal", "{\"a\": tru}", "!a bad literal" },
+  /* The one grammar (jsonscan.c) checks what it skips as the strict
+     check under json-c does (jscan.c let these three through). */
+  { "a lone surrogate elsewhere", "{\"x\": \"\\ud800\", \"NetworkMode\": \"none\"}",
+    "!a lone surrogate" },
+  { "invalid UTF-8 elsewhere", "{\"x\": \"\xed\xa0\x80\", \"NetworkMode\": \"none\"}",
+    "!not UTF-8" },
+  { "an integer past 64 bits", "{\"x\": 18446744073709551616, \"NetworkMode\": \"none\"}",
+    "!a bad number" },
   { "not an object", "[\"NetworkMode\", \"none\"]", "!is not a JSON object" },
   { "nothing", "", "!is not a JSON object" },
 };
@@ -132,6 +140,31 @@ main (void)
   is_int (jscan_top_string (path, "NetworkMode", got, sizeof got, &err), 1,
           "a 20 MB file: the key at its end is found");
   is_str (got, "container:abc", "a 20 MB file: its value");
+  /* A character of two, three and four bytes across each boundary of
+     the 64 KiB reads: one character, not invalid UTF-8. */
+  {
+    static const char *const chars[] = { "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80" };
+
+    for (size_t c = 0; c < ARRAY_SIZE (chars); c++)
+      for (size_t cut = 1; cut < strlen (chars[c]); cut++)
+        {
+          size_t lead = 65536 - cut - 7; /* {"x": " is 7 bytes */
+
+          f = fopen (path, "w");
+          if (f == NULL)
+            abort ();
+          fputs ("{\"x\": \"", f);
+          for (size_t i = 0; i < lead; i++)
+            fputc ('a', f);
+          fprintf (f, "%s\", \"NetworkMode\": \"none\"}", chars[c]);
+          if (fclose (f) != 0)
+            abort ();
+          is_int (jscan_top_string (path, "NetworkMode", got, sizeof got, &err), 1,
+                  "a %zu-byte character cut after %zu bytes by a read: read whole",
+                  strlen (chars[c]), cut);
+          kg_error_release (&err);
+        }
+  }
   unlink (path);
   is_int (jscan_top_string (path, "NetworkMode", got, sizeof got, &err), -1,
           "a missing file: an error");

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "jscan.h"
+#include "jsonscan.h"
 #include "util.h"
 
 int

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one JSON grammar the guard reads by: a streaming scanner over a
+ * buffer or a file read in pieces, RFC 8259 exactly (strict UTF-8, no lone
+ * surrogate, integers json-c keeps exactly, a bounded depth), which hands
+ * each key and value to its caller as an event and builds no tree.  Its
+ * two uses:
+ *
+ *  - json_strict_scan: the grammar check under json-c for daemon.json and
+ *    config.json (daemonjson.h), which also refuses a key twice in one
+ *    object (json-c keeps the last, Go's decoders merge both), with errors
+ *    "NAME:LINE:COL: what";
+ *  - jscan_top_string: one top-level string of an engine's file whose
+ *    size the container's own flags decide (Docker's hostconfig.json
+ *    holds one entry per published port: 7.5 MB for
+ *    `-p 1-65535:1-65535 -p 1-65535:1-65535/udp`), read whole through a
+ *    fixed buffer: memory does not grow with the document.
+ */
+#ifndef KG_JSONSCAN_H
+#define KG_JSONSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+
+/* Beyond this a file is refused all the same (it is 4 GiB of ports). */
+#define JSCAN_MAX ((size_t) 1 << 32)
+
+/* ---- the scanner ---- */
+
+enum json_event_kind
+{
+  JSON_EV_KEY,     /* an object's key (text: decoded) */
+  JSON_EV_STRING,  /* a string value (text: decoded) */
+  JSON_EV_NUMBER,  /* a number */
+  JSON_EV_LITERAL, /* true, false or null (literal: its first letter) */
+  JSON_EV_OBJECT,  /* an object begins */
+  JSON_EV_ARRAY,   /* an array begins */
+};
+
+struct json_event
+{
+  enum json_event_kind kind;
+  unsigned depth;   /* of the object or array that holds it; 0: the document itself */
+  const char *text; /* KEY, STRING: decoded, NUL-terminated, at most decode_max bytes */
+  size_t len;
+  bool escaped;   /* KEY, STRING: written with an escape */
+  bool truncated; /* KEY, STRING: longer than decode_max (text holds its start) */
+  char literal;   /* LITERAL: 't', 'f' or 'n' */
+};
+
+/* Why a scan stopped (jsonscan.c's messages say it in words; a caller may
+   say it in its own). */
+enum json_scan_code
+{
+  JSON_OK,
+  JSON_E_READ,         /* read(2) failed */
+  JSON_E_SIZE,         /* past JSCAN_MAX */
+  JSON_E_UNTERMINATED, /* a string does not end */
+  JSON_E_CONTROL,      /* a raw control byte in a string */
+  JSON_E_ESCAPE,       /* an unknown escape */
+  JSON_E_HEX,          /* \u without four hex digits */
+  JSON_E_SURROGATE,    /* a lone surrogate */
+  JSON_E_KEY_NUL,      /* a key holding \u0000 (with keep_keys) */
+  JSON_E_UTF8,         /* invalid UTF-8 */
+  JSON_E_NUMBER,       /* a malformed number */
+  JSON_E_RANGE,        /* an integer outside the 64-bit range */
+  JSON_E_KEY,          /* an object key is not a string */
+  JSON_E_COLON,        /* no ':' after a key */
+  JSON_E_COMMA,        /* no ',' or closing bracket after a member */
+  JSON_E_LITERAL,      /* a misspelt true, false or null */
+  JSON_E_VALUE,        /* no value where one must be */
+  JSON_E_DEPTH,        /* nested deeper than max_depth */
+  JSON_E_DUPLICATE,    /* a key twice in one object (with keep_keys) */
+  JSON_E_TRAILING,     /* data after the document */
+  JSON_E_CALLER,       /* the event callback refused (its why) */
+};
+
+struct json_scanner
+{
+  /* Set by the caller. */
+  unsigned max_depth; /* objects and arrays nested deeper are refused */
+  size_t decode_max;  /* keys and strings are decoded up to this many bytes */
+  bool keep_keys;     /* refuse a key twice in one object (every key decoded whole) */
+  /* Each key and value, in document order; NULL: none.  Returns 0, or -1
+     with *WHY (static text) to stop the scan. */
+  int (*on_event) (void *arg, const struct json_event *ev, const char **why);
+  void *arg;
+
+  /* Set by the scan. */
+  enum json_scan_code code;
+  unsigned line, col; /* where it stopped (1-based) */
+  int errnum;         /* JSON_E_READ */
+  char what[192];     /* the reason, in words ("unknown escape \\q") */
+};
+
+/* Scan the one JSON document of DATA[0..LEN) (FD < 0), or of the file FD
+   read through a buffer of its own (DATA NULL), with nothing after it but
+   white space.  0, or -1 with S->code, S->line, S->col and S->what. */
+int json_scan (struct json_scanner *s, int fd, const char *data, size_t len);
+
+/* ---- its uses ---- */
+
+/* The strict grammar check of any JSON text the guard decides by
+   (daemon.json and config.json): depth at most DAEMONJSON_MAX_DEPTH, no
+   key twice in one object.  Errors "NAME:LINE:COL: what". */
+int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
+
+/* The value of the top-level KEY of the JSON object in PATH (opened
+   O_NOFOLLOW), when it is a string, into OUT (NUL-terminated).  The
+   whole document must be well-formed JSON with nothing after it; KEY
+   must appear once, and no top-level key may be written with escapes
+   (one could spell KEY); the value must fit OUT and hold no escape.
+   Returns 1 with OUT set, 0 when the object has no KEY (or KEY is null),
+   -1 with *ERR otherwise (a missing file is -1 with errnum ENOENT). */
+int jscan_top_string (const char *path, const char *key, char *out, size_t size, kg_error_t *err);
+
+/* The same over a buffer (the unit tests and the fuzz target). */
+int jscan_top_string_mem (const char *buf, size_t len, const char *key, char *out, size_t size,
+                          kg_error_t *err);
+
+#endif

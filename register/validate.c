@@ -34,7 +34,7 @@ static const char *const engine_names[] = { "containerd", "dockerd", "crio", "po
 void
 validate_usage (FILE *out)
 {
-  fputs ("Usage: kata-guard validate [--config FILE] [--note TEXT] [--dry-run]\n"
+  fputs ("Usage: kata-guard validate [--config FILE] [--note TEXT] [--dry-run] [-q]\n"
          "\n"
          "Runs every check; when all pass, records the sandbox's posture (the runtime, the\n"
          "Kata configuration and drop-ins, the hypervisor, jailer and boot assets, the guard\n"
@@ -43,6 +43,7 @@ validate_usage (FILE *out)
          "\n"
          "  --note TEXT   kept in the record (who tested what)\n"
          "  --dry-run     print the record; write nothing\n"
+         "  -q, --quiet   print nothing; the exit status tells (as check -q)\n"
          "\n"
          "Exit status: 0 recorded, 1 a check failed (nothing recorded), 2 usage or the\n"
          "record could not be written.\n",
@@ -185,11 +186,9 @@ int
 cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_t *err)
 {
   static const struct option longopts[] = {
-    { "config", required_argument, NULL, 'c' },
-    { "note", required_argument, NULL, 'n' },
-    { "dry-run", no_argument, NULL, 'N' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { "config", required_argument, NULL, 'c' }, { "note", required_argument, NULL, 'n' },
+    { "dry-run", no_argument, NULL, 'N' },      { "quiet", no_argument, NULL, 'q' },
+    { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
   };
   const char *config_path = guard_config_default_path (), *note = NULL;
   cleanup_error kg_error_t cerr = NULL;
@@ -202,13 +201,13 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   cleanup_guard_config struct guard_config cfg = { 0 };
   struct preflight pf;
   struct drift_meta meta;
-  bool dry_run = false;
+  bool dry_run = false, quiet = false;
   size_t nfail;
   int c, rc;
 
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+c:h", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+c:qh", longopts, NULL)) != -1)
     switch (c)
       {
       case 'c':
@@ -219,6 +218,9 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
         break;
       case 'N':
         dry_run = true;
+        break;
+      case 'q':
+        quiet = true;
         break;
       case 'h':
         validate_usage (stdout);
@@ -239,13 +241,15 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
     report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
   preflight_release (&pf);
-  print (stdout, &rep);
+  if (! quiet)
+    print (stdout, &rep);
   nfail = failures (&rep);
   if (nfail > 0)
     {
-      printf ("kata-guard: validate: %zu check%s failed: the sandbox is not validated, nothing "
-              "recorded\n",
-              nfail, nfail == 1 ? "" : "s");
+      if (! quiet)
+        printf ("kata-guard: validate: %zu check%s failed: the sandbox is not validated, nothing "
+                "recorded\n",
+                nfail, nfail == 1 ? "" : "s");
       return KG_EXIT_FAIL;
     }
 
@@ -267,9 +271,13 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   if (rc == 0 && dry_run)
     fputs (text, stdout);
   else if (rc == 0 && posture_write (cfg.drift.record, text, err) == 0)
-    printf ("kata-guard: validate: the sandbox's posture is recorded in %s%s\n", cfg.drift.record,
-            cfg.drift.lock ? "; [drift] lock: a start refuses while the host differs from it"
-                           : " ([drift] lock is off: a difference is a warning)");
+    {
+      if (! quiet)
+        printf ("kata-guard: validate: the sandbox's posture is recorded in %s%s\n",
+                cfg.drift.record,
+                cfg.drift.lock ? "; [drift] lock: a start refuses while the host differs from it"
+                               : " ([drift] lock is off: a difference is a warning)");
+    }
   else
     rc = -1;
   if (fflush (stdout) != 0)

@@ -28,8 +28,9 @@ cli_usage (FILE *out)
   fputs (
       "Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json]\n"
       "                        [--nfd FILE] [-q]\n"
-      "       kata-guard install [--docker|--containerd] [options]  (kata-guard install --help)\n"
-      "       kata-guard uninstall [--docker|--containerd] [options]\n"
+      "       kata-guard install [--docker|--containerd|--crio] [options]  (kata-guard install --help)\n"
+      "       kata-guard uninstall [--docker|--containerd|--crio] [options]\n"
+      "       kata-guard validate [--config FILE] [--note TEXT] [--dry-run] [-q]  (validate --help)\n"
       "       kata-guard version\n"
       "       kata-guard help\n"
       "\n"

@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 
 #include "checks.h"
+#include "kvm.h"
 #include "util.h"
 
 #define KVM_MAJOR 10
@@ -26,6 +27,83 @@
 static const char remedy_module[]
     = "load the KVM module (modprobe kvm_intel or modprobe kvm_amd), enable virtualisation "
       "in the firmware, or nested virtualisation when this host is itself a VM";
+
+/* Whether WORD is one of the words of the first "flags" line of CPUINFO. */
+static bool
+cpu_flag (const char *cpuinfo, const char *word)
+{
+  const char *line = cpuinfo;
+  size_t n = strlen (word);
+
+  while (line != NULL && *line != '\0')
+    {
+      const char *end = strchr (line, '\n');
+      size_t len = end ? (size_t) (end - line) : strlen (line);
+
+      if (len > 5 && strncmp (line, "flags", 5) == 0 && (line[5] == '\t' || line[5] == ' '))
+        {
+          const char *colon = memchr (line, ':', len);
+
+          for (const char *p = colon ? colon + 1 : line + len; p < line + len;)
+            {
+              size_t w;
+
+              while (p < line + len && *p == ' ')
+                p++;
+              w = strcspn (p, " \n");
+              if (p + w > line + len)
+                w = (size_t) (line + len - p);
+              if (w == n && memcmp (p, word, n) == 0)
+                return true;
+              p += w;
+            }
+          return false;
+        }
+      line = end ? end + 1 : NULL;
+    }
+  return false;
+}
+
+const char *
+kvm_remedy (const char *cpuinfo)
+{
+  if (cpuinfo == NULL)
+    return remedy_module;
+  if (cpu_flag (cpuinfo, "vmx"))
+    return "load the KVM module (modprobe kvm_intel); if it refuses, enable VT-x in the "
+           "firmware";
+  if (cpu_flag (cpuinfo, "svm"))
+    return "load the KVM module (modprobe kvm_amd); if it refuses, enable AMD-V (SVM) in the "
+           "firmware";
+  return "this host cannot run VMs: its CPU offers no hardware virtualisation (no vmx or svm "
+         "flag in /proc/cpuinfo), as in a VM without nested virtualisation or with "
+         "virtualisation off in the firmware; no module can change that: run the guarded "
+         "runtime on a host or instance type that offers it";
+}
+
+/* kvm_remedy for this host (the first 64 KiB of /proc/cpuinfo hold the
+   first processor's flags). */
+static const char *
+host_remedy (char *buf, size_t size)
+{
+  cleanup_close int fd = open ("/proc/cpuinfo", O_RDONLY | O_CLOEXEC);
+  size_t len = 0;
+
+  if (fd < 0)
+    return kvm_remedy (NULL);
+  while (len + 1 < size)
+    {
+      ssize_t n = read (fd, buf + len, size - 1 - len);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      len += (size_t) n;
+    }
+  buf[len] = '\0';
+  return kvm_remedy (len > 0 ? buf : NULL);
+}
 
 static void
 skip_rest (struct report *rep, const char *from, const char *why)
@@ -60,8 +138,11 @@ check_kvm (struct preflight *pf)
   if (pfd < 0 || fstat (pfd, &st) < 0)
     {
       int e = errno;
+      static char cpuinfo[1 << 16];
 
-      report_fail (rep, "kvm.device", remedy_module, "%s: %s", dev, strerror (e));
+      report_fail (rep, "kvm.device",
+                   e == ENOENT ? host_remedy (cpuinfo, sizeof cpuinfo) : remedy_module, "%s: %s",
+                   dev, strerror (e));
       skip_rest (rep, "kvm.device", "kvm.device failed");
       return;
     }

@@ -11,6 +11,7 @@
 
 #include "check-helpers.h"
 #include "checks.h"
+#include "kvm.h"
 #include "request.h"
 #include "tap.h"
 #include "util.h"
@@ -120,5 +121,27 @@ main (void)
 
   unlink (file);
   rmdir (dir);
+  /* The remedy by the CPU's flags (issue 39: a guest without nested
+     virtualisation was told to modprobe kvm_intel). */
+  {
+    static const struct
+    {
+      const char *what, *cpuinfo, *want;
+    } rows[] = {
+      { "Intel", "processor\t: 0\nflags\t\t: fpu vme vmx sse\n", "modprobe kvm_intel" },
+      { "AMD", "processor\t: 0\nflags\t\t: fpu svm sse\n", "modprobe kvm_amd" },
+      { "a guest without nested virtualisation", "processor\t: 0\nflags\t\t: fpu sse hypervisor\n",
+        "this host cannot run VMs" },
+      { "a flag only like vmx", "flags\t\t: vmxx svm_lock\n", "this host cannot run VMs" },
+      { "vmx in another line only", "model name\t: vmx svm\nflags\t\t: fpu\n",
+        "this host cannot run VMs" },
+      { "the flags last, no newline", "flags\t\t: fpu vmx", "modprobe kvm_intel" },
+      { "no /proc/cpuinfo", NULL, "modprobe kvm_intel or modprobe kvm_amd" },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+      has_str (kvm_remedy (rows[i].cpuinfo), rows[i].want, "kvm remedy, %s: '%s'", rows[i].what,
+               rows[i].want);
+  }
   return tap_done ();
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "output.h"
+#include "policy.h"
 #include "util.h"
 
 static const char *
@@ -222,28 +223,72 @@ sbuf_put (struct kg_buf *b, const char *s, size_t max)
 #define REFUSAL_REMEDY_MAX 240
 #define REFUSAL_OTHER_MAX 96
 #define REFUSAL_MORE_ROOM 48 /* "; N more failed" */
+#define AUDIT_ONLY " (audit only)"
+#define ALSO_FAILED "; also failed: "
+
+/* Whether result C is one audit mode lets through (AUDIT: [policy]
+   mode = "audit"): a rule whose refusal stays inside the container's VM. */
+static bool
+audit_only (const struct check_result *c, bool audit)
+{
+  return audit && policy_rule_in_vm (c->id);
+}
+
+/* The failures of R in the order the refusal names them: the enforced
+   ones first, then those audit mode alone would have let through. */
+static size_t
+refusal_order (const struct report *r, bool audit, const struct check_result **out)
+{
+  size_t n = 0;
+
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < r->n; i++)
+      if (r->results[i].verdict == VERDICT_FAIL
+          && audit_only (&r->results[i], audit) == (pass == 1))
+        out[n++] = &r->results[i];
+  return n;
+}
+
+/* Room the ids of FAILED[FROM..N) take in the closing list. */
+static size_t
+ids_room (const struct check_result *const *failed, size_t from, size_t n, bool audit)
+{
+  size_t room = from < n ? strlen (ALSO_FAILED) : 0;
+
+  for (size_t i = from; i < n; i++)
+    room += strnlen (failed[i]->id, REFUSAL_ID_MAX) + 2
+            + (audit_only (failed[i], audit) ? strlen (AUDIT_ONLY) : 0);
+  return room;
+}
+
+static void
+put_id (struct kg_buf *b, const struct check_result *c, bool audit)
+{
+  sbuf_put (b, c->id, REFUSAL_ID_MAX);
+  if (audit_only (c, audit))
+    sbuf_put (b, AUDIT_ONLY, SIZE_MAX);
+}
 
 char *
-output_refusal (const struct report *r, const char *container_id)
+output_refusal (const struct report *r, const char *container_id, bool audit)
 {
   struct kg_buf b;
-  const struct check_result *first = NULL;
-  size_t others = 0, shown = 0;
+  cleanup_free const struct check_result **failed = NULL;
+  size_t n, shown = 1, reserve;
 
   if (! sbuf_init (&b, KG_REFUSAL_MAX + 1))
     return NULL;
   sbuf_put (&b, "kata-guard: refusing to start container ", SIZE_MAX);
   sbuf_put (&b, container_id && *container_id ? container_id : "(no id)", REFUSAL_ID_MAX);
   sbuf_put (&b, ": ", SIZE_MAX);
-  for (size_t i = 0; i < r->n; i++)
-    if (r->results[i].verdict == VERDICT_FAIL)
-      {
-        if (first == NULL)
-          first = &r->results[i];
-        else
-          others++;
-      }
-  if (first == NULL)
+  failed = calloc (r->n + 1, sizeof *failed);
+  if (failed == NULL)
+    {
+      kg_buf_release (&b);
+      return NULL;
+    }
+  n = refusal_order (r, audit, failed);
+  if (n == 0)
     {
       /* report_overall () fails an empty or incomplete report: say so. */
       sbuf_put (&b,
@@ -252,37 +297,56 @@ output_refusal (const struct report *r, const char *container_id)
                 SIZE_MAX);
       return b.s;
     }
-  sbuf_put (&b, first->id, REFUSAL_ID_MAX);
+  /* Every failed id is named: the room their list takes is kept before
+     any reason is written (when even that cannot fit, they are
+     counted). */
+  reserve = ids_room (failed, 1, n, audit);
+  if (reserve + 256 > sbuf_room (&b))
+    reserve = REFUSAL_MORE_ROOM;
+  put_id (&b, failed[0], audit);
   sbuf_put (&b, ": ", SIZE_MAX);
-  sbuf_put (&b, first->reason, REFUSAL_FIRST_MAX);
-  if (first->remedy != NULL && sbuf_room (&b) > 200)
+  {
+    size_t room = sbuf_room (&b) > reserve + 64 ? sbuf_room (&b) - reserve - 64 : 16;
+
+    sbuf_put (&b, failed[0]->reason, room < REFUSAL_FIRST_MAX ? room : REFUSAL_FIRST_MAX);
+  }
+  if (failed[0]->remedy != NULL && sbuf_room (&b) > reserve + 200)
     {
       sbuf_put (&b, " (remedy: ", SIZE_MAX);
-      sbuf_put (&b, first->remedy, REFUSAL_REMEDY_MAX);
+      sbuf_put (&b, failed[0]->remedy, REFUSAL_REMEDY_MAX);
       sbuf_put (&b, ")", SIZE_MAX);
     }
-  for (size_t i = 0; i < r->n && others > 0; i++)
+  /* The others with their reasons while they fit beside the list of the
+     rest. */
+  for (; shown < n; shown++)
     {
-      const struct check_result *c = &r->results[i];
-      size_t room;
+      const struct check_result *c = failed[shown];
+      size_t rest = ids_room (failed, shown + 1, n, audit), need, room;
 
-      if (c->verdict != VERDICT_FAIL || c == first)
-        continue;
-      /* Keep room for the count of what did not fit. */
-      if (sbuf_room (&b) < strlen (c->id) + 4 + 24 + REFUSAL_MORE_ROOM)
+      need = 2 + strnlen (c->id, REFUSAL_ID_MAX) + strlen (AUDIT_ONLY) + 2 + 24;
+      if (sbuf_room (&b) < need + rest)
         break;
       sbuf_put (&b, "; ", SIZE_MAX);
-      sbuf_put (&b, c->id, REFUSAL_ID_MAX);
+      put_id (&b, c, audit);
       sbuf_put (&b, ": ", SIZE_MAX);
-      room = sbuf_room (&b) - REFUSAL_MORE_ROOM;
+      room = sbuf_room (&b) - rest;
       sbuf_put (&b, c->reason, room < REFUSAL_OTHER_MAX ? room : REFUSAL_OTHER_MAX);
-      shown++;
     }
-  if (shown < others)
+  if (shown < n && ids_room (failed, shown, n, audit) <= sbuf_room (&b))
+    {
+      sbuf_put (&b, ALSO_FAILED, SIZE_MAX);
+      for (size_t i = shown; i < n; i++)
+        {
+          if (i > shown)
+            sbuf_put (&b, ", ", SIZE_MAX);
+          put_id (&b, failed[i], audit);
+        }
+    }
+  else if (shown < n)
     {
       char more[REFUSAL_MORE_ROOM];
 
-      snprintf (more, sizeof more, "; %zu more failed", others - shown);
+      snprintf (more, sizeof more, "; %zu more failed", n - shown);
       sbuf_put (&b, more, SIZE_MAX);
     }
   if (r->oom)

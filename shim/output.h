@@ -47,10 +47,13 @@ bool output_want_color (FILE *f);
 
 /* The refusal, one line without a newline, at most KG_REFUSAL_MAX bytes:
    "kata-guard: refusing to start container ID: CHECK: REASON (remedy: ...)"
-   then "; CHECK: REASON" for every further failure, shortened, and
-   "; N more" when they do not fit.  Control characters become '?'.
-   Returns a malloc'd string, or NULL when memory ran out. */
-char *output_refusal (const struct report *r, const char *container_id);
+   then "; CHECK: REASON" for further failures, shortened, while they fit,
+   and "; also failed: CHECK, CHECK": every failed id is named.  The
+   enforced failures come first; under AUDIT ([policy] mode = "audit")
+   those audit mode alone would let through come last, each marked
+   " (audit only)".  Control characters become '?'.  Returns a malloc'd
+   string, or NULL when memory ran out. */
+char *output_refusal (const struct report *r, const char *container_id, bool audit);
 /* A message of the wrapper's own ("kata-guard: WHAT"), cleaned and bounded
    the same way. */
 char *output_message (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
@@ -71,6 +74,7 @@ struct decision
   /* [policy] mode = "audit" let it through: only policy.* rules refused
      it (ALLOW is then true).  Logged as "would-refuse". */
   bool audited;
+  bool audit_mode; /* [policy] mode = "audit" (the refusal marks what it alone lets through) */
   const struct report *rep; /* failing and warning ids, and the files read */
   const char *guard_config; /* the guard config path */
   const char *kata_config;  /* the Kata config the checks used, or NULL */

@@ -257,7 +257,7 @@ static int
 refuse (const struct request *req, struct report *pre, const struct channel *ch, struct decision *d,
         const struct decision_sink *sink)
 {
-  cleanup_free char *msg = output_refusal (pre, req->container_id);
+  cleanup_free char *msg = output_refusal (pre, req->container_id, d->audit_mode);
 
   d->allow = d->audited = false;
   d->message = msg ? msg : "kata-guard: refusing to start container: out of memory";
@@ -382,10 +382,11 @@ decide (const struct request *req, struct report *pre, const struct channel *ch,
   d->kata_config = report_kata_config (pre);
   d->options_type = options_type;
   d->allow = report_overall (pre) != VERDICT_FAIL;
+  d->audit_mode = cfg_ok && cfg->policy.mode != NULL && strcmp (cfg->policy.mode, "audit") == 0;
   if (! d->allow && cfg_ok && decision_audit_allows (cfg->policy.mode, pre))
     {
       d->allow = d->audited = true;
-      *audit_msg = output_refusal (pre, req->container_id);
+      *audit_msg = output_refusal (pre, req->container_id, true);
       d->message = *audit_msg ? *audit_msg : "kata-guard: audit: would refuse: out of memory";
     }
   if (d->allow && (*fd = steal_fd (&pf.from_kata.runtime_fd)) < 0)

@@ -35,7 +35,7 @@ test_output (void)
   report_fail (&r, "kvm.open", "load kvm", "cannot open /dev/kvm: Permission denied");
   report_skip (&r, "kvm.api", "not run");
   report_fail (&r, "egress.proxy", NULL, "127.0.0.1:9 refused the connection\nsecond line");
-  s = output_refusal (&r, "c1");
+  s = output_refusal (&r, "c1", false);
   is_str (s,
           "kata-guard: refusing to start container c1: kvm.open: cannot open /dev/kvm: Permission "
           "denied (remedy: load kvm); egress.proxy: 127.0.0.1:9 refused the connection?second "
@@ -56,15 +56,62 @@ test_output (void)
         snprintf (id, sizeof id, "fam.check%d", i);
         report_fail (&r, id, "remedy", "%s", longr);
       }
-    s = output_refusal (&r, "c1");
+    s = output_refusal (&r, "c1", false);
     ok (s && strlen (s) <= KG_REFUSAL_MAX, "refusal: bounded (%zu bytes)", s ? strlen (s) : 0);
-    ok (s && strstr (s, "more failed") != NULL, "refusal: what did not fit is counted");
+    /* Every failed id is named, not counted (issue 39: "1 more failed"
+       sent the operator to a log that a host without syslog lacks). */
+    {
+      bool all = s != NULL;
+
+      for (int i = 0; i < 40 && all; i++)
+        {
+          char id[32];
+          const char *p = s;
+          size_t n = (size_t) snprintf (id, sizeof id, "fam.check%d", i);
+
+          /* The id whole: followed by ':' (with its reason), ',' or the end. */
+          while ((p = strstr (p, id)) != NULL && p[n] != ':' && p[n] != ',' && p[n] != '\0')
+            p += n;
+          all = p != NULL;
+          if (! all)
+            printf ("#   %s is not named in: %s\n", id, s);
+        }
+      ok (all, "refusal: every one of 40 failed ids is named");
+      ok (s && strstr (s, "more failed") == NULL, "refusal: none is only counted");
+      ok (s && strstr (s, "; also failed: ") != NULL,
+          "refusal: those without room for a reason listed");
+    }
     ok (s && strchr (s, '\n') == NULL, "refusal: one line");
     free (s);
   }
   report_release (&r);
 
-  s = output_refusal (&r, NULL);
+  /* Under audit mode the enforced failures lead, and what audit mode
+     alone would let through is marked (issue 39: policy.* first, the
+     enforced egress.netns second and cut off). */
+  {
+    struct report a = { 0 };
+
+    report_fail (&a, "policy.seccomp", NULL, "no seccomp filter");
+    report_fail (&a, "egress.netns", "use a network of the proxy", "the host's network");
+    report_fail (&a, "policy.capabilities", NULL, "CAP_SYS_ADMIN");
+    s = output_refusal (&a, "c1", true);
+    has_str (s,
+             "container c1: egress.netns: the host's network (remedy: use a network of the proxy)",
+             "audit: the enforced failure leads, with its remedy");
+    has_str (s, "; policy.seccomp (audit only): no seccomp filter",
+             "audit: what audit mode lets through is marked");
+    has_str (s, "policy.capabilities (audit only)", "audit: every audit-only failure marked");
+    free (s);
+    s = output_refusal (&a, "c1", false);
+    has_str (s, "container c1: policy.seccomp: no seccomp filter; egress.netns",
+             "enforce: the report's order, nothing marked");
+    ok (s && strstr (s, "audit only") == NULL, "enforce: no audit mark");
+    free (s);
+    report_release (&a);
+  }
+
+  s = output_refusal (&r, NULL, false);
   has_str (s, "refusing to start container (no id): report:", "refusal: an empty report");
   free (s);
 

@@ -22,6 +22,11 @@ struct findings
 {
   struct kg_buf text;
   size_t n;
+  /* policy.mounts: a directory holding a containers/<this id>/ of the
+     engine's (Docker's per-container files) that a writable bind was
+     refused under: the engine's data root, not in [policy] engine_roots
+     (the remedy names that key, never writable_mounts); or NULL. */
+  char *engine_root;
 };
 
 #define cleanup_findings __attribute__ ((cleanup (findings_release)))

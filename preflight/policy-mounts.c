@@ -711,6 +711,39 @@ mount_options (const struct ctx *c, struct json_object *opts, const char *s, str
   *ro = (*ro && ! rw && ! rrw) || (*rro && ! rrw && rro_alone_counts (c));
 }
 
+/* When RES is one of this container's own engine files, DIR/containers/
+   ID/FILE (Docker's resolv.conf, hostname, hosts), under a DIR that is
+   not in [policy] engine_roots: note DIR in F, so that the remedy names
+   engine_roots, not writable_mounts (which would open the engine's whole
+   state to every container). */
+static void
+note_engine_root (const struct ctx *c, const char *res, struct findings *f)
+{
+  const char *id = c->pf->req->container_id, *p;
+  size_t il;
+
+  if (f->engine_root != NULL || id == NULL || (il = strlen (id)) == 0)
+    return;
+  for (p = strstr (res, "/containers/"); p != NULL; p = strstr (p + 1, "/containers/"))
+    if (strncmp (p + 12, id, il) == 0 && p[12 + il] == '/' && strchr (p + 13 + il, '/') == NULL
+        && p > res
+        && (strcmp (p + 13 + il, "resolv.conf") == 0 || strcmp (p + 13 + il, "hostname") == 0
+            || strcmp (p + 13 + il, "hosts") == 0))
+      {
+        /* Only a directory that is Docker's record of this container (a
+           spec's author cannot write one), so that no spec can make the
+           remedy name a directory of its choosing. */
+        cleanup_free char *rec = NULL;
+        struct stat st;
+
+        if (asprintf (&rec, "%.*s/config.v2.json", (int) (p + 12 + il - res), res) < 0)
+          return;
+        if (lstat (rec, &st) == 0 && S_ISREG (st.st_mode) && st.st_uid == 0)
+          f->engine_root = strndup (res, (size_t) (p - res));
+        return;
+      }
+}
+
 /* One bind mount of source S (as written), read-only or not (RO; RRO:
    "rro" was among its options). */
 static enum bind_verdict
@@ -813,6 +846,7 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
   finding (f, "%s%s%s: writable bind mount outside [policy] writable_mounts%s", s,
            strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
            rro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
+  note_engine_root (c, res, f);
   return BIND_REFUSED;
 }
 
@@ -1029,7 +1063,21 @@ check_mounts (const struct ctx *c)
           break;
         }
     }
-  if (f.n > 0)
+  if (f.n > 0 && f.engine_root != NULL)
+    {
+      cleanup_free char *remedy = NULL;
+
+      if (asprintf (&remedy,
+                    "this container's own engine files are under %s, which [policy] "
+                    "engine_roots does not list: add the engine's data root there (never to "
+                    "writable_mounts, which would open it to every container)",
+                    f.engine_root)
+          < 0)
+        remedy = NULL;
+      rule_fail (c, remedy ? remedy : "add the engine's data root to [policy] engine_roots", "%s",
+                 sb_str (&f.text));
+    }
+  else if (f.n > 0)
     rule_fail (c,
                "do not bind engine sockets, engine state, credentials or system directories "
                "into the container; bind data read-only (:ro) or from a directory listed in "

@@ -33,6 +33,7 @@ void
 findings_release (struct findings *f)
 {
   kg_buf_release (&f->text);
+  free (f->engine_root);
 }
 
 __attribute__ ((format (printf, 2, 3))) void

@@ -107,8 +107,14 @@ check_capabilities (const struct ctx *c)
         }
     }
   if (f.n > 0)
-    rule_fail (c, "drop the capability (no --cap-add), or add it to [policy] capabilities",
-               "beyond [policy] capabilities: %s", sb_str (&f.text));
+    {
+      char remedy[256];
+
+      snprintf (remedy, sizeof remedy,
+                "drop the capability (no %s), or add it to [policy] capabilities",
+                engine_words (&c->who, ASK_CAP_ADD));
+      rule_fail (c, remedy, "beyond [policy] capabilities: %s", sb_str (&f.text));
+    }
   else if (reported)
     rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else
@@ -252,10 +258,15 @@ check_devices (const struct ctx *c)
                access ? json_object_get_string (access) : "");
     }
   if (f.n > 0)
-    rule_fail (c,
-               "do not pass host devices (--device) to the container, or list them in "
-               "[policy] devices",
-               "host devices beyond [policy] devices: %s", sb_str (&f.text));
+    {
+      char remedy[256];
+
+      snprintf (remedy, sizeof remedy,
+                "do not pass host devices (%s) to the container, or list them in [policy] "
+                "devices",
+                engine_words (&c->who, ASK_DEVICE));
+      rule_fail (c, remedy, "host devices beyond [policy] devices: %s", sb_str (&f.text));
+    }
   else if (waived)
     rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else

@@ -127,6 +127,7 @@ check_privileged (const struct ctx *c)
 {
   struct json_object *linux_ = NULL, *seccomp = NULL;
   const char *no_seccomp;
+  char remedy[256];
 
   if (! c->privileged)
     {
@@ -143,10 +144,11 @@ check_privileged (const struct ctx *c)
                  c->privileged_why, no_seccomp);
       return;
     }
-  rule_fail (c,
-             "run the container without --privileged (add only the capabilities and devices "
-             "it needs), or set [policy] privileged = true",
-             "privileged container: %s%s", c->privileged_why, no_seccomp);
+  snprintf (remedy, sizeof remedy,
+            "run the container without %s (add only the capabilities and devices it needs), or "
+            "set [policy] privileged = true",
+            engine_words (&c->who, ASK_PRIVILEGED));
+  rule_fail (c, remedy, "privileged container: %s%s", c->privileged_why, no_seccomp);
 }
 
 /* ---- policy.namespaces ---------------------------------------------- */
@@ -196,6 +198,7 @@ check_namespaces (const struct ctx *c)
   cleanup_kg_buf struct kg_buf ok = { 0 };
   struct json_object *linux_, *list;
   size_t n_host = 0, n_unreadable = 0;
+  char remedy[256];
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
   list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
@@ -280,16 +283,20 @@ check_namespaces (const struct ctx *c)
       }
     }
   if (f.n > 0 && f.n == n_unreadable)
-    rule_fail (c,
-               "join the namespace of a running container (docker run --network "
-               "container:NAME with NAME running), or give the container its own",
-               "%s", sb_str (&f.text));
+    {
+      snprintf (remedy, sizeof remedy,
+                "join the namespace of a running container (%s), or give the container its own",
+                engine_words (&c->who, ASK_JOIN));
+      rule_fail (c, remedy, "%s", sb_str (&f.text));
+    }
   else if (f.n > 0)
-    rule_fail (c,
-               "give the container its own network, pid, ipc and uts namespaces (no --network "
-               "host, --pid host, --ipc host, --uts host), or set [policy] host_namespaces = "
-               "true",
-               "%s", sb_str (&f.text));
+    {
+      snprintf (remedy, sizeof remedy,
+                "give the container its own network, pid, ipc and uts namespaces (no %s), or "
+                "set [policy] host_namespaces = true",
+                engine_words (&c->who, ASK_HOST_NS));
+      rule_fail (c, remedy, "%s", sb_str (&f.text));
+    }
   else
     rule_pass (c, "%s%s", sb_str (&ok), n_host ? " by [policy] host_namespaces = true" : "");
 }
@@ -402,6 +409,61 @@ engine_name (const struct who *w)
   };
 
   return names[w->engine];
+}
+
+/* What the engine that started the container calls ASK, so that a remedy
+   is in its user's words: ctr's limit is --memory-limit in bytes, a pod's
+   is its spec's, and a spec of no engine the guard can tell is named by
+   its own keys. */
+const char *
+engine_words (const struct who *w, enum ask a)
+{
+#define PODSPEC(k) "the pod spec's " k
+#define ROW(unknown, ctd, cri, docker, podman, crio)                                               \
+  {                                                                                                \
+    [ENGINE_UNKNOWN] = unknown, [ENGINE_CONTAINERD] = ctd, [ENGINE_CRI] = cri,                     \
+    [ENGINE_DOCKER] = docker, [ENGINE_PODMAN] = podman, [ENGINE_CRIO] = crio,                      \
+  }
+  static const char *const words[ASK_N][ENGINE_CRIO + 1] = {
+    [ASK_MEMORY] = ROW ("linux.resources.memory.limit", "ctr run --memory-limit BYTES",
+                        PODSPEC ("resources.limits.memory"), "--memory", "--memory",
+                        PODSPEC ("resources.limits.memory")),
+    [ASK_CPUS] = ROW ("linux.resources.cpu quota and period", "ctr run --cpus",
+                      PODSPEC ("resources.limits.cpu"), "--cpus", "--cpus",
+                      PODSPEC ("resources.limits.cpu")),
+    [ASK_PRIVILEGED] = ROW ("a privileged spec", "ctr run --privileged",
+                            PODSPEC ("securityContext.privileged"), "--privileged", "--privileged",
+                            PODSPEC ("securityContext.privileged")),
+    [ASK_CAP_ADD] = ROW ("capabilities added to process.capabilities", "ctr run --cap-add",
+                         PODSPEC ("securityContext.capabilities.add"), "--cap-add", "--cap-add",
+                         PODSPEC ("securityContext.capabilities.add")),
+    [ASK_DEVICE] = ROW ("linux.devices", "ctr run --device", "devices in the pod spec", "--device",
+                        "--device", "devices in the pod spec"),
+    [ASK_HOST_NS] = ROW ("the host's namespaces in linux.namespaces",
+                         "ctr run --net-host or --with-ns of the host's",
+                         PODSPEC ("hostNetwork, hostPID, hostIPC"),
+                         "--network host, --pid host, --ipc host, --uts host",
+                         "--network host, --pid host, --ipc host, --uts host",
+                         PODSPEC ("hostNetwork, hostPID, hostIPC")),
+    [ASK_JOIN] = ROW ("a namespace path of a running container",
+                      "ctr run --with-ns network:/proc/PID/ns/net of a running task",
+                      "a container of a running pod", "docker run --network container:NAME",
+                      "podman run --network container:NAME", "a container of a running pod"),
+    [ASK_UNCONFINED] = ROW ("an unconfined AppArmor or SELinux profile",
+                            "ctr run --apparmor-profile unconfined",
+                            PODSPEC ("appArmorProfile Unconfined"),
+                            "--security-opt apparmor=unconfined",
+                            "--security-opt apparmor=unconfined",
+                            PODSPEC ("appArmorProfile Unconfined")),
+    [ASK_READONLY] = ROW ("the mount's \"ro\" option",
+                          "ctr run --mount type=bind,src=S,dst=D,options=rbind:ro",
+                          PODSPEC ("volumeMounts readOnly: true"), ":ro", ":ro",
+                          PODSPEC ("volumeMounts readOnly: true")),
+  };
+#undef ROW
+#undef PODSPEC
+
+  return words[a][w->engine];
 }
 
 /* The containerd namespace of BUNDLE, when it is containerd's task

@@ -67,6 +67,22 @@ enum ns_kind
   NS_COUNT,
 };
 
+/* What a container asked its engine for, named in the engine's words by
+   engine_words for a remedy. */
+enum ask
+{
+  ASK_MEMORY,
+  ASK_CPUS,
+  ASK_PRIVILEGED,
+  ASK_CAP_ADD,
+  ASK_DEVICE,
+  ASK_HOST_NS,
+  ASK_JOIN,
+  ASK_UNCONFINED,
+  ASK_READONLY,
+  ASK_N,
+};
+
 struct who
 {
   enum engine engine;
@@ -218,6 +234,7 @@ struct redirect_memo
 enum bind_verdict
 {
   BIND_REFUSED, /* a finding was made */
+  BIND_NOT_RO,  /* a finding: writable outside writable_mounts, which read-only would pass */
   BIND_ENGINE,  /* a file the engine made for this container */
   BIND_READONLY,
   BIND_WRITABLE, /* under [policy] writable_mounts */
@@ -334,6 +351,7 @@ bool docker_start (const struct ctx *c);
 struct json_object *engine_json (const char *path);
 struct json_object *engine_json_of (const char *path, bool array);
 const char *engine_name (const struct who *w);
+const char *engine_words (const struct who *w, enum ask a);
 __attribute__ ((format (printf, 2, 3))) void finding (struct findings *f, const char *fmt, ...);
 void findings_release (struct findings *f);
 bool is_crio_sandbox (const struct ctx *c);

@@ -847,7 +847,7 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
            strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
            rro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
   note_engine_root (c, res, f);
-  return BIND_REFUSED;
+  return BIND_NOT_RO;
 }
 
 /* ---- the rootfs (policy.mounts) ------------------------------------- */
@@ -975,6 +975,7 @@ judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_me
   switch (judge_bind (c, c->dirs, memo, rmemo, s, false, false, &sub))
     {
     case BIND_REFUSED:
+    case BIND_NOT_RO:
       finding (f, "root.path %s", sb_str (&sub.text));
       return;
     case BIND_ENGINE:
@@ -994,7 +995,7 @@ check_mounts (const struct ctx *c)
   cleanup_resolve_memo struct resolve_memo memo = { 0 };
   struct redirect_memo rmemo = { "", false, false };
   struct json_object *mounts;
-  size_t n_bind = 0, n_ro = 0, n_engine = 0;
+  size_t n_bind = 0, n_ro = 0, n_engine = 0, n_not_ro = 0;
   const char *rootfs;
 
   if (! c->dirs->ok)
@@ -1058,6 +1059,9 @@ check_mounts (const struct ctx *c)
         case BIND_READONLY:
           n_ro++;
           break;
+        case BIND_NOT_RO:
+          n_not_ro++;
+          break;
         case BIND_WRITABLE:
         case BIND_REFUSED:
           break;
@@ -1078,11 +1082,30 @@ check_mounts (const struct ctx *c)
                  sb_str (&f.text));
     }
   else if (f.n > 0)
-    rule_fail (c,
-               "do not bind engine sockets, engine state, credentials or system directories "
-               "into the container; bind data read-only (:ro) or from a directory listed in "
-               "[policy] writable_mounts",
-               "%s", sb_str (&f.text));
+    {
+      /* Read-only is named only for what it would let through: a bind
+         refused whatever its options (a socket, engine state) is not told
+         to add ":ro", nor one that has it. */
+      char remedy[512];
+      const char *ro = engine_words (&c->who, ASK_READONLY);
+
+      if (n_not_ro == 0)
+        snprintf (remedy, sizeof remedy,
+                  "do not bind engine sockets, engine state, credentials or system directories "
+                  "into the container (read-only does not make them safe)");
+      else if (n_not_ro == f.n)
+        snprintf (remedy, sizeof remedy,
+                  "bind it read-only (%s), or from a directory listed in [policy] "
+                  "writable_mounts",
+                  ro);
+      else
+        snprintf (remedy, sizeof remedy,
+                  "do not bind engine sockets, engine state, credentials or system directories "
+                  "into the container; bind data read-only (%s) or from a directory listed in "
+                  "[policy] writable_mounts",
+                  ro);
+      rule_fail (c, remedy, "%s", sb_str (&f.text));
+    }
   else
     rule_pass (c,
                "%zu bind mount%s: %zu read-only, %zu this container's engine file%s, %zu "

@@ -784,12 +784,38 @@ check_memory_limit (const struct ctx *c)
   if (jget (mem, "memory", "limit", &f) != NULL)
     rule_pass (c, "a memory limit (linux.resources.memory.limit)");
   else if (c->cfg->policy.require_memory_limit)
-    rule_fail (c,
-               "give the container a memory limit (--memory), or set [policy] "
-               "require_memory_limit = false",
-               "no memory limit (linux.resources.memory.limit)");
+    {
+      char remedy[256];
+
+      snprintf (remedy, sizeof remedy,
+                "give the container a memory limit (%s), or set [policy] require_memory_limit = "
+                "false",
+                engine_words (&c->who, ASK_MEMORY));
+      rule_fail (c, remedy, "no memory limit (linux.resources.memory.limit)");
+    }
   else
     rule_pass (c, "no memory limit: allowed by [policy] require_memory_limit = false");
+}
+
+/* policy.resources' remedy, in the words of the engine that started the
+   container: a CPU limit only where the vCPUs are over (ctr needs none). */
+static const char *
+resources_remedy (const struct ctx *c, bool cpus_over, char *out, size_t size)
+{
+  const char *mem = engine_words (&c->who, ASK_MEMORY);
+
+  if (cpus_over)
+    snprintf (out, size,
+              "give the container a memory limit (%s) and a CPU limit (%s) that fit the VM "
+              "maximums in [policy], and bound how far Kata may grow a VM (default_maxmemory, "
+              "default_maxvcpus)",
+              mem, engine_words (&c->who, ASK_CPUS));
+  else
+    snprintf (out, size,
+              "give the container a memory limit (%s) that fits [policy] max_vm_memory_mib, and "
+              "bound how far Kata may grow a VM (default_maxmemory)",
+              mem);
+  return out;
 }
 
 void
@@ -801,7 +827,7 @@ check_resources (const struct ctx *c)
   struct vm_size vm = { 0 }, top = { 0 };
   int64_t max_mem, max_vcpus;
   const char *mem_from, *vcpus_from;
-  bool sizes = workload_of (c, &w, &f), whole_host = false;
+  bool sizes = workload_of (c, &w, &f), whole_host = false, cpus_over = false;
   cleanup_kg_buf struct kg_buf grows = { 0 };
 
   sizes = vm_size_of (c, &w, &ks, &vm, &top, &whole_host, &f) && sizes;
@@ -817,6 +843,7 @@ check_resources (const struct ctx *c)
   else if (sizes && top.mem > max_mem)
     finding (&f, "the VM can grow to %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", top.mem,
              top.mem_why, mem_from, max_mem);
+  cpus_over = sizes && (vm.vcpus > max_vcpus || top.vcpus > max_vcpus);
   if (sizes && vm.vcpus > max_vcpus)
     finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", vm.vcpus,
              vm.vcpus_why, vcpus_from, max_vcpus);
@@ -827,11 +854,9 @@ check_resources (const struct ctx *c)
     claim_vm (c, &w, &ks, &top);
   if (f.n > 0)
     {
-      rule_fail (c,
-                 "give the container a memory limit (--memory) and CPU limit (--cpus) that fit "
-                 "the VM maximums in [policy], and bound how far Kata may grow a VM "
-                 "(default_maxmemory, default_maxvcpus)",
-                 "%s", sb_str (&f.text));
+      char remedy[512];
+
+      rule_fail (c, resources_remedy (c, cpus_over, remedy, sizeof remedy), "%s", sb_str (&f.text));
       return;
     }
   if (top.mem > vm.mem || top.vcpus > vm.vcpus)

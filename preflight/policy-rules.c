@@ -184,10 +184,15 @@ check_confinement (const struct ctx *c)
   if (f.n > 0 && c->privileged && c->cfg->policy.privileged)
     rule_pass (c, "privileged container allowed by [policy] privileged = true");
   else if (f.n > 0)
-    rule_fail (c,
-               "keep the engine's default confinement (no --security-opt apparmor=unconfined, "
-               "no procMount Unmasked, no shared propagation, only namespaced sysctls)",
-               "%s", sb_str (&f.text));
+    {
+      char remedy[256];
+
+      snprintf (remedy, sizeof remedy,
+                "keep the engine's default confinement (no %s, no procMount Unmasked, no shared "
+                "propagation, only namespaced sysctls)",
+                engine_words (&c->who, ASK_UNCONFINED));
+      rule_fail (c, remedy, "%s", sb_str (&f.text));
+    }
   else
     rule_pass (c, "own mount namespace, /proc masked and read-only as the engines default, no "
                   "unconfined profile, no shared propagation, only namespaced sysctls");

@@ -960,6 +960,66 @@ test_crio (void)
   free (spec);
 }
 
+/* A remedy is in the words of the engine that started the container:
+   Docker's and podman's flags, ctr's (its memory limit in bytes, no CPU
+   limit asked where the vCPUs fit), a pod spec's keys under CRI, and the
+   spec's own keys where no engine can be told. */
+static void
+words_row (const char *name, enum kg_mode mode, const char *ns, const char *spec, const char *id,
+           const char *want, const char * not )
+{
+  struct report rep;
+
+  run_mode = mode;
+  run_ns = ns;
+  run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+  run_mode = KG_MODE_CHECK;
+  run_ns = NULL;
+  expect_remedy (&rep, name, id, want, not );
+  report_release (&rep);
+}
+
+static void
+test_engine_words (void)
+{
+  cleanup_free char *nolimit = spec_of (NULL, NULL, "", NULL, NULL);
+  cleanup_free char *big = spec_of (NULL, NULL, "\"memory\": {\"limit\": 68719476736}", NULL, NULL);
+  cleanup_free char *bigcpu = spec_of (NULL, NULL,
+                                       "\"memory\": {\"limit\": 268435456}, \"cpu\": "
+                                       "{\"quota\": 6400000, \"period\": 100000}",
+                                       NULL, NULL);
+  cleanup_free char *hostnet = replace (spec_of (NULL, NULL, NULL, NULL, NULL),
+                                        "{\"type\": \"network\"}, ", "");
+  cleanup_free char *capadd = spec_of ("\"CAP_SYS_ADMIN\"", NULL, NULL, NULL, NULL);
+
+  words_row ("ctr, no memory limit", KG_MODE_SHIM, "default", nolimit, "policy.memory_limit",
+             "ctr run --memory-limit BYTES", "(--memory)");
+  words_row ("Docker, no memory limit", KG_MODE_SHIM, "moby", nolimit, "policy.memory_limit",
+             "(--memory)", "ctr");
+  words_row ("CRI, no memory limit", KG_MODE_SHIM, "k8s.io", nolimit, "policy.memory_limit",
+             "the pod spec's resources.limits.memory", "--memory");
+  words_row ("no engine, no memory limit", KG_MODE_CHECK, NULL, nolimit, "policy.memory_limit",
+             "linux.resources.memory.limit", "--memory");
+  words_row ("ctr, a VM over the memory maximum", KG_MODE_SHIM, "default", big, "policy.resources",
+             "ctr run --memory-limit BYTES", "--cpus");
+  words_row ("Docker, a VM over the memory maximum: no CPU limit asked", KG_MODE_SHIM, "moby", big,
+             "policy.resources", "a memory limit (--memory) that fits", "--cpus");
+  words_row ("Docker, a VM over the vCPU maximum", KG_MODE_SHIM, "moby", bigcpu, "policy.resources",
+             "a CPU limit (--cpus)", NULL);
+  words_row ("ctr, a VM over the vCPU maximum", KG_MODE_SHIM, "default", bigcpu, "policy.resources",
+             "a CPU limit (ctr run --cpus)", NULL);
+  words_row ("ctr, the host's network", KG_MODE_SHIM, "default", hostnet, "policy.namespaces",
+             "ctr run --net-host", "--network host");
+  words_row ("Docker, the host's network", KG_MODE_SHIM, "moby", hostnet, "policy.namespaces",
+             "--network host", "ctr");
+  words_row ("CRI, the host's network", KG_MODE_SHIM, "k8s.io", hostnet, "policy.namespaces",
+             "hostNetwork", "--network host");
+  words_row ("ctr, an added capability", KG_MODE_SHIM, "default", capadd, "policy.capabilities",
+             "no ctr run --cap-add", NULL);
+  words_row ("CRI, an added capability", KG_MODE_SHIM, "k8s.io", capadd, "policy.capabilities",
+             "securityContext.capabilities.add", "--cap-add");
+}
+
 int
 main (void)
 {
@@ -969,5 +1029,6 @@ main (void)
   test_identity ();
   test_crio ();
   test_namespaces ();
+  test_engine_words ();
   return policy_test_end ();
 }

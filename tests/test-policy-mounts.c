@@ -12,6 +12,43 @@ mount_row (const char *name, const char *source, const char *options, const char
   run_expect (spec, ID_A, policy, &kata_fc, name, fails, "policy.mounts", needle);
 }
 
+/* The remedy names read-only only for what read-only would let through:
+   never for a bind refused whatever its options, nor one already ro. */
+static void
+remedy_row (const char *name, const char *mounts, const char *want, const char * not )
+{
+  cleanup_free char *spec = spec_of (NULL, mounts, NULL, NULL, NULL);
+  struct report rep;
+
+  run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+  expect_remedy (&rep, name, "policy.mounts", want, not );
+  report_release (&rep);
+}
+
+static void
+test_mount_remedies (void)
+{
+  cleanup_free char *ro_state = bind_of ("/var/lib/docker/image", "\"rbind\", \"ro\"");
+  cleanup_free char *rw_data = bind_of ("/srv/data", "\"rbind\"");
+  cleanup_free char *both = NULL;
+
+  if (asprintf (&both, "%s, %s", ro_state, rw_data) < 0)
+    abort ();
+  remedy_row ("engine state bound read-only: not told to add :ro", ro_state,
+              "read-only does not make them safe", ":ro");
+  remedy_row ("a writable data bind: told read-only", rw_data,
+              "bind it read-only (the mount's \"ro\" option)", "engine sockets");
+  remedy_row ("both: each named", both, "do not bind engine sockets", NULL);
+  remedy_row ("both: read-only named for the data", both, "bind data read-only", NULL);
+  run_mode = KG_MODE_SHIM;
+  run_ns = "moby";
+  remedy_row ("Docker: a writable data bind", rw_data, "bind it read-only (:ro)", NULL);
+  run_ns = "default";
+  remedy_row ("ctr: a writable data bind", rw_data, "options=rbind:ro", "(:ro)");
+  run_mode = KG_MODE_CHECK;
+  run_ns = NULL;
+}
+
 static void
 test_mounts (void)
 {
@@ -330,6 +367,7 @@ main (void)
 {
   policy_test_start ();
   test_mounts ();
+  test_mount_remedies ();
   test_volume_bind ();
   test_redirect ();
   return policy_test_end ();

@@ -286,6 +286,20 @@ reason (const struct report *rep, const char *id)
   return r ? r->reason : NULL;
 }
 
+/* Assert that ID's remedy holds WANT and, unless NULL, not NOT. */
+static __attribute__ ((unused)) void
+expect_remedy (const struct report *rep, const char *name, const char *id, const char *want,
+               const char * not )
+{
+  const struct check_result *r = report_find (rep, id);
+  const char *remedy = r && r->remedy ? r->remedy : "";
+
+  if (! ok (strstr (remedy, want) != NULL && (not == NULL || strstr (remedy, not ) == NULL),
+            "%s: %s's remedy says \"%s\"%s%s%s", name, id, want, not ? " and not \"" : "",
+            not ? not : "", not ? "\"" : ""))
+    printf ("#   remedy: %s\n", remedy);
+}
+
 /* Assert the failing ids (exactly) and that ITEM_ID's reason holds NEEDLE. */
 static __attribute__ ((unused)) void
 expect (const struct report *rep, const char *name, const char *fails, const char *item_id,

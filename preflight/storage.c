@@ -413,17 +413,8 @@ storage_docker_read (const char *path, struct docker_storage *out, kg_error_t *e
 
 /* ---- containerd -------------------------------------------------------- */
 
-#define CONTAINERD_MAX_FILES 32
-
-struct cfiles
-{
-  struct toml_value *doc[CONTAINERD_MAX_FILES];
-  char *path[CONTAINERD_MAX_FILES];
-  size_t n;
-};
-
-static void
-cfiles_release (struct cfiles *f)
+void
+containerd_files_release (struct containerd_files *f)
 {
   for (size_t i = 0; i < f->n; i++)
     {
@@ -501,10 +492,8 @@ queue_imports (const char *parent, const struct toml_value *imports, char **q, s
   return 0;
 }
 
-/* Read PATH and every file it imports, breadth first, each once, as
-   containerd's LoadConfig does; PATH missing: F stays empty. */
-static int
-cfiles_load (const char *path, struct cfiles *f, kg_error_t *err)
+int
+containerd_files_load (const char *path, struct containerd_files *f, kg_error_t *err)
 {
   char *q[CONTAINERD_MAX_FILES] = { NULL };
   size_t nq = 0, head = 0;
@@ -638,22 +627,16 @@ same_answer (const struct containerd_storage *a, const struct containerd_storage
   return true;
 }
 
-static void
-cfiles_cleanup (struct cfiles *f)
-{
-  cfiles_release (f);
-}
-
 int
 storage_containerd_read (const char *path, struct containerd_storage *out, kg_error_t *err)
 {
-  __attribute__ ((cleanup (cfiles_cleanup))) struct cfiles f = { .n = 0 };
+  __attribute__ ((cleanup (containerd_files_release))) struct containerd_files f = { .n = 0 };
   cleanup_toml struct toml_value *merged = NULL;
   struct containerd_storage by_2x;
   int64_t v;
 
   memset (out, 0, sizeof *out);
-  if (cfiles_load (path, &f, err) < 0)
+  if (containerd_files_load (path, &f, err) < 0)
     return -1;
   out->n_files = f.n;
   if (f.n == 0)

@@ -24,6 +24,8 @@
 #include "error.h"
 #include "result.h"
 
+struct toml_value;
+
 /* ---- the thin pool ------------------------------------------------------ */
 
 enum thin_pool_mode
@@ -97,6 +99,22 @@ struct containerd_storage
   char pool_name[128]; /* "" when not set */
   size_t n_files;      /* the files read: the config and its imports */
 };
+
+/* containerd's config and the files it imports, in the order
+   containerd's LoadConfig reads them: breadth first, each once, a glob
+   in name order. */
+#define CONTAINERD_MAX_FILES 32
+struct containerd_files
+{
+  struct toml_value *doc[CONTAINERD_MAX_FILES];
+  char *path[CONTAINERD_MAX_FILES];
+  size_t n;
+};
+
+/* Read PATH and every file it imports into F; PATH missing: F stays
+   empty.  F is released by containerd_files_release, also on failure. */
+int containerd_files_load (const char *path, struct containerd_files *f, kg_error_t *err);
+void containerd_files_release (struct containerd_files *f);
 
 /* Read PATH and its imports as containerd 1.6 to 2.x read them.  Where
    1.x (a plugin's table replaced whole by a later file) and 2.x (merged

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include "install-int.h"
 #include "kata.h"
 #include "replace.h"
+#include "storage.h"
+#include "toml.h"
 #include "util.h"
 
 /* The engine a drop-in is for, in what install and uninstall say. */
@@ -200,12 +203,17 @@ struct containerd_target
   int version;
   char *dropin;
   const char *no_dropin;
+  /* containerd 1.x: the last file of those it reads that holds the CRI
+     plugin's table, whose whole table a drop-in would replace; NULL:
+     none, or containerd merges key by key. */
+  char *cri_file;
 };
 
 static void
 containerd_target_release (struct containerd_target *t)
 {
   free (t->dropin);
+  free (t->cri_file);
 }
 #define cleanup_containerd_target __attribute__ ((cleanup (containerd_target_release)))
 
@@ -258,6 +266,56 @@ containerd_locate (const struct opts *o, const char *cmd, struct containerd_targ
   return 0;
 }
 
+/* Whether A and B name the same file (both may not exist). */
+static bool
+same_file (const char *a, const char *b)
+{
+  struct stat sa, sb;
+
+  if (stat (a, &sa) == 0 && stat (b, &sb) == 0)
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  return strcmp (a, b) == 0;
+}
+
+/* containerd 1.x replaces a plugin's table whole with a later file's
+   (its mergeConfig; containerd issue 5837, deep merging only from 2.0,
+   PR 9982): a drop-in holding the runtime would drop every other CRI
+   setting of the files before it (sandbox_image, snapshotter,
+   SystemdCgroup), and a later file holding the table would drop the
+   runtime.  So where containerd is 1.x (or cannot be told, with a
+   version 2 config), and any file it reads but the drop-in holds the
+   CRI plugin's table, the runtime goes into the last such file, by hand:
+   T->cri_file. */
+static int
+containerd_cri_file (const struct opts *o, struct containerd_target *t, kg_error_t *err)
+{
+  __attribute__ ((cleanup (containerd_files_release))) struct containerd_files f = { .n = 0 };
+  cleanup_error kg_error_t why = NULL;
+  int major;
+
+  if (t->dropin == NULL || t->version != 2 || (major = containerd_major ()) >= 2)
+    return 0;
+  if (containerd_files_load (o->containerd_config, &f, &why) < 0)
+    {
+      /* Not read as containerd reads it: no drop-in, the table by hand. */
+      fprintf (stderr, "kata-guard: install: cannot read the files %s imports: %s\n",
+               o->containerd_config, why->msg);
+      free (t->dropin);
+      t->dropin = NULL;
+      t->no_dropin = "kata-guard cannot read the files it imports";
+      return 0;
+    }
+  for (size_t i = f.n; i-- > 0;)
+    if (! same_file (f.path[i], t->dropin)
+        && toml_get_path (f.doc[i], "plugins", cri_plugin (2), NULL) != NULL)
+      {
+        if ((t->cri_file = strdup (f.path[i])) == NULL)
+          return kg_error (err, ENOMEM, "out of memory");
+        return 0;
+      }
+  return 0;
+}
+
 /* Neither the config nor containerd tells the version: install prints
    both layouts, uninstall cannot tell what to remove. */
 static int
@@ -282,6 +340,39 @@ containerd_version_unknown (const struct opts *o, bool install, const char *kata
   printf ("# kata-guard cannot tell the containerd version here (no `version` in %s, no "
           "`containerd --version`): nothing written\n",
           o->containerd_config);
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
+  return KG_EXIT_PASS;
+}
+
+/* containerd 1.x, a file holding the CRI plugin's table (T->cri_file):
+   the runtime goes there, by hand, never into a drop-in that would
+   replace that table.  Uninstall removes a drop-in an earlier install
+   wrote, and says where the table added by hand is. */
+static int
+containerd_into_cri_file (const struct opts *o, bool install, const struct containerd_target *t,
+                          const char *kata_config, const char *kata_why)
+{
+  cleanup_free char *block = runtime_block (t->version, o->name, kata_config);
+
+  if (! install)
+    {
+      printf ("kata-guard: uninstall: remove the [plugins.\"%s\".containerd.runtimes.%s] "
+              "table from %s if it was added there by hand\n",
+              cri_plugin (t->version), o->name, t->cri_file);
+      return KG_EXIT_PASS;
+    }
+  printf ("# containerd 1.x (config version 2): add to %s\n%s", t->cri_file, block ? block : "");
+  printf ("# ConfigPath: %s\n", kata_why);
+  printf ("# no drop-in written: containerd 1.x takes the CRI plugin's whole table from the last "
+          "file that has one, so a drop-in %s holding only the runtime would replace %s's CRI "
+          "settings (sandbox_image, snapshotter, SystemdCgroup...) with the defaults; add the "
+          "table above to %s, which holds them\n",
+          t->dropin, t->cri_file, t->cri_file);
+  if (access (t->dropin, F_OK) == 0)
+    printf ("# %s exists and does exactly that: remove it (kata-guard uninstall --containerd "
+            "removes the one install wrote)\n",
+            t->dropin);
   printf ("# then restart containerd (running containers keep running): systemctl restart "
           "containerd\n");
   return KG_EXIT_PASS;
@@ -418,6 +509,7 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
   const char *kata_why = NULL;
   char read_by[PATH_MAX + 16];
   const struct dropin_engine engine = { "containerd", "containerd", read_by, "ConfigPath" };
+  int rc;
 
   snprintf (read_by, sizeof read_by, "imported by %s", o->containerd_config);
   kata_config = pick_kata_config (o->config, &kata_why);
@@ -436,11 +528,20 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
     return KG_EXIT_FAIL;
   if (t.dropin == NULL)
     return containerd_by_hand (o, install, &t, kata_config, kata_why);
+  if (containerd_cri_file (o, &t, err) < 0)
+    return KG_EXIT_FAIL;
+  if (t.cri_file != NULL && install)
+    return containerd_into_cri_file (o, install, &t, kata_config, kata_why);
+  if (t.dropin == NULL)
+    return containerd_by_hand (o, install, &t, kata_config, kata_why);
   if (dropin_open (cmd, t.dropin, &r, err) < 0)
     return KG_EXIT_USAGE;
   if (install)
     return dropin_install (o, &engine, &r, text, kata_why, err);
-  return dropin_uninstall (o, &engine, &r, text, err);
+  rc = dropin_uninstall (o, &engine, &r, text, err);
+  if (rc == KG_EXIT_PASS && t.cri_file != NULL)
+    containerd_into_cri_file (o, install, &t, kata_config, kata_why);
+  return rc;
 }
 
 /* CRI-O's handler for the guard (crio.conf(5), [crio.runtime.runtimes]):

@@ -689,7 +689,8 @@ storage_containerd_read (const char *path, struct containerd_storage *out, kg_er
     {
       if (extract (path, f.doc, f.n, out->version, out, err) < 0)
         return -1;
-      if (! same_answer (out, &by_2x))
+      out->readings_differ = ! same_answer (out, &by_2x);
+      if (out->readings_differ)
         return kg_error (err, 0,
                          "%s and its imports give the snapshotter or pool differently "
                          "to containerd 1.x (a plugin's table replaced whole by a later file) "
@@ -824,28 +825,35 @@ judge_docker (const struct preflight *pf, struct storage_run *r, bool only_if_pr
                d.driver, d.driver_set ? "" : " (storage-driver not set)", consequence (r));
 }
 
-/* The remedy for containerd's config of VERSION at PATH. */
+/* The remedy for containerd's config of VERSION at PATH.  Version 3 is
+   read by containerd 2.x only, which honours a handler's own snapshotter;
+   a version 2 config may be read by 1.6, which ignores it: there the
+   plugin's key is the one to set. */
 static char *
 containerd_remedy (const struct storage_run *r, const char *path, int64_t version)
 {
-  const char *table = version == 3   ? "[plugins.\"io.containerd.cri.v1.images\"]"
-                      : version == 2 ? "[plugins.\"io.containerd.grpc.v1.cri\".containerd]"
-                                     : "[plugins.cri.containerd]";
-  const char *handler = version == 3 ? "[plugins.\"io.containerd.cri.v1.runtime\".containerd."
-                                       "runtimes.NAME]"
-                                     : "[plugins.\"io.containerd.grpc.v1.cri\".containerd."
-                                       "runtimes.NAME] (containerd 1.7+)";
+  const char *tail = r->needs_block ? "" : "; or leave it, the hypervisor shares file systems";
   char *s = NULL;
+  int n;
 
-  if (asprintf (&s,
-                "set snapshotter = \"devmapper\" under %s of %s, or under the kata-guard "
-                "handler's %s, configure [plugins.\"io.containerd.snapshotter.v1.devmapper\"] "
-                "pool_name, then restart containerd%s",
-                table, path, handler,
-                r->needs_block ? "" : "; or leave it, the hypervisor shares file systems")
-      < 0)
-    return NULL;
-  return s;
+  if (version == 3)
+    n = asprintf (&s,
+                  "set snapshotter = \"devmapper\" under [plugins.\"io.containerd.cri.v1.images\"] "
+                  "of %s, or under the kata-guard handler's [plugins.\"io.containerd.cri.v1."
+                  "runtime\".containerd.runtimes.NAME], configure "
+                  "[plugins.\"io.containerd.snapshotter.v1.devmapper\"] pool_name, then restart "
+                  "containerd%s",
+                  path, tail);
+  else
+    n = asprintf (&s,
+                  "set snapshotter = \"devmapper\" under %s of %s (containerd 1.6 reads only "
+                  "this one: a kata-guard handler's own snapshotter, which 1.7 reads, must be a "
+                  "block one too or absent), configure [plugins.\"io.containerd.snapshotter.v1."
+                  "devmapper\"] pool_name, then restart containerd%s",
+                  version == 2 ? "[plugins.\"io.containerd.grpc.v1.cri\".containerd]"
+                               : "[plugins.cri.containerd]",
+                  path, tail);
+  return n < 0 ? NULL : s;
 }
 
 static void
@@ -860,8 +868,12 @@ judge_containerd (const struct preflight *pf, struct storage_run *r, bool only_i
     {
       r->read_error = true;
       add_finding (r, non_block (r),
-                   "fix it (containerd cannot read it either), or write its "
-                   "snapshotter settings without imports that 1.x and 2.x merge differently",
+                   c->readings_differ
+                       ? "containerd reads it, but 1.x takes the CRI plugin's whole table from "
+                         "the last file that has one and 2.x merges key by key: keep the CRI "
+                         "settings in one file (kata-guard install --containerd writes no "
+                         "drop-in that splits them)"
+                       : "fix it (containerd cannot read it either)",
                    "containerd: cannot read its snapshotter: %s", err->msg);
       return;
     }
@@ -891,7 +903,17 @@ judge_containerd (const struct preflight *pf, struct storage_run *r, bool only_i
       const struct containerd_handler *h = &c->handlers[i];
 
       add_name (r, h->snapshotter, true);
-      if (storage_name_is_block (h->snapshotter, true))
+      /* A version 2 config is read by 1.6 too, which has no handler
+         snapshotter and takes the plugin's: both must give a block
+         device (the guard cannot tell 1.6 from 1.7 at a start). */
+      if (c->version < 3 && h->own && storage_name_is_block (h->snapshotter, true)
+          && ! storage_name_is_block (c->snapshotter, true))
+        add_finding (r, non_block (r), remedy ? remedy : "use a block snapshotter",
+                     "containerd (%s): handler %s's own snapshotter \"%s\" is read by "
+                     "containerd 1.7 and later only; 1.6 ignores it and uses the CRI plugin's "
+                     "\"%s\", which is not a block device: %s",
+                     path, h->name, h->snapshotter, c->snapshotter, consequence (r));
+      else if (storage_name_is_block (h->snapshotter, true))
         add_finding (r, VERDICT_PASS, NULL,
                      "containerd (%s): handler %s's snapshotter \"%s\"%s "
                      "gives Kata a block device",

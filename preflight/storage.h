@@ -94,10 +94,11 @@ struct containerd_storage
   int64_t version;                    /* 1 (also: none written), 2 or 3 */
   char snapshotter[STORAGE_NAME_MAX]; /* the CRI plugin's, default overlayfs */
   struct containerd_handler handlers[STORAGE_MAX_HANDLERS];
-  size_t n_handlers;   /* those whose runtime_type runs kata-guard */
-  bool pool_set;       /* the devmapper plugin's table holds pool_name */
-  char pool_name[128]; /* "" when not set */
-  size_t n_files;      /* the files read: the config and its imports */
+  size_t n_handlers;    /* those whose runtime_type runs kata-guard */
+  bool pool_set;        /* the devmapper plugin's table holds pool_name */
+  char pool_name[128];  /* "" when not set */
+  size_t n_files;       /* the files read: the config and its imports */
+  bool readings_differ; /* read failed: 1.x and 2.x merge the imports differently */
 };
 
 /* containerd's config and the files it imports, in the order

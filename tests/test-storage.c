@@ -185,24 +185,46 @@ fixture (const char *name)
   return p;
 }
 
+/* DATA with every FROM replaced by TO (DATA freed). */
+static char *
+replace_all (char *data, const char *from, const char *to)
+{
+  struct kg_buf sb = { 0 };
+  char *p, *hit, *res;
+
+  for (p = data; from != NULL && (hit = strstr (p, from)) != NULL; p = hit + strlen (from))
+    sb_printf (&sb, "%.*s%s", (int) (hit - p), p, to);
+  sb_printf (&sb, "%s", p);
+  if ((res = strdup (sb_str (&sb))) == NULL)
+    abort ();
+  kg_buf_release (&sb);
+  free (data);
+  return res;
+}
+
+/* The fixture NAME with every FROM replaced by TO and every FROM2 by TO2,
+   APPEND added, written as OUT. */
+static char *
+variant2 (const char *name, const char *from, const char *to, const char *from2, const char *to2,
+          const char *out, const char *append)
+{
+  cleanup_free char *path = fixture (name), *data = NULL, *all = NULL;
+  kg_error_t err = NULL;
+  size_t len;
+
+  if (kg_read_file_bounded (path, 0, 1 << 20, &data, &len, &err) < 0)
+    abort ();
+  data = replace_all (replace_all (data, from, to), from2, to2);
+  if (asprintf (&all, "%s%s", data, append ? append : "") < 0)
+    abort ();
+  return test_write_in (tmpdir, out, all);
+}
+
 /* The fixture NAME with every FROM replaced by TO, written as OUT. */
 static char *
 variant (const char *name, const char *from, const char *to, const char *out, const char *append)
 {
-  cleanup_free char *path = fixture (name), *data = NULL;
-  struct kg_buf sb = { 0 };
-  kg_error_t err = NULL;
-  size_t len;
-  char *p, *hit, *res;
-
-  if (kg_read_file_bounded (path, 0, 1 << 20, &data, &len, &err) < 0)
-    abort ();
-  for (p = data; from != NULL && (hit = strstr (p, from)) != NULL; p = hit + strlen (from))
-    sb_printf (&sb, "%.*s%s", (int) (hit - p), p, to);
-  sb_printf (&sb, "%s%s", p, append ? append : "");
-  res = test_write_in (tmpdir, out, sb_str (&sb));
-  kg_buf_release (&sb);
-  return res;
+  return variant2 (name, from, to, NULL, NULL, out, append);
 }
 
 static void
@@ -543,16 +565,30 @@ expect (struct report *rep, enum verdict snap, enum verdict pool, const char *ne
   report_release (rep);
 }
 
+/* The CRI plugin's own snapshotter line of containerd-1.7.24-default.toml. */
+#define PLUGIN_OVERLAYFS "no_pivot = false\n      snapshotter = \"overlayfs\""
+#define PLUGIN_DEVMAPPER "no_pivot = false\n      snapshotter = \"devmapper\""
+
 static void
 test_family (void)
 {
   struct report rep;
-  cleanup_free char *dm = variant ("containerd-1.7.24-default.toml", "pool_name = \"\"",
-                                   "pool_name = \"containerd-pool\"", "fam-dm.toml",
-                                   V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n");
-  cleanup_free char *dm_nopool = variant ("containerd-1.7.24-default.toml", NULL, NULL,
-                                          "fam-nopool.toml",
+  /* A version 2 config: the CRI plugin's snapshotter (1.6 reads only
+     that one) and the handler's (1.7 and later) both devmapper. */
+  cleanup_free char *dm = variant2 ("containerd-1.7.24-default.toml", "pool_name = \"\"",
+                                    "pool_name = \"containerd-pool\"", PLUGIN_OVERLAYFS,
+                                    PLUGIN_DEVMAPPER, "fam-dm.toml",
+                                    V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n");
+  cleanup_free char *dm_nopool = variant ("containerd-1.7.24-default.toml", PLUGIN_OVERLAYFS,
+                                          PLUGIN_DEVMAPPER, "fam-nopool.toml",
                                           V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n");
+  /* Only the handler's: containerd 1.6 would run overlayfs. */
+  cleanup_free char *dm_handler = variant ("containerd-1.7.24-default.toml", "pool_name = \"\"",
+                                           "pool_name = \"containerd-pool\"", "fam-handler.toml",
+                                           V2_GUARD_HANDLER "  snapshotter = \"devmapper\"\n");
+  cleanup_free char *dm_v3 = variant ("containerd-2.1.9-default.toml", "pool_name = ''",
+                                      "pool_name = 'containerd-pool'", "fam-v3.toml",
+                                      V3_GUARD_HANDLER "  snapshotter = 'devmapper'\n");
   cleanup_free char *bad = test_write_in (tmpdir, "fam-bad.toml", "version = 2\n[plugins\n");
 
   /* The kata family did not load a configuration. */
@@ -621,6 +657,21 @@ test_family (void)
   run (&rep, &kata_fc, ENGINE_CRI, true, NO_FILE, dm_nopool, false);
   expect (&rep, VERDICT_PASS, VERDICT_FAIL, "missing or empty",
           "CRI devmapper handler, no pool_name");
+  run (&rep, &kata_fc, ENGINE_CRI, true, NO_FILE, dm_handler, false);
+  ok (report_verdict (&rep, "storage.snapshotter") == VERDICT_FAIL
+          && strstr (report_reason (&rep, "storage.snapshotter"),
+                     "1.6 ignores it and uses the CRI plugin's \"overlayfs\"")
+                 != NULL,
+      "CRI, version 2, only the handler's snapshotter devmapper: refused (1.6 ignores it)");
+  ok (strstr (report_find (&rep, "storage.snapshotter")->remedy,
+              "[plugins.\"io.containerd.grpc.v1.cri\".containerd] of")
+          != NULL,
+      "...the remedy names the CRI plugin's own key");
+  report_release (&rep);
+  run (&rep, &kata_fc, ENGINE_CRI, true, NO_FILE, dm_v3, false);
+  ok (report_verdict (&rep, "storage.snapshotter") == VERDICT_PASS,
+      "CRI, version 3 (containerd 2.x only), the handler's snapshotter devmapper: passes");
+  report_release (&rep);
   static const struct
   {
     const char *line;

@@ -811,11 +811,21 @@ judge_docker (const struct preflight *pf, struct storage_run *r, bool only_if_pr
                    d.driver_set ? "storage-driver" : "default", d.driver);
       return;
     }
+  /* Which Docker reads the file is not known at a start: each form is
+     named with the versions that take it (20.10 has no containerd
+     snapshotter and refuses "devmapper" as a graphdriver; 25 removed
+     the devicemapper graphdriver). */
   if (asprintf (&remedy,
-                "set \"features\": {\"containerd-snapshotter\": true} and "
-                "\"storage-driver\": \"devmapper\" in %s, with containerd's devmapper plugin "
-                "configured, then restart Docker%s",
-                path, r->needs_block ? "" : "; or leave it, the hypervisor shares file systems")
+                "%s in %s, with containerd's devmapper plugin configured (Docker 23 and "
+                "later)%s, then restart Docker%s",
+                d.containerd_store ? "set \"storage-driver\": \"devmapper\""
+                                   : "set \"features\": {\"containerd-snapshotter\": true} and "
+                                     "\"storage-driver\": \"devmapper\"",
+                path,
+                d.containerd_store ? ""
+                                   : ", or \"storage-driver\": \"devicemapper\" (Docker 20.10 to "
+                                     "24: its own block graphdriver, which 20.10 needs)",
+                r->needs_block ? "" : "; or leave it, the hypervisor shares file systems")
       < 0)
     remedy = NULL;
   add_finding (r, non_block (r), remedy ? remedy : "use a block snapshotter",

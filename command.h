@@ -40,6 +40,17 @@ typedef int kg_replace_fn (const char *path, const char *data, size_t len, kg_er
    without the start path). */
 typedef void kg_report_fn (FILE *out, const struct report *rep);
 
+/* How a command prints a report in each of check's formats: main.c hands
+   in the start path's output to `prove` (registration links without it).
+   JSON names CONFIG_PATH; Prometheus says how long the run took (SECONDS)
+   and when it ran (NOW). */
+struct kg_report_printers
+{
+  kg_report_fn *text;
+  int (*json) (FILE *out, const struct report *rep, const char *config_path);
+  void (*prometheus) (FILE *out, const struct report *rep, double seconds, long long now);
+};
+
 /* For a command's getopt_long loop, in one wording for every command:
    the option that getopt_long returned '?' for (the usage follows), and
    an operand where the command takes none.  Both return -1 with *ERR. */

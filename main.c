@@ -16,6 +16,7 @@
 #include "exec.h"
 #include "install.h"
 #include "output.h"
+#include "prove.h"
 #include "replace.h"
 #include "validate.h"
 #include "wrapper.h"
@@ -104,6 +105,20 @@ validate_command (int argc, char **argv, bool *usage, kg_error_t *err)
   return cli_validate (argc, argv, print_report, usage, err);
 }
 
+static void
+print_prometheus (FILE *out, const struct report *rep, double seconds, long long now)
+{
+  output_prometheus (out, rep, NULL, seconds, now);
+}
+
+static int
+prove_command (int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  static const struct kg_report_printers printers = { print_report, output_json, print_prometheus };
+
+  return cli_prove (argc, argv, &printers, usage, err);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -117,6 +132,7 @@ main (int argc, char **argv)
     { "install", cli_install, install_usage },
     { "uninstall", cli_uninstall, install_usage },
     { "validate", validate_command, validate_usage },
+    { "prove", prove_command, prove_usage },
     { "version", cli_version, NULL },
     { "help", cli_help, NULL },
     { "--help", cli_help, NULL },

@@ -1,0 +1,983 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kata-guard prove (kata-guard(8), PROVE): a canary through the engine,
+ * the probe inside it, each of its lines judged against the host.  The
+ * canary is named kata-guard-prove-RANDOM and is always removed: after
+ * the run, on a timeout, on SIGINT/SIGTERM/SIGHUP, and (one a killed run
+ * left) before the next run starts one.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "prove.h"
+#include "util.h"
+
+#define CANARY_PREFIX "kata-guard-prove-"
+#define MARKER_DIR "/run/kata-guard/prove"
+#define PROBE_IN_CANARY "/kata-guard-probe"
+#define OUT_MAX (64 * 1024)
+#define MAX_LIST 16
+
+/* ---- judging ------------------------------------------------------------ */
+
+/* The rest of the first line of OUT that starts with KEY and a space. */
+static char *
+line_of (const char *out, const char *key)
+{
+  size_t k = strlen (key);
+
+  for (const char *p = out; p != NULL && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+    if (strncmp (p, key, k) == 0 && p[k] == ' ')
+      {
+        const char *e = strchr (p, '\n');
+
+        return strndup (p + k + 1, e ? (size_t) (e - p - k - 1) : strlen (p + k + 1));
+      }
+  return NULL;
+}
+
+static bool
+way_out (const char *result)
+{
+  return strncmp (result, "connected", 9) == 0;
+}
+
+/* Why a probe's line is missing: the probe did not run, or stopped. */
+static void
+missing (struct report *rep, const char *id, const char *what, const struct prove_host *h,
+         const char *out)
+{
+  if (strstr (out, "kg-probe 1\n") == NULL)
+    report_fail (rep, id, "start the canary by hand with the same engine call and read its error",
+                 "the probe did not run in the canary, so %s cannot be told%s%.300s", what,
+                 h->engine_says && *h->engine_says ? ": " : "",
+                 h->engine_says ? h->engine_says : "");
+  else
+    report_fail (rep, id, "run prove again; a probe cut short is a failure",
+                 "the probe did not report %s (its output ended early)", what);
+}
+
+static void
+judge_kernel (const char *out, const struct prove_host *h, struct report *rep)
+{
+  cleanup_free char *rel = line_of (out, "kernel.release");
+  cleanup_free char *boot = line_of (out, "kernel.boot_id");
+  cleanup_free char *hv = line_of (out, "kernel.hypervisor");
+
+  if (rel == NULL || boot == NULL || hv == NULL)
+    return missing (rep, "prove.kernel", "the canary's kernel", h, out);
+  if (strcmp (boot, h->boot_id) == 0)
+    report_fail (rep, "prove.kernel",
+                 "register the guard in front of Kata's shim (the canary ran on another runtime)",
+                 "the canary runs on the host's own kernel (boot id %s, release %s): no VM "
+                 "stands between it and the host",
+                 boot, rel);
+  else if (strcmp (hv, "yes") != 0)
+    report_fail (rep, "prove.kernel", "run the canary on the guarded Kata runtime",
+                 "the canary's kernel (release %s, boot id %s) is not the host's but does not "
+                 "run under a hypervisor (no hypervisor CPU flag)",
+                 rel, boot);
+  else
+    report_pass (rep, "prove.kernel",
+                 "the canary's kernel is not the host's: release %s (the host's is %s), boot id "
+                 "%s, under a hypervisor",
+                 rel, h->release, boot);
+}
+
+static void
+judge_hostfs (const char *out, const struct prove_host *h, struct report *rep)
+{
+  cleanup_free char *marker = line_of (out, "hostfs.marker");
+  cleanup_free char *init = line_of (out, "hostfs.init");
+
+  if (marker == NULL || init == NULL)
+    return missing (rep, "prove.hostfs", "what of the host's files the canary sees", h, out);
+  if (strcmp (marker, "absent") != 0)
+    report_fail (rep, "prove.hostfs", "bind nothing of the host's /run into agents' containers",
+                 "the canary sees the marker prove wrote on the host for this run: the host's "
+                 "files are there");
+  else if (h->init != NULL && strcmp (init, h->init) == 0)
+    report_fail (rep, "prove.hostfs", "give the container its own pid namespace (no --pid host)",
+                 "the canary's /proc/1 is the host's init (%s)", init);
+  else
+    report_pass (rep, "prove.hostfs",
+                 "the host's marker is not there, and /proc/1 is the canary's own (%s)", init);
+}
+
+static bool
+runtime_socket (const char *path)
+{
+  static const char *const names[] = { "docker.sock",           "containerd.sock",
+                                       "containerd.sock.ttrpc", "crio.sock",
+                                       "podman.sock",           "dockershim.sock",
+                                       "cri-dockerd.sock",      "kata.sock",
+                                       "buildkitd.sock" };
+  static const char *const dirs[] = { "/containerd/", "/docker/", "/crio/", "/podman/" };
+  const char *base = strrchr (path, '/') ? strrchr (path, '/') + 1 : path;
+
+  for (size_t i = 0; i < ARRAY_SIZE (names); i++)
+    if (strcmp (base, names[i]) == 0)
+      return true;
+  for (size_t i = 0; i < ARRAY_SIZE (dirs); i++)
+    if (strstr (path, dirs[i]) != NULL)
+      return true;
+  return false;
+}
+
+static void
+judge_sockets (const char *out, const struct prove_host *h, struct report *rep)
+{
+  cleanup_free char *kvm = line_of (out, "kvm");
+  cleanup_kg_buf struct kg_buf found = { 0 };
+  size_t n_other = 0;
+
+  if (kvm == NULL)
+    return missing (rep, "prove.sockets", "which sockets the canary sees", h, out);
+  for (const char *p = out; p != NULL && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+    if (strncmp (p, "socket ", 7) == 0)
+      {
+        const char *e = strchr (p, '\n');
+        cleanup_free char *path = strndup (p + 7, e ? (size_t) (e - p - 7) : strlen (p + 7));
+
+        if (path != NULL && runtime_socket (path))
+          sb_printf (&found, "%s%s", found.len ? ", " : "", path);
+        else
+          n_other++;
+      }
+  if (strcmp (kvm, "absent") != 0)
+    sb_printf (&found, "%s/dev/kvm", found.len ? ", " : "");
+  if (found.len > 0)
+    report_fail (rep, "prove.sockets",
+                 "bind no engine socket and no /dev/kvm into agents' containers",
+                 "the canary can reach %s", sb_str (&found));
+  else
+    report_pass (rep, "prove.sockets",
+                 "no container-runtime socket and no /dev/kvm in the canary (%zu other socket%s)",
+                 n_other, n_other == 1 ? "" : "s");
+}
+
+static void
+judge_connects (const char *out, const struct prove_host *h, struct report *rep)
+{
+  cleanup_kg_buf struct kg_buf open_ = { 0 }, closed = { 0 };
+  cleanup_free char *direct = NULL;
+  bool have_meta = false;
+
+  for (const char *p = out; p != NULL && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+    {
+      char kind[16], target[64], result[96];
+
+      if (strncmp (p, "connect ", 8) != 0
+          || sscanf (p + 8, "%15s %63s %95s", kind, target, result) != 3)
+        continue;
+      if (strcmp (kind, "direct") == 0)
+        {
+          free (direct);
+          if (asprintf (&direct, "%s %s", target, result) < 0)
+            direct = NULL;
+          continue;
+        }
+      have_meta |= strcmp (kind, "metadata") == 0;
+      sb_printf (way_out (result) ? &open_ : &closed, "%s%s %s",
+                 (way_out (result) ? open_.len : closed.len) ? ", " : "", target, result);
+    }
+  if (! have_meta)
+    missing (rep, "prove.metadata", "whether the metadata address answers", h, out);
+  else if (open_.len > 0)
+    report_fail (rep, "prove.metadata",
+                 "keep agents' networks from the metadata address and private ranges (the "
+                 "host's firewall, an internal network)",
+                 "the canary reached %s", sb_str (&open_));
+  else
+    report_pass (rep, "prove.metadata", "nothing answered: %s", sb_str (&closed));
+  if (direct == NULL)
+    missing (rep, "prove.direct", "whether a direct connection gets out", h, out);
+  else if (way_out (strchr (direct, ' ') + 1))
+    report_fail (rep, "prove.direct",
+                 "put agents on an internal network whose only way out is the proxy",
+                 "a direct TCP connection to %s completed (%s): the canary has a way out around "
+                 "the proxy",
+                 h->outside, strchr (direct, ' ') + 1);
+  else
+    report_pass (rep, "prove.direct", "a direct TCP connection to %s did not complete (%s)",
+                 h->outside, strchr (direct, ' ') + 1);
+}
+
+static void
+judge_forward (const char *out, const struct prove_host *h, struct report *rep)
+{
+  cleanup_free char *fw = line_of (out, "forward");
+  char how[16], gw[64], result[96];
+
+  if (fw == NULL)
+    return missing (rep, "prove.forward", "whether the host forwards the canary's traffic", h, out);
+  if (strcmp (fw, "none") == 0)
+    report_pass (rep, "prove.forward",
+                 "the canary has no interface but loopback: no host address to route through");
+  else if (strncmp (fw, "cannot ", 7) == 0)
+    report_fail (rep, "prove.forward",
+                 "run prove with --net-admin (the canary gets CAP_NET_ADMIN: allow NET_ADMIN in "
+                 "[policy] capabilities for the proof)",
+                 "the probe could not route through the host as a guest's kernel can (%s): not "
+                 "proven",
+                 fw + 7);
+  else if (sscanf (fw, "%15s %63s %95s", how, gw, result) != 3)
+    report_fail (rep, "prove.forward", "run prove again", "the probe's forward line is malformed");
+  else if (way_out (result))
+    report_fail (rep, "prove.forward",
+                 "stop the host forwarding from the agents' network (net.ipv4.conf.IF.forwarding "
+                 "= 0, or firewall rules that drop it)",
+                 "with %s as its default gateway (%s), the canary reached %s (%s): the host "
+                 "forwards the agents' network",
+                 gw, strcmp (how, "added") == 0 ? "set by the probe" : "its own route", h->outside,
+                 result);
+  else
+    report_pass (rep, "prove.forward",
+                 "with %s as its default gateway (%s), %s did not answer (%s)", gw,
+                 strcmp (how, "added") == 0 ? "set by the probe" : "its own route", h->outside,
+                 result);
+}
+
+static void
+judge_proxy (const char *out, const struct prove_host *h, struct report *rep)
+{
+  cleanup_free char *px = line_of (out, "proxy");
+  char target[64], what[16], rest[128];
+  int code;
+
+  if (px == NULL)
+    return missing (rep, "prove.proxy", "whether the proxy refuses", h, out);
+  if (sscanf (px, "%63s %15s %127[^\n]", target, what, rest) != 3)
+    report_fail (rep, "prove.proxy", "run prove again", "the probe's proxy line is malformed");
+  else if (strcmp (what, "status") != 0)
+    report_fail (rep, "prove.proxy",
+                 "start the egress proxy where the canary's network reaches it, or name it with "
+                 "--proxy",
+                 "the proxy %s did not answer the canary: %s", target, rest);
+  else if ((code = atoi (rest)) >= 200 && code < 300)
+    report_fail (rep, "prove.proxy",
+                 "make the proxy deny what is not on its allowlist (tinyproxy: FilterDefaultDeny "
+                 "Yes)",
+                 "the proxy %s let a CONNECT to a fresh random name through (HTTP %d)", target,
+                 code);
+  else
+    report_pass (rep, "prove.proxy",
+                 "the proxy %s refused a CONNECT to a fresh random name (HTTP %d)", target, code);
+}
+
+void
+prove_judge (const char *out, const struct prove_host *host, struct report *rep)
+{
+  judge_kernel (out, host, rep);
+  judge_hostfs (out, host, rep);
+  judge_sockets (out, host, rep);
+  judge_connects (out, host, rep);
+  judge_forward (out, host, rep);
+  judge_proxy (out, host, rep);
+}
+
+/* ---- the host ----------------------------------------------------------- */
+
+static char *
+first_line_of (const char *path)
+{
+  cleanup_free char *data = NULL;
+  cleanup_error kg_error_t err = NULL;
+  size_t len;
+
+  if (kg_read_file_bounded (path, 0, 4096, &data, &len, &err) < 0)
+    return NULL;
+  data[strcspn (data, "\n")] = '\0';
+  return steal_pointer (&data);
+}
+
+/* pid 1's "STARTTIME COMM", as the probe prints it. */
+static char *
+host_init (void)
+{
+  cleanup_free char *st = first_line_of ("/proc/1/stat");
+  char *open_, *close_, *save = NULL, *tok, *s = NULL;
+  int field = 3;
+
+  if (st == NULL || (open_ = strchr (st, '(')) == NULL || (close_ = strrchr (st, ')')) == NULL)
+    return NULL;
+  *close_ = '\0';
+  for (char *c = open_ + 1; *c; c++)
+    if (*c < 0x21 || *c > 0x7e)
+      *c = '_';
+  for (tok = strtok_r (close_ + 2, " ", &save); tok != NULL; tok = strtok_r (NULL, " ", &save))
+    if (field++ == 22)
+      return asprintf (&s, "%s %s", tok, open_ + 1) < 0 ? NULL : s;
+  return NULL;
+}
+
+static void
+random_hex (char *out, size_t n_bytes)
+{
+  unsigned char b[32];
+
+  if (n_bytes > sizeof b || getrandom (b, n_bytes, 0) != (ssize_t) n_bytes)
+    {
+      /* Not secret: unique enough for a name, from the clock and pid. */
+      struct timespec ts;
+
+      clock_gettime (CLOCK_REALTIME, &ts);
+      for (size_t i = 0; i < n_bytes && i < sizeof b; i++)
+        b[i] = (unsigned char) ((ts.tv_nsec >> (i % 4 * 8)) ^ (getpid () >> (i % 2 * 8)) ^ i);
+    }
+  for (size_t i = 0; i < n_bytes; i++)
+    sprintf (out + 2 * i, "%02x", b[i]);
+}
+
+/* ---- the engines -------------------------------------------------------- */
+
+enum engine_kind
+{
+  ENG_DOCKER,
+  ENG_PODMAN,
+  ENG_CTR,
+};
+
+struct prove_opts
+{
+  enum engine_kind kind;
+  const char *engine_bin;
+  char *engine_args[MAX_LIST];
+  size_t n_engine_args;
+  char *run_args[MAX_LIST];
+  size_t n_run_args;
+  const char *runtime, *image, *network;
+  const char *proxy, *outside, *metadata;
+  char *privates[MAX_LIST];
+  size_t n_privates;
+  const char *probe;
+  int timeout_s;
+  bool net_admin;
+};
+
+/* An argv under construction (at most 96 words: every list above is
+   bounded). */
+struct argv_buf
+{
+  char *v[96];
+  size_t n;
+};
+
+static void
+arg (struct argv_buf *a, const char *s)
+{
+  if (a->n + 1 < ARRAY_SIZE (a->v))
+    a->v[a->n++] = (char *) s;
+  a->v[a->n] = NULL;
+}
+
+static void
+engine_prefix (const struct prove_opts *o, struct argv_buf *a)
+{
+  arg (a, o->engine_bin);
+  for (size_t i = 0; i < o->n_engine_args; i++)
+    arg (a, o->engine_args[i]);
+}
+
+static void
+exec_argv (void *p)
+{
+  char *const *argv = p;
+  int fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+
+  /* The engine's errors (a refusal among them) are read with its output. */
+  if (fd >= 0)
+    dup2 (fd, 0);
+  dup2 (1, 2);
+  execvp (argv[0], argv);
+}
+
+/* Run ARGV, output (stdout and stderr) into *OUT; its wait status, -2 on
+   the deadline, -1 if it could not run. */
+static int
+run_capture (char *const *argv, int timeout_ms, char **out)
+{
+  size_t len;
+
+  *out = NULL;
+  return kg_capture (exec_argv, (void *) argv, false, OUT_MAX, timeout_ms, out, &len);
+}
+
+static void
+run_quiet (char *const *argv)
+{
+  cleanup_free char *out = NULL;
+
+  run_capture (argv, 30000, &out);
+}
+
+/* Remove canary NAME (docker rm -f, podman rm -f; ctr: kill its task,
+   delete it and the container). */
+static void
+remove_canary (const struct prove_opts *o, const char *name)
+{
+  struct argv_buf a = { .n = 0 };
+
+  if (o->kind != ENG_CTR)
+    {
+      engine_prefix (o, &a);
+      arg (&a, "rm");
+      arg (&a, "-f");
+      arg (&a, name);
+      run_quiet (a.v);
+      return;
+    }
+  static const char *const steps[][5] = {
+    { "tasks", "kill", "-s", "SIGKILL", NULL },
+    { "tasks", "delete", "-f", NULL, NULL },
+    { "containers", "delete", NULL, NULL, NULL },
+  };
+  for (size_t s = 0; s < ARRAY_SIZE (steps); s++)
+    {
+      a.n = 0;
+      engine_prefix (o, &a);
+      for (size_t i = 0; steps[s][i] != NULL; i++)
+        arg (&a, steps[s][i]);
+      arg (&a, name);
+      run_quiet (a.v);
+    }
+}
+
+/* Canaries a killed run left: every container of the engine whose name
+   starts with the prefix. */
+static size_t
+remove_leftovers (const struct prove_opts *o)
+{
+  struct argv_buf a = { .n = 0 };
+  cleanup_free char *out = NULL;
+  char *save = NULL, *tok;
+  size_t n = 0;
+
+  engine_prefix (o, &a);
+  if (o->kind == ENG_CTR)
+    {
+      arg (&a, "containers");
+      arg (&a, "list");
+      arg (&a, "-q");
+    }
+  else
+    {
+      arg (&a, "ps");
+      arg (&a, "-a");
+      arg (&a, "--format");
+      arg (&a, "{{.Names}}");
+    }
+  if (run_capture (a.v, 30000, &out) != 0 || out == NULL)
+    return 0;
+  for (tok = strtok_r (out, "\n", &save); tok != NULL; tok = strtok_r (NULL, "\n", &save))
+    if (strncmp (tok, CANARY_PREFIX, strlen (CANARY_PREFIX)) == 0
+        && strspn (tok + strlen (CANARY_PREFIX), "0123456789abcdef")
+               == strlen (tok + strlen (CANARY_PREFIX)))
+      {
+        remove_canary (o, tok);
+        n++;
+      }
+  return n;
+}
+
+/* The engine call that starts the canary NAME, the probe bound in
+   read-only and run with PROBE_ARGS. */
+static void
+canary_argv (const struct prove_opts *o, const char *name, char *const *probe_args,
+             struct argv_buf *a, char *mount, size_t mount_size, char *withns, size_t ns_size)
+{
+  engine_prefix (o, a);
+  arg (a, "run");
+  arg (a, "--rm");
+  if (o->kind == ENG_CTR)
+    {
+      snprintf (mount, mount_size, "type=bind,src=%s,dst=" PROBE_IN_CANARY ",options=rbind:ro",
+                o->probe);
+      arg (a, "--runtime");
+      arg (a, o->runtime);
+      arg (a, "--mount");
+      arg (a, mount);
+      if (o->network != NULL)
+        {
+          snprintf (withns, ns_size, "network:%s", o->network);
+          arg (a, "--with-ns");
+          arg (a, withns);
+        }
+      if (o->net_admin)
+        {
+          arg (a, "--cap-add");
+          arg (a, "CAP_NET_ADMIN");
+        }
+      for (size_t i = 0; i < o->n_run_args; i++)
+        arg (a, o->run_args[i]);
+      arg (a, o->image);
+      arg (a, name);
+      arg (a, PROBE_IN_CANARY);
+    }
+  else
+    {
+      snprintf (mount, mount_size, "%s:" PROBE_IN_CANARY ":ro", o->probe);
+      arg (a, "--name");
+      arg (a, name);
+      arg (a, "--runtime");
+      arg (a, o->runtime);
+      if (o->network != NULL)
+        {
+          arg (a, "--network");
+          arg (a, o->network);
+        }
+      if (o->net_admin)
+        {
+          arg (a, "--cap-add");
+          arg (a, "NET_ADMIN");
+        }
+      arg (a, "-v");
+      arg (a, mount);
+      arg (a, "--entrypoint");
+      arg (a, PROBE_IN_CANARY);
+      for (size_t i = 0; i < o->n_run_args; i++)
+        arg (a, o->run_args[i]);
+      arg (a, o->image);
+    }
+  for (size_t i = 0; probe_args[i] != NULL; i++)
+    arg (a, probe_args[i]);
+}
+
+/* ---- interrupts: the canary is removed all the same --------------------- */
+
+static volatile sig_atomic_t interrupted;
+static char *const *cleanup_argv[3];
+
+static void
+on_signal (int sig)
+{
+  interrupted = sig;
+  /* fork, execvp (execve) and waitpid are async-signal-safe; the argv
+     was built before the canary started. */
+  for (size_t i = 0; i < ARRAY_SIZE (cleanup_argv) && cleanup_argv[i] != NULL; i++)
+    {
+      pid_t p = fork ();
+
+      if (p == 0)
+        {
+          int fd = open ("/dev/null", O_RDWR);
+
+          dup2 (fd, 0);
+          dup2 (fd, 1);
+          dup2 (fd, 2);
+          execvp (cleanup_argv[i][0], cleanup_argv[i]);
+          _exit (127);
+        }
+      if (p > 0)
+        waitpid (p, NULL, 0);
+    }
+  _exit (128 + sig);
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+void
+prove_usage (FILE *out)
+{
+  fputs ("Usage: kata-guard prove --engine docker|podman|ctr --image IMAGE [options]\n"
+         "\n"
+         "Starts one short-lived canary through the engine on the guarded runtime, runs a\n"
+         "probe inside it, and judges what it sees against the host: prove.kernel,\n"
+         "prove.hostfs, prove.sockets, prove.metadata, prove.direct, prove.forward,\n"
+         "prove.proxy. The canary is always removed.\n"
+         "\n"
+         "  --engine NAME        docker, podman or ctr\n"
+         "  --image IMAGE        the canary's image (it needs nothing of its own)\n"
+         "  --runtime NAME       the guarded runtime (default kata-guard; ctr:\n"
+         "                       io.containerd.kata-guard.v2)\n"
+         "  --network NET        docker/podman --network (e.g. container:COMPANION);\n"
+         "                       ctr: a network namespace path\n"
+         "  --proxy ADDR:PORT    the egress proxy as the canary reaches it (default: the\n"
+         "                       guard configuration's [egress] proxy)\n"
+         "  --outside ADDR:PORT  an outside address to try directly (default 1.1.1.1:443)\n"
+         "  --metadata ADDR:PORT the metadata service (default 169.254.169.254:80)\n"
+         "  --private ADDR:PORT  a host of a private range that must not answer (repeatable)\n"
+         "  --engine-bin PATH    the engine's client (default: docker, podman, ctr)\n"
+         "  --engine-arg ARG     an argument before `run` (repeatable: -H SOCKET, -a SOCKET)\n"
+         "  --run-arg ARG        an argument of `run`, as production passes it (repeatable;\n"
+         "                       default --memory 256m, ctr: --memory-limit 268435456)\n"
+         "  --net-admin          give the canary CAP_NET_ADMIN, so that prove.forward can\n"
+         "                       route as a guest's kernel can\n"
+         "  --probe PATH         the probe (default " PKGLIBEXECDIR "/kata-guard-probe)\n"
+         "  --timeout SECONDS    for the whole canary (default 120)\n"
+         "  --config FILE        the guard configuration ([egress] proxy)\n"
+         "  --json, --format text|json|prometheus\n"
+         "\n"
+         "Exit status: 0 every probe passed, 1 one failed, 2 usage.\n",
+         out);
+}
+
+/* The probe: root's, not writable by anyone else, a regular file. */
+static int
+probe_usable (const char *path, kg_error_t *err)
+{
+  struct stat st;
+
+  if (stat (path, &st) < 0)
+    return kg_error (err, errno, "the probe %s", path);
+  if (! S_ISREG (st.st_mode) || st.st_uid != 0 || (st.st_mode & 022) != 0)
+    return kg_error (err, 0, "the probe %s is not a root-owned file only root can write", path);
+  return 0;
+}
+
+/* The probe beside this binary (a build tree), else the installed one. */
+static char *
+default_probe (void)
+{
+  char self[4096];
+  ssize_t n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  char *p = NULL;
+
+  if (n > 0)
+    {
+      self[n] = '\0';
+      if (strrchr (self, '/') != NULL)
+        {
+          *strrchr (self, '/') = '\0';
+          if (asprintf (&p, "%s/kata-guard-probe", self) >= 0 && access (p, X_OK) == 0)
+            return p;
+          free (p);
+        }
+    }
+  return strdup (PKGLIBEXECDIR "/kata-guard-probe");
+}
+
+static int
+add_list (char **list, size_t *n, const char *v, const char *what, kg_error_t *err)
+{
+  if (*n >= MAX_LIST)
+    return kg_error (err, 0, "more than %d %s", MAX_LIST, what);
+  list[(*n)++] = (char *) v;
+  return 0;
+}
+
+int
+cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *usage,
+           kg_error_t *err)
+{
+  enum
+  {
+    O_ENGINE = 256,
+    O_IMAGE,
+    O_RUNTIME,
+    O_NETWORK,
+    O_PROXY,
+    O_OUTSIDE,
+    O_METADATA,
+    O_PRIVATE,
+    O_ENGINE_BIN,
+    O_ENGINE_ARG,
+    O_RUN_ARG,
+    O_NET_ADMIN,
+    O_PROBE,
+    O_TIMEOUT,
+    O_FORMAT,
+    O_JSON,
+  };
+  static const struct option longopts[] = {
+    { "engine", required_argument, NULL, O_ENGINE },
+    { "image", required_argument, NULL, O_IMAGE },
+    { "runtime", required_argument, NULL, O_RUNTIME },
+    { "network", required_argument, NULL, O_NETWORK },
+    { "proxy", required_argument, NULL, O_PROXY },
+    { "outside", required_argument, NULL, O_OUTSIDE },
+    { "metadata", required_argument, NULL, O_METADATA },
+    { "private", required_argument, NULL, O_PRIVATE },
+    { "engine-bin", required_argument, NULL, O_ENGINE_BIN },
+    { "engine-arg", required_argument, NULL, O_ENGINE_ARG },
+    { "run-arg", required_argument, NULL, O_RUN_ARG },
+    { "net-admin", no_argument, NULL, O_NET_ADMIN },
+    { "probe", required_argument, NULL, O_PROBE },
+    { "timeout", required_argument, NULL, O_TIMEOUT },
+    { "format", required_argument, NULL, O_FORMAT },
+    { "json", no_argument, NULL, O_JSON },
+    { "config", required_argument, NULL, 'c' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  struct prove_opts o = {
+    .kind = ENG_DOCKER, .outside = "1.1.1.1:443", .metadata = "169.254.169.254:80", .timeout_s = 120
+  };
+  const char *engine = NULL, *format = "text", *config_path = guard_config_default_path ();
+  cleanup_free char *probe = NULL, *proxy = NULL, *out = NULL, *init = NULL;
+  cleanup_free char *boot_id = NULL, *marker_dir = NULL, *marker = NULL;
+  cleanup_guard_config struct guard_config cfg = { 0 };
+  cleanup_error kg_error_t cerr = NULL;
+  cleanup_report struct report rep = { 0 };
+  char name[sizeof CANARY_PREFIX + 40], word[40], timeout_ms[16], mount[4200], withns[4200];
+  struct argv_buf run = { .n = 0 }, rm_argv[3];
+  char *probe_args[40];
+  size_t np = 0, left;
+  struct prove_host host = { 0 };
+  struct utsname u;
+  struct timespec t0, t1;
+  struct sigaction sa;
+  int c, status;
+  char *end;
+  long v;
+
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+c:h", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case O_ENGINE:
+        engine = optarg;
+        break;
+      case O_IMAGE:
+        o.image = optarg;
+        break;
+      case O_RUNTIME:
+        o.runtime = optarg;
+        break;
+      case O_NETWORK:
+        o.network = optarg;
+        break;
+      case O_PROXY:
+        o.proxy = optarg;
+        break;
+      case O_OUTSIDE:
+        o.outside = optarg;
+        break;
+      case O_METADATA:
+        o.metadata = optarg;
+        break;
+      case O_PRIVATE:
+        if (add_list (o.privates, &o.n_privates, optarg, "--private", err) < 0)
+          return KG_EXIT_USAGE;
+        break;
+      case O_ENGINE_BIN:
+        o.engine_bin = optarg;
+        break;
+      case O_ENGINE_ARG:
+        if (add_list (o.engine_args, &o.n_engine_args, optarg, "--engine-arg", err) < 0)
+          return KG_EXIT_USAGE;
+        break;
+      case O_RUN_ARG:
+        if (add_list (o.run_args, &o.n_run_args, optarg, "--run-arg", err) < 0)
+          return KG_EXIT_USAGE;
+        break;
+      case O_NET_ADMIN:
+        o.net_admin = true;
+        break;
+      case O_PROBE:
+        o.probe = optarg;
+        break;
+      case O_TIMEOUT:
+        errno = 0;
+        v = strtol (optarg, &end, 10);
+        if (errno != 0 || *end != '\0' || v < 5 || v > 3600)
+          return kg_error (err, 0, "--timeout: %s is not 5 to 3600 seconds", optarg), KG_EXIT_USAGE;
+        o.timeout_s = (int) v;
+        break;
+      case O_FORMAT:
+        format = optarg;
+        break;
+      case O_JSON:
+        format = "json";
+        break;
+      case 'c':
+        config_path = optarg;
+        break;
+      case 'h':
+        prove_usage (stdout);
+        return KG_EXIT_PASS;
+      default:
+        return cli_bad_option (argv, usage, err), KG_EXIT_USAGE;
+      }
+  if (cli_operands (argc, argv, err) < 0)
+    return KG_EXIT_USAGE;
+  if (engine == NULL || o.image == NULL)
+    return *usage = true, kg_error (err, 0, "--engine and --image are required"), KG_EXIT_USAGE;
+  if (strcmp (engine, "docker") == 0)
+    o.kind = ENG_DOCKER;
+  else if (strcmp (engine, "podman") == 0)
+    o.kind = ENG_PODMAN;
+  else if (strcmp (engine, "ctr") == 0)
+    o.kind = ENG_CTR;
+  else
+    return kg_error (err, 0, "--engine %s: docker, podman or ctr (CRI pods: not yet)", engine),
+           KG_EXIT_USAGE;
+  if (strcmp (format, "text") != 0 && strcmp (format, "json") != 0
+      && strcmp (format, "prometheus") != 0)
+    return kg_error (err, 0, "--format %s: text, json or prometheus", format), KG_EXIT_USAGE;
+  if (geteuid () != 0)
+    return kg_error (err, 0, "prove starts a container through the engine: run it as root"),
+           KG_EXIT_USAGE;
+  if (o.engine_bin == NULL)
+    o.engine_bin = o.kind == ENG_DOCKER ? "docker" : o.kind == ENG_PODMAN ? "podman" : "ctr";
+  if (o.runtime == NULL)
+    o.runtime = o.kind == ENG_CTR ? "io.containerd.kata-guard.v2" : "kata-guard";
+  if (o.n_run_args == 0)
+    {
+      o.run_args[o.n_run_args++] = (char *) (o.kind == ENG_CTR ? "--memory-limit" : "--memory");
+      o.run_args[o.n_run_args++] = (char *) (o.kind == ENG_CTR ? "268435456" : "256m");
+    }
+  if (o.proxy == NULL)
+    {
+      if (guard_config_load (config_path, &cfg, &cerr) < 0)
+        return kg_error (err, 0, "%s (or name the proxy with --proxy)", cerr->msg), KG_EXIT_USAGE;
+      if (cfg.egress.proxy == NULL || cfg.egress.proxy[0] == '\0')
+        return kg_error (err, 0, "%s sets no [egress] proxy: name it with --proxy", config_path),
+               KG_EXIT_USAGE;
+      o.proxy = proxy = strdup (cfg.egress.proxy);
+    }
+  if (o.probe == NULL)
+    o.probe = probe = default_probe ();
+  if (o.probe == NULL || probe_usable (o.probe, err) < 0)
+    return KG_EXIT_USAGE;
+
+  /* The host, to judge against. */
+  if (uname (&u) < 0 || (boot_id = first_line_of ("/proc/sys/kernel/random/boot_id")) == NULL)
+    return kg_error (err, errno, "cannot read this host's kernel release and boot id"),
+           KG_EXIT_FAIL;
+  init = host_init ();
+  host = (struct prove_host){
+    .release = u.release, .boot_id = boot_id, .init = init, .outside = o.outside, .proxy = o.proxy
+  };
+
+  /* The marker: in a directory of this run's own under /run, which no
+     container is given. */
+  if ((mkdir ("/run/kata-guard", 0755) < 0 && errno != EEXIST)
+      || (mkdir (MARKER_DIR, 0700) < 0 && errno != EEXIST))
+    return kg_error (err, errno, "cannot make " MARKER_DIR), KG_EXIT_FAIL;
+  random_hex (word, 12);
+  if (asprintf (&marker_dir, MARKER_DIR "/%s", word) < 0 || mkdir (marker_dir, 0700) < 0
+      || asprintf (&marker, "%s/marker", marker_dir) < 0)
+    return kg_error (err, errno, "cannot make the marker's directory under " MARKER_DIR),
+           KG_EXIT_FAIL;
+  {
+    int fd = open (marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+    if (fd < 0)
+      return kg_error (err, errno, "cannot write the marker %s", marker), KG_EXIT_FAIL;
+    close (fd);
+  }
+
+  random_hex (word, 12);
+  snprintf (name, sizeof name, CANARY_PREFIX "%s", word);
+  random_hex (word, 16);
+  snprintf (timeout_ms, sizeof timeout_ms, "%d", 3000);
+  probe_args[np++] = (char *) "--marker";
+  probe_args[np++] = marker;
+  probe_args[np++] = (char *) "--metadata";
+  probe_args[np++] = (char *) o.metadata;
+  for (size_t i = 0; i < o.n_privates; i++)
+    {
+      probe_args[np++] = (char *) "--private";
+      probe_args[np++] = o.privates[i];
+    }
+  probe_args[np++] = (char *) "--outside";
+  probe_args[np++] = (char *) o.outside;
+  probe_args[np++] = (char *) "--proxy";
+  probe_args[np++] = (char *) o.proxy;
+  probe_args[np++] = (char *) "--name";
+  probe_args[np++] = word;
+  probe_args[np++] = (char *) "--timeout-ms";
+  probe_args[np++] = timeout_ms;
+  probe_args[np] = NULL;
+
+  left = remove_leftovers (&o);
+  if (left > 0)
+    fprintf (stderr, "kata-guard: prove: removed %zu canar%s an earlier run left\n", left,
+             left == 1 ? "y" : "ies");
+
+  /* An interrupt from here on removes the canary before prove exits. */
+  memset (rm_argv, 0, sizeof rm_argv);
+  for (size_t s = 0; s < (o.kind == ENG_CTR ? 3u : 1u); s++)
+    {
+      static const char *const ctr_steps[][4] = {
+        { "tasks", "kill", "-s", "SIGKILL" },
+        { "tasks", "delete", "-f", NULL },
+        { "containers", "delete", NULL, NULL },
+      };
+
+      engine_prefix (&o, &rm_argv[s]);
+      if (o.kind == ENG_CTR)
+        for (size_t i = 0; i < 4 && ctr_steps[s][i] != NULL; i++)
+          arg (&rm_argv[s], ctr_steps[s][i]);
+      else
+        {
+          arg (&rm_argv[s], "rm");
+          arg (&rm_argv[s], "-f");
+        }
+      arg (&rm_argv[s], name);
+      cleanup_argv[s] = rm_argv[s].v;
+    }
+  memset (&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigfillset (&sa.sa_mask);
+  sigaction (SIGINT, &sa, NULL);
+  sigaction (SIGTERM, &sa, NULL);
+  sigaction (SIGHUP, &sa, NULL);
+
+  canary_argv (&o, name, probe_args, &run, mount, sizeof mount, withns, sizeof withns);
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  status = run_capture (run.v, o.timeout_s * 1000, &out);
+  remove_canary (&o, name);
+  for (size_t i = 0; i < ARRAY_SIZE (cleanup_argv); i++)
+    cleanup_argv[i] = NULL;
+  signal (SIGINT, SIG_DFL);
+  signal (SIGTERM, SIG_DFL);
+  signal (SIGHUP, SIG_DFL);
+  clock_gettime (CLOCK_MONOTONIC, &t1);
+  unlink (marker);
+  rmdir (marker_dir);
+
+  if (out == NULL && (out = strdup ("")) == NULL)
+    return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_FAIL;
+  {
+    /* What the engine said, when the probe did not run: its last line. */
+    char *said = out[0] ? strdup (out) : NULL;
+
+    if (said != NULL)
+      {
+        size_t l = strlen (said);
+
+        while (l > 0 && said[l - 1] == '\n')
+          said[--l] = '\0';
+        if (strrchr (said, '\n') != NULL)
+          memmove (said, strrchr (said, '\n') + 1, strlen (strrchr (said, '\n') + 1) + 1);
+      }
+    if (status == -2)
+      {
+        free (said);
+        said = NULL;
+        if (asprintf (&said, "the canary did not finish within %d s (removed)", o.timeout_s) < 0)
+          said = NULL;
+      }
+    host.engine_says = said;
+    prove_judge (out, &host, &rep);
+    free (said);
+    host.engine_says = NULL;
+  }
+  if (strcmp (format, "json") == 0)
+    print->json (stdout, &rep, NULL);
+  else if (strcmp (format, "prometheus") == 0)
+    print->prometheus (stdout, &rep,
+                       (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9,
+                       (long long) time (NULL));
+  else
+    print->text (stdout, &rep);
+  return report_overall (&rep) == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
+}

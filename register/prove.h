@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * kata-guard prove (kata-guard(8), PROVE): one short-lived canary started
+ * through the engine the way its users start containers, a probe inside
+ * (probe/probe.c) that reports what it sees, and each report judged
+ * against the host.  Never on a start.
+ */
+#ifndef KG_PROVE_H
+#define KG_PROVE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "command.h"
+#include "error.h"
+#include "result.h"
+
+/* What prove knows of the host, to judge the probe's lines against. */
+struct prove_host
+{
+  const char *release;     /* uname -r */
+  const char *boot_id;     /* /proc/sys/kernel/random/boot_id */
+  const char *init;        /* pid 1's "STARTTIME COMM", as the probe prints it */
+  const char *outside;     /* the outside address tried, ADDR:PORT */
+  const char *proxy;       /* the proxy, ADDR:PORT */
+  const char *engine_says; /* the engine's own words when no probe line came (or NULL) */
+};
+
+/* Judge OUT, the canary's output (the probe's lines; anything else is the
+   engine's), into REP: one result per prove.* id, each failing when its
+   lines are missing or malformed. */
+void prove_judge (const char *out, const struct prove_host *host, struct report *rep);
+
+void prove_usage (FILE *out);
+int cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *usage,
+               kg_error_t *err);
+
+#endif

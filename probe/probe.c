@@ -32,6 +32,7 @@
 #include <net/route.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -294,6 +295,22 @@ default_gateway (struct in_addr *gw)
   return found;
 }
 
+/* The route forward () added, removed on SIGTERM too: where the canary
+   shares a network namespace (a runtime that is no VM, such as the test
+   suite's runc), that namespace is not left with it when the engine
+   stops the canary halfway. */
+static struct rtentry added_route;
+static volatile sig_atomic_t route_fd = -1;
+
+static void
+on_term (int sig)
+{
+  (void) sig;
+  if (route_fd >= 0)
+    ioctl (route_fd, SIOCDELRT, &added_route);
+  _exit (143);
+}
+
 /* The attacker who owns the guest's kernel owns its routing table: make
    the network's host-side address (the first of the interface's subnet,
    as engines give the bridge) the default gateway and try outside again. */
@@ -361,9 +378,12 @@ forward (const char *outside)
       freeifaddrs (ifa);
       return;
     }
+  added_route = rt;
+  route_fd = fd;
   r = connect_result (&sa, why, sizeof why);
-  printf ("forward added %s %s\n", gws, r);
+  route_fd = -1;
   ioctl (fd, SIOCDELRT, &rt);
+  printf ("forward added %s %s\n", gws, r);
   close (fd);
   freeifaddrs (ifa);
 }
@@ -425,6 +445,14 @@ main (int argc, char **argv)
   size_t n_private = 0;
 
   setvbuf (stdout, NULL, _IOLBF, 0);
+  {
+    struct sigaction sa = { .sa_handler = on_term };
+
+    sigfillset (&sa.sa_mask);
+    sigaction (SIGTERM, &sa, NULL);
+    sigaction (SIGINT, &sa, NULL);
+    sigaction (SIGHUP, &sa, NULL);
+  }
   for (int i = 1; i + 1 < argc; i += 2)
     {
       const char *k = argv[i], *v = argv[i + 1];

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -64,7 +66,7 @@ missing (struct report *rep, const char *id, const char *what, const struct prov
 {
   if (strstr (out, "kg-probe 1\n") == NULL)
     report_fail (rep, id, "start the canary by hand with the same engine call and read its error",
-                 "the probe did not run in the canary, so %s cannot be told%s%.300s", what,
+                 "the probe did not run in the canary, so %s cannot be told%s%.400s", what,
                  h->engine_says && *h->engine_says ? ": " : "",
                  h->engine_says ? h->engine_says : "");
   else
@@ -253,6 +255,15 @@ judge_forward (const char *out, const struct prove_host *h, struct report *rep)
                  result);
 }
 
+static bool
+denied (const struct prove_host *h, int code)
+{
+  for (size_t i = 0; i < h->n_deny; i++)
+    if (h->deny[i] == code)
+      return true;
+  return false;
+}
+
 static void
 judge_proxy (const char *out, const struct prove_host *h, struct report *rep)
 {
@@ -275,6 +286,13 @@ judge_proxy (const char *out, const struct prove_host *h, struct report *rep)
                  "Yes)",
                  "the proxy %s let a CONNECT to a fresh random name through (HTTP %d)", target,
                  code);
+  else if (! denied (h, code))
+    report_fail (rep, "prove.proxy",
+                 "make the proxy deny what is not on its allowlist, or list its denial status in "
+                 "[egress] deny_statuses",
+                 "the proxy %s answered a CONNECT to a fresh random name with HTTP %d, which is "
+                 "not a denial ([egress] deny_statuses): it tried the name",
+                 target, code);
   else
     report_pass (rep, "prove.proxy",
                  "the proxy %s refused a CONNECT to a fresh random name (HTTP %d)", target, code);
@@ -342,6 +360,30 @@ random_hex (char *out, size_t n_bytes)
     }
   for (size_t i = 0; i < n_bytes; i++)
     sprintf (out + 2 * i, "%02x", b[i]);
+}
+
+/* Marker directories an earlier run left (it was killed): MARKER_DIR/HEX
+   holding "marker". */
+static void
+remove_stale_markers (void)
+{
+  DIR *d = opendir (MARKER_DIR);
+  struct dirent *e;
+
+  if (d == NULL)
+    return;
+  while ((e = readdir (d)) != NULL)
+    {
+      char path[sizeof MARKER_DIR + 300];
+
+      if (e->d_name[0] == '.' || strspn (e->d_name, "0123456789abcdef") != strlen (e->d_name))
+        continue;
+      snprintf (path, sizeof path, MARKER_DIR "/%s/marker", e->d_name);
+      unlink (path);
+      snprintf (path, sizeof path, MARKER_DIR "/%s", e->d_name);
+      rmdir (path);
+    }
+  closedir (d);
 }
 
 /* ---- the engines -------------------------------------------------------- */
@@ -426,35 +468,53 @@ run_quiet (char *const *argv)
   run_capture (argv, 30000, &out);
 }
 
-/* Remove canary NAME (docker rm -f, podman rm -f; ctr: kill its task,
-   delete it and the container). */
+/* The steps that remove canary NAME: a stop the probe hears (it removes
+   a route it added, then exits), then a forced removal.  docker, podman:
+   stop -t 5, rm -f; ctr: SIGTERM, then SIGKILL, delete the task and the
+   container. */
+static const char *const engine_steps[][5] = {
+  { "stop", "-t", "5", NULL, NULL },
+  { "rm", "-f", NULL, NULL, NULL },
+};
+static const char *const ctr_steps[][5] = {
+  { "tasks", "kill", "-s", "SIGTERM", NULL },
+  { "tasks", "kill", "-s", "SIGKILL", NULL },
+  { "tasks", "delete", "-f", NULL, NULL },
+  { "containers", "delete", NULL, NULL, NULL },
+};
+#define MAX_STEPS 4
+
+/* The argvs of the steps for NAME into A (at most MAX_STEPS); how many. */
+static size_t
+removal_argvs (const struct prove_opts *o, const char *name, struct argv_buf *a)
+{
+  size_t n = o->kind == ENG_CTR ? ARRAY_SIZE (ctr_steps) : ARRAY_SIZE (engine_steps);
+
+  for (size_t s = 0; s < n; s++)
+    {
+      const char *const *step = o->kind == ENG_CTR ? ctr_steps[s] : engine_steps[s];
+
+      a[s].n = 0;
+      engine_prefix (o, &a[s]);
+      for (size_t i = 0; step[i] != NULL; i++)
+        arg (&a[s], step[i]);
+      arg (&a[s], name);
+    }
+  return n;
+}
+
 static void
 remove_canary (const struct prove_opts *o, const char *name)
 {
-  struct argv_buf a = { .n = 0 };
+  struct argv_buf a[MAX_STEPS];
+  size_t n = removal_argvs (o, name, a);
 
-  if (o->kind != ENG_CTR)
+  for (size_t s = 0; s < n; s++)
     {
-      engine_prefix (o, &a);
-      arg (&a, "rm");
-      arg (&a, "-f");
-      arg (&a, name);
-      run_quiet (a.v);
-      return;
-    }
-  static const char *const steps[][5] = {
-    { "tasks", "kill", "-s", "SIGKILL", NULL },
-    { "tasks", "delete", "-f", NULL, NULL },
-    { "containers", "delete", NULL, NULL, NULL },
-  };
-  for (size_t s = 0; s < ARRAY_SIZE (steps); s++)
-    {
-      a.n = 0;
-      engine_prefix (o, &a);
-      for (size_t i = 0; steps[s][i] != NULL; i++)
-        arg (&a, steps[s][i]);
-      arg (&a, name);
-      run_quiet (a.v);
+      run_quiet (a[s].v);
+      /* ctr's SIGTERM: a moment for the probe to clean up. */
+      if (o->kind == ENG_CTR && s == 0)
+        sleep (1);
     }
 }
 
@@ -561,7 +621,8 @@ canary_argv (const struct prove_opts *o, const char *name, char *const *probe_ar
 /* ---- interrupts: the canary is removed all the same --------------------- */
 
 static volatile sig_atomic_t interrupted;
-static char *const *cleanup_argv[3];
+static char *const *cleanup_argv[MAX_STEPS + 1];
+static bool cleanup_pause; /* ctr: a second after the first step */
 
 static void
 on_signal (int sig)
@@ -585,6 +646,8 @@ on_signal (int sig)
         }
       if (p > 0)
         waitpid (p, NULL, 0);
+      if (i == 0 && cleanup_pause)
+        sleep (1);
     }
   _exit (128 + sig);
 }
@@ -725,14 +788,14 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
   cleanup_error kg_error_t cerr = NULL;
   cleanup_report struct report rep = { 0 };
   char name[sizeof CANARY_PREFIX + 40], word[40], timeout_ms[16], mount[4200], withns[4200];
-  struct argv_buf run = { .n = 0 }, rm_argv[3];
+  struct argv_buf run = { .n = 0 }, rm_argv[MAX_STEPS];
   char *probe_args[40];
   size_t np = 0, left;
   struct prove_host host = { 0 };
   struct utsname u;
   struct timespec t0, t1;
   struct sigaction sa;
-  int c, status;
+  int c, status, lock_fd = -1;
   char *end;
   long v;
 
@@ -833,10 +896,11 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
       o.run_args[o.n_run_args++] = (char *) (o.kind == ENG_CTR ? "--memory-limit" : "--memory");
       o.run_args[o.n_run_args++] = (char *) (o.kind == ENG_CTR ? "268435456" : "256m");
     }
+  /* The guard configuration: the proxy, and what counts as its denial. */
+  if (guard_config_load (config_path, &cfg, &cerr) < 0)
+    return kg_error (err, 0, "%s", cerr->msg), KG_EXIT_USAGE;
   if (o.proxy == NULL)
     {
-      if (guard_config_load (config_path, &cfg, &cerr) < 0)
-        return kg_error (err, 0, "%s (or name the proxy with --proxy)", cerr->msg), KG_EXIT_USAGE;
       if (cfg.egress.proxy == NULL || cfg.egress.proxy[0] == '\0')
         return kg_error (err, 0, "%s sets no [egress] proxy: name it with --proxy", config_path),
                KG_EXIT_USAGE;
@@ -853,7 +917,13 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
            KG_EXIT_FAIL;
   init = host_init ();
   host = (struct prove_host){
-    .release = u.release, .boot_id = boot_id, .init = init, .outside = o.outside, .proxy = o.proxy
+    .release = u.release,
+    .boot_id = boot_id,
+    .init = init,
+    .outside = o.outside,
+    .proxy = o.proxy,
+    .deny = cfg.egress.expect_status != 0 ? &cfg.egress.expect_status : cfg.egress.deny_statuses,
+    .n_deny = cfg.egress.expect_status != 0 ? 1 : cfg.egress.n_deny_statuses,
   };
 
   /* The marker: in a directory of this run's own under /run, which no
@@ -861,6 +931,13 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
   if ((mkdir ("/run/kata-guard", 0755) < 0 && errno != EEXIST)
       || (mkdir (MARKER_DIR, 0700) < 0 && errno != EEXIST))
     return kg_error (err, errno, "cannot make " MARKER_DIR), KG_EXIT_FAIL;
+  /* One prove at a time: what an earlier run left (its canary, its
+     marker) is then no other run's. */
+  lock_fd = open (MARKER_DIR "/.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+  if (lock_fd < 0 || flock (lock_fd, LOCK_EX | LOCK_NB) < 0)
+    return kg_error (err, errno, "another kata-guard prove is running (" MARKER_DIR "/.lock)"),
+           KG_EXIT_USAGE;
+  remove_stale_markers ();
   random_hex (word, 12);
   if (asprintf (&marker_dir, MARKER_DIR "/%s", word) < 0 || mkdir (marker_dir, 0700) < 0
       || asprintf (&marker, "%s/marker", marker_dir) < 0)
@@ -903,27 +980,13 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
              left == 1 ? "y" : "ies");
 
   /* An interrupt from here on removes the canary before prove exits. */
-  memset (rm_argv, 0, sizeof rm_argv);
-  for (size_t s = 0; s < (o.kind == ENG_CTR ? 3u : 1u); s++)
-    {
-      static const char *const ctr_steps[][4] = {
-        { "tasks", "kill", "-s", "SIGKILL" },
-        { "tasks", "delete", "-f", NULL },
-        { "containers", "delete", NULL, NULL },
-      };
+  {
+    size_t n = removal_argvs (&o, name, rm_argv);
 
-      engine_prefix (&o, &rm_argv[s]);
-      if (o.kind == ENG_CTR)
-        for (size_t i = 0; i < 4 && ctr_steps[s][i] != NULL; i++)
-          arg (&rm_argv[s], ctr_steps[s][i]);
-      else
-        {
-          arg (&rm_argv[s], "rm");
-          arg (&rm_argv[s], "-f");
-        }
-      arg (&rm_argv[s], name);
+    for (size_t s = 0; s < n; s++)
       cleanup_argv[s] = rm_argv[s].v;
-    }
+    cleanup_pause = o.kind == ENG_CTR;
+  }
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigfillset (&sa.sa_mask);
@@ -948,16 +1011,22 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
     return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_FAIL;
   {
     /* What the engine said, when the probe did not run: its last line. */
-    char *said = out[0] ? strdup (out) : NULL;
+    const char *refusal = strstr (out, "kata-guard: refusing to start container");
+    char *said = refusal ? strndup (refusal, 400) : out[0] ? strdup (out) : NULL;
 
     if (said != NULL)
       {
         size_t l = strlen (said);
 
+        /* Its last 300 bytes, lines joined: docker ends its refusal
+           with a line of advice. */
         while (l > 0 && said[l - 1] == '\n')
           said[--l] = '\0';
-        if (strrchr (said, '\n') != NULL)
-          memmove (said, strrchr (said, '\n') + 1, strlen (strrchr (said, '\n') + 1) + 1);
+        if (refusal == NULL && l > 300)
+          memmove (said, said + l - 300, 301);
+        for (char *p = said; *p; p++)
+          if (*p == '\n')
+            *p = ' ';
       }
     if (status == -2)
       {
@@ -979,5 +1048,6 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
                        (long long) time (NULL));
   else
     print->text (stdout, &rep);
+  close (lock_fd);
   return report_overall (&rep) == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
 }

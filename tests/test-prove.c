@@ -11,7 +11,10 @@
 #include "prove.h"
 #include "tap.h"
 
+static const int64_t deny[] = { 403, 407 };
 static const struct prove_host host = {
+  .deny = deny,
+  .n_deny = 2,
   .release = "6.1.0-host",
   .boot_id = "11111111-2222-3333-4444-555555555555",
   .init = "19 systemd",
@@ -128,6 +131,9 @@ main (void)
   row ("the proxy lets it through",
        KERNEL_VM HOSTFS SOCKETS CONNECTS FORWARD "proxy 127.0.0.1:8888 status 200\nend\n",
        "prove.proxy", "fail", "HTTP 200");
+  row ("the proxy tried the name (an open tinyproxy)",
+       KERNEL_VM HOSTFS SOCKETS CONNECTS FORWARD "proxy 127.0.0.1:8888 status 500\nend\n",
+       "prove.proxy", "fail", "not a denial");
   row ("the proxy does not answer",
        KERNEL_VM HOSTFS SOCKETS CONNECTS FORWARD "proxy 127.0.0.1:8888 error refused\nend\n",
        "prove.proxy", "fail", "did not answer the canary: refused");

@@ -131,6 +131,7 @@ static const struct key_spec keys[] = {
   { "policy", "require_seccomp", KEY_BOOL, FIELD (policy.require_seccomp), 0, STR_ANY, 0, 0 },
   { "policy", "mode", KEY_STRING, FIELD (policy.mode), 0, STR_POLICY_MODE, 0, 0 },
   { "drift", "lock", KEY_BOOL, FIELD (drift.lock), 0, STR_ANY, 0, 0 },
+  { "drift", "require_proof", KEY_BOOL, FIELD (drift.require_proof), 0, STR_ANY, 0, 0 },
   { "drift", "record", KEY_STRING, FIELD (drift.record), 0, STR_ABS_PATH, 0, 0 },
   { "drift", "files", KEY_STRING_ARRAY, FIELD (drift.files), FIELD (drift.n_files), STR_ABS_PATH, 0,
     0 },

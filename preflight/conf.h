@@ -123,6 +123,7 @@ struct guard_config
   struct
   {
     bool lock;
+    bool require_proof; /* a record without a passing proof refuses */
     char *record; /* the posture record's path */
     char **files; /* more files whose change is a change of the sandbox */
     size_t n_files;

@@ -203,6 +203,48 @@ item_json (const struct item *it)
   return o;
 }
 
+/* The record's "proof": {"call", "epoch", "proven", "verdict",
+   "results": [{"id", "verdict"}, ...]}. */
+static int
+proof_json (struct json_object *root, const struct drift_proof *p)
+{
+  struct json_object *o = json_object_new_object (), *results = json_object_new_array ();
+  char when[32];
+  struct tm tm;
+  time_t t = (time_t) p->epoch;
+
+  gmtime_r (&t, &tm);
+  strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  if (o == NULL || results == NULL || add_str (o, "call", p->call) < 0
+      || add_int (o, "epoch", p->epoch) < 0 || add_str (o, "proven", when) < 0
+      || add_str (o, "verdict", p->pass ? "pass" : "fail") < 0)
+    goto oom;
+  for (size_t i = 0; i < p->n; i++)
+    {
+      struct json_object *r = json_object_new_object ();
+
+      if (r == NULL || add_str (r, "id", p->ids[i]) < 0
+          || add_str (r, "verdict", p->verdicts[i]) < 0 || json_object_array_add (results, r) < 0)
+        {
+          json_object_put (r);
+          goto oom;
+        }
+    }
+  if (json_object_object_add (o, "results", results) < 0)
+    goto oom;
+  results = NULL;
+  if (json_object_object_add (root, "proof", o) < 0)
+    {
+      o = NULL;
+      goto oom;
+    }
+  return 0;
+oom:
+  json_object_put (results);
+  json_object_put (o);
+  return -1;
+}
+
 int
 posture_text (struct preflight *pf, const struct drift_meta *meta, char **out, kg_error_t *err)
 {
@@ -257,6 +299,8 @@ posture_text (struct preflight *pf, const struct drift_meta *meta, char **out, k
   if (json_object_object_add (root, "files", files) < 0)
     goto oom;
   files = NULL;
+  if (meta->proof != NULL && proof_json (root, meta->proof) < 0)
+    goto oom;
   s = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
                                                 | JSON_C_TO_STRING_NOSLASHESCAPE);
   if (s == NULL || asprintf (out, "%s\n", s) < 0)
@@ -391,15 +435,54 @@ posture_load (const char *path, struct posture *r, kg_error_t *err)
   return 0;
 }
 
+/* The record's proof: NULL when there is none; *WHY what is wrong with
+   it, or which probes failed, when it is there but no passing proof. */
+static struct json_object *
+posture_proof (struct json_object *doc, int64_t *epoch, char *why, size_t size)
+{
+  struct json_object *p, *results;
+  const char *verdict;
+
+  *why = '\0';
+  if (! json_object_object_get_ex (doc, "proof", &p))
+    return NULL;
+  verdict = jstr (p, "verdict");
+  if (! json_object_is_type (p, json_type_object) || verdict == NULL || ! jint (p, "epoch", epoch)
+      || ! json_object_object_get_ex (p, "results", &results)
+      || ! json_object_is_type (results, json_type_array))
+    {
+      snprintf (why, size, "its proof is corrupt");
+      return p;
+    }
+  if (strcmp (verdict, "pass") != 0)
+    {
+      size_t o = (size_t) snprintf (why, size,
+                                    "its proof (%.40s) failed:", jstr (p, "proven") ?: "?");
+
+      for (size_t i = 0; i < json_object_array_length (results) && o < size; i++)
+        {
+          struct json_object *r = json_object_array_get_idx (results, i);
+          const char *id = jstr (r, "id"), *v = jstr (r, "verdict");
+
+          if (id != NULL && v != NULL && strcmp (v, "pass") != 0)
+            o += (size_t) snprintf (why + o, size - o, " %.40s", id);
+        }
+    }
+  return p;
+}
+
 int
-posture_epoch (const char *path, int64_t *epoch, kg_error_t *err)
+posture_epoch (const char *path, int64_t *epoch, int64_t *proven, kg_error_t *err)
 {
   cleanup_posture struct posture r = { 0 };
+  char why[256];
 
   if (posture_load (path, &r, err) < 0)
     return -1;
   if (! jint (r.doc, "epoch", epoch) || *epoch < 0)
     return kg_error (err, 0, "%s is corrupt: no epoch", path);
+  if (proven != NULL && (posture_proof (r.doc, proven, why, sizeof why) == NULL || why[0] != '\0'))
+    *proven = -1;
   return 0;
 }
 
@@ -507,6 +590,26 @@ check_drift (struct preflight *pf)
   if (strcmp (r.proxy, cfg->egress.proxy) != 0)
     sb_printf (&f, "%sthe egress proxy changed from \"%s\" to \"%s\" since validation on %s",
                n++ ? "; " : "", r.proxy, cfg->egress.proxy, r.validated);
+  if (cfg->drift.require_proof)
+    {
+      char why[256];
+      int64_t proven;
+
+      if (posture_proof (r.doc, &proven, why, sizeof why) == NULL)
+        {
+          sb_printf (&f,
+                     "%sthe record of %s holds no proof ([drift] require_proof: kata-guard "
+                     "validate --prove)",
+                     n++ ? "; " : "", r.validated);
+          remedy = "prove the sandbox: kata-guard validate --prove -- --engine ...";
+        }
+      else if (why[0] != '\0')
+        {
+          sb_printf (&f, "%sthe record of %s: %s ([drift] require_proof)", n++ ? "; " : "",
+                     r.validated, why);
+          remedy = "fix what the proof found, then kata-guard validate --prove again";
+        }
+    }
   if (n == 0 && touched > 0)
     report_warn (pf->rep, "drift.posture",
                  "kata-guard validate again, so that starts stop hashing them",
@@ -516,7 +619,7 @@ check_drift (struct preflight *pf)
   else if (n == 0)
     report_pass (pf->rep, "drift.posture", "%zu files as validated on %s%s", r.files.n, r.validated,
                  cfg->drift.lock ? " ([drift] lock)" : "");
-  else if (cfg->drift.lock)
+  else if (cfg->drift.lock || cfg->drift.require_proof)
     report_fail (pf->rep, "drift.posture", remedy, "drift: %s", sb_str (&f));
   else
     report_warn (pf->rep, "drift.posture", remedy, "drift ([drift] lock is off): %s", sb_str (&f));

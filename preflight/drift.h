@@ -10,6 +10,7 @@
 #ifndef KG_DRIFT_H
 #define KG_DRIFT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,10 +32,23 @@ struct drift_engine
 };
 
 /* What `kata-guard validate` records besides the files. */
+/* What `kata-guard validate --prove` adds to the record: the prove call
+   (its arguments), when it ran, and each probe's id and verdict. */
+struct drift_proof
+{
+  const char *call;
+  int64_t epoch;
+  bool pass;                   /* every probe passed */
+  const char *const *ids;      /* prove.kernel, ... */
+  const char *const *verdicts; /* "pass", "fail", ... */
+  size_t n;
+};
+
 struct drift_meta
 {
-  const char *note;         /* --note, or NULL */
-  const char *proxy_denied; /* egress.denies's pass reason */
+  const struct drift_proof *proof; /* NULL: validate without --prove */
+  const char *note;                /* --note, or NULL */
+  const char *proxy_denied;        /* egress.denies's pass reason */
   const struct drift_engine *engines;
   size_t n_engines;
   /* What the real runtimes say of their version (a shim's -v, an OCI
@@ -51,6 +65,6 @@ int posture_text (struct preflight *pf, const struct drift_meta *meta, char **ou
 /* The epoch of the record at PATH, when it is one drift.posture accepts
    (a trusted path, root's alone, no link, strict JSON of this format and
    version): 0, or -1 with *ERR. */
-int posture_epoch (const char *path, int64_t *epoch, kg_error_t *err);
+int posture_epoch (const char *path, int64_t *epoch, int64_t *proven, kg_error_t *err);
 
 #endif

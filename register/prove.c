@@ -734,9 +734,12 @@ add_list (char **list, size_t *n, const char *v, const char *what, kg_error_t *e
   return 0;
 }
 
-int
-cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *usage,
-           kg_error_t *err)
+/* Parse ARGV (prove's options), run the canary and judge it into REP.
+   KG_EXIT_PASS when it ran (REP holds every verdict), else the usage or
+   failure status with *ERR.  *FORMAT and *SECONDS are for printing. */
+static int
+prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const char **format_out,
+               double *seconds, kg_error_t *err)
 {
   enum
   {
@@ -786,7 +789,7 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
   cleanup_free char *boot_id = NULL, *marker_dir = NULL, *marker = NULL;
   cleanup_guard_config struct guard_config cfg = { 0 };
   cleanup_error kg_error_t cerr = NULL;
-  cleanup_report struct report rep = { 0 };
+  struct report *rep = rep_out;
   char name[sizeof CANARY_PREFIX + 40], word[40], timeout_ms[16], mount[4200], withns[4200];
   struct argv_buf run = { .n = 0 }, rm_argv[MAX_STEPS];
   char *probe_args[40];
@@ -864,6 +867,7 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
         break;
       case 'h':
         prove_usage (stdout);
+        *format_out = NULL; /* nothing ran: nothing to print */
         return KG_EXIT_PASS;
       default:
         return cli_bad_option (argv, usage, err), KG_EXIT_USAGE;
@@ -1036,18 +1040,46 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
           said = NULL;
       }
     host.engine_says = said;
-    prove_judge (out, &host, &rep);
+    prove_judge (out, &host, rep);
     free (said);
     host.engine_says = NULL;
   }
+  *format_out = format;
+  *seconds = (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9;
+  close (lock_fd);
+  return KG_EXIT_PASS;
+}
+
+int
+cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *usage,
+           kg_error_t *err)
+{
+  cleanup_report struct report rep = { 0 };
+  const char *format = "text";
+  double seconds = 0;
+  int rc = prove_collect (argc, argv, usage, &rep, &format, &seconds, err);
+
+  if (rc != KG_EXIT_PASS || format == NULL)
+    return rc;
   if (strcmp (format, "json") == 0)
     print->json (stdout, &rep, NULL);
   else if (strcmp (format, "prometheus") == 0)
-    print->prometheus (stdout, &rep,
-                       (double) (t1.tv_sec - t0.tv_sec) + (double) (t1.tv_nsec - t0.tv_nsec) / 1e9,
-                       (long long) time (NULL));
+    print->prometheus (stdout, &rep, seconds, (long long) time (NULL));
   else
     print->text (stdout, &rep);
-  close (lock_fd);
   return report_overall (&rep) == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
+}
+
+int
+prove_run (int argc, char **argv, struct report *rep, kg_error_t *err)
+{
+  const char *format;
+  double seconds;
+  bool usage = false;
+
+  int rc = prove_collect (argc, argv, &usage, rep, &format, &seconds, err);
+
+  if (rc == KG_EXIT_PASS && format == NULL)
+    return kg_error (err, 0, "nothing was proven (--help)"), KG_EXIT_USAGE;
+  return rc;
 }

@@ -14,12 +14,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "checker.h"
 #include "checks.h"
 #include "drift.h"
 #include "install.h"
+#include "prove.h"
 #include "replace.h"
 #include "request.h"
 #include "trust.h"
@@ -35,6 +37,7 @@ void
 validate_usage (FILE *out)
 {
   fputs ("Usage: kata-guard validate [--config FILE] [--note TEXT] [--dry-run] [-q]\n"
+         "                           [--prove -- PROVE-OPTIONS]\n"
          "\n"
          "Runs every check; when all pass, records the sandbox's posture (the runtime, the\n"
          "Kata configuration and drop-ins, the hypervisor, jailer and boot assets, the guard\n"
@@ -43,6 +46,10 @@ validate_usage (FILE *out)
          "\n"
          "  --note TEXT   kept in the record (who tested what)\n"
          "  --dry-run     print the record; write nothing\n"
+         "  --prove -- PROVE-OPTIONS\n"
+         "                run kata-guard prove with PROVE-OPTIONS too and record its verdicts\n"
+         "                and call ([drift] require_proof refuses a record without a passing\n"
+         "                proof)\n"
          "  -q, --quiet   print nothing; the exit status tells (as check -q)\n"
          "\n"
          "Exit status: 0 recorded, 1 a check failed (nothing recorded), 2 usage or the\n"
@@ -186,9 +193,13 @@ int
 cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_t *err)
 {
   static const struct option longopts[] = {
-    { "config", required_argument, NULL, 'c' }, { "note", required_argument, NULL, 'n' },
-    { "dry-run", no_argument, NULL, 'N' },      { "quiet", no_argument, NULL, 'q' },
-    { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
+    { "config", required_argument, NULL, 'c' },
+    { "note", required_argument, NULL, 'n' },
+    { "dry-run", no_argument, NULL, 'N' },
+    { "quiet", no_argument, NULL, 'q' },
+    { "prove", no_argument, NULL, 'P' },
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
   };
   const char *config_path = guard_config_default_path (), *note = NULL;
   cleanup_error kg_error_t cerr = NULL;
@@ -201,7 +212,13 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   cleanup_guard_config struct guard_config cfg = { 0 };
   struct preflight pf;
   struct drift_meta meta;
-  bool dry_run = false, quiet = false;
+  bool dry_run = false, quiet = false, prove = false;
+  cleanup_report struct report prep = { 0 };
+  cleanup_free char *call = NULL;
+  struct drift_proof proof = { 0 };
+  const char *proof_ids[16], *proof_verdicts[16];
+  char **prove_argv = NULL;
+  int prove_argc = 0;
   size_t nfail;
   int c, rc;
 
@@ -222,12 +239,28 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
       case 'q':
         quiet = true;
         break;
+      case 'P':
+        prove = true;
+        break;
       case 'h':
         validate_usage (stdout);
         return KG_EXIT_PASS;
       default:
         return cli_bad_option (argv, usage, err), KG_EXIT_USAGE;
       }
+  /* --prove -- PROVE-OPTIONS: what follows "--" is prove's. */
+  if (prove)
+    {
+      if (optind == 0 || optind > argc || strcmp (argv[optind - 1], "--") != 0 || optind == argc)
+        return *usage = true,
+               kg_error (err, 0,
+                         "--prove takes prove's options after --: validate --prove -- "
+                         "--engine docker --image IMAGE ..."),
+               KG_EXIT_USAGE;
+      prove_argv = argv + optind - 1; /* "--" stands as prove's argv[0] */
+      prove_argc = argc - optind + 1;
+      optind = argc;
+    }
   if (cli_operands (argc, argv, err) < 0)
     return KG_EXIT_USAGE;
   if (geteuid () != 0)
@@ -263,7 +296,60 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
     shim_version = version_text (shim_argv);
     oci_version = cfg.runtime.oci[0] != '\0' ? version_text (oci_argv) : NULL;
   }
-  meta = (struct drift_meta){ note, proxy_denied (&rep), eng.v, eng.n, shim_version, oci_version };
+  meta = (struct drift_meta){ .note = note,
+                              .proxy_denied = proxy_denied (&rep),
+                              .engines = eng.v,
+                              .n_engines = eng.n,
+                              .shim_version = shim_version,
+                              .oci_version = oci_version };
+  /* --prove: the canary, its verdicts recorded beside the files (a
+     failing proof too: with [drift] require_proof it refuses). */
+  if (prove_argc > 0)
+    {
+      size_t call_len = 0;
+
+      for (int i = 0; i < prove_argc; i++)
+        call_len += strlen (prove_argv[i]) + 3;
+      if ((call = calloc (1, call_len + 32)) == NULL)
+        return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
+      strcpy (call, "kata-guard prove");
+      for (int i = 1; i < prove_argc; i++)
+        {
+          strcat (call, " ");
+          strcat (call, prove_argv[i]);
+        }
+      /* validate's configuration is prove's, unless its options say. */
+      {
+        char **pv = calloc ((size_t) prove_argc + 3, sizeof *pv);
+
+        if (pv == NULL)
+          return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
+        pv[0] = (char *) "prove";
+        pv[1] = (char *) "--config";
+        pv[2] = (char *) config_path;
+        for (int i = 1; i < prove_argc; i++)
+          pv[i + 2] = prove_argv[i];
+        rc = prove_run (prove_argc + 2, pv, &prep, err);
+        free (pv);
+      }
+      if (rc != KG_EXIT_PASS)
+        return kg_error_prefix (err, "--prove"), rc;
+      if (! quiet)
+        print (stdout, &prep);
+      for (size_t i = 0; i < prep.n && i < ARRAY_SIZE (proof_ids); i++)
+        {
+          proof_ids[i] = prep.results[i].id;
+          proof_verdicts[i] = verdict_name (prep.results[i].verdict);
+        }
+      proof = (struct drift_proof){ .call = call,
+                                    .epoch = (int64_t) time (NULL),
+                                    .pass = report_overall (&prep) != VERDICT_FAIL,
+                                    .ids = proof_ids,
+                                    .verdicts = proof_verdicts,
+                                    .n = prep.n < ARRAY_SIZE (proof_ids) ? prep.n
+                                                                         : ARRAY_SIZE (proof_ids) };
+      meta.proof = &proof;
+    }
   preflight_init (&pf, &req, &cfg, &krep);
   check_kata (&pf);
   rc = posture_text (&pf, &meta, &text, err);
@@ -280,7 +366,12 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
     }
   else
     rc = -1;
+  if (rc == 0 && meta.proof != NULL && ! proof.pass && ! quiet)
+    printf ("kata-guard: validate: the proof failed (recorded as failed: with [drift] "
+            "require_proof every start refuses)\n");
   if (fflush (stdout) != 0)
     return KG_EXIT_USAGE;
-  return rc < 0 ? KG_EXIT_USAGE : KG_EXIT_PASS;
+  if (rc < 0)
+    return KG_EXIT_USAGE;
+  return meta.proof != NULL && ! proof.pass ? KG_EXIT_FAIL : KG_EXIT_PASS;
 }

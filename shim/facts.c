@@ -30,14 +30,16 @@ bool
 facts_read_posture (struct facts *f, const char *path)
 {
   cleanup_error kg_error_t err = NULL;
-  int64_t epoch;
+  int64_t epoch, proven;
 
   /* The record as drift.posture reads it: what the labels say was
      validated is what a locked start accepts. */
-  if (posture_epoch (path, &epoch, &err) < 0)
+  if (posture_epoch (path, &epoch, &proven, &err) < 0)
     return false;
   f->validated = true;
   f->validated_epoch = (long long) epoch;
+  f->proven = proven >= 0;
+  f->proven_epoch = (long long) proven;
   return true;
 }
 

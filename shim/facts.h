@@ -46,6 +46,8 @@ struct facts
      trusted path, a JSON object with an integer "epoch". */
   bool validated;
   long long validated_epoch;
+  bool proven; /* the record holds a passing proof (validate --prove) */
+  long long proven_epoch;
   /* The decision log ([log] file), read whole, one line at a time. */
   bool log_read;
   uint64_t decisions[FACTS_N_VERDICTS];

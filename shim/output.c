@@ -623,6 +623,14 @@ prometheus_facts (FILE *out, const struct facts *f)
              out);
       fprintf (out, "kata_guard_validated_timestamp_seconds %lld\n", f->validated_epoch);
     }
+  if (f->proven)
+    {
+      fputs ("# HELP kata_guard_proven_timestamp_seconds When kata-guard validate --prove last "
+             "recorded a passing proof from inside a canary (Unix time).\n"
+             "# TYPE kata_guard_proven_timestamp_seconds gauge\n",
+             out);
+      fprintf (out, "kata_guard_proven_timestamp_seconds %lld\n", f->proven_epoch);
+    }
   if (! f->log_read)
     return;
   fputs ("# HELP kata_guard_decisions_total Guarded starts in the decision log, by verdict "
@@ -783,4 +791,7 @@ output_nfd (FILE *out, const struct report *rep, const struct facts *facts, long
   if (facts->validated)
     snprintf (num, sizeof num, "%lld", facts->validated_epoch);
   put_nfd_label (out, "validated", facts->validated ? num : "never");
+  if (facts->proven)
+    snprintf (num, sizeof num, "%lld", facts->proven_epoch);
+  put_nfd_label (out, "proven", facts->proven ? num : "never");
 }

@@ -124,8 +124,8 @@ struct guard_config
   {
     bool lock;
     bool require_proof; /* a record without a passing proof refuses */
-    char *record; /* the posture record's path */
-    char **files; /* more files whose change is a change of the sandbox */
+    char *record;       /* the posture record's path */
+    char **files;       /* more files whose change is a change of the sandbox */
     size_t n_files;
   } drift;
   /* [docker]: what the audit of `kata-guard check` reads (docker.*). */

@@ -41,6 +41,8 @@ struct dropin_engine
 static const char *
 cri_plugin (int config_version)
 {
+  if (config_version == 1)
+    return "cri"; /* a file without a version, as 1.x reads it */
   return config_version >= 3 ? "io.containerd.cri.v1.runtime" : "io.containerd.grpc.v1.cri";
 }
 
@@ -207,6 +209,7 @@ struct containerd_target
      plugin's table, whose whole table a drop-in would replace; NULL:
      none, or containerd merges key by key. */
   char *cri_file;
+  int cri_version; /* the config version of cri_file's CRI table: 1 or 2 */
 };
 
 static void
@@ -305,12 +308,16 @@ containerd_cri_file (const struct opts *o, struct containerd_target *t, kg_error
       t->no_dropin = "kata-guard cannot read the files it imports";
       return 0;
     }
+  /* Version 2's key, and version 1's ("cri"): a main file without a
+     version that 1.x reads as version 1 holds its CRI settings there. */
   for (size_t i = f.n; i-- > 0;)
     if (! same_file (f.path[i], t->dropin)
-        && toml_get_path (f.doc[i], "plugins", cri_plugin (2), NULL) != NULL)
+        && (toml_get_path (f.doc[i], "plugins", cri_plugin (2), NULL) != NULL
+            || toml_get_path (f.doc[i], "plugins", "cri", NULL) != NULL))
       {
         if ((t->cri_file = strdup (f.path[i])) == NULL)
           return kg_error (err, ENOMEM, "out of memory");
+        t->cri_version = toml_get_path (f.doc[i], "plugins", cri_plugin (2), NULL) != NULL ? 2 : 1;
         return 0;
       }
   return 0;
@@ -353,16 +360,17 @@ static int
 containerd_into_cri_file (const struct opts *o, bool install, const struct containerd_target *t,
                           const char *kata_config, const char *kata_why)
 {
-  cleanup_free char *block = runtime_block (t->version, o->name, kata_config);
+  cleanup_free char *block = runtime_block (t->cri_version, o->name, kata_config);
 
   if (! install)
     {
       printf ("kata-guard: uninstall: remove the [plugins.\"%s\".containerd.runtimes.%s] "
               "table from %s if it was added there by hand\n",
-              cri_plugin (t->version), o->name, t->cri_file);
+              cri_plugin (t->cri_version), o->name, t->cri_file);
       return KG_EXIT_PASS;
     }
-  printf ("# containerd 1.x (config version 2): add to %s\n%s", t->cri_file, block ? block : "");
+  printf ("# containerd 1.x (config version %d): add to %s\n%s", t->cri_version, t->cri_file,
+          block ? block : "");
   printf ("# ConfigPath: %s\n", kata_why);
   printf ("# no drop-in written: containerd 1.x takes the CRI plugin's whole table from the last "
           "file that has one, so a drop-in %s holding only the runtime would replace %s's CRI "

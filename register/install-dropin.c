@@ -311,16 +311,27 @@ containerd_cri_file (const struct opts *o, struct containerd_target *t, kg_error
   /* Version 2's key, and version 1's ("cri"): a main file without a
      version that 1.x reads as version 1 holds its CRI settings there. */
   for (size_t i = f.n; i-- > 0;)
-    if (! same_file (f.path[i], t->dropin)
-        && (toml_get_path (f.doc[i], "plugins", cri_plugin (2), NULL) != NULL
-            || toml_get_path (f.doc[i], "plugins", "cri", NULL) != NULL))
-      {
-        if ((t->cri_file = strdup (f.path[i])) == NULL)
-          return kg_error (err, ENOMEM, "out of memory");
-        t->cri_version = toml_get_path (f.doc[i], "plugins", cri_plugin (2), NULL) != NULL ? 2 : 1;
-        return 0;
-      }
+    {
+      int v = toml_get_path (f.doc[i], "plugins", cri_plugin (2), NULL) != NULL   ? 2
+              : toml_get_path (f.doc[i], "plugins", cri_plugin (1), NULL) != NULL ? 1
+                                                                                  : 0;
+
+      if (v == 0 || same_file (f.path[i], t->dropin))
+        continue;
+      if ((t->cri_file = strdup (f.path[i])) == NULL)
+        return kg_error (err, ENOMEM, "out of memory");
+      t->cri_version = v;
+      return 0;
+    }
   return 0;
+}
+
+/* The last line of every table given to be added by hand. */
+static void
+say_restart_containerd (void)
+{
+  printf ("# then restart containerd (running containers keep running): systemctl restart "
+          "containerd\n");
 }
 
 /* Neither the config nor containerd tells the version: install prints
@@ -347,8 +358,7 @@ containerd_version_unknown (const struct opts *o, bool install, const char *kata
   printf ("# kata-guard cannot tell the containerd version here (no `version` in %s, no "
           "`containerd --version`): nothing written\n",
           o->containerd_config);
-  printf ("# then restart containerd (running containers keep running): systemctl restart "
-          "containerd\n");
+  say_restart_containerd ();
   return KG_EXIT_PASS;
 }
 
@@ -381,8 +391,7 @@ containerd_into_cri_file (const struct opts *o, bool install, const struct conta
     printf ("# %s exists and does exactly that: remove it (kata-guard uninstall --containerd "
             "removes the one install wrote)\n",
             t->dropin);
-  printf ("# then restart containerd (running containers keep running): systemctl restart "
-          "containerd\n");
+  say_restart_containerd ();
   return KG_EXIT_PASS;
 }
 
@@ -408,8 +417,7 @@ containerd_by_hand (const struct opts *o, bool install, const struct containerd_
   printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
           "own file, so add the table above by hand\n",
           o->containerd_config, t->no_dropin);
-  printf ("# then restart containerd (running containers keep running): systemctl restart "
-          "containerd\n");
+  say_restart_containerd ();
   return KG_EXIT_PASS;
 }
 

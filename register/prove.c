@@ -37,13 +37,22 @@
 
 /* ---- judging ------------------------------------------------------------ */
 
+/* The line after P's, or NULL after the last. */
+static const char *
+next_line (const char *p)
+{
+  const char *e = strchr (p, '\n');
+
+  return e ? e + 1 : NULL;
+}
+
 /* The rest of the first line of OUT that starts with KEY and a space. */
 static char *
 line_of (const char *out, const char *key)
 {
   size_t k = strlen (key);
 
-  for (const char *p = out; p != NULL && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+  for (const char *p = out; p != NULL && *p; p = next_line (p))
     if (strncmp (p, key, k) == 0 && p[k] == ' ')
       {
         const char *e = strchr (p, '\n');
@@ -150,7 +159,7 @@ judge_sockets (const char *out, const struct prove_host *h, struct report *rep)
 
   if (kvm == NULL)
     return missing (rep, "prove.sockets", "which sockets the canary sees", h, out);
-  for (const char *p = out; p != NULL && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+  for (const char *p = out; p != NULL && *p; p = next_line (p))
     if (strncmp (p, "socket ", 7) == 0)
       {
         const char *e = strchr (p, '\n');
@@ -180,7 +189,7 @@ judge_connects (const char *out, const struct prove_host *h, struct report *rep)
   cleanup_free char *direct = NULL;
   bool have_meta = false;
 
-  for (const char *p = out; p != NULL && *p; p = strchr (p, '\n') ? strchr (p, '\n') + 1 : NULL)
+  for (const char *p = out; p != NULL && *p; p = next_line (p))
     {
       char kind[16], target[64], result[96];
 
@@ -620,14 +629,12 @@ canary_argv (const struct prove_opts *o, const char *name, char *const *probe_ar
 
 /* ---- interrupts: the canary is removed all the same --------------------- */
 
-static volatile sig_atomic_t interrupted;
 static char *const *cleanup_argv[MAX_STEPS + 1];
 static bool cleanup_pause; /* ctr: a second after the first step */
 
 static void
 on_signal (int sig)
 {
-  interrupted = sig;
   /* fork, execvp (execve) and waitpid are async-signal-safe; the argv
      was built before the canary started. */
   for (size_t i = 0; i < ARRAY_SIZE (cleanup_argv) && cleanup_argv[i] != NULL; i++)

@@ -214,7 +214,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   struct drift_meta meta;
   bool dry_run = false, quiet = false, prove = false;
   cleanup_report struct report prep = { 0 };
-  cleanup_free char *call = NULL;
+  cleanup_kg_buf struct kg_buf call = { 0 };
   struct drift_proof proof = { 0 };
   const char *proof_ids[16], *proof_verdicts[16];
   char **prove_argv = NULL;
@@ -306,18 +306,11 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
      failing proof too: with [drift] require_proof it refuses). */
   if (prove_argc > 0)
     {
-      size_t call_len = 0;
-
-      for (int i = 0; i < prove_argc; i++)
-        call_len += strlen (prove_argv[i]) + 3;
-      if ((call = calloc (1, call_len + 32)) == NULL)
-        return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
-      strcpy (call, "kata-guard prove");
+      sb_printf (&call, "kata-guard prove");
       for (int i = 1; i < prove_argc; i++)
-        {
-          strcat (call, " ");
-          strcat (call, prove_argv[i]);
-        }
+        sb_printf (&call, " %s", prove_argv[i]);
+      if (call.failed)
+        return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
       /* validate's configuration is prove's, unless its options say. */
       {
         char **pv = calloc ((size_t) prove_argc + 3, sizeof *pv);
@@ -341,7 +334,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
           proof_ids[i] = prep.results[i].id;
           proof_verdicts[i] = verdict_name (prep.results[i].verdict);
         }
-      proof = (struct drift_proof){ .call = call,
+      proof = (struct drift_proof){ .call = sb_str (&call),
                                     .epoch = (int64_t) time (NULL),
                                     .pass = report_overall (&prep) != VERDICT_FAIL,
                                     .ids = proof_ids,

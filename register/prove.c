@@ -2,9 +2,10 @@
 /*
  * kata-guard prove (kata-guard(8), PROVE): a canary through the engine,
  * the probe inside it, each of its lines judged against the host.  The
- * canary is named kata-guard-prove-RANDOM and is always removed: after
- * the run, on a timeout, on SIGINT/SIGTERM/SIGHUP, and (one a killed run
- * left) before the next run starts one.
+ * canary is named kata-guard-prove-RANDOM (a CRI pod is also labelled
+ * kata-guard.io/prove=canary) and is always removed: after the run, on a
+ * timeout, on SIGINT/SIGTERM/SIGHUP, and (one a killed run left) before
+ * the next run starts one.
  */
 #include "config.h"
 
@@ -25,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "conf.h"
 #include "prove.h"
 #include "util.h"
@@ -34,6 +37,10 @@
 #define PROBE_IN_CANARY "/kata-guard-probe"
 #define OUT_MAX (64 * 1024)
 #define MAX_LIST 16
+/* CRI: every canary pod carries this label, in this namespace. */
+#define CANARY_LABEL "kata-guard.io/prove"
+#define CANARY_NAMESPACE "kata-guard-prove"
+#define CRI_MEMORY 268435456
 
 /* ---- judging ------------------------------------------------------------ */
 
@@ -371,6 +378,10 @@ random_hex (char *out, size_t n_bytes)
     sprintf (out + 2 * i, "%02x", b[i]);
 }
 
+/* What a run keeps in its directory: the marker; under CRI the pod's and
+   the container's configs and the container's log. */
+static const char *const run_files[] = { "marker", "pod.json", "probe.json", "probe.log" };
+
 /* Marker directories an earlier run left (it was killed): MARKER_DIR/HEX
    holding "marker". */
 static void
@@ -387,8 +398,11 @@ remove_stale_markers (void)
 
       if (e->d_name[0] == '.' || strspn (e->d_name, "0123456789abcdef") != strlen (e->d_name))
         continue;
-      snprintf (path, sizeof path, MARKER_DIR "/%s/marker", e->d_name);
-      unlink (path);
+      for (size_t i = 0; i < ARRAY_SIZE (run_files); i++)
+        {
+          snprintf (path, sizeof path, MARKER_DIR "/%s/%s", e->d_name, run_files[i]);
+          unlink (path);
+        }
       snprintf (path, sizeof path, MARKER_DIR "/%s", e->d_name);
       rmdir (path);
     }
@@ -402,6 +416,7 @@ enum engine_kind
   ENG_DOCKER,
   ENG_PODMAN,
   ENG_CTR,
+  ENG_CRICTL,
 };
 
 struct prove_opts
@@ -451,6 +466,11 @@ exec_argv (void *p)
   char *const *argv = p;
   int fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
 
+  sigset_t none;
+
+  /* prove holds its interrupts while a CRI pod starts; the engine not. */
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
   /* The engine's errors (a refusal among them) are read with its output. */
   if (fd >= 0)
     dup2 (fd, 0);
@@ -480,7 +500,7 @@ run_quiet (char *const *argv)
 /* The steps that remove canary NAME: a stop the probe hears (it removes
    a route it added, then exits), then a forced removal.  docker, podman:
    stop -t 5, rm -f; ctr: SIGTERM, then SIGKILL, delete the task and the
-   container. */
+   container; crictl (NAME is the pod's id): stop the pod, remove it. */
 static const char *const engine_steps[][5] = {
   { "stop", "-t", "5", NULL, NULL },
   { "rm", "-f", NULL, NULL, NULL },
@@ -491,17 +511,26 @@ static const char *const ctr_steps[][5] = {
   { "tasks", "delete", "-f", NULL, NULL },
   { "containers", "delete", NULL, NULL, NULL },
 };
+static const char *const cri_steps[][5] = {
+  { "stopp", NULL, NULL, NULL, NULL },
+  { "rmp", "-f", NULL, NULL, NULL },
+};
 #define MAX_STEPS 4
 
 /* The argvs of the steps for NAME into A (at most MAX_STEPS); how many. */
 static size_t
 removal_argvs (const struct prove_opts *o, const char *name, struct argv_buf *a)
 {
-  size_t n = o->kind == ENG_CTR ? ARRAY_SIZE (ctr_steps) : ARRAY_SIZE (engine_steps);
+  const char *const(*steps)[5] = engine_steps;
+  size_t n = ARRAY_SIZE (engine_steps);
 
+  if (o->kind == ENG_CTR)
+    steps = ctr_steps, n = ARRAY_SIZE (ctr_steps);
+  else if (o->kind == ENG_CRICTL)
+    steps = cri_steps, n = ARRAY_SIZE (cri_steps);
   for (size_t s = 0; s < n; s++)
     {
-      const char *const *step = o->kind == ENG_CTR ? ctr_steps[s] : engine_steps[s];
+      const char *const *step = steps[s];
 
       a[s].n = 0;
       engine_prefix (o, &a[s]);
@@ -528,7 +557,15 @@ remove_canary (const struct prove_opts *o, const char *name)
 }
 
 /* Canaries a killed run left: every container of the engine whose name
-   starts with the prefix. */
+   starts with the prefix; under CRI every pod with the canary's label. */
+static bool
+hex_id (const char *s)
+{
+  size_t n = strlen (s);
+
+  return n >= 12 && n <= 128 && strspn (s, "0123456789abcdef") == n;
+}
+
 static size_t
 remove_leftovers (const struct prove_opts *o)
 {
@@ -538,7 +575,14 @@ remove_leftovers (const struct prove_opts *o)
   size_t n = 0;
 
   engine_prefix (o, &a);
-  if (o->kind == ENG_CTR)
+  if (o->kind == ENG_CRICTL)
+    {
+      arg (&a, "pods");
+      arg (&a, "-q");
+      arg (&a, "--label");
+      arg (&a, CANARY_LABEL "=canary");
+    }
+  else if (o->kind == ENG_CTR)
     {
       arg (&a, "containers");
       arg (&a, "list");
@@ -554,9 +598,10 @@ remove_leftovers (const struct prove_opts *o)
   if (run_capture (a.v, 30000, &out) != 0 || out == NULL)
     return 0;
   for (tok = strtok_r (out, "\n", &save); tok != NULL; tok = strtok_r (NULL, "\n", &save))
-    if (strncmp (tok, CANARY_PREFIX, strlen (CANARY_PREFIX)) == 0
-        && strspn (tok + strlen (CANARY_PREFIX), "0123456789abcdef")
-               == strlen (tok + strlen (CANARY_PREFIX)))
+    if (o->kind == ENG_CRICTL ? hex_id (tok)
+                              : strncmp (tok, CANARY_PREFIX, strlen (CANARY_PREFIX)) == 0
+                                    && strspn (tok + strlen (CANARY_PREFIX), "0123456789abcdef")
+                                           == strlen (tok + strlen (CANARY_PREFIX)))
       {
         remove_canary (o, tok);
         n++;
@@ -631,6 +676,29 @@ canary_argv (const struct prove_opts *o, const char *name, char *const *probe_ar
 
 static char *const *cleanup_argv[MAX_STEPS + 1];
 static bool cleanup_pause; /* ctr: a second after the first step */
+/* This run's directory, its files first: built before the canary starts. */
+static char run_paths[ARRAY_SIZE (run_files) + 1][4200];
+static size_t n_run_paths;
+
+static void
+set_run_paths (const char *dir)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (run_files); i++)
+    snprintf (run_paths[i], sizeof run_paths[i], "%s/%s", dir, run_files[i]);
+  snprintf (run_paths[ARRAY_SIZE (run_files)], sizeof run_paths[0], "%s", dir);
+  n_run_paths = ARRAY_SIZE (run_paths);
+}
+
+/* Async-signal-safe (unlink, rmdir). */
+static void
+remove_run_dir (void)
+{
+  for (size_t i = 0; i + 1 < n_run_paths; i++)
+    unlink (run_paths[i]);
+  if (n_run_paths > 0)
+    rmdir (run_paths[n_run_paths - 1]);
+  n_run_paths = 0;
+}
 
 static void
 on_signal (int sig)
@@ -656,7 +724,229 @@ on_signal (int sig)
       if (i == 0 && cleanup_pause)
         sleep (1);
     }
+  remove_run_dir ();
   _exit (128 + sig);
+}
+
+/* ---- CRI: a pod of one container, as a kubelet asks for it --------------- */
+
+static void
+jset (json_object *o, const char *key, json_object *v)
+{
+  json_object_object_add (o, key, v);
+}
+
+static json_object *
+jobj (json_object *o, const char *key)
+{
+  json_object *v;
+
+  if (! json_object_object_get_ex (o, key, &v))
+    jset (o, key, v = json_object_new_object ());
+  return v;
+}
+
+/* The paths a kubelet masks and makes read-only in every container that
+   is not privileged (CRI sends what it is given: none, without these). */
+static const char *const cri_masked[] = {
+  "/proc/asound",
+  "/proc/acpi",
+  "/proc/kcore",
+  "/proc/keys",
+  "/proc/latency_stats",
+  "/proc/timer_list",
+  "/proc/timer_stats",
+  "/proc/sched_debug",
+  "/proc/scsi",
+  "/sys/firmware",
+  "/sys/devices/virtual/powercap",
+  NULL,
+};
+static const char *const cri_readonly[] = {
+  "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger", NULL,
+};
+
+static json_object *
+jstrings (const char *const *v)
+{
+  json_object *a = json_object_new_array ();
+
+  for (size_t i = 0; v[i] != NULL; i++)
+    json_object_array_add (a, json_object_new_string (v[i]));
+  return a;
+}
+
+/* What a kubelet sends for the pod's and the container's Linux side: the
+   pod's network namespace, a process namespace of the container's own,
+   the memory limit; in the container (CTR) the masked and read-only
+   paths. */
+static void
+cri_linux (json_object *cfg, bool ctr, bool net_admin)
+{
+  json_object *lx = jobj (cfg, "linux"), *sc = jobj (lx, "security_context");
+  json_object *ns = jobj (sc, "namespace_options");
+
+  jset (jobj (lx, "resources"), "memory_limit_in_bytes", json_object_new_int64 (CRI_MEMORY));
+  jset (ns, "network", json_object_new_int (0)); /* POD */
+  jset (ns, "pid", json_object_new_int (1));     /* CONTAINER */
+  jset (ns, "ipc", json_object_new_int (0));     /* POD */
+  if (ctr)
+    {
+      jset (sc, "masked_paths", jstrings (cri_masked));
+      jset (sc, "readonly_paths", jstrings (cri_readonly));
+    }
+  if (net_admin)
+    jset (jobj (sc, "capabilities"), "add_capabilities",
+          jstrings ((const char *const[]){ "NET_ADMIN", NULL }));
+}
+
+/* DIR/pod.json and DIR/probe.json: the pod NAME (uid UID) in the canary's
+   namespace, labelled, its log directory DIR; its one container runs the
+   probe, bound in read-only, with PROBE_ARGS. */
+static int
+cri_write_configs (const struct prove_opts *o, const char *dir, const char *name, const char *uid,
+                   char *const *probe_args, kg_error_t *err)
+{
+  json_object *pod = json_object_new_object (), *ctr = json_object_new_object ();
+  json_object *meta, *args = json_object_new_array ();
+  json_object *mounts = json_object_new_array (), *m = json_object_new_object ();
+  char path[4200];
+  int rc = 0;
+
+  meta = jobj (pod, "metadata");
+  jset (meta, "name", json_object_new_string (name));
+  jset (meta, "uid", json_object_new_string (uid));
+  jset (meta, "namespace", json_object_new_string (CANARY_NAMESPACE));
+  jset (meta, "attempt", json_object_new_int (0));
+  jset (pod, "hostname", json_object_new_string (name));
+  jset (pod, "log_directory", json_object_new_string (dir));
+  jset (jobj (pod, "labels"), CANARY_LABEL, json_object_new_string ("canary"));
+  cri_linux (pod, false, false);
+
+  meta = jobj (ctr, "metadata");
+  jset (meta, "name", json_object_new_string ("probe"));
+  jset (meta, "attempt", json_object_new_int (0));
+  jset (jobj (ctr, "image"), "image", json_object_new_string (o->image));
+  jset (ctr, "command", jstrings ((const char *const[]){ PROBE_IN_CANARY, NULL }));
+  for (size_t i = 0; probe_args[i] != NULL; i++)
+    json_object_array_add (args, json_object_new_string (probe_args[i]));
+  jset (ctr, "args", args);
+  jset (ctr, "log_path", json_object_new_string ("probe.log"));
+  jset (jobj (ctr, "labels"), CANARY_LABEL, json_object_new_string ("canary"));
+  jset (m, "container_path", json_object_new_string (PROBE_IN_CANARY));
+  jset (m, "host_path", json_object_new_string (o->probe));
+  jset (m, "readonly", json_object_new_boolean (1));
+  json_object_array_add (mounts, m);
+  jset (ctr, "mounts", mounts);
+  cri_linux (ctr, true, o->net_admin);
+
+  snprintf (path, sizeof path, "%s/pod.json", dir);
+  if (json_object_to_file_ext (path, pod, JSON_C_TO_STRING_PRETTY) < 0)
+    rc = kg_error (err, errno, "cannot write %s", path);
+  snprintf (path, sizeof path, "%s/probe.json", dir);
+  if (rc == 0 && json_object_to_file_ext (path, ctr, JSON_C_TO_STRING_PRETTY) < 0)
+    rc = kg_error (err, errno, "cannot write %s", path);
+  json_object_put (pod);
+  json_object_put (ctr);
+  return rc;
+}
+
+/* crictl WORDS... within the time left until DEADLINE (ms, monotonic):
+   its status (run_capture's) and output; *ID the last line of the output
+   when it is an id. */
+static int
+crictl (const struct prove_opts *o, int64_t deadline, char **out, char *id, size_t id_size,
+        const char *const *words)
+{
+  struct argv_buf a = { .n = 0 };
+  int64_t left = deadline - kg_monotonic_ms ();
+  int status;
+
+  free (*out);
+  *out = NULL;
+  if (left <= 0)
+    return -2;
+  engine_prefix (o, &a);
+  for (size_t i = 0; words[i] != NULL; i++)
+    arg (&a, words[i]);
+  status = run_capture (a.v, (int) left, out);
+  if (id != NULL)
+    {
+      const char *p = *out ? *out : "", *last = p;
+      size_t n;
+
+      for (const char *q = p; q != NULL && *q; q = next_line (q))
+        if (*q != '\n')
+          last = q;
+      n = strcspn (last, "\n");
+      id[0] = '\0';
+      if (n < id_size)
+        {
+          memcpy (id, last, n);
+          id[n] = '\0';
+          if (! hex_id (id))
+            id[0] = '\0';
+        }
+      if (status == 0 && id[0] == '\0')
+        status = -1;
+    }
+  return status;
+}
+
+/* The CRI canary: runp, create, start, wait for the container's end,
+   then its log, within TIMEOUT_MS.  POD gets the pod's id (empty while
+   none runs: from then on an interrupt removes it, with RM's argvs).  0
+   with the probe's output in *OUT; else the failed step's status with
+   what crictl said, -2 on the deadline. */
+static int
+cri_canary (const struct prove_opts *o, const char *dir, int timeout_ms, char *pod, size_t pod_size,
+            struct argv_buf *rm, char **out)
+{
+  int64_t deadline = kg_monotonic_ms () + timeout_ms;
+  char ctr[160], pod_json[4200], probe_json[4200];
+  sigset_t hold, was;
+  int status;
+
+  snprintf (pod_json, sizeof pod_json, "%s/pod.json", dir);
+  snprintf (probe_json, sizeof probe_json, "%s/probe.json", dir);
+  /* An interrupt while the pod starts waits until its id is known. */
+  sigemptyset (&hold);
+  sigaddset (&hold, SIGINT);
+  sigaddset (&hold, SIGTERM);
+  sigaddset (&hold, SIGHUP);
+  sigprocmask (SIG_BLOCK, &hold, &was);
+  status = crictl (o, deadline, out, pod, pod_size,
+                   (const char *[]){ "runp", "--runtime", o->runtime, pod_json, NULL });
+  if (pod[0] != '\0')
+    {
+      size_t n = removal_argvs (o, pod, rm);
+
+      for (size_t s = 0; s < n; s++)
+        cleanup_argv[s] = rm[s].v;
+    }
+  sigprocmask (SIG_SETMASK, &was, NULL);
+  if (status != 0)
+    return status;
+  status = crictl (o, deadline, out, ctr, sizeof ctr,
+                   (const char *[]){ "create", pod, probe_json, pod_json, NULL });
+  if (status != 0)
+    return status;
+  status = crictl (o, deadline, out, NULL, 0, (const char *[]){ "start", ctr, NULL });
+  if (status != 0)
+    return status;
+  /* Its end: the container is listed among the exited ones. */
+  for (;;)
+    {
+      status = crictl (o, deadline, out, NULL, 0,
+                       (const char *[]){ "ps", "-a", "-q", "--id", ctr, "--state", "exited",
+                                         NULL });
+      if (status != 0)
+        return status;
+      if (*out != NULL && strstr (*out, ctr) != NULL)
+        break;
+      usleep (200 * 1000);
+    }
+  return crictl (o, deadline, out, NULL, 0, (const char *[]){ "logs", ctr, NULL });
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -664,28 +954,31 @@ on_signal (int sig)
 void
 prove_usage (FILE *out)
 {
-  fputs ("Usage: kata-guard prove --engine docker|podman|ctr --image IMAGE [options]\n"
+  fputs ("Usage: kata-guard prove --engine docker|podman|ctr|crictl --image IMAGE [options]\n"
          "\n"
          "Starts one short-lived canary through the engine on the guarded runtime, runs a\n"
          "probe inside it, and judges what it sees against the host: prove.kernel,\n"
          "prove.hostfs, prove.sockets, prove.metadata, prove.direct, prove.forward,\n"
          "prove.proxy. The canary is always removed.\n"
          "\n"
-         "  --engine NAME        docker, podman or ctr\n"
+         "  --engine NAME        docker, podman, ctr or crictl (a CRI pod)\n"
          "  --image IMAGE        the canary's image (it needs nothing of its own)\n"
-         "  --runtime NAME       the guarded runtime (default kata-guard; ctr:\n"
-         "                       io.containerd.kata-guard.v2)\n"
+         "  --runtime NAME       the guarded runtime (default kata-guard, crictl: the\n"
+         "                       runtime handler; ctr: io.containerd.kata-guard.v2)\n"
          "  --network NET        docker/podman --network (e.g. container:COMPANION);\n"
-         "                       ctr: a network namespace path\n"
+         "                       ctr: a network namespace path; crictl: not taken (the\n"
+         "                       pod's network is the one CNI gives every pod)\n"
          "  --proxy ADDR:PORT    the egress proxy as the canary reaches it (default: the\n"
          "                       guard configuration's [egress] proxy)\n"
          "  --outside ADDR:PORT  an outside address to try directly (default 1.1.1.1:443)\n"
          "  --metadata ADDR:PORT the metadata service (default 169.254.169.254:80)\n"
          "  --private ADDR:PORT  a host of a private range that must not answer (repeatable)\n"
-         "  --engine-bin PATH    the engine's client (default: docker, podman, ctr)\n"
-         "  --engine-arg ARG     an argument before `run` (repeatable: -H SOCKET, -a SOCKET)\n"
+         "  --engine-bin PATH    the engine's client (default: docker, podman, ctr, crictl)\n"
+         "  --engine-arg ARG     an argument before `run` (repeatable: -H SOCKET, -a SOCKET,\n"
+         "                       --runtime-endpoint unix://SOCKET)\n"
          "  --run-arg ARG        an argument of `run`, as production passes it (repeatable;\n"
-         "                       default --memory 256m, ctr: --memory-limit 268435456)\n"
+         "                       default --memory 256m, ctr: --memory-limit 268435456;\n"
+         "                       crictl: not taken, the pod asks for 256 MiB)\n"
          "  --net-admin          give the canary CAP_NET_ADMIN, so that prove.forward can\n"
          "                       route as a guest's kernel can\n"
          "  --probe PATH         the probe (default " PKGLIBEXECDIR "/kata-guard-probe)\n"
@@ -797,7 +1090,8 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
   cleanup_guard_config struct guard_config cfg = { 0 };
   cleanup_error kg_error_t cerr = NULL;
   struct report *rep = rep_out;
-  char name[sizeof CANARY_PREFIX + 40], word[40], timeout_ms[16], mount[4200], withns[4200];
+  char name[sizeof CANARY_PREFIX + 40], word[40], word2[40], timeout_ms[16], mount[4200],
+      withns[4200];
   struct argv_buf run = { .n = 0 }, rm_argv[MAX_STEPS];
   char *probe_args[40];
   size_t np = 0, left;
@@ -889,8 +1183,15 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
     o.kind = ENG_PODMAN;
   else if (strcmp (engine, "ctr") == 0)
     o.kind = ENG_CTR;
+  else if (strcmp (engine, "crictl") == 0)
+    o.kind = ENG_CRICTL;
   else
-    return kg_error (err, 0, "--engine %s: docker, podman or ctr (CRI pods: not yet)", engine),
+    return kg_error (err, 0, "--engine %s: docker, podman, ctr or crictl", engine), KG_EXIT_USAGE;
+  if (o.kind == ENG_CRICTL && (o.network != NULL || o.n_run_args > 0))
+    return kg_error (err, 0,
+                     "--engine crictl takes no --%s: the pod is the one a kubelet asks for "
+                     "(its network CNI's, 256 MiB)",
+                     o.network != NULL ? "network" : "run-arg"),
            KG_EXIT_USAGE;
   if (strcmp (format, "text") != 0 && strcmp (format, "json") != 0
       && strcmp (format, "prometheus") != 0)
@@ -899,10 +1200,13 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
     return kg_error (err, 0, "prove starts a container through the engine: run it as root"),
            KG_EXIT_USAGE;
   if (o.engine_bin == NULL)
-    o.engine_bin = o.kind == ENG_DOCKER ? "docker" : o.kind == ENG_PODMAN ? "podman" : "ctr";
+    o.engine_bin = o.kind == ENG_DOCKER   ? "docker"
+                   : o.kind == ENG_PODMAN ? "podman"
+                   : o.kind == ENG_CTR    ? "ctr"
+                                          : "crictl";
   if (o.runtime == NULL)
     o.runtime = o.kind == ENG_CTR ? "io.containerd.kata-guard.v2" : "kata-guard";
-  if (o.n_run_args == 0)
+  if (o.n_run_args == 0 && o.kind != ENG_CRICTL)
     {
       o.run_args[o.n_run_args++] = (char *) (o.kind == ENG_CTR ? "--memory-limit" : "--memory");
       o.run_args[o.n_run_args++] = (char *) (o.kind == ENG_CTR ? "268435456" : "256m");
@@ -954,6 +1258,7 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
       || asprintf (&marker, "%s/marker", marker_dir) < 0)
     return kg_error (err, errno, "cannot make the marker's directory under " MARKER_DIR),
            KG_EXIT_FAIL;
+  set_run_paths (marker_dir);
   {
     int fd = open (marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
@@ -990,14 +1295,16 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
     fprintf (stderr, "kata-guard: prove: removed %zu canar%s an earlier run left\n", left,
              left == 1 ? "y" : "ies");
 
-  /* An interrupt from here on removes the canary before prove exits. */
-  {
-    size_t n = removal_argvs (&o, name, rm_argv);
+  /* An interrupt from here on removes the canary before prove exits
+     (a CRI pod's: once its id is known). */
+  if (o.kind != ENG_CRICTL)
+    {
+      size_t n = removal_argvs (&o, name, rm_argv);
 
-    for (size_t s = 0; s < n; s++)
-      cleanup_argv[s] = rm_argv[s].v;
-    cleanup_pause = o.kind == ENG_CTR;
-  }
+      for (size_t s = 0; s < n; s++)
+        cleanup_argv[s] = rm_argv[s].v;
+      cleanup_pause = o.kind == ENG_CTR;
+    }
   memset (&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
   sigfillset (&sa.sa_mask);
@@ -1005,18 +1312,39 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
   sigaction (SIGTERM, &sa, NULL);
   sigaction (SIGHUP, &sa, NULL);
 
-  canary_argv (&o, name, probe_args, &run, mount, sizeof mount, withns, sizeof withns);
   clock_gettime (CLOCK_MONOTONIC, &t0);
-  status = run_capture (run.v, o.timeout_s * 1000, &out);
-  remove_canary (&o, name);
+  if (o.kind == ENG_CRICTL)
+    {
+      char uid[40], pod[160] = "";
+      cleanup_error kg_error_t werr = NULL;
+
+      random_hex (word2, 16);
+      snprintf (uid, sizeof uid, "%.8s-%.4s-%.4s-%.4s-%.12s", word2, word2 + 8, word2 + 12,
+                word2 + 16, word2 + 20);
+      if (cri_write_configs (&o, marker_dir, name, uid, probe_args, &werr) < 0)
+        status = -1, out = strdup (werr->msg);
+      else
+        status = cri_canary (&o, marker_dir, o.timeout_s * 1000, pod, sizeof pod, rm_argv, &out);
+      /* A pod whose id was not heard (runp ran out of time) is found by
+         its label: one prove runs at a time, so any such pod is ours. */
+      if (pod[0] != '\0')
+        remove_canary (&o, pod);
+      else
+        remove_leftovers (&o);
+    }
+  else
+    {
+      canary_argv (&o, name, probe_args, &run, mount, sizeof mount, withns, sizeof withns);
+      status = run_capture (run.v, o.timeout_s * 1000, &out);
+      remove_canary (&o, name);
+    }
   for (size_t i = 0; i < ARRAY_SIZE (cleanup_argv); i++)
     cleanup_argv[i] = NULL;
   signal (SIGINT, SIG_DFL);
   signal (SIGTERM, SIG_DFL);
   signal (SIGHUP, SIG_DFL);
   clock_gettime (CLOCK_MONOTONIC, &t1);
-  unlink (marker);
-  rmdir (marker_dir);
+  remove_run_dir ();
 
   if (out == NULL && (out = strdup ("")) == NULL)
     return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_FAIL;

@@ -113,13 +113,18 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
      every four-byte character), and json-c 0.18's strict mode refuses any
      byte past ASCII in a string value: it reads the same text escaped. */
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  ascii = kg_json_ascii (data, len, &ascii_len);
-  if (ascii == NULL)
+  if (kg_ascii_prefix (data, len) == len)
+    root = json_tokener_parse_ex (tok, data, (int) len);
+  else
     {
-      json_tokener_free (tok);
-      return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
+      ascii = kg_json_ascii (data, len, &ascii_len);
+      if (ascii == NULL)
+        {
+          json_tokener_free (tok);
+          return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
+        }
+      root = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
     }
-  root = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
   jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
   if (root == NULL || jerr != json_tokener_success
@@ -175,6 +180,7 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
   struct json_object *obj;
   enum json_tokener_error jerr;
   size_t end, ascii_len = 0;
+  bool all_ascii;
 
   /* JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
      the whole text is checked here, with a validator that knows the four
@@ -182,17 +188,19 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
   if ((end = kg_utf8_valid_prefix (buf, len)) != len)
     return kg_error (err, 0, "%s: invalid JSON at byte %zu: invalid UTF-8", name, end), NULL;
   /* json-c 0.18's strict mode refuses every byte past ASCII in a string
-     value: it reads the same characters as escapes. */
-  ascii = kg_json_ascii (buf, len, &ascii_len);
-  if (ascii == NULL)
+     value: it reads the same characters as escapes.  A text of ASCII alone
+     (nearly every one) is parsed as it is. */
+  all_ascii = kg_ascii_prefix (buf, len) == len;
+  if (! all_ascii && (ascii = kg_json_ascii (buf, len, &ascii_len)) == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
   tok = json_tokener_new_ex (max_depth);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  obj = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
+  obj = json_tokener_parse_ex (tok, all_ascii ? buf : ascii, (int) (all_ascii ? len : ascii_len));
   jerr = json_tokener_get_error (tok);
-  end = kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
+  end = all_ascii ? json_tokener_get_parse_end (tok)
+                  : kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
   json_tokener_free (tok);
   if (obj == NULL || jerr != json_tokener_success)
     {

@@ -66,13 +66,36 @@ kg_utf8_len (const void *p, size_t avail)
 }
 
 size_t
+kg_ascii_prefix (const void *p, size_t n)
+{
+  const unsigned char *s = p;
+  size_t i = 0;
+
+  /* Eight bytes at a time while none has its high bit set. */
+  for (uint64_t w; i + 8 <= n; i += 8)
+    {
+      memcpy (&w, s + i, 8);
+      if ((w & UINT64_C (0x8080808080808080)) != 0)
+        break;
+    }
+  while (i < n && s[i] < 0x80)
+    i++;
+  return i;
+}
+
+size_t
 kg_utf8_valid_prefix (const void *p, size_t n)
 {
   const unsigned char *s = p;
   size_t i = 0, k;
 
-  while (i < n && (k = kg_utf8_len (s + i, n - i)) != 0)
-    i += k;
+  while (i < n)
+    {
+      i += kg_ascii_prefix (s + i, n - i);
+      if (i == n || (k = kg_utf8_len (s + i, n - i)) == 0)
+        break;
+      i += k;
+    }
   return i;
 }
 

@@ -118,6 +118,8 @@ int kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, c
    U+10FFFF), else 0.  json-c 0.18's own check refuses every four-byte
    character, so the guard does not use it. */
 size_t kg_utf8_len (const void *p, size_t avail);
+/* How many of P[0..N)'s first bytes are ASCII (below 0x80). */
+size_t kg_ascii_prefix (const void *p, size_t n);
 /* The length of the longest prefix of P[0..N) that is strict UTF-8
    (kg_utf8_len): N when all of it is. */
 size_t kg_utf8_valid_prefix (const void *p, size_t n);

@@ -410,9 +410,19 @@ check_bytes (struct parser *ps)
 
   for (size_t i = ps->pos; i < ps->len;)
     {
-      struct where at = { line, (unsigned) (i - line_start + 1) };
-      size_t n = 1;
+      struct where at;
+      size_t n = 1, from = i;
 
+      /* A run of printable ASCII and tabs (nearly all of a file) needs no
+         other look than at its length. */
+      while (i < ps->len && ((s[i] >= 0x20 && s[i] < 0x7f) || s[i] == '\t'))
+        i++;
+      if (i > from && i - line_start > TOML_MAX_LINE)
+        return perr (ps, (struct where){ line, TOML_MAX_LINE + 1 }, "line longer than %d bytes",
+                     TOML_MAX_LINE);
+      if (i == ps->len)
+        break;
+      at = (struct where){ line, (unsigned) (i - line_start + 1) };
       if (s[i] == '\n')
         {
           line++;
@@ -486,10 +496,19 @@ skip_ws (struct parser *ps)
 static void
 skip_comment (struct parser *ps)
 {
+  const char *p;
+
   if (ch (ps, 0) != '#')
     return;
-  while (ch (ps, 0) != 0 && ch (ps, 0) != '\n' && ch (ps, 0) != '\r')
-    ps->pos++;
+  /* It ends at the line's end: a line feed, or the carriage return just
+     before one (check_bytes refused NUL bytes and every other carriage
+     return). */
+  p = memchr (ps->s + ps->pos, '\n', ps->len - ps->pos);
+  if (p == NULL)
+    p = ps->s + ps->len;
+  else if (p > ps->s + ps->pos && p[-1] == '\r')
+    p--;
+  ps->pos = (size_t) (p - ps->s);
 }
 
 /* Whitespace, comments and newlines: what may surround array items. */

@@ -403,7 +403,8 @@ is_pod_sandbox (const struct ctx *c)
    packages it, and the fields 1.1 and 1.2 added): Go's encoding/json
    (runc, containerd, Kata) matches a key to a field exactly or, failing
    that, case-insensitively under Unicode's simple folding.  Sorted as
-   strcmp orders them (folded_spec_key searches it). */
+   strcmp orders them (folded_spec_key looks keys up in a hash set of
+   them, field_index). */
 /* clang-format off */
 static const char *const spec_fields[] = {
   "DNSSearchList", "access", "action", "additionalGids", "allow", "allowUnqualifiedDNSQuery",
@@ -475,10 +476,47 @@ fold_key (const char *key, char *out, size_t size)
   return true;
 }
 
-static int
-cmp_field (const void *a, const void *b)
+/* spec_fields as a hash set (open addressing, FNV-1a, built at the first
+   look-up): each slot holds a field's index + 1, 0 when empty; and which
+   fields are maps. */
+#define FIELD_SLOTS 1024
+static uint16_t field_slot[FIELD_SLOTS];
+static bool field_map[ARRAY_SIZE (spec_fields)];
+static bool field_slots_built;
+
+static uint32_t
+field_hash (const char *s)
 {
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
+  uint32_t h = 2166136261u;
+
+  for (; *s != '\0'; s++)
+    h = (h ^ (unsigned char) *s) * 16777619u;
+  return h;
+}
+
+/* The index of the field named exactly KEY, -1 when none is. */
+static int
+field_index (const char *key)
+{
+  uint32_t h;
+
+  if (! field_slots_built)
+    {
+      for (size_t i = 0; i < ARRAY_SIZE (spec_fields); i++)
+        {
+          for (h = field_hash (spec_fields[i]) % FIELD_SLOTS; field_slot[h] != 0;
+               h = (h + 1) % FIELD_SLOTS)
+            ;
+          field_slot[h] = (uint16_t) (i + 1);
+          for (size_t m = 0; m < ARRAY_SIZE (spec_maps); m++)
+            field_map[i] = field_map[i] || strcmp (spec_fields[i], spec_maps[m]) == 0;
+        }
+      field_slots_built = true;
+    }
+  for (h = field_hash (key) % FIELD_SLOTS; field_slot[h] != 0; h = (h + 1) % FIELD_SLOTS)
+    if (strcmp (spec_fields[field_slot[h] - 1], key) == 0)
+      return field_slot[h] - 1;
+  return -1;
 }
 
 /* Whether the field name FIELD (ASCII, as every one is) folds onto
@@ -513,17 +551,13 @@ folded_spec_key (struct json_object *o, const char **field)
   json_object_object_foreach (o, key, val)
     {
       char folded[64];
-      bool exact, map = false;
+      int f = field_index (key);
+      bool exact = f >= 0, map = f >= 0 && field_map[f];
       const char *k;
 
-      /* Nearly every key is a field's exact name: a binary search of the
-         sorted table.  Only a key it misses is folded and compared with
-         every field (which also finds an exact name bsearch missed, were
-         the table ever out of order: the result is the same, only
-         slower). */
-      exact = bsearch (&key, spec_fields, ARRAY_SIZE (spec_fields), sizeof spec_fields[0],
-                       cmp_field)
-              != NULL;
+      /* Nearly every key is a field's exact name: one look-up in the hash
+         set.  Only a key it misses is folded and compared with every
+         field. */
       if (! exact && fold_key (key, folded, sizeof folded))
         for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
           {
@@ -535,8 +569,6 @@ folded_spec_key (struct json_object *o, const char **field)
                 return key;
               }
           }
-      for (size_t i = 0; i < ARRAY_SIZE (spec_maps) && exact; i++)
-        map = map || strcmp (key, spec_maps[i]) == 0;
       if (! map && (k = folded_spec_key (val, field)) != NULL)
         return k;
     }

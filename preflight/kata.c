@@ -1177,10 +1177,13 @@ scan_debug (const struct toml_value *t, const char *name, struct debug_scan *s, 
         scan_kernel_params (section, e, s);
       else
         scan_open (section, e, s);
+      if (e->value->kind != TOML_TABLE && e->value->kind != TOML_ARRAY)
+        continue;
+      /* A table's name is needed only to go into it. */
       snprintf (sub, sizeof sub, "%s%s%s", name, *name ? "." : "", e->key);
       if (e->value->kind == TOML_TABLE)
         scan_debug (e->value, sub, s, depth + 1);
-      else if (e->value->kind == TOML_ARRAY)
+      else
         for (size_t j = 0; j < e->value->u.array.n; j++)
           if (e->value->u.array.items[j]->kind == TOML_TABLE)
             scan_debug (e->value->u.array.items[j], sub, s, depth + 1);
@@ -1288,14 +1291,49 @@ pattern_portable (const char *p, char *why, size_t why_size)
   return true;
 }
 
-/* Describe in BAD the NAMES that RE (the pattern PAT) matches. */
+/* An enable_annotations pattern, compiled.  One without a character
+   special to extended regular expressions (nearly every one: annotation
+   names) matches, unanchored, where it is a substring: strstr, without
+   regcomp's work. */
+struct pattern
+{
+  const char *text;
+  bool literal;
+  regex_t re;
+};
+
+/* 0, or regcomp's error code. */
+static int
+pattern_compile (struct pattern *p, const char *text)
+{
+  p->text = text;
+  p->literal = strpbrk (text, ".[]()*+?{}|^$\\") == NULL;
+  return p->literal ? 0 : regcomp (&p->re, text, REG_EXTENDED | REG_NOSUB);
+}
+
+static bool
+pattern_match (const struct pattern *p, const char *name)
+{
+  return p->literal ? strstr (name, p->text) != NULL : regexec (&p->re, name, 0, NULL, 0) == 0;
+}
+
 static void
-pattern_hits (regex_t *re, const char *pat, const char *const *names, size_t n, struct kg_buf *bad,
+pattern_free (struct pattern *p)
+{
+  if (! p->literal)
+    regfree (&p->re);
+}
+
+/* Describe in BAD the NAMES that the pattern P matches. */
+static void
+pattern_hits (const struct pattern *p, const char *const *names, size_t n, struct kg_buf *bad,
               size_t *hits, size_t *n_bad)
 {
+  const char *pat = p->text;
+
   for (size_t j = 0; j < n; j++)
     {
-      if (regexec (re, names[j], 0, NULL, 0) != 0)
+      if (! pattern_match (p, names[j]))
         continue;
       if ((*hits)++ == 0)
         sb_printf (bad, "%s\"%s\" enables ", (*n_bad)++ ? "; " : "", pat);
@@ -1323,13 +1361,13 @@ kata_annotation_enabled (const struct kata_config *k, const char *bare)
     {
       const struct toml_value *item = list->u.array.items[i];
       char why[128];
-      regex_t re;
+      struct pattern p;
 
       if (item->kind != TOML_STRING || ! pattern_portable (item->u.string, why, sizeof why)
-          || regcomp (&re, item->u.string, REG_EXTENDED | REG_NOSUB) != 0)
+          || pattern_compile (&p, item->u.string) != 0)
         return -1;
-      hit = regexec (&re, bare, 0, NULL, 0) == 0;
-      regfree (&re);
+      hit = pattern_match (&p, bare);
+      pattern_free (&p);
     }
   return hit;
 }
@@ -1373,7 +1411,7 @@ check_kata_annotations (struct preflight *pf)
       const struct toml_value *item = list->u.array.items[i];
       const char *pat;
       char why[128];
-      regex_t re;
+      struct pattern p;
       int rc;
       size_t hits = 0;
 
@@ -1394,12 +1432,12 @@ check_kata_annotations (struct preflight *pf)
                        k->hypervisor_name, pat, why);
           return;
         }
-      rc = regcomp (&re, pat, REG_EXTENDED | REG_NOSUB);
+      rc = pattern_compile (&p, pat);
       if (rc != 0)
         {
           char msg[128];
 
-          regerror (rc, &re, msg, sizeof msg);
+          regerror (rc, &p.re, msg, sizeof msg);
           report_fail (rep, "kata.annotations",
                        "fix or remove the pattern (whatever Kata makes of it, kata-guard "
                        "cannot tell what it enables)",
@@ -1407,12 +1445,12 @@ check_kata_annotations (struct preflight *pf)
                        k->hypervisor_name, pat, msg);
           return;
         }
-      pattern_hits (&re, pat, sensitive_annotations, ARRAY_SIZE (sensitive_annotations), &bad,
-                    &hits, &n_bad);
+      pattern_hits (&p, sensitive_annotations, ARRAY_SIZE (sensitive_annotations), &bad, &hits,
+                    &n_bad);
       if (k->runtime == KATA_RUNTIME_RS)
-        pattern_hits (&re, pat, sensitive_annotations_rs, ARRAY_SIZE (sensitive_annotations_rs),
-                      &bad, &hits, &n_bad);
-      regfree (&re);
+        pattern_hits (&p, sensitive_annotations_rs, ARRAY_SIZE (sensitive_annotations_rs), &bad,
+                      &hits, &n_bad);
+      pattern_free (&p);
     }
   if (n_bad > 0)
     {

@@ -414,7 +414,16 @@ check_bytes (struct parser *ps)
       size_t n = 1, from = i;
 
       /* A run of printable ASCII and tabs (nearly all of a file) needs no
-         other look than at its length. */
+         other look than at its length: eight bytes at a time while none
+         is below 0x20 or above 0x7e, then byte by byte. */
+      for (uint64_t w; i + 8 <= ps->len; i += 8)
+        {
+          memcpy (&w, s + i, 8);
+          if ((((w - UINT64_C (0x2020202020202020)) & ~w)
+               | ((w + UINT64_C (0x0101010101010101)) | w))
+              & UINT64_C (0x8080808080808080))
+            break;
+        }
       while (i < ps->len && ((s[i] >= 0x20 && s[i] < 0x7f) || s[i] == '\t'))
         i++;
       if (i > from && i - line_start > TOML_MAX_LINE)

@@ -47,7 +47,7 @@ cmp_ll (const void *a, const void *b)
 }
 
 /* One run: each family's time into NS[family]; 0 when the run passed. */
-static int
+static __attribute__ ((noinline)) int
 one_run (const struct request *req, const struct guard_config *cfg, long long *ns)
 {
   struct report rep = { 0 };

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +171,163 @@ daemonjson_load (const char *path, bool *exists, kg_error_t *err)
   return daemonjson_parse (path, buf, len, err);
 }
 
+/* ---- the tree, built from the scanner's events ---- */
+
+/* json_read_strict's reading of a valid document: the one scan of the
+   grammar (jsonscan.c) builds json-c's tree as json-c's parser would,
+   object by object in document order; a number is made as json-c's
+   parser makes it (an integer here, any other by json-c itself). */
+struct tree_build
+{
+  struct json_object *root;
+  struct json_object **holder; /* [D]: the object or array that holds depth D */
+  struct kg_buf key;           /* the key whose value comes next */
+  struct json_tokener *num;
+};
+
+static struct json_object *
+number_object (struct tree_build *b, const char *text, size_t len)
+{
+  char small[64];
+  cleanup_free char *big = NULL;
+  char *t = small;
+  struct json_object *o;
+
+  if (len < sizeof small)
+    {
+      memcpy (small, text, len);
+      small[len] = '\0';
+    }
+  /* An integer (the scan kept it within 64 bits): as json-c's parser
+     makes one, int64, or uint64 past INT64_MAX. */
+  if (len < sizeof small && strpbrk (small, ".eE") == NULL)
+    {
+      errno = 0;
+      if (small[0] == '-')
+        {
+          long long v = strtoll (small, NULL, 10);
+
+          return errno == 0 ? json_object_new_int64 (v) : NULL;
+        }
+      else
+        {
+          unsigned long long v = strtoull (small, NULL, 10);
+
+          if (errno != 0)
+            return NULL;
+          return v <= INT64_MAX ? json_object_new_int64 ((int64_t) v) : json_object_new_uint64 (v);
+        }
+    }
+  /* Any other through json-c itself, which reads a number to its end only
+     when something follows it. */
+  if (len + 1 > sizeof small && (t = big = malloc (len + 1)) == NULL)
+    return NULL;
+  memcpy (t, text, len);
+  t[len] = ' ';
+  json_tokener_reset (b->num);
+  o = json_tokener_parse_ex (b->num, t, (int) len + 1);
+  if (o != NULL && json_tokener_get_error (b->num) != json_tokener_success)
+    {
+      json_object_put (o);
+      o = NULL;
+    }
+  return o;
+}
+
+static int
+build_event (void *arg, const struct json_event *ev, const char **why)
+{
+  struct tree_build *b = arg;
+  struct json_object *v = NULL, *h;
+  int rc;
+
+  /* A document that is a number or a literal: json-c's parser takes one
+     that ends with it for a truncated one (it could go on).  Read json-c's
+     way. */
+  if (ev->depth == 0 && (ev->kind == JSON_EV_NUMBER || ev->kind == JSON_EV_LITERAL))
+    return *why = "a scalar document", -1;
+  switch (ev->kind)
+    {
+    case JSON_EV_KEY:
+      b->key.len = 0;
+      if (kg_buf_add (&b->key, ev->text, ev->len) < 0)
+        return *why = "cannot allocate", -1;
+      return 0;
+    case JSON_EV_STRING:
+      v = json_object_new_string_len (ev->text, (int) ev->len);
+      break;
+    case JSON_EV_NUMBER:
+      if (ev->text == NULL || (v = number_object (b, ev->text, ev->len)) == NULL)
+        return *why = "json-c does not read the number so", -1;
+      break;
+    case JSON_EV_LITERAL:
+      if (ev->literal != 'n')
+        v = json_object_new_boolean (ev->literal == 't');
+      break;
+    case JSON_EV_OBJECT:
+      v = json_object_new_object ();
+      break;
+    case JSON_EV_ARRAY:
+      v = json_object_new_array ();
+      break;
+    }
+  if (v == NULL && ! (ev->kind == JSON_EV_LITERAL && ev->literal == 'n'))
+    return *why = "cannot allocate", -1;
+  if (ev->depth == 0)
+    b->root = v;
+  else
+    {
+      h = b->holder[ev->depth];
+      /* A key twice in one object fails the scan at the object's end:
+         no look-up for one here. */
+      rc = json_object_is_type (h, json_type_object)
+               ? json_object_object_add_ex (h, b->key.s, v, JSON_C_OBJECT_ADD_KEY_IS_NEW)
+               : json_object_array_add (h, v);
+      if (rc != 0)
+        {
+          json_object_put (v);
+          return *why = "cannot allocate", -1;
+        }
+    }
+  if (ev->kind == JSON_EV_OBJECT || ev->kind == JSON_EV_ARRAY)
+    b->holder[ev->depth + 1] = v;
+  return 0;
+}
+
+/* The tree of BUF[0..LEN), MAX_DEPTH deep at most; NULL when the scan
+   refuses it (or it is a bare number, literal or null, or memory ran
+   out): json_read_strict then reads it json-c's way, for json-c's words
+   on what is wrong. */
+static struct json_object *
+tree_build (const char *buf, size_t len, int max_depth)
+{
+  struct tree_build b = { 0 };
+  struct json_scanner s = {
+    .max_depth = (unsigned) max_depth,
+    .decode_max = SIZE_MAX,
+    .keep_keys = true,
+    .on_event = build_event,
+    .arg = &b,
+  };
+
+  if (max_depth < 1 || (b.holder = calloc ((size_t) max_depth + 2, sizeof *b.holder)) == NULL
+      || (b.num = json_tokener_new_ex (1)) == NULL)
+    {
+      free (b.holder);
+      return NULL;
+    }
+  json_tokener_set_flags (b.num, JSON_TOKENER_STRICT);
+  if (json_scan (&s, -1, buf, len) < 0)
+    {
+      json_object_put (b.root);
+      b.root = NULL;
+    }
+  json_tokener_free (b.num);
+  free (b.holder);
+  kg_buf_release (&b.key);
+  return b.root;
+}
+
 struct json_object *
 json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
                   int (*check) (const char *name, struct json_object *obj, kg_error_t *err),
@@ -182,7 +340,18 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
   size_t end, ascii_len = 0;
   bool all_ascii;
 
-  /* JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
+  /* A valid document (nearly every one): one scan, which builds the tree. */
+  if ((obj = tree_build (buf, len, max_depth)) != NULL)
+    {
+      if (check != NULL && check (name, obj, err) < 0)
+        {
+          json_object_put (obj);
+          return NULL;
+        }
+      return obj;
+    }
+  /* Otherwise json-c's way, which says what is wrong as it always has.
+     JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
      the whole text is checked here, with a validator that knows the four
      byte forms (json-c 0.18's refuses them). */
   if ((end = kg_utf8_valid_prefix (buf, len)) != len)

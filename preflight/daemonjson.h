@@ -39,7 +39,9 @@ struct json_object;
    in strict mode at most MAX_DEPTH deep, json_strict_scan (jsonscan.h: the keys json-c
    keeps one of), CHECK (NULL: none) on the document, and nothing after it
    but whitespace.  The document, or NULL with *ERR naming NAME and the
-   byte. */
+   byte.  A valid document is read in one scan (jsonscan.c's), which
+   builds the tree json-c's parser would build; one the scan refuses is
+   read json-c's way, for json-c's words on it. */
 struct json_object;
 struct json_object *json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
                                       int (*check) (const char *name, struct json_object *obj,

@@ -691,8 +691,18 @@ value (struct rd *r, unsigned depth)
     default:
       if (c == '-' || (c >= '0' && c <= '9'))
         {
+          size_t from = r->pos;
+
           ev.kind = JSON_EV_NUMBER;
-          return number (r) < 0 ? -1 : emit (r, &ev);
+          if (number (r) < 0)
+            return -1;
+          /* Its text, where the whole document is at hand. */
+          if (r->fd < 0)
+            {
+              ev.text = (const char *) r->cur + from;
+              ev.len = r->pos - from;
+            }
+          return emit (r, &ev);
         }
       if (r->failed)
         return -1;

@@ -33,7 +33,7 @@ enum json_event_kind
 {
   JSON_EV_KEY,     /* an object's key (text: decoded) */
   JSON_EV_STRING,  /* a string value (text: decoded) */
-  JSON_EV_NUMBER,  /* a number */
+  JSON_EV_NUMBER,  /* a number (text: as written, in a scan of a buffer) */
   JSON_EV_LITERAL, /* true, false or null (literal: its first letter) */
   JSON_EV_OBJECT,  /* an object begins */
   JSON_EV_ARRAY,   /* an array begins */
@@ -43,7 +43,9 @@ struct json_event
 {
   enum json_event_kind kind;
   unsigned depth;   /* of the object or array that holds it; 0: the document itself */
-  const char *text; /* KEY, STRING: decoded, NUL-terminated, at most decode_max bytes */
+  const char *text; /* KEY, STRING: decoded, NUL-terminated, at most decode_max bytes;
+                       NUMBER: as written (not NUL-terminated), in a scan of a buffer,
+                       else NULL */
   size_t len;
   bool escaped;   /* KEY, STRING: written with an escape */
   bool truncated; /* KEY, STRING: longer than decode_max (text holds its start) */

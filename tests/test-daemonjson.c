@@ -797,6 +797,64 @@ test_parse_format (void)
   kg_error_release (&err);
 }
 
+/* json_read_strict builds the tree from its own scan: the tree must be
+   the one json-c's parser builds of the same text (types, values, key
+   order, a double's text), and a document json-c's way refuses must be
+   refused. */
+static void
+test_tree_as_json_c (void)
+{
+  static const char *const docs[] = {
+    "{\"a\":18446744073709551615,\"b\":9223372036854775807,\"c\":9223372036854775808,"
+    "\"d\":-9223372036854775808,\"e\":-0,\"f\":0,\"g\":-1}",
+    "{\"x\":[1.5e10,1E400,0.1,-2.50,1e-400,123456789012345678901234567890.5,1.0e+2,5E-3]}",
+    "{\"s\":\"a\\u0000b\",\"t\":\"\\ud83d\\ude00 \xc3\xa9 \\/ \\\\ \\\" \\n\",\"u\":\"\"}",
+    "[[],{},[{}],null,true,false,{\"\":null}]",
+    "{\"k\":{\"k\":{\"k\":[1,[2,[3]]]}}}",
+    " {\"a\" : 1 ,\n\"b\":\t[ ]} \n",
+    "{\"a\":\"\xf0\x9f\x98\x80\"}",
+    "\"a string\"",
+    "[1,2.5,-3,\"x\"] ",
+    "42",
+    "42 ",
+    "true",
+    "null",
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (docs); i++)
+    {
+      const char *d = docs[i];
+      kg_error_t err = NULL;
+      struct json_object *mine = json_read_strict ("doc", d, strlen (d), 64, NULL, &err);
+      size_t alen = 0;
+      char *ascii = kg_json_ascii (d, strlen (d), &alen);
+      struct json_tokener *tok = json_tokener_new_ex (64);
+      struct json_object *theirs;
+
+      json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
+      theirs = json_tokener_parse_ex (tok, ascii, (int) alen);
+      if (json_tokener_get_error (tok) != json_tokener_success)
+        {
+          json_object_put (theirs);
+          theirs = NULL;
+        }
+      if (theirs == NULL)
+        ok (mine == NULL,
+            "json_read_strict doc %zu: json-c refuses it, and so does json_read_strict", i);
+      else
+        ok (mine != NULL && json_object_equal (mine, theirs)
+                && strcmp (json_object_to_json_string_ext (mine, JSON_C_TO_STRING_PLAIN),
+                           json_object_to_json_string_ext (theirs, JSON_C_TO_STRING_PLAIN))
+                       == 0,
+            "json_read_strict doc %zu: the tree it builds is json-c's", i);
+      json_object_put (mine);
+      json_object_put (theirs);
+      json_tokener_free (tok);
+      free (ascii);
+      kg_error_release (&err);
+    }
+}
+
 int
 main (void)
 {
@@ -807,6 +865,7 @@ main (void)
     }
   umask (022);
   test_parse_format ();
+  test_tree_as_json_c ();
   test_table ();
   test_nul_and_size ();
   test_same_entry_and_idempotence ();

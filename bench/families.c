@@ -28,6 +28,7 @@
 #include "error.h"
 #include "request.h"
 #include "result.h"
+#include "trust.h"
 
 static long long
 now_ns (void)
@@ -56,6 +57,10 @@ one_run (const struct request *req, const struct guard_config *cfg, long long *n
   int rc = 0;
 
   preflight_init (&pf, req, cfg, &rep);
+  /* As the confined checker runs them: one run, its trusted-path walks
+     memoised (trust_memo_start), nothing freed until it ends (its
+     process ends there: preflight_release is outside the families). */
+  trust_memo_start ();
   for (size_t f = 0; f < n_check_families; f++)
     {
       long long t0 = now_ns ();
@@ -63,6 +68,7 @@ one_run (const struct request *req, const struct guard_config *cfg, long long *n
       check_families[f].run (&pf);
       ns[f] = now_ns () - t0;
     }
+  trust_memo_end ();
   if (pf.from_assets.cache != NULL
       && assets_cache_write (cfg, pf.from_assets.cache, pf.from_assets.cache_len, &err) < 0)
     {

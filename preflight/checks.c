@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "checks.h"
 #include "kata.h"
 #include "toml.h"
@@ -52,4 +54,6 @@ preflight_release (struct preflight *pf)
   free (pf->from_assets.cache);
   pf->from_assets.cache = NULL;
   pf->from_assets.cache_len = 0;
+  json_object_put (pf->from_policy.spec);
+  pf->from_policy.spec = NULL;
 }

@@ -14,6 +14,7 @@
 #include "engine.h"
 #include "result.h"
 
+struct json_object;
 struct kata_config;
 struct request;
 
@@ -45,6 +46,9 @@ struct preflight
     /* Which engine started the container (policy-identity.c's who_resolve), for
        the families after it (storage); ENGINE_UNKNOWN without a bundle. */
     enum engine engine;
+    /* config.json as the rules read it, kept until preflight_release
+       (nothing reads it after the family). */
+    struct json_object *spec;
   } from_policy;
   struct
   {

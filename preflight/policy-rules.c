@@ -272,7 +272,10 @@ check_policy (struct preflight *pf)
       c.rule = rules[i].id;
       rules[i].check (&c);
     }
-  json_object_put (c.spec);
+  /* Freed by preflight_release, which the confined checker never calls:
+     its process ends with the report, and the tree with it. */
+  json_object_put (pf->from_policy.spec);
+  pf->from_policy.spec = c.spec;
   return;
 
 not_run:

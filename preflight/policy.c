@@ -508,10 +508,15 @@ field_index (const char *key)
                h = (h + 1) % FIELD_SLOTS)
             ;
           field_slot[h] = (uint16_t) (i + 1);
-          for (size_t m = 0; m < ARRAY_SIZE (spec_maps); m++)
-            field_map[i] = field_map[i] || strcmp (spec_fields[i], spec_maps[m]) == 0;
         }
       field_slots_built = true;
+      for (size_t m = 0; m < ARRAY_SIZE (spec_maps); m++)
+        {
+          int f = field_index (spec_maps[m]);
+
+          if (f >= 0)
+            field_map[f] = true;
+        }
     }
   for (h = field_hash (key) % FIELD_SLOTS; field_slot[h] != 0; h = (h + 1) % FIELD_SLOTS)
     if (strcmp (spec_fields[field_slot[h] - 1], key) == 0)
@@ -535,18 +540,26 @@ folds_onto (const char *field, const char *folded)
 static const char *
 folded_spec_key (struct json_object *o, const char **field)
 {
-  if (json_object_is_type (o, json_type_array))
-    {
-      for (size_t i = 0; i < json_object_array_length (o); i++)
-        {
-          const char *k = folded_spec_key (json_object_array_get_idx (o, i), field);
+  enum json_type t = json_object_get_type (o);
 
-          if (k != NULL)
+  if (t == json_type_array)
+    {
+      size_t n = json_object_array_length (o);
+
+      for (size_t i = 0; i < n; i++)
+        {
+          struct json_object *e = json_object_array_get_idx (o, i);
+          enum json_type et = json_object_get_type (e);
+          const char *k;
+
+          /* Only an object holds keys (the arrays of names hold none). */
+          if ((et == json_type_object || et == json_type_array)
+              && (k = folded_spec_key (e, field)) != NULL)
             return k;
         }
       return NULL;
     }
-  if (! json_object_is_type (o, json_type_object))
+  if (t != json_type_object)
     return NULL;
   json_object_object_foreach (o, key, val)
     {
@@ -569,7 +582,10 @@ folded_spec_key (struct json_object *o, const char **field)
                 return key;
               }
           }
-      if (! map && (k = folded_spec_key (val, field)) != NULL)
+      if (! map
+          && (json_object_is_type (val, json_type_object)
+              || json_object_is_type (val, json_type_array))
+          && (k = folded_spec_key (val, field)) != NULL)
         return k;
     }
   return NULL;

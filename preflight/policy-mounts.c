@@ -86,6 +86,18 @@ credential_component (const char *comp, size_t len, const char *prev, size_t pre
   return NULL;
 }
 
+/* The length of the path component at S (up to a slash or the end):
+   components are short, and strcspn's set-up costs more than the walk. */
+static inline size_t
+component_len (const char *s)
+{
+  size_t n = 0;
+
+  while (s[n] != '\0' && s[n] != '/')
+    n++;
+  return n;
+}
+
 static const char *
 scan_components (const char *p)
 {
@@ -98,7 +110,7 @@ scan_components (const char *p)
 
       while (*p == '/')
         p++;
-      len = strcspn (p, "/");
+      len = component_len (p);
       if (len == 0)
         break;
       why = credential_component (p, len, prev, prev_len);
@@ -142,8 +154,12 @@ match_entry (const char *pattern, const char *p, bool literal)
         return 1;
       if (*b == '\0')
         return 2;
-      la = strcspn (a, "/");
-      lb = strcspn (b, "/");
+      /* Components whose first bytes differ differ, unless the pattern's
+         starts with a special character (most patterns end here). */
+      if (*a != *b && (literal || (*a != '*' && *a != '?' && *a != '[' && *a != '\\')))
+        return 0;
+      la = component_len (a);
+      lb = component_len (b);
       if (la > NAME_MAX || lb > NAME_MAX)
         return 0;
       if (literal || ! has_glob (a, la))

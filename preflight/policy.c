@@ -67,6 +67,10 @@ jget (struct json_object *obj, const char *where, const char *key, struct findin
     return NULL;
   json_object_object_foreach (obj, k, v)
     {
+      /* Two keys equal but for case have first bytes equal but for bit
+         0x20: any other key is neither. */
+      if ((k[0] | 0x20) != (key[0] | 0x20))
+        continue;
       if (strcmp (k, key) == 0)
         found = v;
       else if (strcasecmp (k, key) == 0)
@@ -112,9 +116,12 @@ path_under (const char *p, const char *dir)
 bool
 listed (struct json_object *list, const char *path)
 {
+  size_t n;
+
   if (list == NULL || ! json_object_is_type (list, json_type_array))
     return false;
-  for (size_t i = 0; i < json_object_array_length (list); i++)
+  n = json_object_array_length (list);
+  for (size_t i = 0; i < n; i++)
     {
       struct json_object *v = json_object_array_get_idx (list, i);
 

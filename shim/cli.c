@@ -31,7 +31,7 @@ cli_usage (FILE *out)
       "       kata-guard install [--docker|--containerd|--crio] [options]  (kata-guard install --help)\n"
       "       kata-guard uninstall [--docker|--containerd|--crio] [options]\n"
       "       kata-guard validate [--config FILE] [--note TEXT] [--dry-run] [-q]  (validate --help)\n"
-      "       kata-guard prove --engine docker|podman|ctr --image IMAGE [options]  (prove --help)\n"
+      "       kata-guard prove --engine docker|podman|ctr|crictl --image IMAGE [options]  (prove --help)\n"
       "       kata-guard version\n"
       "       kata-guard help\n"
       "\n"

@@ -53,6 +53,14 @@ kg_kvm_pick() {
   echo "# kvm: STAND-IN: this host has no /dev/kvm; the guard under test is the test build $KG_BIN, whose kvm family passes a missing /dev/kvm and hands every other device path to the real family"
 }
 
+# kg_prove_serial: kata-guard prove allows one run per host (it refuses a
+# second while its lock is held), and make -j check runs tests side by
+# side: a test that runs prove takes this lock first, and holds it until
+# it exits (fd 8).  Waits up to 30 minutes.
+kg_prove_serial() {
+  mkdir -p "$KG_TEST_BASE" && exec 8>"$KG_TEST_BASE/.prove.lock" && flock -w 1800 8
+}
+
 # Files that must not be left immutable, however the test ends.
 kg_chattr_i() {
   chattr +i "$1" || return 1

@@ -556,8 +556,7 @@ remove_canary (const struct prove_opts *o, const char *name)
     }
 }
 
-/* Canaries a killed run left: every container of the engine whose name
-   starts with the prefix; under CRI every pod with the canary's label. */
+/* An engine's id of a container or pod: 12 to 128 lower-case hex digits. */
 static bool
 hex_id (const char *s)
 {
@@ -566,6 +565,17 @@ hex_id (const char *s)
   return n >= 12 && n <= 128 && strspn (s, "0123456789abcdef") == n;
 }
 
+/* A canary's name: the prefix, then hex digits. */
+static bool
+canary_name (const char *s)
+{
+  size_t p = strlen (CANARY_PREFIX);
+
+  return strncmp (s, CANARY_PREFIX, p) == 0 && strspn (s + p, "0123456789abcdef") == strlen (s + p);
+}
+
+/* Canaries a killed run left: every container of the engine whose name
+   is a canary's; under CRI every pod with the canary's label. */
 static size_t
 remove_leftovers (const struct prove_opts *o)
 {
@@ -598,10 +608,7 @@ remove_leftovers (const struct prove_opts *o)
   if (run_capture (a.v, 30000, &out) != 0 || out == NULL)
     return 0;
   for (tok = strtok_r (out, "\n", &save); tok != NULL; tok = strtok_r (NULL, "\n", &save))
-    if (o->kind == ENG_CRICTL ? hex_id (tok)
-                              : strncmp (tok, CANARY_PREFIX, strlen (CANARY_PREFIX)) == 0
-                                    && strspn (tok + strlen (CANARY_PREFIX), "0123456789abcdef")
-                                           == strlen (tok + strlen (CANARY_PREFIX)))
+    if (o->kind == ENG_CRICTL ? hex_id (tok) : canary_name (tok))
       {
         remove_canary (o, tok);
         n++;
@@ -808,7 +815,7 @@ cri_write_configs (const struct prove_opts *o, const char *dir, const char *name
                    char *const *probe_args, kg_error_t *err)
 {
   json_object *pod = json_object_new_object (), *ctr = json_object_new_object ();
-  json_object *meta, *args = json_object_new_array ();
+  json_object *meta;
   json_object *mounts = json_object_new_array (), *m = json_object_new_object ();
   char path[4200];
   int rc = 0;
@@ -828,9 +835,7 @@ cri_write_configs (const struct prove_opts *o, const char *dir, const char *name
   jset (meta, "attempt", json_object_new_int (0));
   jset (jobj (ctr, "image"), "image", json_object_new_string (o->image));
   jset (ctr, "command", jstrings ((const char *const[]){ PROBE_IN_CANARY, NULL }));
-  for (size_t i = 0; probe_args[i] != NULL; i++)
-    json_object_array_add (args, json_object_new_string (probe_args[i]));
-  jset (ctr, "args", args);
+  jset (ctr, "args", jstrings ((const char *const *) probe_args));
   jset (ctr, "log_path", json_object_new_string ("probe.log"));
   jset (jobj (ctr, "labels"), CANARY_LABEL, json_object_new_string ("canary"));
   jset (m, "container_path", json_object_new_string (PROBE_IN_CANARY));
@@ -1090,8 +1095,7 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
   cleanup_guard_config struct guard_config cfg = { 0 };
   cleanup_error kg_error_t cerr = NULL;
   struct report *rep = rep_out;
-  char name[sizeof CANARY_PREFIX + 40], word[40], word2[40], timeout_ms[16], mount[4200],
-      withns[4200];
+  char name[sizeof CANARY_PREFIX + 40], word[40], timeout_ms[16], mount[4200], withns[4200];
   struct argv_buf run = { .n = 0 }, rm_argv[MAX_STEPS];
   char *probe_args[40];
   size_t np = 0, left;
@@ -1315,12 +1319,12 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
   clock_gettime (CLOCK_MONOTONIC, &t0);
   if (o.kind == ENG_CRICTL)
     {
-      char uid[40], pod[160] = "";
+      char hex[40], uid[40], pod[160] = "";
       cleanup_error kg_error_t werr = NULL;
 
-      random_hex (word2, 16);
-      snprintf (uid, sizeof uid, "%.8s-%.4s-%.4s-%.4s-%.12s", word2, word2 + 8, word2 + 12,
-                word2 + 16, word2 + 20);
+      random_hex (hex, 16);
+      snprintf (uid, sizeof uid, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16,
+                hex + 20);
       if (cri_write_configs (&o, marker_dir, name, uid, probe_args, &werr) < 0)
         status = -1, out = strdup (werr->msg);
       else

@@ -59,11 +59,39 @@ json_kind_of (struct json_object *v, bool any_number)
   return "an unknown JSON value";
 }
 
+/* json-c's strict parse of BUF[0..LEN) (valid UTF-8) by TOK into *OBJ.
+   json-c 0.18's strict mode refuses every byte past ASCII in a string
+   value, and reads the same characters written as escapes: a text with
+   any goes to it as kg_json_ascii's copy, a text of ASCII alone (nearly
+   every one) as it is.  *END (unless END is NULL): the offset in BUF
+   where json-c stopped.  -1 when the copy cannot be made. */
+static int
+jsonc_parse (struct json_tokener *tok, const char *buf, size_t len, struct json_object **obj,
+             size_t *end)
+{
+  cleanup_free char *ascii = NULL;
+  size_t ascii_len = 0;
+
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
+  if (kg_ascii_prefix (buf, len) == len)
+    {
+      *obj = json_tokener_parse_ex (tok, buf, (int) len);
+      if (end != NULL)
+        *end = json_tokener_get_parse_end (tok);
+      return 0;
+    }
+  if ((ascii = kg_json_ascii (buf, len, &ascii_len)) == NULL)
+    return -1;
+  *obj = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
+  if (end != NULL)
+    *end = kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
+  return 0;
+}
+
 struct json_object *
 daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *err)
 {
-  cleanup_free char *ascii = NULL;
-  size_t ascii_len = 0, p = 0;
+  size_t p = 0;
   struct json_tokener *tok;
   struct json_object *root;
   enum json_tokener_error jerr;
@@ -111,20 +139,11 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
   /* The scan above checked the UTF-8 itself (json-c 0.18's check refuses
-     every four-byte character), and json-c 0.18's strict mode refuses any
-     byte past ASCII in a string value: it reads the same text escaped. */
-  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  if (kg_ascii_prefix (data, len) == len)
-    root = json_tokener_parse_ex (tok, data, (int) len);
-  else
+     every four-byte character). */
+  if (jsonc_parse (tok, data, len, &root, NULL) < 0)
     {
-      ascii = kg_json_ascii (data, len, &ascii_len);
-      if (ascii == NULL)
-        {
-          json_tokener_free (tok);
-          return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
-        }
-      root = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
+      json_tokener_free (tok);
+      return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
     }
   jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
@@ -193,25 +212,24 @@ number_object (struct tree_build *b, const char *text, size_t len)
   char *t = small;
   struct json_object *o;
 
-  if (len < sizeof small)
-    {
-      memcpy (small, text, len);
-      small[len] = '\0';
-    }
+  if (len + 1 > sizeof small && (t = big = malloc (len + 1)) == NULL)
+    return NULL;
+  memcpy (t, text, len);
+  t[len] = '\0';
   /* An integer (the scan kept it within 64 bits): as json-c's parser
      makes one, int64, or uint64 past INT64_MAX. */
-  if (len < sizeof small && strpbrk (small, ".eE") == NULL)
+  if (strpbrk (t, ".eE") == NULL)
     {
       errno = 0;
-      if (small[0] == '-')
+      if (t[0] == '-')
         {
-          long long v = strtoll (small, NULL, 10);
+          long long v = strtoll (t, NULL, 10);
 
           return errno == 0 ? json_object_new_int64 (v) : NULL;
         }
       else
         {
-          unsigned long long v = strtoull (small, NULL, 10);
+          unsigned long long v = strtoull (t, NULL, 10);
 
           if (errno != 0)
             return NULL;
@@ -220,9 +238,6 @@ number_object (struct tree_build *b, const char *text, size_t len)
     }
   /* Any other through json-c itself, which reads a number to its end only
      when something follows it. */
-  if (len + 1 > sizeof small && (t = big = malloc (len + 1)) == NULL)
-    return NULL;
-  memcpy (t, text, len);
   t[len] = ' ';
   json_tokener_reset (b->num);
   o = json_tokener_parse_ex (b->num, t, (int) len + 1);
@@ -333,12 +348,10 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
                   int (*check) (const char *name, struct json_object *obj, kg_error_t *err),
                   kg_error_t *err)
 {
-  cleanup_free char *ascii = NULL;
   struct json_tokener *tok;
   struct json_object *obj;
   enum json_tokener_error jerr;
-  size_t end, ascii_len = 0;
-  bool all_ascii;
+  size_t end = 0;
 
   /* A valid document (nearly every one): one scan, which builds the tree. */
   if ((obj = tree_build (buf, len, max_depth)) != NULL)
@@ -356,20 +369,15 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
      byte forms (json-c 0.18's refuses them). */
   if ((end = kg_utf8_valid_prefix (buf, len)) != len)
     return kg_error (err, 0, "%s: invalid JSON at byte %zu: invalid UTF-8", name, end), NULL;
-  /* json-c 0.18's strict mode refuses every byte past ASCII in a string
-     value: it reads the same characters as escapes.  A text of ASCII alone
-     (nearly every one) is parsed as it is. */
-  all_ascii = kg_ascii_prefix (buf, len) == len;
-  if (! all_ascii && (ascii = kg_json_ascii (buf, len, &ascii_len)) == NULL)
-    return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
   tok = json_tokener_new_ex (max_depth);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
-  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
-  obj = json_tokener_parse_ex (tok, all_ascii ? buf : ascii, (int) (all_ascii ? len : ascii_len));
+  if (jsonc_parse (tok, buf, len, &obj, &end) < 0)
+    {
+      json_tokener_free (tok);
+      return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
+    }
   jerr = json_tokener_get_error (tok);
-  end = all_ascii ? json_tokener_get_parse_end (tok)
-                  : kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
   json_tokener_free (tok);
   if (obj == NULL || jerr != json_tokener_success)
     {

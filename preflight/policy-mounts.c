@@ -123,12 +123,19 @@ scan_components (const char *p)
   return NULL;
 }
 
+/* Whether C is special to fnmatch. */
+static bool
+glob_char (char c)
+{
+  return c == '*' || c == '?' || c == '[' || c == '\\';
+}
+
 /* True when the LEN bytes at S hold an fnmatch special character. */
 static bool
 has_glob (const char *s, size_t len)
 {
   for (size_t i = 0; i < len; i++)
-    if (s[i] == '*' || s[i] == '?' || s[i] == '[' || s[i] == '\\')
+    if (glob_char (s[i]))
       return true;
   return false;
 }
@@ -156,7 +163,7 @@ match_entry (const char *pattern, const char *p, bool literal)
         return 2;
       /* Components whose first bytes differ differ, unless the pattern's
          starts with a special character (most patterns end here). */
-      if (*a != *b && (literal || (*a != '*' && *a != '?' && *a != '[' && *a != '\\')))
+      if (*a != *b && (literal || ! glob_char (*a)))
         return 0;
       la = component_len (a);
       lb = component_len (b);

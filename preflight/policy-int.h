@@ -39,7 +39,8 @@ struct findings
 struct resolved_info
 {
   bool exists;
-  bool have_st;
+  bool have_st; /* st: the resolved path's lstat, not a symlink */
+  bool absent;  /* the resolved path's own lstat failed with ENOENT */
   struct stat st;
 };
 

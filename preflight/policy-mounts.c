@@ -645,14 +645,12 @@ redirectable (const char *path, char *why, size_t size)
   return redirectable_as (path, TRUST_ANY, why, size);
 }
 
-/* Whether "rro" without "ro" is read-only.  An OCI runtime that lists it
-   in its features (the real one answers kata-guard's `features`) applies
-   it, and only then do Docker 25 and later write it alone.  Kata's shim
-   (3.30) ignores it, and shares such a source read-write: behind the shim
-   and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
-
+/* redirectable (PATH) through M, the memo of PATH's directory, judged
+   once for the sources that share it: PATH itself then needs only its own
+   lstat, or none when PLAIN (its lstat is known: it fails with ENOENT, or
+   finds no symlink). */
 static const char *
-redirectable_memo (struct redirect_memo *m, const char *path, char *why, size_t size)
+redirectable_memo (struct redirect_memo *m, const char *path, bool plain, char *why, size_t size)
 {
   const char *slash = strrchr (path, '/');
   size_t dl;
@@ -673,12 +671,18 @@ redirectable_memo (struct redirect_memo *m, const char *path, char *why, size_t 
     }
   if (! m->dir_ok)
     return redirectable (path, why, size);
-  if (! m->dir_exists)
+  if (! m->dir_exists || plain)
     return NULL;
   if (lstat (path, &st) < 0 ? errno == ENOENT : ! S_ISLNK (st.st_mode))
     return NULL;
   return redirectable (path, why, size);
 }
+
+/* Whether "rro" without "ro" is read-only.  An OCI runtime that lists it
+   in its features (the real one answers kata-guard's `features`) applies
+   it, and only then do Docker 25 and later write it alone.  Kata's shim
+   (3.30) ignores it, and shares such a source read-write: behind the shim
+   and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
 
 static bool
 rro_alone_counts (const struct ctx *c)
@@ -779,7 +783,7 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
   const char *why = NULL, *entry;
   char rwhy[PATH_MAX + 128];
   struct resolved_info ri;
-  bool under = false;
+  bool under = false, plain;
   enum own own;
 
   if (policy_path_resolve (c->bundle, s, false, &lex, &err) < 0
@@ -835,8 +839,11 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
                  why);
       return BIND_REFUSED;
     }
-  /* What the resolution saw of the source spares a second look:
-     a source that does not exist holds nothing and is no socket. */
+  /* What the resolution saw of the source spares a second look: a
+     source that does not exist holds nothing and is no socket, and where
+     nothing on the way was a symlink (RES is LEX), the lstat of its name
+     is the one redirectable_memo would make. */
+  plain = (ri.have_st || ri.absent) && strcmp (lex, res) == 0;
   if (! ri.have_st)
     {
       ri.have_st = ri.exists && stat (res, &ri.st) == 0;
@@ -847,7 +854,7 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
       finding (f, "%s: contains %s", s, why);
       return BIND_REFUSED;
     }
-  if (redirectable_memo (rmemo, lex, rwhy, sizeof rwhy) != NULL)
+  if (redirectable_memo (rmemo, lex, plain, rwhy, sizeof rwhy) != NULL)
     {
       finding (f, "%s: %s", s, rwhy);
       return BIND_REFUSED;

@@ -139,10 +139,10 @@ resolve_path (const char *base, const char *path, bool follow, char **out, struc
               kg_error_t *err)
 {
   cleanup_free char *todo = NULL;
-  cleanup_free char *cur = NULL;
+  char cur[PATH_MAX + 1];
   size_t cur_len = 0;
   bool exists = follow;
-  bool have_st = false;
+  bool have_st = false, absent = false;
   struct stat st;
   int links = 0;
   char *p;
@@ -151,9 +151,7 @@ resolve_path (const char *base, const char *path, bool follow, char **out, struc
     todo = strdup (path);
   else if (asprintf (&todo, "%s/%s", base, path) < 0)
     todo = NULL;
-  /* Every step writes its terminator: no need to clear PATH_MAX bytes. */
-  cur = malloc (PATH_MAX + 1);
-  if (todo == NULL || cur == NULL)
+  if (todo == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate", path);
   cur[0] = '\0';
   if (todo[0] != '/')
@@ -174,6 +172,8 @@ resolve_path (const char *base, const char *path, bool follow, char **out, struc
       p += clen;
       if (clen == 1 && comp[0] == '.')
         continue;
+      /* Known only of the last name lstat'd, while it is the last. */
+      absent = false;
       if (clen == 2 && comp[0] == '.' && comp[1] == '.')
         {
           /* CUR has no symlinks in it, so its parent is a string cut. */
@@ -201,6 +201,7 @@ resolve_path (const char *base, const char *path, bool follow, char **out, struc
               /* The rest does not exist: an engine would create it as
                  written, so it is taken as written. */
               exists = false;
+              absent = errno == ENOENT;
             }
           else if (S_ISLNK (st.st_mode))
             {
@@ -236,10 +237,12 @@ resolve_path (const char *base, const char *path, bool follow, char **out, struc
     {
       ri->exists = exists;
       ri->have_st = exists && have_st;
+      ri->absent = absent;
       if (ri->have_st)
         ri->st = st;
     }
-  *out = steal_pointer (&cur);
+  if ((*out = strdup (cur)) == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
   return 0;
 }
 
@@ -300,12 +303,14 @@ resolve_memo (struct resolve_memo *m, const char *base, const char *path, char *
     return kg_error (err, ENAMETOOLONG, "%s", path);
   ri->exists = false;
   ri->have_st = false;
+  ri->absent = false;
   if (m->exists)
     {
       if (lstat (cand, &ri->st) < 0)
         {
           if (errno != ENOENT && errno != ENOTDIR)
             return kg_error (err, errno, "%s: cannot resolve %s", path, cand);
+          ri->absent = errno == ENOENT;
         }
       else if (S_ISLNK (ri->st.st_mode))
         return resolve_path (base, path, true, out, ri, err);

@@ -639,7 +639,7 @@ policy_spec_load (const char *bundle, kg_error_t *err)
     return kg_error (err, 0, "%s is %jd bytes, more than the %d allowed", name,
                      (intmax_t) st.st_size, POLICY_MAX_SPEC),
            NULL;
-  if (kg_read_fd_bounded (fd, name, POLICY_MAX_SPEC, &buf, &len, err) < 0)
+  if (kg_read_fd_sized (fd, name, POLICY_MAX_SPEC, (size_t) st.st_size, &buf, &len, err) < 0)
     return NULL;
   return policy_spec_parse (name, buf, len, err);
 }
@@ -663,8 +663,8 @@ spec_keys_check (const char *name, struct json_object *obj, kg_error_t *err)
 struct json_object *
 json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys, kg_error_t *err)
 {
-  return json_read_strict (name, buf, len, POLICY_MAX_DEPTH, spec_keys ? spec_keys_check : NULL,
-                           err);
+  return json_read_strict_fields (name, buf, len, POLICY_MAX_DEPTH, spec_field,
+                                  spec_keys ? spec_keys_check : NULL, err);
 }
 
 struct json_object *

@@ -236,10 +236,29 @@ kg_read_exact (int fd, void *data, size_t n)
   return 0;
 }
 
+static int read_fd (int fd, const char *name, size_t max, size_t first, int timeout_ms, char **out,
+                    size_t *len, kg_error_t *err);
+
 int
 kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t *len, kg_error_t *err)
 {
-  return kg_read_fd_deadline (fd, name, max, -1, out, len, err);
+  return read_fd (fd, name, max, 4095, -1, out, len, err);
+}
+
+int
+kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out, size_t *len,
+                     kg_error_t *err)
+{
+  return read_fd (fd, name, max, 4095, timeout_ms, out, len, err);
+}
+
+int
+kg_read_fd_sized (int fd, const char *name, size_t max, size_t size, char **out, size_t *len,
+                  kg_error_t *err)
+{
+  /* The end is seen by a read that returns 0, into room of a byte or
+     more: SIZE + 1. */
+  return read_fd (fd, name, max, size < 4095 ? 4095 : size + 1, -1, out, len, err);
 }
 
 int64_t
@@ -251,16 +270,16 @@ kg_monotonic_ms (void)
   return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-int
-kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out, size_t *len,
-                     kg_error_t *err)
+static int
+read_fd (int fd, const char *name, size_t max, size_t first, int timeout_ms, char **out,
+         size_t *len, kg_error_t *err)
 {
   /* One byte past MAX may be read, so that "exactly MAX" and "more"
-     differ; the first read takes up to 4 KiB. */
+     differ; the first read takes up to FIRST bytes. */
   cleanup_kg_buf struct kg_buf b = { .max = max + 1 };
   int64_t t0;
 
-  if (kg_buf_reserve (&b, max < 4095 ? max + 1 : 4095) < 0)
+  if (kg_buf_reserve (&b, max < first ? max + 1 : first) < 0)
     return kg_error (err, ENOMEM, "%s: cannot allocate", name);
   t0 = kg_monotonic_ms ();
   for (;;)
@@ -323,7 +342,7 @@ kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
     return kg_error (err, 0, "%s: not a regular file", path);
   if ((size_t) st.st_size > max)
     return kg_error (err, 0, "%s: larger than %zu bytes", path, max);
-  return kg_read_fd_bounded (fd, path, max, out, len, err);
+  return kg_read_fd_sized (fd, path, max, (size_t) st.st_size, out, len, err);
 }
 
 /* The one growth loop: a capacity of at least NEED bytes, doubling (from

@@ -113,6 +113,12 @@ int kg_read_fd_bounded (int fd, const char *name, size_t max, char **out, size_t
    TIMEOUT_MS (-1: never). */
 int kg_read_fd_deadline (int fd, const char *name, size_t max, int timeout_ms, char **out,
                          size_t *len, kg_error_t *err);
+/* kg_read_fd_bounded of a regular file of SIZE bytes (its fstat's, which
+   the caller made): the buffer is made that size at once, not doubled
+   from 4 KiB as it is read (a file that grew meanwhile is read whole all
+   the same). */
+int kg_read_fd_sized (int fd, const char *name, size_t max, size_t size, char **out, size_t *len,
+                      kg_error_t *err);
 /* The length of the character at P (AVAIL bytes left, at least 1) when it
    is strict UTF-8 (no overlong forms, no surrogates, nothing past
    U+10FFFF), else 0.  json-c 0.18's own check refuses every four-byte

@@ -201,8 +201,41 @@ struct tree_build
   struct json_object *root;
   struct json_object **holder; /* [D]: the object or array that holds depth D */
   struct kg_buf key;           /* the key whose value comes next */
+  const char *field;           /* its static spelling (field_name's), or NULL */
+  const char *(*field_name) (const char *key);
   struct json_tokener *num;
+  /* The last short string made of each hash: an equal one is the same
+     object again (a spec's mount options, "bind", "ro", "nosuid", are
+     the same few words a thousand times).  No reference of its own: the
+     tree holds each. */
+  struct json_object *shared[64];
 };
+
+/* Strings up to this long are shared. */
+#define SHARED_MAX 24
+
+/* A string value of the tree: the shared object of its text, or a new one. */
+static struct json_object *
+string_object (struct tree_build *b, const char *text, size_t len, struct json_object ***slot)
+{
+  struct json_object *o;
+  uint32_t h = 2166136261u;
+
+  *slot = NULL;
+  if (len > SHARED_MAX)
+    return json_object_new_string_len (text, (int) len);
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char) text[i]) * 16777619u;
+  *slot = &b->shared[h % ARRAY_SIZE (b->shared)];
+  o = **slot;
+  if (o != NULL && (size_t) json_object_get_string_len (o) == len
+      && memcmp (json_object_get_string (o), text, len) == 0)
+    {
+      *slot = NULL;
+      return json_object_get (o);
+    }
+  return json_object_new_string_len (text, (int) len);
+}
 
 static struct json_object *
 number_object (struct tree_build *b, const char *text, size_t len)
@@ -253,7 +286,7 @@ static int
 build_event (void *arg, const struct json_event *ev, const char **why)
 {
   struct tree_build *b = arg;
-  struct json_object *v = NULL, *h;
+  struct json_object *v = NULL, *h, **slot = NULL;
   int rc;
 
   /* A document that is a number or a literal: json-c's parser takes one
@@ -267,9 +300,11 @@ build_event (void *arg, const struct json_event *ev, const char **why)
       b->key.len = 0;
       if (kg_buf_add (&b->key, ev->text, ev->len) < 0)
         return *why = "cannot allocate", -1;
+      b->field = b->field_name != NULL && strlen (b->key.s) == ev->len ? b->field_name (b->key.s)
+                                                                       : NULL;
       return 0;
     case JSON_EV_STRING:
-      v = json_object_new_string_len (ev->text, (int) ev->len);
+      v = string_object (b, ev->text, ev->len, &slot);
       break;
     case JSON_EV_NUMBER:
       if (ev->text == NULL || (v = number_object (b, ev->text, ev->len)) == NULL)
@@ -283,7 +318,13 @@ build_event (void *arg, const struct json_event *ev, const char **why)
       v = json_object_new_object ();
       break;
     case JSON_EV_ARRAY:
+#if JSON_C_VERSION_NUM >= (15 << 8)
+      /* Most arrays of a spec hold a few items (json-c's default room
+         is 32): it doubles as they come. */
+      v = json_object_new_array_ext (4);
+#else
       v = json_object_new_array ();
+#endif
       break;
     }
   if (v == NULL && ! (ev->kind == JSON_EV_LITERAL && ev->literal == 'n'))
@@ -295,15 +336,22 @@ build_event (void *arg, const struct json_event *ev, const char **why)
       h = b->holder[ev->depth];
       /* A key twice in one object fails the scan at the object's end:
          no look-up for one here. */
-      rc = json_object_is_type (h, json_type_object)
-               ? json_object_object_add_ex (h, b->key.s, v, JSON_C_OBJECT_ADD_KEY_IS_NEW)
-               : json_object_array_add (h, v);
+      if (! json_object_is_type (h, json_type_object))
+        rc = json_object_array_add (h, v);
+      else if (b->field != NULL)
+        rc = json_object_object_add_ex (h, b->field, v,
+                                        JSON_C_OBJECT_ADD_KEY_IS_NEW
+                                            | JSON_C_OBJECT_ADD_CONSTANT_KEY);
+      else
+        rc = json_object_object_add_ex (h, b->key.s, v, JSON_C_OBJECT_ADD_KEY_IS_NEW);
       if (rc != 0)
         {
           json_object_put (v);
           return *why = "cannot allocate", -1;
         }
     }
+  if (slot != NULL)
+    *slot = v;
   if (ev->kind == JSON_EV_OBJECT || ev->kind == JSON_EV_ARRAY)
     b->holder[ev->depth + 1] = v;
   return 0;
@@ -314,9 +362,9 @@ build_event (void *arg, const struct json_event *ev, const char **why)
    out): json_read_strict then reads it json-c's way, for json-c's words
    on what is wrong. */
 static struct json_object *
-tree_build (const char *buf, size_t len, int max_depth)
+tree_build (const char *buf, size_t len, int max_depth, const char *(*field_name) (const char *key))
 {
-  struct tree_build b = { 0 };
+  struct tree_build b = { .field_name = field_name };
   struct json_scanner s = {
     .max_depth = (unsigned) max_depth,
     .decode_max = SIZE_MAX,
@@ -348,13 +396,22 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
                   int (*check) (const char *name, struct json_object *obj, kg_error_t *err),
                   kg_error_t *err)
 {
+  return json_read_strict_fields (name, buf, len, max_depth, NULL, check, err);
+}
+
+struct json_object *
+json_read_strict_fields (const char *name, const char *buf, size_t len, int max_depth,
+                         const char *(*field_name) (const char *key),
+                         int (*check) (const char *name, struct json_object *obj, kg_error_t *err),
+                         kg_error_t *err)
+{
   struct json_tokener *tok;
   struct json_object *obj;
   enum json_tokener_error jerr;
   size_t end = 0;
 
   /* A valid document (nearly every one): one scan, which builds the tree. */
-  if ((obj = tree_build (buf, len, max_depth)) != NULL)
+  if ((obj = tree_build (buf, len, max_depth, field_name)) != NULL)
     {
       if (check != NULL && check (name, obj, err) < 0)
         {

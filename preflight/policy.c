@@ -536,6 +536,16 @@ field_index (const char *key)
   return -1;
 }
 
+/* The field named exactly KEY, as spec_fields spells it, or NULL: the
+   tree keeps that string for the key (json_read_strict_fields). */
+static const char *
+spec_field (const char *key)
+{
+  int f = field_index (key);
+
+  return f >= 0 ? spec_fields[f] : NULL;
+}
+
 /* Whether the field name FIELD (ASCII, as every one is) folds onto
    FOLDED (fold_key's output). */
 static bool

@@ -232,6 +232,18 @@ struct redirect_memo
   bool dir_exists;
 };
 
+/* denied () of the bind sources that share a directory: when nothing
+   denies the directory itself (no pattern above it, none in it, no
+   refused name on the way), a path in it is denied only for its own
+   last name (credential_component).  The directory is judged at its
+   second source, so that sources in directories of their own cost
+   nothing more. */
+struct deny_memo
+{
+  char dir[PATH_MAX]; /* the directory of the last source judged, or "" */
+  int clear;          /* 1: nothing denies it, -1: something does, 0: not judged */
+};
+
 enum bind_verdict
 {
   BIND_REFUSED, /* a finding was made */

@@ -72,6 +72,10 @@ credential_component (const char *comp, size_t len, const char *prev, size_t pre
 {
   static const char *const dirs[] = { ".ssh", ".aws", ".kube", ".docker", ".gnupg" };
 
+  /* Every name below begins with '.' or 'g', but the sockets', which
+     are 11 bytes or more. */
+  if (comp[0] != '.' && comp[0] != 'g' && len < 11)
+    return NULL;
   for (size_t i = 0; i < ARRAY_SIZE (dirs); i++)
     if (len == strlen (dirs[i]) && memcmp (comp, dirs[i], len) == 0)
       return "credentials";
@@ -166,17 +170,22 @@ match_entry (const char *pattern, const char *p, bool literal)
       if (*a != *b && (literal || ! glob_char (*a)))
         return 0;
       la = component_len (a);
-      lb = component_len (b);
-      if (la > NAME_MAX || lb > NAME_MAX)
+      if (la > NAME_MAX)
         return 0;
       if (literal || ! has_glob (a, la))
         {
-          if (la != lb || memcmp (a, b, la) != 0)
+          /* The same LA bytes (no NUL among A's: strncmp stops at P's
+             end) and there P's component ends too. */
+          if (strncmp (a, b, la) != 0 || (b[la] != '\0' && b[la] != '/'))
             return 0;
+          lb = la;
         }
       else
         {
           char ca[NAME_MAX + 1], cb[NAME_MAX + 1];
+
+          if ((lb = component_len (b)) > NAME_MAX)
+            return 0;
 
           memcpy (ca, a, la);
           ca[la] = '\0';
@@ -581,6 +590,39 @@ denied (const char *p, const struct mount_dirs *d, const char **entry)
   return NULL;
 }
 
+/* denied (P) through M (policy-int.h).  A pattern matches no path in a
+   directory that it matches no part of: match_entry walks the two
+   component by component, so a pattern that covers D/NAME, or that
+   D/NAME holds, covers D or is held by it. */
+static const char *
+denied_memo (struct deny_memo *m, const char *p, const struct mount_dirs *d, const char **entry)
+{
+  const char *slash = strrchr (p, '/'), *last;
+  size_t dl;
+
+  if (p[0] != '/' || slash == p || slash[1] == '\0' || (dl = (size_t) (slash - p)) >= sizeof m->dir)
+    return denied (p, d, entry);
+  if (strncmp (m->dir, p, dl) != 0 || m->dir[dl] != '\0')
+    {
+      memcpy (m->dir, p, dl);
+      m->dir[dl] = '\0';
+      m->clear = 0;
+      return denied (p, d, entry);
+    }
+  if (m->clear == 0)
+    {
+      const char *e;
+
+      m->clear = denied (m->dir, d, &e) == NULL ? 1 : -1;
+    }
+  if (m->clear < 0)
+    return denied (p, d, entry);
+  *entry = NULL;
+  for (last = slash; last > p && last[-1] != '/'; last--)
+    ;
+  return credential_component (slash + 1, strlen (slash + 1), last, (size_t) (slash - last));
+}
+
 /* A directory bound whole brings what is in it: look one level down for
    the names the deny list refuses anywhere. */
 static const char *
@@ -775,7 +817,8 @@ note_engine_root (const struct ctx *c, const char *res, struct findings *f)
    "rro" was among its options). */
 static enum bind_verdict
 judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo,
-            struct redirect_memo *rmemo, const char *s, bool ro, bool rro, struct findings *f)
+            struct redirect_memo *rmemo, struct deny_memo *dmemo, const char *s, bool ro, bool rro,
+            struct findings *f)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *lex = NULL;
@@ -825,9 +868,9 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
     }
   else
     {
-      why = denied (lex, d, &entry);
+      why = denied_memo (dmemo, lex, d, &entry);
       if (why == NULL && strcmp (lex, res) != 0)
-        why = denied (res, d, &entry);
+        why = denied_memo (dmemo, res, d, &entry);
     }
   if (why != NULL)
     {
@@ -963,7 +1006,7 @@ podman_rootfs (const struct ctx *c, const char *res)
    --rootfs).  What it is, in *HOW. */
 static void
 judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
-              struct findings *f, const char **how)
+              struct deny_memo *dmemo, struct findings *f, const char **how)
 {
   cleanup_findings struct findings sub = { 0 };
   cleanup_error kg_error_t err = NULL;
@@ -1002,7 +1045,7 @@ judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_me
   /* Kata binds a directory rootfs into the VM's share writable whatever
      root.readonly says (bindMountContainerRootfs, fs_share_linux.go):
      the guest's read-only view does not hold against the guest. */
-  switch (judge_bind (c, c->dirs, memo, rmemo, s, false, false, &sub))
+  switch (judge_bind (c, c->dirs, memo, rmemo, dmemo, s, false, false, &sub))
     {
     case BIND_REFUSED:
     case BIND_NOT_RO:
@@ -1024,6 +1067,7 @@ check_mounts (const struct ctx *c)
   cleanup_findings struct findings f = { 0 };
   cleanup_resolve_memo struct resolve_memo memo = { 0 };
   struct redirect_memo rmemo = { "", false, false };
+  struct deny_memo dmemo = { "", 0 };
   struct json_object *mounts;
   size_t n_bind = 0, n_ro = 0, n_engine = 0, n_not_ro = 0;
   const char *rootfs;
@@ -1034,7 +1078,7 @@ check_mounts (const struct ctx *c)
                  c->dirs_err->msg);
       return;
     }
-  judge_rootfs (c, &memo, &rmemo, &f, &rootfs);
+  judge_rootfs (c, &memo, &rmemo, &dmemo, &f, &rootfs);
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
     {
@@ -1081,7 +1125,7 @@ check_mounts (const struct ctx *c)
           finding (&f, "bind mount %zu has no source", i);
           continue;
         }
-      switch (judge_bind (c, c->dirs, &memo, &rmemo, s, ro, rro, &f))
+      switch (judge_bind (c, c->dirs, &memo, &rmemo, &dmemo, s, ro, rro, &f))
         {
         case BIND_ENGINE:
           n_engine++;

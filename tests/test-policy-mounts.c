@@ -224,6 +224,49 @@ test_mounts (void)
 
 /* Bind sources someone other than root could swap before the runtime
    mounts them. */
+/* Sources that share a directory are judged through a memo of it
+   (denied_memo): what a whole pass over the deny lists would say, for
+   the names, patterns and lists that the directory itself does or does
+   not hit.  Three sources, so that the third is judged through the memo. */
+static void
+shared_dir_row (const char *name, const char *a, const char *b, const char *last,
+                const char *policy, const char *fails, const char *needle)
+{
+  cleanup_free char *ma = bind_of (a, "\"rbind\", \"ro\"");
+  cleanup_free char *mb = bind_of (b, "\"rbind\", \"ro\"");
+  cleanup_free char *mc = bind_of (last, "\"rbind\", \"ro\"");
+  cleanup_free char *mounts = NULL;
+  cleanup_free char *spec = NULL;
+
+  if (asprintf (&mounts, "%s, %s, %s", ma, mb, mc) < 0)
+    abort ();
+  spec = spec_of (NULL, mounts, NULL, NULL, NULL);
+  run_expect (spec, ID_A, policy, &kata_fc, name, fails, "policy.mounts", needle);
+}
+
+static void
+test_shared_directory (void)
+{
+  shared_dir_row ("one directory: three plain sources", "/srv/kg-d/a", "/srv/kg-d/b", "/srv/kg-d/c",
+                  NULL, "", "3 read-only");
+  shared_dir_row ("one directory: a credential name last", "/srv/kg-d/a", "/srv/kg-d/b",
+                  "/srv/kg-d/.ssh", NULL, "policy.mounts", "/srv/kg-d/.ssh: credentials");
+  shared_dir_row ("one directory: gcloud under .config", "/srv/.config/a", "/srv/.config/b",
+                  "/srv/.config/gcloud", NULL, "policy.mounts", "/srv/.config/gcloud: credentials");
+  shared_dir_row ("one directory: an engine socket last", "/srv/kg-d/a", "/srv/kg-d/b",
+                  "/srv/kg-d/my-docker.sock", NULL, "policy.mounts", "an engine socket");
+  shared_dir_row ("one directory: deny_mounts names the last", "/srv/kg-d/a", "/srv/kg-d/b",
+                  "/srv/kg-d/secret", "deny_mounts = [\"/srv/kg-d/secret\"]", "policy.mounts",
+                  "/srv/kg-d/secret: listed in [policy] deny_mounts");
+  shared_dir_row ("one directory: deny_mounts holds the one below the last", "/srv/kg-d/a",
+                  "/srv/kg-d/b", "/srv/kg-d/c", "deny_mounts = [\"/srv/kg-d/c/key\"]",
+                  "policy.mounts", "/srv/kg-d/c: contains /srv/kg-d/c/key");
+  shared_dir_row ("one directory under a denied one", "/etc/kg-a", "/etc/kg-b", "/etc/kg-c", NULL,
+                  "policy.mounts", "/etc/kg-c: the host's configuration");
+  shared_dir_row ("one directory under a pattern's glob", "/home/kg-u/a", "/home/kg-u/b",
+                  "/home/kg-u/.aws", NULL, "policy.mounts", "/home/kg-u/.aws: credentials");
+}
+
 static void
 test_redirect (void)
 {
@@ -369,6 +412,7 @@ main (void)
   test_mounts ();
   test_mount_remedies ();
   test_volume_bind ();
+  test_shared_directory ();
   test_redirect ();
   return policy_test_end ();
 }

@@ -8,6 +8,7 @@
 #include <json-c/json.h>
 
 #include "checks.h"
+#include "jtree.h"
 #include "kata.h"
 #include "toml.h"
 #include "util.h"
@@ -54,6 +55,6 @@ preflight_release (struct preflight *pf)
   free (pf->from_assets.cache);
   pf->from_assets.cache = NULL;
   pf->from_assets.cache_len = 0;
-  json_object_put (pf->from_policy.spec);
+  jv_free (pf->from_policy.spec);
   pf->from_policy.spec = NULL;
 }

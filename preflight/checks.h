@@ -14,7 +14,7 @@
 #include "engine.h"
 #include "result.h"
 
-struct json_object;
+struct jv;
 struct kata_config;
 struct request;
 
@@ -48,7 +48,7 @@ struct preflight
     enum engine engine;
     /* config.json as the rules read it, kept until preflight_release
        (nothing reads it after the family). */
-    struct json_object *spec;
+    struct jv *spec;
   } from_policy;
   struct
   {

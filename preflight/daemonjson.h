@@ -39,24 +39,13 @@ struct json_object;
    in strict mode at most MAX_DEPTH deep, json_strict_scan (jsonscan.h: the keys json-c
    keeps one of), CHECK (NULL: none) on the document, and nothing after it
    but whitespace.  The document, or NULL with *ERR naming NAME and the
-   byte.  A valid document is read in one scan (jsonscan.c's), which
-   builds the tree json-c's parser would build (equal short strings are
-   one object, held by each of their places: a reader never changes a
-   string); one the scan refuses is read json-c's way, for json-c's words
-   on it. */
+   byte.  (The policy reads its documents into its own tree, jtree.h, in
+   one scan; a document that scan refuses comes here, for these words.) */
 struct json_object;
 struct json_object *json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
                                       int (*check) (const char *name, struct json_object *obj,
                                                     kg_error_t *err),
                                       kg_error_t *err);
-/* The same, with each key that FIELD_NAME (NULL: none) returns a static
-   spelling of kept as that string, not a copy: the spec's field names,
-   the keys of nearly every object of a config.json. */
-struct json_object *
-json_read_strict_fields (const char *name, const char *buf, size_t len, int max_depth,
-                         const char *(*field_name) (const char *key),
-                         int (*check) (const char *name, struct json_object *obj, kg_error_t *err),
-                         kg_error_t *err);
 
 /* What a message calls the kind of V: "null", "a boolean", "a string",
    "an object", "an array", and for a number "an integer" or "a
@@ -64,6 +53,8 @@ json_read_strict_fields (const char *name, const char *buf, size_t len, int max_
    integer), or with ANY_NUMBER "a number" for both (daemon.json's
    messages). */
 const char *json_kind_of (struct json_object *v, bool any_number);
+/* The same of a value of TYPE (jtree.h's jv_kind). */
+const char *json_type_words (int type, bool any_number);
 static inline const char *
 json_kind (struct json_object *v)
 {

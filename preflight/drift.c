@@ -25,6 +25,7 @@
 
 #include "checks.h"
 #include "drift.h"
+#include "jtree.h"
 #include "kata.h"
 #include "policy.h"
 #include "sha256.h"
@@ -317,7 +318,7 @@ oom:
 
 struct posture
 {
-  struct json_object *doc;
+  struct jv *doc;
   const char *validated, *proxy;
   struct items files;
 };
@@ -325,36 +326,34 @@ struct posture
 static void
 posture_release (struct posture *r)
 {
-  json_object_put (r->doc);
+  jv_free (r->doc);
   r->doc = NULL;
   items_release (&r->files);
 }
 #define cleanup_posture __attribute__ ((cleanup (posture_release)))
 
 static const char *
-jstr (struct json_object *o, const char *key)
+jstr (struct jv *o, const char *key)
 {
-  struct json_object *v;
+  struct jv *v;
 
-  return json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_string)
-             ? json_object_get_string (v)
-             : NULL;
+  return jv_get_ex (o, key, &v) && jv_is_type (v, json_type_string) ? jv_string (v) : NULL;
 }
 
 static bool
-jint (struct json_object *o, const char *key, int64_t *out)
+jint (struct jv *o, const char *key, int64_t *out)
 {
-  struct json_object *v;
+  struct jv *v;
 
-  if (! json_object_object_get_ex (o, key, &v) || ! json_object_is_type (v, json_type_int))
+  if (! jv_get_ex (o, key, &v) || ! jv_is_type (v, json_type_int))
     return false;
-  *out = json_object_get_int64 (v);
+  *out = jv_int64 (v);
   return true;
 }
 
 /* One recorded file into IT; false when a field is missing. */
 static bool
-posture_item (struct json_object *o, struct items *l, kg_error_t *err)
+posture_item (struct jv *o, struct items *l, kg_error_t *err)
 {
   const char *what = jstr (o, "what"), *path = jstr (o, "path"), *hex = jstr (o, "sha256");
   int64_t size, dev, ino, ms, mns, cs, cns;
@@ -389,7 +388,7 @@ posture_load (const char *path, struct posture *r, kg_error_t *err)
 {
   cleanup_free char *buf = NULL;
   cleanup_close int fd = -1;
-  struct json_object *files;
+  struct jv *files;
   const char *format, *version;
   struct stat st;
   size_t len;
@@ -425,31 +424,29 @@ posture_load (const char *path, struct posture *r, kg_error_t *err)
                      version ? version : "(unknown)", PACKAGE_VERSION);
   r->validated = jstr (r->doc, "validated");
   r->proxy = jstr (r->doc, "proxy");
-  if (r->validated == NULL || r->proxy == NULL
-      || ! json_object_object_get_ex (r->doc, "files", &files)
-      || ! json_object_is_type (files, json_type_array) || json_object_array_length (files) == 0)
+  if (r->validated == NULL || r->proxy == NULL || ! jv_get_ex (r->doc, "files", &files)
+      || ! jv_is_type (files, json_type_array) || jv_length (files) == 0)
     return kg_error (err, 0, "%s is corrupt: a field is missing", path);
-  for (size_t i = 0; i < json_object_array_length (files); i++)
-    if (! posture_item (json_object_array_get_idx (files, i), &r->files, err))
+  for (size_t i = 0; i < jv_length (files); i++)
+    if (! posture_item (jv_at (files, i), &r->files, err))
       return *err ? -1 : kg_error (err, 0, "%s is corrupt: file %zu lacks a field", path, i);
   return 0;
 }
 
 /* The record's proof: NULL when there is none; *WHY what is wrong with
    it, or which probes failed, when it is there but no passing proof. */
-static struct json_object *
-posture_proof (struct json_object *doc, int64_t *epoch, char *why, size_t size)
+static struct jv *
+posture_proof (struct jv *doc, int64_t *epoch, char *why, size_t size)
 {
-  struct json_object *p, *results;
+  struct jv *p, *results;
   const char *verdict;
 
   *why = '\0';
-  if (! json_object_object_get_ex (doc, "proof", &p))
+  if (! jv_get_ex (doc, "proof", &p))
     return NULL;
   verdict = jstr (p, "verdict");
-  if (! json_object_is_type (p, json_type_object) || verdict == NULL || ! jint (p, "epoch", epoch)
-      || ! json_object_object_get_ex (p, "results", &results)
-      || ! json_object_is_type (results, json_type_array))
+  if (! jv_is_type (p, json_type_object) || verdict == NULL || ! jint (p, "epoch", epoch)
+      || ! jv_get_ex (p, "results", &results) || ! jv_is_type (results, json_type_array))
     {
       snprintf (why, size, "its proof is corrupt");
       return p;
@@ -459,9 +456,9 @@ posture_proof (struct json_object *doc, int64_t *epoch, char *why, size_t size)
       size_t o = (size_t) snprintf (why, size,
                                     "its proof (%.40s) failed:", jstr (p, "proven") ?: "?");
 
-      for (size_t i = 0; i < json_object_array_length (results) && o < size; i++)
+      for (size_t i = 0; i < jv_length (results) && o < size; i++)
         {
-          struct json_object *r = json_object_array_get_idx (results, i);
+          struct jv *r = jv_at (results, i);
           const char *id = jstr (r, "id"), *v = jstr (r, "verdict");
 
           if (id != NULL && v != NULL && strcmp (v, "pass") != 0)

@@ -25,6 +25,7 @@
 #include "daemonjson.h"
 #include "egress.h"
 #include "jsonscan.h"
+#include "jtree.h"
 #include "netns.h"
 #include "policy.h"
 
@@ -36,22 +37,19 @@
 static bool
 has_docker_setkey (const struct ctx *c)
 {
-  struct json_object *hooks = NULL, *list = NULL;
+  struct jv *hooks = NULL, *list = NULL;
 
-  if (! json_object_object_get_ex (c->spec, "hooks", &hooks)
-      || ! json_object_is_type (hooks, json_type_object)
-      || ! json_object_object_get_ex (hooks, "prestart", &list)
-      || ! json_object_is_type (list, json_type_array))
+  if (! jv_get_ex (c->spec, "hooks", &hooks) || ! jv_is_type (hooks, json_type_object)
+      || ! jv_get_ex (hooks, "prestart", &list) || ! jv_is_type (list, json_type_array))
     return false;
-  for (size_t i = 0; i < json_object_array_length (list); i++)
+  for (size_t i = 0; i < jv_length (list); i++)
     {
-      struct json_object *h = json_object_array_get_idx (list, i), *args = NULL, *a0;
+      struct jv *h = jv_at (list, i), *args = NULL, *a0;
 
-      if (json_object_is_type (h, json_type_object) && json_object_object_get_ex (h, "args", &args)
-          && json_object_is_type (args, json_type_array) && json_object_array_length (args) > 0
-          && (a0 = json_object_array_get_idx (args, 0)) != NULL
-          && json_object_is_type (a0, json_type_string)
-          && strcmp (json_object_get_string (a0), "libnetwork-setkey") == 0)
+      if (jv_is_type (h, json_type_object) && jv_get_ex (h, "args", &args)
+          && jv_is_type (args, json_type_array) && jv_length (args) > 0
+          && (a0 = jv_at (args, 0)) != NULL && jv_is_type (a0, json_type_string)
+          && strcmp (jv_string (a0), "libnetwork-setkey") == 0)
         return true;
     }
   return false;
@@ -63,22 +61,20 @@ has_docker_setkey (const struct ctx *c)
 static bool
 docker_shaped (const struct ctx *c)
 {
-  struct json_object *mounts;
+  struct jv *mounts;
   const struct dirs *roots = &c->dirs->roots;
 
   if (c->who.engine == ENGINE_DOCKER || has_docker_setkey (c))
     return true;
-  if (! json_object_object_get_ex (c->spec, "mounts", &mounts)
-      || ! json_object_is_type (mounts, json_type_array))
+  if (! jv_get_ex (c->spec, "mounts", &mounts) || ! jv_is_type (mounts, json_type_array))
     return false;
-  for (size_t i = 0; i < json_object_array_length (mounts); i++)
+  for (size_t i = 0; i < jv_length (mounts); i++)
     {
-      struct json_object *m = json_object_array_get_idx (mounts, i), *src;
+      struct jv *m = jv_at (mounts, i), *src;
       const char *q;
 
-      if (json_object_is_type (m, json_type_object) && json_object_object_get_ex (m, "source", &src)
-          && json_object_is_type (src, json_type_string)
-          && (q = under_root (json_object_get_string (src), roots)) != NULL
+      if (jv_is_type (m, json_type_object) && jv_get_ex (m, "source", &src)
+          && jv_is_type (src, json_type_string) && (q = under_root (jv_string (src), roots)) != NULL
           && strncmp (q, "/containers/", 12) == 0)
         return true;
     }
@@ -132,7 +128,7 @@ check_egress_netns (const struct ctx *c)
   cleanup_kg_buf struct kg_buf why = { 0 };
   cleanup_kg_buf struct kg_buf seen = { 0 };
   cleanup_error kg_error_t err = NULL;
-  struct json_object *linux_, *list, *entry = NULL, *path = NULL;
+  struct jv *linux_, *list, *entry = NULL, *path = NULL;
   struct netns_facts *facts = NULL;
   struct conf_net nets[16];
   struct netns_probe probe;
@@ -148,17 +144,15 @@ check_egress_netns (const struct ctx *c)
       rule_skip (c, "not run: [egress] enabled = false");
       return;
     }
-  linux_ = json_object_object_get_ex (c->spec, "linux", &linux_) ? linux_ : NULL;
-  list = linux_ != NULL && json_object_object_get_ex (linux_, "namespaces", &list) ? list : NULL;
-  for (size_t i = 0; list != NULL && json_object_is_type (list, json_type_array)
-                     && i < json_object_array_length (list);
+  linux_ = jv_get_ex (c->spec, "linux", &linux_) ? linux_ : NULL;
+  list = linux_ != NULL && jv_get_ex (linux_, "namespaces", &list) ? list : NULL;
+  for (size_t i = 0; list != NULL && jv_is_type (list, json_type_array) && i < jv_length (list);
        i++)
     {
-      struct json_object *e = json_object_array_get_idx (list, i), *t;
+      struct jv *e = jv_at (list, i), *t;
 
-      if (json_object_is_type (e, json_type_object) && json_object_object_get_ex (e, "type", &t)
-          && json_object_is_type (t, json_type_string)
-          && strcmp (json_object_get_string (t), "network") == 0)
+      if (jv_is_type (e, json_type_object) && jv_get_ex (e, "type", &t)
+          && jv_is_type (t, json_type_string) && strcmp (jv_string (t), "network") == 0)
         entry = e;
     }
   if (entry == NULL)
@@ -187,8 +181,7 @@ check_egress_netns (const struct ctx *c)
     }
   docker_attaches = mode[0] != '\0' && strcmp (mode, "none") != 0 && strcmp (mode, "host") != 0
                     && strncmp (mode, "container:", 10) != 0;
-  no_path = ! json_object_object_get_ex (entry, "path", &path)
-            || json_object_is_type (path, json_type_null);
+  no_path = ! jv_get_ex (entry, "path", &path) || jv_is_type (path, json_type_null);
   /* A namespace the runtime creates holds loopback only, unless Docker's
      hook is there to attach a network whose mode is not none. */
   hook = no_path && has_docker_setkey (c);
@@ -210,12 +203,12 @@ check_egress_netns (const struct ctx *c)
                  mode[0] ? mode : "(unknown)");
       return;
     }
-  if (! json_object_is_type (path, json_type_string))
+  if (! jv_is_type (path, json_type_string))
     {
-      rule_fail (c, NULL, "the network namespace path is %s", json_kind (path));
+      rule_fail (c, NULL, "the network namespace path is %s", jv_kind (path));
       return;
     }
-  p = json_object_get_string (path);
+  p = jv_string (path);
   if (strncmp (p, "/proc/", 6) == 0)
     {
       const char *q = p + 6;

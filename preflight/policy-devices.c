@@ -69,28 +69,28 @@ check_capabilities (const struct ctx *c)
   static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
                                       "ambient" };
   cleanup_findings struct findings f = { 0 };
-  struct json_object *process, *caps;
+  struct jv *process, *caps;
   uint64_t allowed = allowed_caps (c->cfg), reported = 0, used = 0;
 
   process = jget_type (c->spec, "spec", "process", json_type_object, &f);
   caps = jget_type (process, "process", "capabilities", json_type_object, &f);
   for (size_t s = 0; s < ARRAY_SIZE (sets); s++)
     {
-      struct json_object *list = jget_type (caps, "capabilities", sets[s], json_type_array, &f);
+      struct jv *list = jget_type (caps, "capabilities", sets[s], json_type_array, &f);
 
-      for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+      for (size_t i = 0; list != NULL && i < jv_length (list); i++)
         {
-          struct json_object *n = json_object_array_get_idx (list, i);
+          struct jv *n = jv_at (list, i);
           const char *name;
           char up[64];
           cap_value_t v;
 
-          if (! json_object_is_type (n, json_type_string))
+          if (! jv_is_type (n, json_type_string))
             {
-              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s], i, json_kind (n));
+              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s], i, jv_kind (n));
               continue;
             }
-          name = json_object_get_string (n);
+          name = jv_string (n);
           if (! cap_parse (name, &v))
             {
               finding (&f, "unknown capability \"%.64s\" in %s", name, sets[s]);
@@ -153,16 +153,16 @@ allowed_device (const struct host_dev *hd, size_t n, char type, int64_t maj, int
 
 /* major/minor: a non-negative integer, or absent (= wildcard, -1). */
 static bool
-dev_number (struct json_object *o, const char *key, int64_t *out, struct findings *f)
+dev_number (struct jv *o, const char *key, int64_t *out, struct findings *f)
 {
-  struct json_object *v = jget (o, "device", key, f);
+  struct jv *v = jget (o, "device", key, f);
 
   *out = -1;
   if (v == NULL)
     return true;
-  if (! json_object_is_type (v, json_type_int))
+  if (! jv_is_type (v, json_type_int))
     return false;
-  *out = json_object_get_int64 (v);
+  *out = jv_int64 (v);
   return *out >= -1 && *out < (INT64_C (1) << 32);
 }
 
@@ -171,7 +171,7 @@ check_devices (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_free struct host_dev *hd = calloc (c->cfg->policy.n_devices + 1, sizeof *hd);
-  struct json_object *linux_, *devs, *res, *rules;
+  struct jv *linux_, *devs, *res, *rules;
   size_t n_dev = 0;
   bool waived = c->privileged && c->cfg->policy.privileged;
 
@@ -191,22 +191,22 @@ check_devices (const struct ctx *c)
     }
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
   devs = jget_type (linux_, "linux", "devices", json_type_array, &f);
-  for (size_t i = 0; devs != NULL && i < json_object_array_length (devs); i++)
+  for (size_t i = 0; devs != NULL && i < jv_length (devs); i++)
     {
-      struct json_object *d = json_object_array_get_idx (devs, i);
-      struct json_object *path, *type;
+      struct jv *d = jv_at (devs, i);
+      struct jv *path, *type;
       const char *p, *t;
       int64_t maj, min;
 
-      if (! json_object_is_type (d, json_type_object))
+      if (! jv_is_type (d, json_type_object))
         {
-          finding (&f, "linux.devices[%zu] is %s, not an object", i, json_kind (d));
+          finding (&f, "linux.devices[%zu] is %s, not an object", i, jv_kind (d));
           continue;
         }
       path = jget_type (d, "device", "path", json_type_string, &f);
       type = jget_type (d, "device", "type", json_type_string, &f);
-      p = path ? json_object_get_string (path) : "(no path)";
-      t = type ? json_object_get_string (type) : "";
+      p = path ? jv_string (path) : "(no path)";
+      t = type ? jv_string (type) : "";
       n_dev++;
       if (! dev_number (d, "major", &maj, &f) || ! dev_number (d, "minor", &min, &f) || maj < 0
           || min < 0 || strlen (t) != 1 || (t[0] != 'c' && t[0] != 'b' && t[0] != 'u'))
@@ -221,27 +221,27 @@ check_devices (const struct ctx *c)
     }
   res = jget_type (linux_, "linux", "resources", json_type_object, &f);
   rules = jget_type (res, "resources", "devices", json_type_array, &f);
-  for (size_t i = 0; rules != NULL && i < json_object_array_length (rules); i++)
+  for (size_t i = 0; rules != NULL && i < jv_length (rules); i++)
     {
-      struct json_object *r = json_object_array_get_idx (rules, i);
-      struct json_object *allow, *type, *access;
+      struct jv *r = jv_at (rules, i);
+      struct jv *allow, *type, *access;
       const char *t;
       int64_t maj, min;
       char smaj[24], smin[24];
 
-      if (! json_object_is_type (r, json_type_object))
+      if (! jv_is_type (r, json_type_object))
         {
-          finding (&f, "linux.resources.devices[%zu] is %s, not an object", i, json_kind (r));
+          finding (&f, "linux.resources.devices[%zu] is %s, not an object", i, jv_kind (r));
           continue;
         }
       allow = jget_type (r, "device rule", "allow", json_type_boolean, &f);
-      if (allow == NULL || ! json_object_get_boolean (allow))
+      if (allow == NULL || ! jv_bool (allow))
         continue; /* a deny rule takes nothing away from the sandbox */
       if (device_rule_allows_all (r))
         continue; /* privileged: reported by policy.privileged */
       type = jget_type (r, "device rule", "type", json_type_string, &f);
       access = jget_type (r, "device rule", "access", json_type_string, &f);
-      t = type ? json_object_get_string (type) : "a";
+      t = type ? jv_string (type) : "a";
       if (! dev_number (r, "major", &maj, &f) || ! dev_number (r, "minor", &min, &f))
         {
           finding (&f, "device rule %zu: major/minor is not a device number", i);
@@ -255,7 +255,7 @@ check_devices (const struct ctx *c)
       snprintf (smaj, sizeof smaj, maj < 0 ? "*" : "%" PRId64, maj);
       snprintf (smin, sizeof smin, min < 0 ? "*" : "%" PRId64, min);
       finding (&f, "device cgroup rule %s %s:%s %s", t, smaj, smin,
-               access ? json_object_get_string (access) : "");
+               access ? jv_string (access) : "");
     }
   if (f.n > 0)
     {
@@ -286,7 +286,7 @@ check_seccomp (const struct ctx *c)
     "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP",
   };
   cleanup_findings struct findings f = { 0 };
-  struct json_object *linux_, *sc, *def, *arches, *rules;
+  struct jv *linux_, *sc, *def, *arches, *rules;
   const struct toml_value *dgs;
   size_t n_names = 0;
   bool ok = false;
@@ -306,17 +306,16 @@ check_seccomp (const struct ctx *c)
   else if (def != NULL)
     {
       for (size_t i = 0; i < ARRAY_SIZE (deny_actions); i++)
-        if (strcmp (json_object_get_string (def), deny_actions[i]) == 0)
+        if (strcmp (jv_string (def), deny_actions[i]) == 0)
           ok = true;
       if (! ok)
-        finding (&f, "defaultAction %.64s lets unlisted system calls through",
-                 json_object_get_string (def));
+        finding (&f, "defaultAction %.64s lets unlisted system calls through", jv_string (def));
     }
   arches = jget_type (sc, "seccomp", "architectures", json_type_array, &f);
-  for (size_t i = 0; arches != NULL && i < json_object_array_length (arches); i++)
+  for (size_t i = 0; arches != NULL && i < jv_length (arches); i++)
     {
-      struct json_object *a = json_object_array_get_idx (arches, i);
-      const char *s = json_object_is_type (a, json_type_string) ? json_object_get_string (a) : "";
+      struct jv *a = jv_at (arches, i);
+      const char *s = jv_is_type (a, json_type_string) ? jv_string (a) : "";
       char lower[64];
       size_t j;
 
@@ -332,16 +331,15 @@ check_seccomp (const struct ctx *c)
         finding (&f, "unknown architecture %s", s);
     }
   rules = jget_type (sc, "seccomp", "syscalls", json_type_array, &f);
-  for (size_t i = 0; rules != NULL && i < json_object_array_length (rules); i++)
+  for (size_t i = 0; rules != NULL && i < jv_length (rules); i++)
     {
-      struct json_object *r = json_object_array_get_idx (rules, i);
-      struct json_object *names = jget_type (r, "syscall rule", "names", json_type_array, &f);
+      struct jv *r = jv_at (rules, i);
+      struct jv *names = jget_type (r, "syscall rule", "names", json_type_array, &f);
 
-      for (size_t j = 0; names != NULL && j < json_object_array_length (names); j++)
+      for (size_t j = 0; names != NULL && j < jv_length (names); j++)
         {
-          struct json_object *n = json_object_array_get_idx (names, j);
-          const char *s = json_object_is_type (n, json_type_string) ? json_object_get_string (n)
-                                                                    : "";
+          struct jv *n = jv_at (names, j);
+          const char *s = jv_is_type (n, json_type_string) ? jv_string (n) : "";
 
           n_names++;
           if (seccomp_syscall_resolve_name (s) == __NR_SCMP_ERROR)
@@ -368,5 +366,5 @@ check_seccomp (const struct ctx *c)
                "%s", sb_str (&f.text));
   else
     rule_pass (c, "profile with default action %s, %zu system call names, applied in the guest",
-               json_object_get_string (def), n_names);
+               jv_string (def), n_names);
 }

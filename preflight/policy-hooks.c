@@ -82,23 +82,23 @@ hex_string (const char *s, size_t min, size_t max)
    other args start a daemon, as root, listening where they say.  NULL
    when ARGS are that form for container ID, else why not. */
 static const char *
-dockerd_hook_args (struct json_object *args, const char *id)
+dockerd_hook_args (struct jv *args, const char *id)
 {
   size_t n, i = 1;
   const char *a[4];
 
-  if (args == NULL || ! json_object_is_type (args, json_type_array))
+  if (args == NULL || ! jv_is_type (args, json_type_array))
     return "dockerd runs as a daemon without the args libnetwork-setkey";
-  n = json_object_array_length (args);
+  n = jv_length (args);
   if (n < 3 || n > 4)
     return "args are not dockerd's libnetwork-setkey form";
   for (size_t k = 0; k < n; k++)
     {
-      struct json_object *v = json_object_array_get_idx (args, k);
+      struct jv *v = jv_at (args, k);
 
-      if (! json_object_is_type (v, json_type_string))
+      if (! jv_is_type (v, json_type_string))
         return "args are not all strings";
-      a[k] = json_object_get_string (v);
+      a[k] = jv_string (v);
     }
   if (strcmp (a[0], "libnetwork-setkey") != 0)
     return "args[0] is not libnetwork-setkey: dockerd would start a daemon";
@@ -121,7 +121,7 @@ check_hooks (const struct ctx *c)
   cleanup_findings struct findings f = { 0 };
   cleanup_dirs struct dirs allowed = { 0 };
   cleanup_error kg_error_t err = NULL;
-  struct json_object *hooks;
+  struct jv *hooks;
   size_t n_hooks = 0;
 
   if (dirs_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
@@ -132,63 +132,60 @@ check_hooks (const struct ctx *c)
   hooks = jget_type (c->spec, "spec", "hooks", json_type_object, &f);
   if (hooks != NULL)
     {
-      json_object_object_foreach (hooks, kind, list)
-        {
-          if (json_object_is_type (list, json_type_null))
+      jv_foreach (hooks, kind, list)
+      {
+        if (jv_is_type (list, json_type_null))
+          continue;
+        if (! jv_is_type (list, json_type_array))
+          {
+            finding (&f, "hooks.%s is %s, not an array", kind, jv_kind (list));
             continue;
-          if (! json_object_is_type (list, json_type_array))
-            {
-              finding (&f, "hooks.%s is %s, not an array", kind, json_kind (list));
-              continue;
-            }
-          for (size_t i = 0; i < json_object_array_length (list); i++)
-            {
-              struct json_object *h = json_object_array_get_idx (list, i);
-              struct json_object *path = jget_type (h, "hook", "path", json_type_string, &f);
-              cleanup_free char *prog = NULL;
-              struct json_object *env;
-              const char *p, *slash, *why;
-              bool ok = false;
+          }
+        for (size_t i = 0; i < jv_length (list); i++)
+          {
+            struct jv *h = jv_at (list, i);
+            struct jv *path = jget_type (h, "hook", "path", json_type_string, &f);
+            cleanup_free char *prog = NULL;
+            struct jv *env;
+            const char *p, *slash, *why;
+            bool ok = false;
 
-              n_hooks++;
-              if (path == NULL)
-                {
-                  finding (&f, "%s hook %zu has no program path", kind, i);
-                  continue;
-                }
-              p = json_object_get_string (path);
-              if (hook_program (c->pf->req, p, &prog, &err) < 0)
-                {
-                  finding (&f, "%s hook %s", kind, err->msg);
-                  kg_error_release (&err);
-                  continue;
-                }
-              for (size_t j = 0; j < allowed.n; j++)
-                if (strcmp (prog, allowed.paths[j]) == 0)
-                  ok = true;
-              if (! ok)
-                {
-                  finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
-                           strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
-                  continue;
-                }
-              /* The program runs as root in the host's namespaces: an
+            n_hooks++;
+            if (path == NULL)
+              {
+                finding (&f, "%s hook %zu has no program path", kind, i);
+                continue;
+              }
+            p = jv_string (path);
+            if (hook_program (c->pf->req, p, &prog, &err) < 0)
+              {
+                finding (&f, "%s hook %s", kind, err->msg);
+                kg_error_release (&err);
+                continue;
+              }
+            for (size_t j = 0; j < allowed.n; j++)
+              if (strcmp (prog, allowed.paths[j]) == 0)
+                ok = true;
+            if (! ok)
+              {
+                finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
+                         strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
+                continue;
+              }
+            /* The program runs as root in the host's namespaces: an
                  environment (LD_PRELOAD, LD_LIBRARY_PATH...) is code of
                  the spec author's choosing in it. */
-              env = jget (h, "hook", "env", &f);
-              if (env != NULL
-                  && (! json_object_is_type (env, json_type_array)
-                      || json_object_array_length (env) > 0))
-                finding (&f, "%s hook %s sets an environment (it runs as root on the host)", kind,
-                         p);
-              slash = strrchr (prog, '/');
-              if (strcmp (slash != NULL ? slash + 1 : prog, "dockerd") == 0
-                  && (why = dockerd_hook_args (jget (h, "hook", "args", &f),
-                                               c->pf->req->container_id))
-                         != NULL)
-                finding (&f, "%s hook %s: %s", kind, p, why);
-            }
-        }
+            env = jget (h, "hook", "env", &f);
+            if (env != NULL && (! jv_is_type (env, json_type_array) || jv_length (env) > 0))
+              finding (&f, "%s hook %s sets an environment (it runs as root on the host)", kind, p);
+            slash = strrchr (prog, '/');
+            if (strcmp (slash != NULL ? slash + 1 : prog, "dockerd") == 0
+                && (why = dockerd_hook_args (jget (h, "hook", "args", &f),
+                                             c->pf->req->container_id))
+                       != NULL)
+              finding (&f, "%s hook %s: %s", kind, p, why);
+          }
+      }
     }
   if (f.n > 0)
     rule_fail (c,
@@ -331,10 +328,9 @@ crio_key_is (const struct ctx *c, const char *key, const char *want, const char 
 
   if (v == NULL)
     {
-      struct json_object *ann, *x;
+      struct jv *ann, *x;
 
-      if (json_object_object_get_ex (c->spec, "annotations", &ann)
-          && json_object_object_get_ex (ann, key, &x))
+      if (jv_get_ex (c->spec, "annotations", &ann) && jv_get_ex (ann, key, &x))
         finding (f, "%s is not a string", key);
       return;
     }
@@ -386,7 +382,7 @@ judge_crio_claim (const struct ctx *c, struct findings *f)
    sandbox is a pod sandbox of this namespace with the same pod uid (else
    Kata's shim would run it in the VM of whatever container it names). */
 static void
-judge_cri_claim (const struct ctx *c, struct json_object *ann, struct findings *f)
+judge_cri_claim (const struct ctx *c, struct jv *ann, struct findings *f)
 {
   const char *type = annotation (c, "io.kubernetes.cri.container-type");
   const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
@@ -394,10 +390,9 @@ judge_cri_claim (const struct ctx *c, struct json_object *ann, struct findings *
   const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
   const char *psid, *puid;
 
-  json_object_object_foreach (ann, key, val)
-    if (strncmp (key, "io.kubernetes.cri.", 18) == 0
-        && ! json_object_is_type (val, json_type_string))
-      finding (f, "%s is %s, not a string", key, json_kind (val));
+  jv_foreach (ann, key, val) if (strncmp (key, "io.kubernetes.cri.", 18) == 0
+                                 && ! jv_is_type (val, json_type_string))
+      finding (f, "%s is %s, not a string", key, jv_kind (val));
   if (type == NULL)
     return;
   if (strcmp (type, "sandbox") == 0)
@@ -421,19 +416,15 @@ judge_cri_claim (const struct ctx *c, struct json_object *ann, struct findings *
 static const char *
 mount_source_at (const struct ctx *c, const char *dest)
 {
-  struct json_object *mounts, *m, *d, *src;
+  struct jv *mounts, *m, *d, *src;
 
-  if (! json_object_object_get_ex (c->spec, "mounts", &mounts)
-      || ! json_object_is_type (mounts, json_type_array))
+  if (! jv_get_ex (c->spec, "mounts", &mounts) || ! jv_is_type (mounts, json_type_array))
     return NULL;
-  for (size_t i = 0; i < json_object_array_length (mounts); i++)
-    if ((m = json_object_array_get_idx (mounts, i)) != NULL
-        && json_object_object_get_ex (m, "destination", &d)
-        && json_object_is_type (d, json_type_string)
-        && strcmp (json_object_get_string (d), dest) == 0
-        && json_object_object_get_ex (m, "source", &src)
-        && json_object_is_type (src, json_type_string))
-      return json_object_get_string (src);
+  for (size_t i = 0; i < jv_length (mounts); i++)
+    if ((m = jv_at (mounts, i)) != NULL && jv_get_ex (m, "destination", &d)
+        && jv_is_type (d, json_type_string) && strcmp (jv_string (d), dest) == 0
+        && jv_get_ex (m, "source", &src) && jv_is_type (src, json_type_string))
+      return jv_string (src);
   return NULL;
 }
 
@@ -465,23 +456,23 @@ judge_termination_path (const struct ctx *c, struct findings *f)
 /* Claims of a pod, or of the node's devices, by annotations their engine
    did not write: the first key of claim_keys that matches decides. */
 static void
-judge_claims (const struct ctx *c, struct json_object *ann, struct findings *f)
+judge_claims (const struct ctx *c, struct jv *ann, struct findings *f)
 {
-  json_object_object_foreach (ann, key, val)
-    {
-      (void) val;
-      for (size_t i = 0; i < ARRAY_SIZE (claim_keys); i++)
-        if ((claim_keys[i].prefix ? strncmp (key, claim_keys[i].name, strlen (claim_keys[i].name))
-                                  : strcmp (key, claim_keys[i].name))
-            == 0)
-          {
-            if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
-              finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
-                       claim_keys[i].owner_name, engine_name (&c->who),
-                       c->who.ns[0] ? " (namespace \"" : "", c->who.ns, c->who.ns[0] ? "\")" : "");
-            break;
-          }
-    }
+  jv_foreach (ann, key, val)
+  {
+    (void) val;
+    for (size_t i = 0; i < ARRAY_SIZE (claim_keys); i++)
+      if ((claim_keys[i].prefix ? strncmp (key, claim_keys[i].name, strlen (claim_keys[i].name))
+                                : strcmp (key, claim_keys[i].name))
+          == 0)
+        {
+          if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
+            finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
+                     claim_keys[i].owner_name, engine_name (&c->who),
+                     c->who.ns[0] ? " (namespace \"" : "", c->who.ns, c->who.ns[0] ? "\")" : "");
+          break;
+        }
+  }
   if (c->who.engine == ENGINE_CRI)
     judge_cri_claim (c, ann, f);
   if (c->who.engine == ENGINE_CRIO)
@@ -553,7 +544,7 @@ check_identity (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_kg_buf struct kg_buf who = { 0 };
-  struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+  struct jv *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
 
   if (ann != NULL)
     judge_claims (c, ann, &f);
@@ -570,48 +561,47 @@ check_identity (const struct ctx *c)
 
 /* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
 static size_t
-judge_kata_annotations (const struct ctx *c, struct json_object *ann, struct findings *f)
+judge_kata_annotations (const struct ctx *c, struct jv *ann, struct findings *f)
 {
   size_t n_kata = 0;
   unsigned mask = ungated_runtimes (c);
 
-  json_object_object_foreach (ann, key, val)
-    {
-      bool ok = false;
-      ssize_t ungated;
+  jv_foreach (ann, key, val)
+  {
+    bool ok = false;
+    ssize_t ungated;
 
-      /* Kata matches the prefix exactly; any case is refused here. */
-      if (strncasecmp (key, "io.katacontainers.", 18) != 0)
-        continue;
-      n_kata++;
-      ungated = ungated_index (key, mask);
-      if (ungated >= 0 && ungated_annotations[ungated].weakens)
-        {
-          finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
-                   ungated_annotations[ungated].why);
-          continue;
-        }
-      for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
-        if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
-          ok = true;
-      if (! ok && ungated >= 0)
+    /* Kata matches the prefix exactly; any case is refused here. */
+    if (strncasecmp (key, "io.katacontainers.", 18) != 0)
+      continue;
+    n_kata++;
+    ungated = ungated_index (key, mask);
+    if (ungated >= 0 && ungated_annotations[ungated].weakens)
+      {
         finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
                  ungated_annotations[ungated].why);
-      else if (! ok)
-        finding (f, "%.128s", key);
-      /* Kata appends it to the guest's command line unchecked
+        continue;
+      }
+    for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
+      if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
+        ok = true;
+    if (! ok && ungated >= 0)
+      finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+               ungated_annotations[ungated].why);
+    else if (! ok)
+      finding (f, "%.128s", key);
+    /* Kata appends it to the guest's command line unchecked
          (Kata's shipped configurations enable it). */
-      else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
-        {
-          char why[256];
+    else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
+      {
+        char why[256];
 
-          if (! json_object_is_type (val, json_type_string))
-            finding (f, "%s is %s, not a string", key, json_kind (val));
-          else if (kata_kernel_params_judge (json_object_get_string (val), why, sizeof why)
-                   != KATA_PARAMS_OK)
-            finding (f, "%s: %s", key, why);
-        }
-    }
+        if (! jv_is_type (val, json_type_string))
+          finding (f, "%s is %s, not a string", key, jv_kind (val));
+        else if (kata_kernel_params_judge (jv_string (val), why, sizeof why) != KATA_PARAMS_OK)
+          finding (f, "%s: %s", key, why);
+      }
+  }
   return n_kata;
 }
 
@@ -619,7 +609,7 @@ void
 check_annotations (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  struct json_object *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+  struct jv *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
   size_t n_kata = 0;
 
   if (ann != NULL)

@@ -31,48 +31,44 @@
 
 /* An allow rule with no type (or "a") and no numbers: every device. */
 bool
-device_rule_allows_all (struct json_object *rule)
+device_rule_allows_all (struct jv *rule)
 {
-  struct json_object *allow = NULL, *type = NULL, *maj = NULL, *min = NULL;
+  struct jv *allow = NULL, *type = NULL, *maj = NULL, *min = NULL;
 
-  json_object_object_get_ex (rule, "allow", &allow);
-  json_object_object_get_ex (rule, "type", &type);
-  json_object_object_get_ex (rule, "major", &maj);
-  json_object_object_get_ex (rule, "minor", &min);
-  if (allow == NULL || ! json_object_get_boolean (allow))
+  jv_get_ex (rule, "allow", &allow);
+  jv_get_ex (rule, "type", &type);
+  jv_get_ex (rule, "major", &maj);
+  jv_get_ex (rule, "minor", &min);
+  if (allow == NULL || ! jv_bool (allow))
     return false;
-  if (type != NULL && json_object_is_type (type, json_type_string)
-      && strcmp (json_object_get_string (type), "a") != 0)
+  if (type != NULL && jv_is_type (type, json_type_string) && strcmp (jv_string (type), "a") != 0)
     return false;
-  return (maj == NULL || json_object_is_type (maj, json_type_null)
-          || json_object_get_int64 (maj) < 0)
-         && (min == NULL || json_object_is_type (min, json_type_null)
-             || json_object_get_int64 (min) < 0);
+  return (maj == NULL || jv_is_type (maj, json_type_null) || jv_int64 (maj) < 0)
+         && (min == NULL || jv_is_type (min, json_type_null) || jv_int64 (min) < 0);
 }
 
 /* The capabilities in the bounding set, as a bit set; false when a name
    is not one (policy.capabilities reports that). */
 static uint64_t
-bounding_set (struct json_object *spec)
+bounding_set (struct jv *spec)
 {
-  struct json_object *process = NULL, *caps = NULL, *b = NULL;
+  struct jv *process = NULL, *caps = NULL, *b = NULL;
   uint64_t set = 0;
 
-  json_object_object_get_ex (spec, "process", &process);
+  jv_get_ex (spec, "process", &process);
   if (process != NULL)
-    json_object_object_get_ex (process, "capabilities", &caps);
+    jv_get_ex (process, "capabilities", &caps);
   if (caps != NULL)
-    json_object_object_get_ex (caps, "bounding", &b);
-  if (b == NULL || ! json_object_is_type (b, json_type_array))
+    jv_get_ex (caps, "bounding", &b);
+  if (b == NULL || ! jv_is_type (b, json_type_array))
     return 0;
-  for (size_t i = 0; i < json_object_array_length (b); i++)
+  for (size_t i = 0; i < jv_length (b); i++)
     {
-      struct json_object *n = json_object_array_get_idx (b, i);
+      struct jv *n = jv_at (b, i);
       cap_value_t v;
 
-      if (json_object_is_type (n, json_type_string)
-          && strncasecmp (json_object_get_string (n), "CAP_", 4) == 0
-          && cap_from_name (json_object_get_string (n), &v) == 0 && v >= 0 && v < 64)
+      if (jv_is_type (n, json_type_string) && strncasecmp (jv_string (n), "CAP_", 4) == 0
+          && cap_from_name (jv_string (n), &v) == 0 && v >= 0 && v < 64)
         set |= UINT64_C (1) << v;
     }
   return set;
@@ -87,7 +83,7 @@ bounding_set (struct json_object *spec)
 bool
 spec_privileged (const struct ctx *c, struct findings *f)
 {
-  struct json_object *linux_ = NULL, *res = NULL, *devs = NULL;
+  struct jv *linux_ = NULL, *res = NULL, *devs = NULL;
   uint64_t all = (UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1;
   uint64_t caps = bounding_set (c->spec);
   /* What a privileged container gets is the engine's own bounding set,
@@ -98,17 +94,17 @@ spec_privileged (const struct ctx *c, struct findings *f)
   bool all_engine = (engine & (UINT64_C (1) << CAP_SYS_ADMIN)) != 0 && (caps & engine) == engine;
   size_t before = f->n;
 
-  json_object_object_get_ex (c->spec, "linux", &linux_);
+  jv_get_ex (c->spec, "linux", &linux_);
   if (linux_ != NULL)
-    json_object_object_get_ex (linux_, "resources", &res);
+    jv_get_ex (linux_, "resources", &res);
   if (res != NULL)
-    json_object_object_get_ex (res, "devices", &devs);
-  if (devs != NULL && json_object_is_type (devs, json_type_array))
-    for (size_t i = 0; i < json_object_array_length (devs); i++)
+    jv_get_ex (res, "devices", &devs);
+  if (devs != NULL && jv_is_type (devs, json_type_array))
+    for (size_t i = 0; i < jv_length (devs); i++)
       {
-        struct json_object *r = json_object_array_get_idx (devs, i);
+        struct jv *r = jv_at (devs, i);
 
-        if (json_object_is_type (r, json_type_object) && device_rule_allows_all (r))
+        if (jv_is_type (r, json_type_object) && device_rule_allows_all (r))
           {
             finding (f, "the device cgroup allows every host device (a *:* rwm)");
             break;
@@ -125,7 +121,7 @@ spec_privileged (const struct ctx *c, struct findings *f)
 void
 check_privileged (const struct ctx *c)
 {
-  struct json_object *linux_ = NULL, *seccomp = NULL;
+  struct jv *linux_ = NULL, *seccomp = NULL;
   const char *no_seccomp;
   char remedy[256];
 
@@ -134,9 +130,9 @@ check_privileged (const struct ctx *c)
       rule_pass (c, "not a privileged container");
       return;
     }
-  json_object_object_get_ex (c->spec, "linux", &linux_);
+  jv_get_ex (c->spec, "linux", &linux_);
   if (linux_ != NULL)
-    json_object_object_get_ex (linux_, "seccomp", &seccomp);
+    jv_get_ex (linux_, "seccomp", &seccomp);
   no_seccomp = seccomp == NULL ? "; no seccomp profile" : "";
   if (c->cfg->policy.privileged)
     {
@@ -196,7 +192,7 @@ check_namespaces (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_kg_buf struct kg_buf ok = { 0 };
-  struct json_object *linux_, *list;
+  struct jv *linux_, *list;
   size_t n_host = 0, n_unreadable = 0;
   char remedy[256];
 
@@ -204,23 +200,23 @@ check_namespaces (const struct ctx *c)
   list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
   for (int k = 0; k < NS_COUNT; k++)
     {
-      struct json_object *entry = NULL, *path;
+      struct jv *entry = NULL, *path;
       size_t seen = 0;
 
-      for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+      for (size_t i = 0; list != NULL && i < jv_length (list); i++)
         {
-          struct json_object *e = json_object_array_get_idx (list, i);
-          struct json_object *t;
+          struct jv *e = jv_at (list, i);
+          struct jv *t;
           cleanup_findings struct findings tf = { 0 };
 
-          if (! json_object_is_type (e, json_type_object))
+          if (! jv_is_type (e, json_type_object))
             {
               if (k == 0)
-                finding (&f, "linux.namespaces[%zu] is %s, not an object", i, json_kind (e));
+                finding (&f, "linux.namespaces[%zu] is %s, not an object", i, jv_kind (e));
               continue;
             }
           t = jget_type (e, "namespace", "type", json_type_string, k == 0 ? &f : &tf);
-          if (t != NULL && strcmp (json_object_get_string (t), ns_types[k]) == 0)
+          if (t != NULL && strcmp (jv_string (t), ns_types[k]) == 0)
             {
               entry = e;
               seen++;
@@ -246,13 +242,13 @@ check_namespaces (const struct ctx *c)
           sb_printf (&ok, "%snew %s namespace", ok.len ? ", " : "", ns_types[k]);
           continue;
         }
-      if (! json_object_is_type (path, json_type_string))
+      if (! jv_is_type (path, json_type_string))
         {
-          finding (&f, "%s namespace path is %s, not a string", ns_types[k], json_kind (path));
+          finding (&f, "%s namespace path is %s, not a string", ns_types[k], jv_kind (path));
           continue;
         }
       {
-        const char *p = json_object_get_string (path);
+        const char *p = jv_string (path);
         const struct ns_id *self = &c->ns.self[k];
         const struct ns_seen *known = &c->ns_seen[k];
 
@@ -305,17 +301,15 @@ check_namespaces (const struct ctx *c)
 
 /* containers/storage's record of container ID (a pointer into DOC), from
    the array DOC, or NULL. */
-static struct json_object *
-storage_entry (struct json_object *doc, const char *id)
+static struct jv *
+storage_entry (struct jv *doc, const char *id)
 {
-  for (size_t i = 0; doc != NULL && json_object_is_type (doc, json_type_array)
-                     && i < json_object_array_length (doc);
-       i++)
+  for (size_t i = 0; doc != NULL && jv_is_type (doc, json_type_array) && i < jv_length (doc); i++)
     {
-      struct json_object *e = json_object_array_get_idx (doc, i), *v;
+      struct jv *e = jv_at (doc, i), *v;
 
-      if (json_object_object_get_ex (e, "id", &v) && json_object_is_type (v, json_type_string)
-          && strcmp (json_object_get_string (v), id) == 0)
+      if (jv_get_ex (e, "id", &v) && jv_is_type (v, json_type_string)
+          && strcmp (jv_string (v), id) == 0)
         return e;
     }
   return NULL;
@@ -325,7 +319,7 @@ void
 storage_release (struct storage *st)
 {
   for (size_t i = 0; i < st->n; i++)
-    json_object_put (st->docs[i]);
+    jv_free (st->docs[i]);
   free (st->docs);
   st->docs = NULL;
   st->n = 0;
@@ -364,16 +358,16 @@ storage_load (const struct ctx *c, const char *driver, struct storage *st)
    file holds one, or more than one does: an id that two stores hold
    (podman can make a container of any id in a store of its own, podman
    container restore) is nobody's record. */
-static struct json_object *
+static struct jv *
 storage_find (const struct storage *st, const char *id)
 {
-  struct json_object *found = NULL;
+  struct jv *found = NULL;
 
   if (! policy_valid_id (id))
     return NULL;
   for (size_t i = 0; i < st->n; i++)
     {
-      struct json_object *e = storage_entry (st->docs[i], id);
+      struct jv *e = storage_entry (st->docs[i], id);
 
       if (e != NULL && found != NULL)
         return NULL;
@@ -385,15 +379,14 @@ storage_find (const struct storage *st, const char *id)
 
 /* The layer of record E into OUT ("" when it names none). */
 static void
-storage_layer (struct json_object *e, char *out, size_t size)
+storage_layer (struct jv *e, char *out, size_t size)
 {
-  struct json_object *l;
+  struct jv *l;
 
   out[0] = '\0';
-  if (e != NULL && json_object_object_get_ex (e, "layer", &l)
-      && json_object_is_type (l, json_type_string) && policy_valid_id (json_object_get_string (l))
-      && strlen (json_object_get_string (l)) < size)
-    snprintf (out, size, "%s", json_object_get_string (l));
+  if (e != NULL && jv_get_ex (e, "layer", &l) && jv_is_type (l, json_type_string)
+      && policy_valid_id (jv_string (l)) && strlen (jv_string (l)) < size)
+    snprintf (out, size, "%s", jv_string (l));
 }
 
 const char *
@@ -535,34 +528,32 @@ podman_bundle (const char *bundle, const struct dirs *roots, const char *id, str
 
 /* OUT gets the string member KEY of DOC when it fits, else "". */
 static void
-meta_string (struct json_object *doc, const char *key, char *out, size_t size)
+meta_string (struct jv *doc, const char *key, char *out, size_t size)
 {
-  struct json_object *v;
+  struct jv *v;
 
   out[0] = '\0';
-  if (json_object_object_get_ex (doc, key, &v) && json_object_is_type (v, json_type_string)
-      && strlen (json_object_get_string (v)) < size)
-    snprintf (out, size, "%s", json_object_get_string (v));
+  if (jv_get_ex (doc, key, &v) && jv_is_type (v, json_type_string) && strlen (jv_string (v)) < size)
+    snprintf (out, size, "%s", jv_string (v));
 }
 
 /* Whether storage record E (of container ID) is CRI-O's: its metadata
    into M. */
 static bool
-crio_metadata (struct json_object *e, const char *id, struct crio_meta *m)
+crio_metadata (struct jv *e, const char *id, struct crio_meta *m)
 {
   cleanup_error kg_error_t err = NULL;
-  struct json_object *md, *doc, *v;
+  struct jv *md, *doc, *v;
   const char *text;
   bool yes = false;
 
   memset (m, 0, sizeof *m);
-  if (! json_object_object_get_ex (e, "metadata", &md)
-      || ! json_object_is_type (md, json_type_string))
+  if (! jv_get_ex (e, "metadata", &md) || ! jv_is_type (md, json_type_string))
     return false;
-  text = json_object_get_string (md);
+  text = jv_string (md);
   doc = json_parse_strict ("CRI-O's storage metadata", text, strlen (text), false, &err);
-  if (doc != NULL && json_object_is_type (doc, json_type_object)
-      && json_object_object_get_ex (doc, "pod-id", &v) && json_object_is_type (v, json_type_string))
+  if (doc != NULL && jv_is_type (doc, json_type_object) && jv_get_ex (doc, "pod-id", &v)
+      && jv_is_type (v, json_type_string))
     {
       yes = true;
       meta_string (doc, "pod-id", m->pod_id, sizeof m->pod_id);
@@ -574,11 +565,10 @@ crio_metadata (struct json_object *e, const char *id, struct crio_meta *m)
         m->pod_id[0] = '\0';
       if (! policy_valid_id (m->uid))
         m->uid[0] = '\0';
-      m->sandbox = m->pod_id[0] != '\0' && strcmp (m->pod_id, id) == 0
-                   && json_object_object_get_ex (doc, "pod", &v)
-                   && json_object_is_type (v, json_type_boolean) && json_object_get_boolean (v);
+      m->sandbox = m->pod_id[0] != '\0' && strcmp (m->pod_id, id) == 0 && jv_get_ex (doc, "pod", &v)
+                   && jv_is_type (v, json_type_boolean) && jv_bool (v);
     }
-  json_object_put (doc);
+  jv_free (doc);
   return yes;
 }
 
@@ -587,9 +577,9 @@ crio_metadata (struct json_object *e, const char *id, struct crio_meta *m)
    metadata names itself as a pod sandbox, in the same storage; its uid,
    name and namespace are the pod's. */
 static bool
-crio_start (const struct storage *st, struct json_object *own_rec, const char *id, struct who *w)
+crio_start (const struct storage *st, struct jv *own_rec, const char *id, struct who *w)
 {
-  struct json_object *e;
+  struct jv *e;
   struct crio_meta own, sb;
 
   if (! crio_metadata (own_rec, id, &own))
@@ -635,9 +625,7 @@ who_resolve (struct ctx *c)
   if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
     {
       cleanup_storage struct storage st = { 0 };
-      struct json_object *own = storage_load (c, w->podman_driver, &st) == 0
-                                    ? storage_find (&st, id)
-                                    : NULL;
+      struct jv *own = storage_load (c, w->podman_driver, &st) == 0 ? storage_find (&st, id) : NULL;
 
       storage_layer (own, w->layer, sizeof w->layer);
       if (own != NULL && crio_start (&st, own, id, w))
@@ -690,7 +678,7 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
   const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
   cleanup_free char *path = NULL;
   cleanup_free char *dir = NULL;
-  struct json_object *doc, *ann, *v, *t;
+  struct jv *doc, *ann, *v, *t;
   bool yes = false;
   char *slash;
 
@@ -716,14 +704,13 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
   if (asprintf (&path, "%s/%s/config.json", dir, sid) < 0)
     return path = NULL, false;
   doc = engine_json (path);
-  if (doc != NULL && json_object_object_get_ex (doc, "annotations", &ann)
-      && json_object_object_get_ex (ann, "io.kubernetes.cri.container-type", &t)
-      && json_object_is_type (t, json_type_string)
-      && strcmp (json_object_get_string (t), "sandbox") == 0
-      && json_object_object_get_ex (ann, "io.kubernetes.cri.sandbox-uid", &v)
-      && json_object_is_type (v, json_type_string) && strcmp (json_object_get_string (v), uid) == 0)
+  if (doc != NULL && jv_get_ex (doc, "annotations", &ann)
+      && jv_get_ex (ann, "io.kubernetes.cri.container-type", &t) && jv_is_type (t, json_type_string)
+      && strcmp (jv_string (t), "sandbox") == 0
+      && jv_get_ex (ann, "io.kubernetes.cri.sandbox-uid", &v) && jv_is_type (v, json_type_string)
+      && strcmp (jv_string (v), uid) == 0)
     yes = true;
-  json_object_put (doc);
+  jv_free (doc);
   if (yes)
     {
       *sandbox_id = sid;
@@ -779,19 +766,18 @@ is_pod_member (const struct ctx *c)
 
 /* The one linux.namespaces entry of kind K in LIST, or NULL (none, or
    more than one: policy.namespaces says which). */
-static struct json_object *
-ns_entry (struct json_object *list, int k)
+static struct jv *
+ns_entry (struct jv *list, int k)
 {
-  struct json_object *entry = NULL;
+  struct jv *entry = NULL;
   size_t seen = 0;
 
-  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+  for (size_t i = 0; list != NULL && i < jv_length (list); i++)
     {
-      struct json_object *e = json_object_array_get_idx (list, i), *t;
+      struct jv *e = jv_at (list, i), *t;
 
-      if (json_object_is_type (e, json_type_object) && json_object_object_get_ex (e, "type", &t)
-          && json_object_is_type (t, json_type_string)
-          && strcmp (json_object_get_string (t), ns_types[k]) == 0)
+      if (jv_is_type (e, json_type_object) && jv_get_ex (e, "type", &t)
+          && jv_is_type (t, json_type_string) && strcmp (jv_string (t), ns_types[k]) == 0)
         {
           entry = e;
           seen++;
@@ -806,25 +792,24 @@ ns_entry (struct json_object *list, int k)
 static void
 ns_resolve (struct ctx *c)
 {
-  struct json_object *linux_, *list = NULL;
+  struct jv *linux_, *list = NULL;
 
-  if (json_object_object_get_ex (c->spec, "linux", &linux_)
-      && json_object_is_type (linux_, json_type_object))
-    json_object_object_get_ex (linux_, "namespaces", &list);
-  if (list != NULL && ! json_object_is_type (list, json_type_array))
+  if (jv_get_ex (c->spec, "linux", &linux_) && jv_is_type (linux_, json_type_object))
+    jv_get_ex (linux_, "namespaces", &list);
+  if (list != NULL && ! jv_is_type (list, json_type_array))
     list = NULL;
   for (int k = 0; k < NS_COUNT; k++)
     {
-      struct json_object *entry = ns_entry (list, k), *path;
+      struct jv *entry = ns_entry (list, k), *path;
       struct ns_seen *seen = &c->ns_seen[k];
       const struct ns_id *self = &c->ns.self[k], *init = &c->ns.init[k];
       struct stat st;
 
-      if (entry == NULL || ! json_object_object_get_ex (entry, "path", &path)
-          || ! json_object_is_type (path, json_type_string))
+      if (entry == NULL || ! jv_get_ex (entry, "path", &path)
+          || ! jv_is_type (path, json_type_string))
         continue;
       seen->asked = true;
-      if (ns_path_stat (c->pf->req, k, json_object_get_string (path), &st, &seen->pid) < 0)
+      if (ns_path_stat (c->pf->req, k, jv_string (path), &st, &seen->pid) < 0)
         {
           seen->err = errno ? errno : EIO;
           continue;

@@ -5,6 +5,8 @@
 #define KG_POLICY_INT_H
 
 #include <json-c/json.h>
+
+#include "jtree.h"
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -114,7 +116,7 @@ struct ctx
   const struct guard_config *cfg;
   struct report *rep;
   const char *bundle;
-  struct json_object *spec;
+  struct jv *spec;
   struct engine_ns ns;
   /* ---- facts_resolve's, before every rule; no rule changes any ---- */
   bool privileged;            /* the spec is --privileged (spec_privileged) */
@@ -189,7 +191,7 @@ struct own_layout
    holds no record. */
 struct storage
 {
-  struct json_object **docs;
+  struct jv **docs;
   size_t n;
 };
 
@@ -357,12 +359,12 @@ bool cap_parse (const char *name, cap_value_t *v);
 void cap_upper (cap_value_t v, char *out, size_t size);
 bool cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
 const char *denied (const char *p, const struct mount_dirs *d, const char **entry);
-bool device_rule_allows_all (struct json_object *rule);
+bool device_rule_allows_all (struct jv *rule);
 void dirs_release (struct dirs *d);
 int dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err);
 bool docker_start (const struct ctx *c);
-struct json_object *engine_json (const char *path);
-struct json_object *engine_json_of (const char *path, bool array);
+struct jv *engine_json (const char *path);
+struct jv *engine_json_of (const char *path, bool array);
 const char *engine_name (const struct who *w);
 const char *engine_words (const struct who *w, enum ask a);
 __attribute__ ((format (printf, 2, 3))) void finding (struct findings *f, const char *fmt, ...);
@@ -370,14 +372,13 @@ void findings_release (struct findings *f);
 bool is_crio_sandbox (const struct ctx *c);
 bool is_pod_member (const struct ctx *c);
 bool is_pod_sandbox (const struct ctx *c);
-struct json_object *jget (struct json_object *obj, const char *where, const char *key,
-                          struct findings *f);
-struct json_object *jget_type (struct json_object *obj, const char *where, const char *key,
-                               json_type type, struct findings *f);
-struct json_object *json_parse_strict (const char *name, const char *buf, size_t len,
-                                       bool spec_keys, kg_error_t *err);
+struct jv *jget (struct jv *obj, const char *where, const char *key, struct findings *f);
+struct jv *jget_type (struct jv *obj, const char *where, const char *key, json_type type,
+                      struct findings *f);
+struct jv *json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys,
+                              kg_error_t *err);
 enum own kubelet_file (const struct ctx *c, const char *p, const struct dirs *roots);
-bool listed (struct json_object *list, const char *path);
+bool listed (struct jv *list, const char *path);
 int64_t mib_ceil (int64_t bytes);
 void mount_dirs_release (struct mount_dirs *d);
 int mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err);

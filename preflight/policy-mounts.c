@@ -388,18 +388,17 @@ static bool
 docker_container_pid (const char *root, const char *cid, unsigned long pid)
 {
   cleanup_free char *path = NULL;
-  struct json_object *doc, *state, *v;
+  struct jv *doc, *state, *v;
   bool yes = false;
 
   if (asprintf (&path, "%s/containers/%s/config.v2.json", root, cid) < 0)
     return path = NULL, false;
   doc = engine_json (path);
-  if (doc != NULL && json_object_object_get_ex (doc, "State", &state)
-      && json_object_object_get_ex (state, "Running", &v) && json_object_get_boolean (v)
-      && json_object_object_get_ex (state, "Pid", &v) && json_object_is_type (v, json_type_int)
-      && json_object_get_int64 (v) > 0 && (unsigned long) json_object_get_int64 (v) == pid)
+  if (doc != NULL && jv_get_ex (doc, "State", &state) && jv_get_ex (state, "Running", &v)
+      && jv_bool (v) && jv_get_ex (state, "Pid", &v) && jv_is_type (v, json_type_int)
+      && jv_int64 (v) > 0 && (unsigned long) jv_int64 (v) == pid)
     yes = true;
-  json_object_put (doc);
+  jv_free (doc);
   return yes;
 }
 
@@ -740,23 +739,23 @@ static const char *const virtual_fs[] = {
    runtime reads them: *BIND for bind/rbind, *RO when the mount ends up
    read-only, *RRO when "rro" was there at all (for the message). */
 static void
-mount_options (const struct ctx *c, struct json_object *opts, const char *s, struct findings *f,
-               bool *bind, bool *ro, bool *rro)
+mount_options (const struct ctx *c, struct jv *opts, const char *s, struct findings *f, bool *bind,
+               bool *ro, bool *rro)
 {
   bool rw = false, rrw = false;
 
   *ro = *rro = false;
-  for (size_t j = 0; opts != NULL && j < json_object_array_length (opts); j++)
+  for (size_t j = 0; opts != NULL && j < jv_length (opts); j++)
     {
-      struct json_object *o = json_object_array_get_idx (opts, j);
+      struct jv *o = jv_at (opts, j);
       const char *os;
 
-      if (! json_object_is_type (o, json_type_string))
+      if (! jv_is_type (o, json_type_string))
         {
-          finding (f, "mount %s: option %zu is %s, not a string", s, j, json_kind (o));
+          finding (f, "mount %s: option %zu is %s, not a string", s, j, jv_kind (o));
           continue;
         }
-      os = json_object_get_string (o);
+      os = jv_string (o);
       /* Only the whole word: "ro=x" or "nosuid,ro" are not "ro" to
          every runtime, so they do not count.  "rro" is the recursive
          read-only of runc 1.1 and crun 1.4 (mount_setattr(2) with
@@ -1012,7 +1011,7 @@ judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_me
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *res = NULL;
   cleanup_free char *own = NULL;
-  struct json_object *root, *path;
+  struct jv *root, *path;
   struct resolved_info ri;
   const char *s;
 
@@ -1021,7 +1020,7 @@ judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_me
   path = jget_type (root, "root", "path", json_type_string, f);
   /* (root.readonly is judged for its type alone: see below.) */
   jget_type (root, "root", "readonly", json_type_boolean, f);
-  s = path ? json_object_get_string (path) : "";
+  s = path ? jv_string (path) : "";
   if (*s == '\0')
     {
       finding (f, "the spec names no root filesystem (root.path)");
@@ -1068,7 +1067,7 @@ check_mounts (const struct ctx *c)
   cleanup_resolve_memo struct resolve_memo memo = { 0 };
   struct redirect_memo rmemo = { "", false, false };
   struct deny_memo dmemo = { "", 0 };
-  struct json_object *mounts;
+  struct jv *mounts;
   size_t n_bind = 0, n_ro = 0, n_engine = 0, n_not_ro = 0;
   const char *rootfs;
 
@@ -1080,23 +1079,23 @@ check_mounts (const struct ctx *c)
     }
   judge_rootfs (c, &memo, &rmemo, &dmemo, &f, &rootfs);
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
-  for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
+  for (size_t i = 0; mounts != NULL && i < jv_length (mounts); i++)
     {
-      struct json_object *m = json_object_array_get_idx (mounts, i);
-      struct json_object *type, *src, *opts;
+      struct jv *m = jv_at (mounts, i);
+      struct jv *type, *src, *opts;
       const char *t, *s;
       bool bind = false, ro, rro, known = false;
 
-      if (! json_object_is_type (m, json_type_object))
+      if (! jv_is_type (m, json_type_object))
         {
-          finding (&f, "mounts[%zu] is %s, not an object", i, json_kind (m));
+          finding (&f, "mounts[%zu] is %s, not an object", i, jv_kind (m));
           continue;
         }
       type = jget_type (m, "mount", "type", json_type_string, &f);
       src = jget_type (m, "mount", "source", json_type_string, &f);
       opts = jget_type (m, "mount", "options", json_type_array, &f);
-      t = type ? json_object_get_string (type) : "";
-      s = src ? json_object_get_string (src) : "";
+      t = type ? jv_string (type) : "";
+      s = src ? jv_string (src) : "";
       mount_options (c, opts, s, &f, &bind, &ro, &rro);
       if (strcmp (t, "bind") == 0)
         bind = true;
@@ -1107,15 +1106,12 @@ check_mounts (const struct ctx *c)
               known = true;
           if (! known)
             {
-              struct json_object *dst = jget (m, "mount", "destination", &f);
+              struct jv *dst = jget (m, "mount", "destination", &f);
 
               finding (&f,
                        "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
                        "filesystem kata-guard knows",
-                       s, t,
-                       dst && json_object_is_type (dst, json_type_string)
-                           ? json_object_get_string (dst)
-                           : "?");
+                       s, t, dst && jv_is_type (dst, json_type_string) ? jv_string (dst) : "?");
             }
           continue;
         }

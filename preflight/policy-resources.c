@@ -32,17 +32,17 @@
 /* A positive integer from the spec: not a string, not a float, not
    negative, not beyond int64 (json-c saturates there). */
 static bool
-positive_int (struct json_object *v, const char *what, int64_t *out, struct findings *f)
+positive_int (struct jv *v, const char *what, int64_t *out, struct findings *f)
 {
-  if (! json_object_is_type (v, json_type_int))
+  if (! jv_is_type (v, json_type_int))
     {
-      finding (f, "%s is %s, not an integer", what, json_kind (v));
+      finding (f, "%s is %s, not an integer", what, jv_kind (v));
       return false;
     }
-  *out = json_object_get_int64 (v);
+  *out = jv_int64 (v);
   if (*out == INT64_MAX || *out == INT64_MIN)
     {
-      finding (f, "%s %s is out of range", what, json_object_to_json_string (v));
+      finding (f, "%s %s is out of range", what, jv_text (v));
       return false;
     }
   if (*out <= 0)
@@ -157,20 +157,19 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
   if (text != NULL)
     {
       cleanup_error kg_error_t err = NULL;
-      struct json_object *doc = json_parse_strict (keys[0], text, strlen (text), false, &err), *v;
+      struct jv *doc = json_parse_strict (keys[0], text, strlen (text), false, &err), *v;
 
       /* CRI-O writes the kubelet's pod resources as JSON, "null" when
          the kubelet sent none (crictl runp, critest, older kubelets). */
-      if (doc != NULL && json_object_is_type (doc, json_type_object)
-          && json_object_object_get_ex (doc, "memory_limit_in_bytes", &v)
-          && json_object_is_type (v, json_type_int))
-        mem = json_object_get_int64 (v);
-      else if (doc == NULL || ! json_object_is_type (doc, json_type_object))
+      if (doc != NULL && jv_is_type (doc, json_type_object)
+          && jv_get_ex (doc, "memory_limit_in_bytes", &v) && jv_is_type (v, json_type_int))
+        mem = jv_int64 (v);
+      else if (doc == NULL || ! jv_is_type (doc, json_type_object))
         {
           finding (f, "%s is neither null nor a JSON object of the pod's resources", keys[0]);
           ok = false;
         }
-      json_object_put (doc);
+      jv_free (doc);
     }
   if (mem <= 0 && c->cfg->policy.require_memory_limit)
     finding (f, "a pod sandbox that nothing bounds: CRI-O's pod resources "
@@ -217,9 +216,8 @@ cpuset_count (const char *s, int64_t *n)
    (quota -1 when absent, as Kata reads it), and CPUS, its cpuset (NULL
    but for runtime-rs, which sizes the VM by it when there is no quota). */
 static bool
-container_workload (struct json_object *limit, struct json_object *quota,
-                    struct json_object *period, struct json_object *cpus, struct workload *w,
-                    struct findings *f)
+container_workload (struct jv *limit, struct jv *quota, struct jv *period, struct jv *cpus,
+                    struct workload *w, struct findings *f)
 {
   bool ok = true;
 
@@ -231,18 +229,16 @@ container_workload (struct json_object *limit, struct json_object *quota,
       ok = positive_int (quota, "CPU quota", &w->quota, f) && ok;
       if (period == NULL)
         {
-          finding (f, "CPU quota %s without a period", json_object_to_json_string (quota));
+          finding (f, "CPU quota %s without a period", jv_text (quota));
           ok = false;
         }
     }
   if (period != NULL && ! positive_int (period, "CPU period", &w->period, f))
     ok = false;
   if (cpus != NULL
-      && (! json_object_is_type (cpus, json_type_string)
-          || ! cpuset_count (json_object_get_string (cpus), &w->cpuset)))
+      && (! jv_is_type (cpus, json_type_string) || ! cpuset_count (jv_string (cpus), &w->cpuset)))
     {
-      finding (f, "the cpuset %.64s is not a CPU list runtime-rs counts",
-               json_object_to_json_string (cpus));
+      finding (f, "the cpuset %.64s is not a CPU list runtime-rs counts", jv_text (cpus));
       ok = false;
     }
   snprintf (w->cpu_src, sizeof w->cpu_src, "quota %" PRId64 " / period %" PRId64, w->quota,
@@ -257,7 +253,7 @@ workload_of (const struct ctx *c, struct workload *w, struct findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   bool rs = k != NULL && k->runtime == KATA_RUNTIME_RS;
-  struct json_object *linux_, *res, *mem, *cpu, *limit, *quota, *period, *cpus;
+  struct jv *linux_, *res, *mem, *cpu, *limit, *quota, *period, *cpus;
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
   res = jget_type (linux_, "linux", "resources", json_type_object, f);
@@ -771,7 +767,7 @@ void
 check_memory_limit (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  struct json_object *linux_, *res, *mem;
+  struct jv *linux_, *res, *mem;
 
   if (is_pod_sandbox (c) || is_crio_sandbox (c))
     {

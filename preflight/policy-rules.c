@@ -82,34 +82,32 @@ void
 check_confinement (const struct ctx *c)
 {
   cleanup_findings struct findings f = { 0 };
-  struct json_object *linux_, *list, *masked, *ro, *process, *v, *mounts, *sysctl;
+  struct jv *linux_, *list, *masked, *ro, *process, *v, *mounts, *sysctl;
   bool mount_ns = false;
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
   process = jget_type (c->spec, "spec", "process", json_type_object, &f);
   list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
-  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+  for (size_t i = 0; list != NULL && i < jv_length (list); i++)
     {
-      struct json_object *e = json_object_array_get_idx (list, i), *t, *path;
+      struct jv *e = jv_at (list, i), *t, *path;
       const char *type;
 
       t = jget (e, "namespace", "type", &f);
-      if (t == NULL || ! json_object_is_type (t, json_type_string))
+      if (t == NULL || ! jv_is_type (t, json_type_string))
         continue; /* policy.namespaces says so */
-      type = json_object_get_string (t);
+      type = jv_string (t);
       path = jget (e, "namespace", "path", &f);
       if (strcmp (type, "mount") == 0)
         {
           mount_ns = true;
           if (path != NULL)
             finding (&f, "the mount namespace is joined (%s), not new",
-                     json_object_is_type (path, json_type_string) ? json_object_get_string (path)
-                                                                  : json_kind (path));
+                     jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
         }
       else if (strcmp (type, "user") == 0 && path != NULL)
         finding (&f, "the user namespace is joined (%s), not new",
-                 json_object_is_type (path, json_type_string) ? json_object_get_string (path)
-                                                              : json_kind (path));
+                 jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
     }
   if (! mount_ns)
     finding (&f, "no mount namespace: the container would share the runtime's mounts");
@@ -130,45 +128,39 @@ check_confinement (const struct ctx *c)
         break;
       }
   v = jget (process, "process", "apparmorProfile", &f);
-  if (v != NULL && json_object_is_type (v, json_type_string)
-      && strcmp (json_object_get_string (v), "unconfined") == 0)
+  if (v != NULL && jv_is_type (v, json_type_string) && strcmp (jv_string (v), "unconfined") == 0)
     finding (&f, "AppArmor profile \"unconfined\"");
   v = jget (process, "process", "selinuxLabel", &f);
-  if (v != NULL && json_object_is_type (v, json_type_string)
-      && (strstr (json_object_get_string (v), ":spc_t") != NULL
-          || strstr (json_object_get_string (v), ":unconfined_t") != NULL))
-    finding (&f, "SELinux label %.64s (an unconfined type)", json_object_get_string (v));
+  if (v != NULL && jv_is_type (v, json_type_string)
+      && (strstr (jv_string (v), ":spc_t") != NULL
+          || strstr (jv_string (v), ":unconfined_t") != NULL))
+    finding (&f, "SELinux label %.64s (an unconfined type)", jv_string (v));
   v = jget (linux_, "linux", "rootfsPropagation", &f);
-  if (v != NULL && json_object_is_type (v, json_type_string)
-      && (strcmp (json_object_get_string (v), "shared") == 0
-          || strcmp (json_object_get_string (v), "rshared") == 0))
+  if (v != NULL && jv_is_type (v, json_type_string)
+      && (strcmp (jv_string (v), "shared") == 0 || strcmp (jv_string (v), "rshared") == 0))
     finding (&f, "rootfsPropagation \"%s\" (mounts made inside would appear outside)",
-             json_object_get_string (v));
+             jv_string (v));
   sysctl = jget_type (linux_, "linux", "sysctl", json_type_object, &f);
   if (sysctl != NULL)
     {
-      json_object_object_foreach (sysctl, key, val)
-        {
-          (void) val;
-          if (! sysctl_namespaced (key))
-            finding (&f, "sysctl %.64s is the kernel's, not the container's namespace's", key);
-        }
+      jv_foreach (sysctl, key, val)
+      {
+        (void) val;
+        if (! sysctl_namespaced (key))
+          finding (&f, "sysctl %.64s is the kernel's, not the container's namespace's", key);
+      }
     }
   mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
-  for (size_t i = 0; mounts != NULL && i < json_object_array_length (mounts); i++)
+  for (size_t i = 0; mounts != NULL && i < jv_length (mounts); i++)
     {
-      struct json_object *m = json_object_array_get_idx (mounts, i), *type, *dest, *opts;
+      struct jv *m = jv_at (mounts, i), *type, *dest, *opts;
       const char *t, *d;
 
       type = jget (m, "mount", "type", &f);
       dest = jget (m, "mount", "destination", &f);
       opts = jget (m, "mount", "options", &f);
-      t = type != NULL && json_object_is_type (type, json_type_string)
-              ? json_object_get_string (type)
-              : "";
-      d = dest != NULL && json_object_is_type (dest, json_type_string)
-              ? json_object_get_string (dest)
-              : "?";
+      t = type != NULL && jv_is_type (type, json_type_string) ? jv_string (type) : "";
+      d = dest != NULL && jv_is_type (dest, json_type_string) ? jv_string (dest) : "?";
       if (listed (opts, "shared") || listed (opts, "rshared"))
         finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
       if (jget (m, "mount", "uidMappings", &f) != NULL
@@ -256,7 +248,7 @@ check_policy (struct preflight *pf)
       goto not_run;
     }
   report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
-               json_object_get_string (json_object_object_get (c.spec, "ociVersion")));
+               jv_string (jv_get (c.spec, "ociVersion")));
   if (pf->req->engine_ns != NULL)
     c.ns = *pf->req->engine_ns;
   else
@@ -274,7 +266,7 @@ check_policy (struct preflight *pf)
     }
   /* Freed by preflight_release, which the confined checker never calls:
      its process ends with the report, and the tree with it. */
-  json_object_put (pf->from_policy.spec);
+  jv_free (pf->from_policy.spec);
   pf->from_policy.spec = c.spec;
   return;
 

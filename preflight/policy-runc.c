@@ -30,15 +30,15 @@
 /* ---- runc exec and update (OCI mode) ---------------------------------- */
 
 int
-policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
-                   const char *const *caps, size_t n_caps, kg_error_t *err)
+policy_exec_judge (const struct guard_config *cfg, struct jv *process, const char *const *caps,
+                   size_t n_caps, kg_error_t *err)
 {
   static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
                                       "ambient" };
   cleanup_findings struct findings f = { 0 };
   uint64_t allowed = allowed_caps (cfg), reported = 0;
-  struct json_object *set_lists[ARRAY_SIZE (sets)] = { NULL };
-  struct json_object *pcaps;
+  struct jv *set_lists[ARRAY_SIZE (sets)] = { NULL };
+  struct jv *pcaps;
 
   if (cfg->policy.privileged)
     return 0;
@@ -48,23 +48,21 @@ policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
   /* The --cap names first, then every set of the process. */
   for (size_t s = 0; s <= ARRAY_SIZE (sets); s++)
     {
-      size_t n = s == 0             ? n_caps
-                 : set_lists[s - 1] ? json_object_array_length (set_lists[s - 1])
-                                    : 0;
+      size_t n = s == 0 ? n_caps : set_lists[s - 1] ? jv_length (set_lists[s - 1]) : 0;
 
       for (size_t i = 0; i < n; i++)
         {
-          struct json_object *o = s == 0 ? NULL : json_object_array_get_idx (set_lists[s - 1], i);
+          struct jv *o = s == 0 ? NULL : jv_at (set_lists[s - 1], i);
           const char *name;
           char up[64];
           cap_value_t v;
 
-          if (s > 0 && ! json_object_is_type (o, json_type_string))
+          if (s > 0 && ! jv_is_type (o, json_type_string))
             {
-              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s - 1], i, json_kind (o));
+              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s - 1], i, jv_kind (o));
               continue;
             }
-          name = s == 0 ? caps[i] : json_object_get_string (o);
+          name = s == 0 ? caps[i] : jv_string (o);
           if (! cap_parse (name, &v))
             {
               finding (&f, "unknown capability \"%.64s\"", name);
@@ -86,11 +84,11 @@ policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
 }
 
 int
-policy_update_judge (const struct guard_config *cfg, struct json_object *resources, kg_error_t *err)
+policy_update_judge (const struct guard_config *cfg, struct jv *resources, kg_error_t *err)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_error kg_error_t merr = NULL;
-  struct json_object *mem, *cpu, *limit, *quota, *period;
+  struct jv *mem, *cpu, *limit, *quota, *period;
   int64_t max_mem = cfg->policy.max_vm_memory_mib;
 
   mem = jget_type (resources, "resources", "memory", json_type_object, &f);
@@ -100,12 +98,12 @@ policy_update_judge (const struct guard_config *cfg, struct json_object *resourc
   period = jget (cpu, "cpu", "period", &f);
   if (max_mem == 0 && kg_mem_total_mib (&max_mem, &merr) < 0)
     finding (&f, "cannot read the host's memory size: %s", merr->msg);
-  if (limit != NULL && ! json_object_is_type (limit, json_type_int))
-    finding (&f, "the memory limit is %s, not an integer", json_kind (limit));
+  if (limit != NULL && ! jv_is_type (limit, json_type_int))
+    finding (&f, "the memory limit is %s, not an integer", jv_kind (limit));
   else if (limit != NULL)
     {
       /* 0 leaves the limit as it is; a negative one lifts it. */
-      int64_t l = json_object_get_int64 (limit);
+      int64_t l = jv_int64 (limit);
       int64_t mib = mib_ceil (l);
 
       if (l < 0 && cfg->policy.require_memory_limit)
@@ -116,18 +114,16 @@ policy_update_judge (const struct guard_config *cfg, struct json_object *resourc
                                                : "this host's MemTotal",
                  max_mem);
     }
-  if (quota != NULL && ! json_object_is_type (quota, json_type_int))
-    finding (&f, "the CPU quota is %s, not an integer", json_kind (quota));
-  else if (period != NULL && ! json_object_is_type (period, json_type_int))
-    finding (&f, "the CPU period is %s, not an integer", json_kind (period));
-  else if (quota != NULL && json_object_get_int64 (quota) > 0)
+  if (quota != NULL && ! jv_is_type (quota, json_type_int))
+    finding (&f, "the CPU quota is %s, not an integer", jv_kind (quota));
+  else if (period != NULL && ! jv_is_type (period, json_type_int))
+    finding (&f, "the CPU period is %s, not an integer", jv_kind (period));
+  else if (quota != NULL && jv_int64 (quota) > 0)
     {
       /* Without a period the kernel's default is the one in force for a
          container the guard started (none of the engines sets another). */
-      int64_t q = json_object_get_int64 (quota);
-      int64_t p = period != NULL && json_object_get_int64 (period) > 0
-                      ? json_object_get_int64 (period)
-                      : 100000;
+      int64_t q = jv_int64 (quota);
+      int64_t p = period != NULL && jv_int64 (period) > 0 ? jv_int64 (period) : 100000;
       int64_t cpus = q / p + (q % p != 0);
 
       if (cpus > cfg->policy.max_vcpus)

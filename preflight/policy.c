@@ -58,46 +58,45 @@ finding (struct findings *f, const char *fmt, ...)
    object keys case-insensitively, runtime-rs does not: a key that differs
    from a known one only in case would be read by one and not by the other,
    so it is a finding, not something to skip.  WHERE names OBJ. */
-struct json_object *
-jget (struct json_object *obj, const char *where, const char *key, struct findings *f)
+struct jv *
+jget (struct jv *obj, const char *where, const char *key, struct findings *f)
 {
-  struct json_object *found = NULL;
+  struct jv *found = NULL;
 
-  if (obj == NULL || ! json_object_is_type (obj, json_type_object))
+  if (obj == NULL || ! jv_is_type (obj, json_type_object))
     return NULL;
-  json_object_object_foreach (obj, k, v)
-    {
-      /* Two keys equal but for case have first bytes equal but for bit
+  jv_foreach (obj, k, v)
+  {
+    /* Two keys equal but for case have first bytes equal but for bit
          0x20: any other key is neither. */
-      if ((k[0] | 0x20) != (key[0] | 0x20))
-        continue;
-      if (strcmp (k, key) == 0)
-        found = v;
-      else if (strcasecmp (k, key) == 0)
-        finding (f, "%s key \"%s\" differs from \"%s\" only in case (runtimes disagree on it)",
-                 where, k, key);
-    }
+    if ((k[0] | 0x20) != (key[0] | 0x20))
+      continue;
+    if (strcmp (k, key) == 0)
+      found = v;
+    else if (strcasecmp (k, key) == 0)
+      finding (f, "%s key \"%s\" differs from \"%s\" only in case (runtimes disagree on it)", where,
+               k, key);
+  }
   /* null is what Go writes for an empty slice or map. */
-  if (found != NULL && json_object_is_type (found, json_type_null))
+  if (found != NULL && jv_is_type (found, json_type_null))
     return NULL;
   return found;
 }
 
 /* jget, and the value must be of TYPE (else a finding and NULL). */
-struct json_object *
-jget_type (struct json_object *obj, const char *where, const char *key, json_type type,
-           struct findings *f)
+struct jv *
+jget_type (struct jv *obj, const char *where, const char *key, json_type type, struct findings *f)
 {
-  struct json_object *v = jget (obj, where, key, f);
+  struct jv *v = jget (obj, where, key, f);
   static const char *const names[] = {
     [json_type_object] = "an object", [json_type_array] = "an array",
     [json_type_string] = "a string",  [json_type_boolean] = "a boolean",
     [json_type_int] = "an integer",
   };
 
-  if (v == NULL || json_object_is_type (v, type))
+  if (v == NULL || jv_is_type (v, type))
     return v;
-  finding (f, "%s.%s is %s, not %s", where, key, json_kind (v),
+  finding (f, "%s.%s is %s, not %s", where, key, jv_kind (v),
            (size_t) type < ARRAY_SIZE (names) && names[type] ? names[type] : "valid");
   return NULL;
 }
@@ -114,19 +113,18 @@ path_under (const char *p, const char *dir)
 
 /* Whether the JSON array LIST holds the string PATH. */
 bool
-listed (struct json_object *list, const char *path)
+listed (struct jv *list, const char *path)
 {
   size_t n;
 
-  if (list == NULL || ! json_object_is_type (list, json_type_array))
+  if (list == NULL || ! jv_is_type (list, json_type_array))
     return false;
-  n = json_object_array_length (list);
+  n = jv_length (list);
   for (size_t i = 0; i < n; i++)
     {
-      struct json_object *v = json_object_array_get_idx (list, i);
+      struct jv *v = jv_at (list, i);
 
-      if (json_object_is_type (v, json_type_string)
-          && strcmp (json_object_get_string (v), path) == 0)
+      if (jv_is_type (v, json_type_string) && strcmp (jv_string (v), path) == 0)
         return true;
     }
   return false;
@@ -390,13 +388,13 @@ struct mount_dirs;
 const char *
 annotation (const struct ctx *c, const char *name)
 {
-  struct json_object *ann, *v;
+  struct jv *ann, *v;
 
-  if (c->spec == NULL || ! json_object_object_get_ex (c->spec, "annotations", &ann)
-      || ! json_object_is_type (ann, json_type_object)
-      || ! json_object_object_get_ex (ann, name, &v) || ! json_object_is_type (v, json_type_string))
+  if (c->spec == NULL || ! jv_get_ex (c->spec, "annotations", &ann)
+      || ! jv_is_type (ann, json_type_object) || ! jv_get_ex (ann, name, &v)
+      || ! jv_is_type (v, json_type_string))
     return NULL;
-  return json_object_get_string (v);
+  return jv_string (v);
 }
 
 /* containerd's CRI marks the pause container so; the mark counts only
@@ -537,7 +535,7 @@ field_index (const char *key)
 }
 
 /* The field named exactly KEY, as spec_fields spells it, or NULL: the
-   tree keeps that string for the key (json_read_strict_fields). */
+   tree keeps that string for the key (jv_read_strict). */
 static const char *
 spec_field (const char *key)
 {
@@ -560,18 +558,18 @@ folds_onto (const char *field, const char *folded)
 /* The first key of O, at any depth (but inside the map fields), that is
    not a field's exact name but folds onto one, and that field. */
 static const char *
-folded_spec_key (struct json_object *o, const char **field)
+folded_spec_key (struct jv *o, const char **field)
 {
-  enum json_type t = json_object_get_type (o);
+  enum json_type t = jv_type (o);
 
   if (t == json_type_array)
     {
-      size_t n = json_object_array_length (o);
+      size_t n = jv_length (o);
 
       for (size_t i = 0; i < n; i++)
         {
-          struct json_object *e = json_object_array_get_idx (o, i);
-          enum json_type et = json_object_get_type (e);
+          struct jv *e = jv_at (o, i);
+          enum json_type et = jv_type (e);
           const char *k;
 
           /* Only an object holds keys (the arrays of names hold none). */
@@ -583,37 +581,35 @@ folded_spec_key (struct json_object *o, const char **field)
     }
   if (t != json_type_object)
     return NULL;
-  json_object_object_foreach (o, key, val)
-    {
-      char folded[64];
-      int f = field_index (key);
-      bool exact = f >= 0, map = f >= 0 && field_map[f];
-      const char *k;
+  jv_foreach (o, key, val)
+  {
+    char folded[64];
+    int f = field_index (key);
+    bool exact = f >= 0, map = f >= 0 && field_map[f];
+    const char *k;
 
-      /* Nearly every key is a field's exact name: one look-up in the hash
+    /* Nearly every key is a field's exact name: one look-up in the hash
          set.  Only a key it misses is folded and compared with every
          field. */
-      if (! exact && fold_key (key, folded, sizeof folded))
-        for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
-          {
-            if (strcmp (key, spec_fields[i]) == 0)
-              exact = true;
-            else if (folds_onto (spec_fields[i], folded))
-              {
-                *field = spec_fields[i];
-                return key;
-              }
-          }
-      if (! map
-          && (json_object_is_type (val, json_type_object)
-              || json_object_is_type (val, json_type_array))
-          && (k = folded_spec_key (val, field)) != NULL)
-        return k;
-    }
+    if (! exact && fold_key (key, folded, sizeof folded))
+      for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
+        {
+          if (strcmp (key, spec_fields[i]) == 0)
+            exact = true;
+          else if (folds_onto (spec_fields[i], folded))
+            {
+              *field = spec_fields[i];
+              return key;
+            }
+        }
+    if (! map && (jv_is_type (val, json_type_object) || jv_is_type (val, json_type_array))
+        && (k = folded_spec_key (val, field)) != NULL)
+      return k;
+  }
   return NULL;
 }
 
-struct json_object *
+struct jv *
 policy_spec_load (const char *bundle, kg_error_t *err)
 {
   cleanup_close int dfd = -1;
@@ -654,10 +650,9 @@ policy_spec_load (const char *bundle, kg_error_t *err)
   return policy_spec_parse (name, buf, len, err);
 }
 
-/* Keys that Go's decoders fold onto a field of runtime-spec's (a
-   json_read_strict check). */
+/* Keys that Go's decoders fold onto a field of runtime-spec's. */
 static int
-spec_keys_check (const char *name, struct json_object *obj, kg_error_t *err)
+spec_keys_check (const char *name, struct jv *obj, kg_error_t *err)
 {
   const char *field = NULL, *key = folded_spec_key (obj, &field);
 
@@ -670,49 +665,55 @@ spec_keys_check (const char *name, struct json_object *obj, kg_error_t *err)
 }
 
 /* policy_json_parse's reading, of a document of any type. */
-struct json_object *
+struct jv *
 json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys, kg_error_t *err)
 {
-  return json_read_strict_fields (name, buf, len, POLICY_MAX_DEPTH, spec_field,
-                                  spec_keys ? spec_keys_check : NULL, err);
+  struct jv *doc = jv_read_strict (name, buf, len, POLICY_MAX_DEPTH, spec_field, err);
+
+  if (doc != NULL && spec_keys && spec_keys_check (name, doc, err) < 0)
+    {
+      jv_free (doc);
+      return NULL;
+    }
+  return doc;
 }
 
-struct json_object *
+struct jv *
 policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys, kg_error_t *err)
 {
-  struct json_object *obj = json_parse_strict (name, buf, len, spec_keys, err);
+  struct jv *obj = json_parse_strict (name, buf, len, spec_keys, err);
 
-  if (obj != NULL && ! json_object_is_type (obj, json_type_object))
+  if (obj != NULL && ! jv_is_type (obj, json_type_object))
     {
-      kg_error (err, 0, "%s: the document is %s, not an object", name, json_kind (obj));
-      json_object_put (obj);
+      kg_error (err, 0, "%s: the document is %s, not an object", name, jv_kind (obj));
+      jv_free (obj);
       return NULL;
     }
   return obj;
 }
 
-struct json_object *
+struct jv *
 policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *err)
 {
-  struct json_object *obj = policy_json_parse (name, buf, len, true, err), *ver = NULL;
+  struct jv *obj = policy_json_parse (name, buf, len, true, err), *ver = NULL;
   const char *v;
 
   if (obj == NULL)
     return NULL;
-  json_object_object_get_ex (obj, "ociVersion", &ver);
-  if (ver == NULL || ! json_object_is_type (ver, json_type_string))
+  jv_get_ex (obj, "ociVersion", &ver);
+  if (ver == NULL || ! jv_is_type (ver, json_type_string))
     {
-      kg_error (err, 0, "%s: ociVersion is %s", name, ver == NULL ? "missing" : json_kind (ver));
-      json_object_put (obj);
+      kg_error (err, 0, "%s: ociVersion is %s", name, ver == NULL ? "missing" : jv_kind (ver));
+      jv_free (obj);
       return NULL;
     }
-  v = json_object_get_string (ver);
+  v = jv_string (ver);
   /* Only major version 1 exists; a 2.x spec may mean things this guard
      does not know to check. */
   if (strncmp (v, "1.", 2) != 0 || ! isdigit ((unsigned char) v[2]))
     {
       kg_error (err, 0, "%s: ociVersion \"%.32s\" is not 1.x", name, v);
-      json_object_put (obj);
+      jv_free (obj);
       return NULL;
     }
   return obj;
@@ -740,12 +741,12 @@ below (const char *p, const char *root)
 /* An engine's own JSON file (its state, not the container's input): the
    document (an object, or with ARRAY an array), or NULL when it cannot be
    read as JSON. */
-struct json_object *
+struct jv *
 engine_json_of (const char *path, bool array)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *buf = NULL;
-  struct json_object *doc;
+  struct jv *doc;
   size_t len;
 
   if (kg_read_file_bounded (path, O_NOFOLLOW, 4 << 20, &buf, &len, &err) < 0)
@@ -755,15 +756,15 @@ engine_json_of (const char *path, bool array)
   if (! array)
     return policy_json_parse (path, buf, len, false, &err);
   doc = json_parse_strict (path, buf, len, false, &err);
-  if (doc != NULL && ! json_object_is_type (doc, json_type_array))
+  if (doc != NULL && ! jv_is_type (doc, json_type_array))
     {
-      json_object_put (doc);
+      jv_free (doc);
       return NULL;
     }
   return doc;
 }
 
-struct json_object *
+struct jv *
 engine_json (const char *path)
 {
   return engine_json_of (path, false);

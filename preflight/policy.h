@@ -46,16 +46,15 @@ int policy_path_resolve (const char *base, const char *path, bool follow, char *
    same without the ociVersion rule: for the process.json of a runc exec
    and the resources of a runc update (SPEC_KEYS: the folded-key rule over
    the spec's field names), and for the engines' own JSON files. */
-struct json_object;
-struct json_object *policy_json_parse (const char *name, const char *buf, size_t len,
-                                       bool spec_keys, kg_error_t *err);
-struct json_object *policy_spec_parse (const char *name, const char *buf, size_t len,
-                                       kg_error_t *err);
+struct jv;
+struct jv *policy_json_parse (const char *name, const char *buf, size_t len, bool spec_keys,
+                              kg_error_t *err);
+struct jv *policy_spec_parse (const char *name, const char *buf, size_t len, kg_error_t *err);
 /* BUNDLE's config.json, read as the policy reads it: opened without
    following a symlink, a regular file of at most POLICY_MAX_SPEC bytes,
    then policy_spec_parse.  The checker's parent reads it too, to answer
    only requests about what the spec names (checker.h). */
-struct json_object *policy_spec_load (const char *bundle, kg_error_t *err);
+struct jv *policy_spec_load (const char *bundle, kg_error_t *err);
 
 /* ID names a container as one path component: not empty, no '/', not
    "." or "..". */
@@ -65,14 +64,13 @@ bool policy_valid_id (const char *id);
    and each --cap of CAPS may hold no capability beyond [policy]
    capabilities, unless [policy] privileged = true.  0, or -1 with why. */
 struct guard_config;
-int policy_exec_judge (const struct guard_config *cfg, struct json_object *process,
-                       const char *const *caps, size_t n_caps, kg_error_t *err);
+int policy_exec_judge (const struct guard_config *cfg, struct jv *process, const char *const *caps,
+                       size_t n_caps, kg_error_t *err);
 /* runc update (OCI mode): RESOURCES, in the spec's linux.resources shape
    (the flags already folded in), may not lift the memory limit (with
    require_memory_limit), nor set one above [policy] max_vm_memory_mib or a
    CPU quota above [policy] max_vcpus.  0, or -1 with why. */
-int policy_update_judge (const struct guard_config *cfg, struct json_object *resources,
-                         kg_error_t *err);
+int policy_update_judge (const struct guard_config *cfg, struct jv *resources, kg_error_t *err);
 
 /* Whether a refusal by the policy.* rule ID reaches only the container's
    own VM, so that [policy] mode = "audit" may let it through (the table

@@ -37,6 +37,7 @@
 #include "conf.h"
 #include "confine.h"
 #include "egress.h"
+#include "jtree.h"
 #include "netns.h"
 #include "policy.h"
 #include "request.h"
@@ -66,65 +67,62 @@ checker_parent_release (struct checker_parent *parent)
 }
 
 /* O's member KEY when it is of TYPE, else NULL. */
-static struct json_object *
-member (struct json_object *o, const char *key, enum json_type type)
+static struct jv *
+member (struct jv *o, const char *key, enum json_type type)
 {
-  struct json_object *v;
+  struct jv *v;
 
-  if (o == NULL || ! json_object_is_type (o, json_type_object)
-      || ! json_object_object_get_ex (o, key, &v) || ! json_object_is_type (v, type))
+  if (o == NULL || ! jv_is_type (o, json_type_object) || ! jv_get_ex (o, key, &v)
+      || ! jv_is_type (v, type))
     return NULL;
   return v;
 }
 
 /* Each linux.namespaces entry that has a path. */
 static void
-names_add_namespaces (struct checker_names *n, struct json_object *spec)
+names_add_namespaces (struct checker_names *n, struct jv *spec)
 {
-  struct json_object *list = member (member (spec, "linux", json_type_object), "namespaces",
-                                     json_type_array);
+  struct jv *list = member (member (spec, "linux", json_type_object), "namespaces",
+                            json_type_array);
 
-  for (size_t i = 0; list != NULL && i < json_object_array_length (list); i++)
+  for (size_t i = 0; list != NULL && i < jv_length (list); i++)
     {
-      struct json_object *e = json_object_array_get_idx (list, i);
-      struct json_object *type = member (e, "type", json_type_string);
-      struct json_object *path = member (e, "path", json_type_string);
+      struct jv *e = jv_at (list, i);
+      struct jv *type = member (e, "type", json_type_string);
+      struct jv *path = member (e, "path", json_type_string);
 
       if (path == NULL || n->n_ns == CHECKER_MAX_NAMES)
         continue;
-      n->ns_path[n->n_ns] = strdup (json_object_get_string (path));
+      n->ns_path[n->n_ns] = strdup (jv_string (path));
       if (n->ns_path[n->n_ns] == NULL)
         continue;
-      n->ns_network[n->n_ns] = type != NULL
-                               && strcmp (json_object_get_string (type), "network") == 0;
+      n->ns_network[n->n_ns] = type != NULL && strcmp (jv_string (type), "network") == 0;
       n->n_ns++;
     }
 }
 
 /* Each hook's path, of every kind. */
 static void
-names_add_hooks (struct checker_names *n, struct json_object *spec)
+names_add_hooks (struct checker_names *n, struct jv *spec)
 {
-  struct json_object *hooks = member (spec, "hooks", json_type_object);
+  struct jv *hooks = member (spec, "hooks", json_type_object);
 
   if (hooks == NULL)
     return;
-  json_object_object_foreach (hooks, kind, list)
-    {
-      (void) kind;
-      for (size_t i = 0;
-           json_object_is_type (list, json_type_array) && i < json_object_array_length (list); i++)
-        {
-          struct json_object *path = member (json_object_array_get_idx (list, i), "path",
-                                             json_type_string);
+  jv_foreach (hooks, kind, list)
+  {
+    (void) kind;
+    for (size_t i = 0; jv_is_type (list, json_type_array) && i < jv_length (list); i++)
+      {
+        struct jv *path = member (jv_at (list, i), "path", json_type_string);
 
-          if (path == NULL || n->n_hooks == CHECKER_MAX_NAMES)
-            continue;
-          n->hook_path[n->n_hooks] = strdup (json_object_get_string (path));
-          if (n->hook_path[n->n_hooks] != NULL)
-            n->n_hooks++;
-        }
-    }
+        if (path == NULL || n->n_hooks == CHECKER_MAX_NAMES)
+          continue;
+        n->hook_path[n->n_hooks] = strdup (jv_string (path));
+        if (n->hook_path[n->n_hooks] != NULL)
+          n->n_hooks++;
+      }
+  }
 }
 
 /* What PARENT's bundle names, read at the first request.  A spec that
@@ -136,13 +134,13 @@ spec_names (struct checker_parent *parent)
   if (! parent->names_read)
     {
       cleanup_error kg_error_t err = NULL;
-      struct json_object *spec;
+      struct jv *spec;
 
       parent->names_read = true;
       spec = parent->bundle != NULL ? policy_spec_load (parent->bundle, &err) : NULL;
       names_add_namespaces (&parent->names, spec);
       names_add_hooks (&parent->names, spec);
-      json_object_put (spec);
+      jv_free (spec);
     }
   return &parent->names;
 }

@@ -21,6 +21,7 @@
 
 #include "conf.h"
 #include "goflag.h"
+#include "jtree.h"
 #include "options.h"
 #include "output.h"
 #include "policy.h"
@@ -103,7 +104,7 @@ version_lines (char **argv, const struct channel *ch)
 /* A JSON object read from PATH (with STDIN_OK, "-" is stdin, read with
    the options' deadline), parsed as strictly as config.json; its text in
    *TEXT. */
-static struct json_object *
+static struct jv *
 read_json_arg (const char *path, bool stdin_ok, char **text, size_t *len, kg_error_t *err)
 {
   cleanup_close int fd = -1;
@@ -196,7 +197,7 @@ judge_exec (const struct oci_call_args *c, const struct guard_config *cfg,
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *text = NULL;
   cleanup_free char *judged = NULL;
-  struct json_object *obj = NULL;
+  struct jv *obj = NULL;
   size_t len = 0;
   int status = -1;
 
@@ -208,7 +209,7 @@ judge_exec (const struct oci_call_args *c, const struct guard_config *cfg,
                          with_defaults (err->msg, load_err, &judged),
                          "exec without added capabilities (no --privileged, no --cap-add), "
                          "or add them to [policy] capabilities");
-  json_object_put (obj);
+  jv_free (obj);
   return status;
 }
 
@@ -227,12 +228,17 @@ judge_update (const struct oci_call_args *c, char **argv, const struct guard_con
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *text = NULL;
   cleanup_free char *judged = NULL;
-  struct json_object *obj;
+  cleanup_jv struct jv *doc = NULL;
+  cleanup_jv struct jv *merged = NULL;
+  struct json_object *obj = NULL;
   size_t len = 0;
   int status = -1;
 
-  obj = c->resources != NULL ? read_json_arg (c->resources, true, &text, &len, &err)
-                             : json_object_new_object ();
+  /* Read as config.json is; the flags go into json-c's copy of it. */
+  if (c->resources == NULL)
+    obj = json_object_new_object ();
+  else if ((doc = read_json_arg (c->resources, true, &text, &len, &err)) != NULL)
+    obj = jv_to_json_c (doc);
   if (obj == NULL)
     status = oci_refuse (ch, "update", c->id, "policy.resources", err ? err->msg : "out of memory",
                          "pass resources runc can read");
@@ -261,7 +267,9 @@ judge_update (const struct oci_call_args *c, char **argv, const struct guard_con
         }
       json_object_object_add (sub, cg_keys[k][1], json_object_new_int64 (n));
     }
-  if (status < 0 && policy_update_judge (cfg, obj, &err) < 0)
+  if (status < 0 && (merged = jv_from_json_c (obj)) == NULL)
+    status = oci_refuse (ch, "update", c->id, "policy.resources", "out of memory", "retry");
+  if (status < 0 && policy_update_judge (cfg, merged, &err) < 0)
     status = oci_refuse (ch, "update", c->id, "policy.resources",
                          with_defaults (err->msg, load_err, &judged),
                          "keep the limits within [policy] max_vm_memory_mib and max_vcpus");

@@ -855,82 +855,6 @@ test_tree_as_json_c (void)
     }
 }
 
-/* test_tree_shared's field names: each key spelled so is kept as this
-   very string. */
-static const char *const shared_fields[] = { "mounts", "type", "options" };
-
-static const char *
-shared_field (const char *key)
-{
-  for (size_t i = 0; i < ARRAY_SIZE (shared_fields); i++)
-    if (strcmp (key, shared_fields[i]) == 0)
-      return shared_fields[i];
-  return NULL;
-}
-
-/* What json_read_strict_fields keeps once: a key that is a field's name
-   (the field's own string), an equal short string (one object, held by
-   each place).  The tree is json-c's all the same, a long string is its
-   own in each place, and a place given another value leaves the others
-   as they were. */
-static void
-test_tree_shared (void)
-{
-  static const char doc[]
-      = "{\"mounts\":[{\"type\":\"bind\",\"options\":[\"rbind\",\"ro\"]},"
-        "{\"type\":\"bind\",\"options\":[\"rbind\",\"ro\","
-        "\"a string longer than those shared\",\"a string longer than those shared\"]}],"
-        "\"Type\":\"bind\"}";
-  kg_error_t err = NULL;
-  struct json_object *t = json_read_strict_fields ("doc", doc, strlen (doc), 64, shared_field, NULL,
-                                                   &err);
-  struct json_object *theirs = json_tokener_parse (doc);
-  struct json_object *mounts = NULL, *m0, *m1, *o1 = NULL, *ty = NULL;
-  bool field_key = false, copied_key = false;
-
-  ok (t != NULL && theirs != NULL && json_object_equal (t, theirs),
-      "shared tree: what json-c's parser builds");
-  json_object_object_get_ex (t, "mounts", &mounts);
-  m0 = json_object_array_get_idx (mounts, 0);
-  m1 = json_object_array_get_idx (mounts, 1);
-  json_object_object_get_ex (m1, "options", &o1);
-  json_object_object_get_ex (t, "Type", &ty);
-  ok (m0 != NULL && m1 != NULL && o1 != NULL && ty != NULL, "shared tree: the places are there");
-  if (m0 == NULL || m1 == NULL || o1 == NULL || ty == NULL)
-    goto out;
-  ok (json_object_object_get (m0, "type") == json_object_object_get (m1, "type")
-          && json_object_object_get (m0, "type") == ty,
-      "shared tree: \"bind\" is one object in its three places");
-  ok (json_object_array_get_idx (o1, 0) != json_object_array_get_idx (o1, 1)
-          && json_object_array_get_idx (o1, 2) != json_object_array_get_idx (o1, 3),
-      "shared tree: different strings, and long ones, are objects of their own");
-  json_object_object_foreach (m0, key, val)
-    {
-      (void) val;
-      if (strcmp (key, "type") == 0)
-        field_key = key == shared_fields[1];
-    }
-  json_object_object_foreach (t, tkey, tval)
-    {
-      (void) tval;
-      if (strcmp (tkey, "Type") == 0)
-        copied_key = true;
-    }
-  ok (field_key && copied_key, "shared tree: a field's key is the field's string, another a copy");
-  /* runc update adds to the tree it read (shim/oci.c). */
-  json_object_object_add (m0, "type", json_object_new_string ("tmpfs"));
-  ok (strcmp (json_object_get_string (json_object_object_get (m0, "type")), "tmpfs") == 0
-          && strcmp (json_object_get_string (json_object_object_get (m1, "type")), "bind") == 0
-          && strcmp (json_object_get_string (ty), "bind") == 0,
-      "shared tree: another value in one place leaves the others");
-out:
-  /* Under the sanitizers: each hold released once, no key freed that
-     the tree did not copy. */
-  json_object_put (t);
-  json_object_put (theirs);
-  kg_error_release (&err);
-}
-
 int
 main (void)
 {
@@ -942,7 +866,6 @@ main (void)
   umask (022);
   test_parse_format ();
   test_tree_as_json_c ();
-  test_tree_shared ();
   test_table ();
   test_nul_and_size ();
   test_same_entry_and_idempotence ();

@@ -28,6 +28,7 @@
 #include "conf.h"
 #include "error.h"
 #include "fuzz-files.h"
+#include "jtree.h"
 #include "kata.h"
 #include "policy.h"
 #include "request.h"
@@ -166,7 +167,13 @@ view_spec (const char *file)
 
   if ((line = read_input (file, &buf, &len)) == NULL)
     return -1;
-  tree = policy_spec_parse (file, buf, len, &err);
+  /* The policy's own tree, in json-c's form for the line. */
+  {
+    struct jv *doc = policy_spec_parse (file, buf, len, &err);
+
+    tree = jv_to_json_c (doc);
+    jv_free (doc);
+  }
 
   /* The verdict the start would get, through the same trusted-path read
      of the bundle's config.json as in production. */

@@ -228,6 +228,12 @@ keep (struct rd *r, const void *p, size_t n, size_t limit, bool *truncated)
   return 0;
 }
 
+/* The bytes a string holds as they are: printable ASCII but the quote
+   and the backslash. */
+static const bool plain[256] = { [0x20 ... 0x21] = true,
+                                 /* '"' */ [0x23 ... 0x5b] = true,
+                                 /* '\\' */ [0x5d ... 0x7f] = true };
+
 /* A string at the current position (its opening quote).  Decoded into
    r->text up to LIMIT bytes (0: not at all); KEY: a key (\u0000 refused
    when keys are kept). */
@@ -330,8 +336,7 @@ string (struct rd *r, size_t limit, bool key, bool *escaped, bool *truncated)
           /* A run of plain bytes in the buffer at hand at once. */
           size_t from = r->pos;
 
-          while (r->pos < r->len && r->cur[r->pos] >= 0x20 && r->cur[r->pos] < 0x80
-                 && r->cur[r->pos] != '"' && r->cur[r->pos] != '\\')
+          while (r->pos < r->len && plain[(unsigned char) r->cur[r->pos]])
             r->pos++;
           if (decode && keep (r, r->cur + from, r->pos - from, limit, truncated) < 0)
             return -1;

@@ -72,6 +72,41 @@ sysctl_namespaced (const char *key)
   return strncmp (k, "fs.mqueue.", 10) == 0 || strncmp (k, "net.", 4) == 0;
 }
 
+/* The words of a mount's options OPTS that confinement reads, in one
+   pass (as listed () finds them: whole strings). */
+enum
+{
+  OPT_SHARED = 1, /* "shared" or "rshared" */
+  OPT_IDMAP = 2,  /* "idmap" or "ridmap" */
+  OPT_RO = 4,
+  OPT_RW = 8,
+};
+
+static unsigned
+option_words (struct jv *opts)
+{
+  unsigned w = 0;
+
+  for (size_t i = 0; i < jv_length (opts); i++)
+    {
+      struct jv *o = jv_at (opts, i);
+      const char *s;
+
+      if (! jv_is_type (o, json_type_string))
+        continue;
+      s = jv_string (o);
+      if (strcmp (s, "shared") == 0 || strcmp (s, "rshared") == 0)
+        w |= OPT_SHARED;
+      else if (strcmp (s, "idmap") == 0 || strcmp (s, "ridmap") == 0)
+        w |= OPT_IDMAP;
+      else if (strcmp (s, "ro") == 0)
+        w |= OPT_RO;
+      else if (strcmp (s, "rw") == 0)
+        w |= OPT_RW;
+    }
+  return w;
+}
+
 /* policy.confinement: the container's own confinement, as the engines
    set it by default, not switched off.  The VM is the isolation, but the
    agent applies these in the guest too; without them the workload reaches
@@ -155,22 +190,23 @@ check_confinement (const struct ctx *c)
     {
       struct jv *m = jv_at (mounts, i), *type, *dest, *opts;
       const char *t, *d;
+      unsigned words;
 
       type = jget (m, "mount", "type", &f);
       dest = jget (m, "mount", "destination", &f);
       opts = jget (m, "mount", "options", &f);
       t = type != NULL && jv_is_type (type, json_type_string) ? jv_string (type) : "";
       d = dest != NULL && jv_is_type (dest, json_type_string) ? jv_string (dest) : "?";
-      if (listed (opts, "shared") || listed (opts, "rshared"))
+      words = option_words (opts);
+      if (words & OPT_SHARED)
         finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
       if (jget (m, "mount", "uidMappings", &f) != NULL
-          || jget (m, "mount", "gidMappings", &f) != NULL || listed (opts, "idmap")
-          || listed (opts, "ridmap"))
+          || jget (m, "mount", "gidMappings", &f) != NULL || (words & OPT_IDMAP))
         finding (&f, "mount %.128s is id-mapped (the files would be another owner's)", d);
       if (strcmp (t, "proc") == 0 && strcmp (d, "/proc") != 0)
         finding (&f, "a second procfs at %.128s (the masks apply at /proc only)", d);
       if ((strcmp (t, "sysfs") == 0 || strcmp (t, "cgroup") == 0 || strcmp (t, "cgroup2") == 0)
-          && (! listed (opts, "ro") || listed (opts, "rw")))
+          && (! (words & OPT_RO) || (words & OPT_RW)))
         finding (&f, "%s at %.128s is writable", t, d);
     }
   if (f.n > 0 && c->privileged && c->cfg->policy.privileged)

@@ -261,17 +261,21 @@ int
 resolve_memo (struct resolve_memo *m, const char *base, const char *path, char **out,
               struct resolved_info *ri, kg_error_t *err)
 {
-  cleanup_free char *abs = NULL;
-  cleanup_free char *cand = NULL;
+  char abs[PATH_MAX + 1], cand[PATH_MAX + 1];
+  size_t pl = strlen (path), bl = path[0] == '/' ? 0 : strlen (base) + 1, rl, ll;
   const char *slash, *last;
   size_t dlen;
 
-  if (path[0] == '/')
-    abs = strdup (path);
-  else if (asprintf (&abs, "%s/%s", base, path) < 0)
-    abs = NULL;
-  if (abs == NULL)
-    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
+  /* Longer than a path may be: resolve_path says so, or cuts it down
+     with "..". */
+  if (bl + pl > PATH_MAX)
+    return resolve_path (base, path, true, out, ri, err);
+  if (bl > 0)
+    {
+      memcpy (abs, base, bl - 1);
+      abs[bl - 1] = '/';
+    }
+  memcpy (abs + bl, path, pl + 1);
   slash = strrchr (abs, '/');
   if (abs[0] != '/' || slash == NULL)
     return resolve_path (base, path, true, out, ri, err);
@@ -295,10 +299,13 @@ resolve_memo (struct resolve_memo *m, const char *base, const char *path, char *
       m->resolved = resolved;
       m->exists = dri.exists;
     }
-  if (asprintf (&cand, "%s/%s", strcmp (m->resolved, "/") == 0 ? "" : m->resolved, last) < 0)
-    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
-  if (strlen (cand) > PATH_MAX)
+  rl = strcmp (m->resolved, "/") == 0 ? 0 : strlen (m->resolved);
+  ll = strlen (last);
+  if (rl + 1 + ll > PATH_MAX)
     return kg_error (err, ENAMETOOLONG, "%s", path);
+  memcpy (cand, m->resolved, rl);
+  cand[rl] = '/';
+  memcpy (cand + rl + 1, last, ll + 1);
   ri->exists = false;
   ri->have_st = false;
   ri->absent = false;
@@ -315,7 +322,8 @@ resolve_memo (struct resolve_memo *m, const char *base, const char *path, char *
       else
         ri->exists = ri->have_st = true;
     }
-  *out = steal_pointer (&cand);
+  if ((*out = strdup (cand)) == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
   return 0;
 }
 

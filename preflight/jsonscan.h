@@ -4,12 +4,14 @@
  * buffer or a file read in pieces, RFC 8259 exactly (strict UTF-8, no lone
  * surrogate, integers json-c keeps exactly, a bounded depth), which hands
  * each key and value to its caller as an event and builds no tree.  Its
- * two uses:
+ * uses:
  *
+ *  - the policy's tree (jtree.h) of config.json and the engines' records,
+ *    built from the events of one scan;
  *  - json_strict_scan: the grammar check under json-c for daemon.json and
- *    config.json (daemonjson.h), which also refuses a key twice in one
- *    object (json-c keeps the last, Go's decoders merge both), with errors
- *    "NAME:LINE:COL: what";
+ *    for a document the policy's scan refused (daemonjson.h), which also
+ *    refuses a key twice in one object (json-c keeps the last, Go's
+ *    decoders merge both), with errors "NAME:LINE:COL: what";
  *  - jscan_top_string: one top-level string of an engine's file whose
  *    size the container's own flags decide (Docker's hostconfig.json
  *    holds one entry per published port: 7.5 MB for

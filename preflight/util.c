@@ -382,7 +382,7 @@ kg_buf_reserve (struct kg_buf *b, size_t n)
 }
 
 int
-kg_buf_add (struct kg_buf *b, const void *p, size_t n)
+kg_buf_add_grow (struct kg_buf *b, const void *p, size_t n)
 {
   if (kg_buf_reserve (b, n) < 0)
     return -1;

@@ -86,8 +86,23 @@ struct kg_buf
    Appends within the room reserved never allocate. */
 int kg_buf_reserve (struct kg_buf *b, size_t n);
 /* Append N bytes of P (P may be NULL when N is 0; the buffer is still
-   allocated): 0, or -1 when the buffer has failed, now or before. */
-int kg_buf_add (struct kg_buf *b, const void *p, size_t n);
+   allocated): 0, or -1 when the buffer has failed, now or before.
+   kg_buf_add_grow is its way when the room must grow. */
+int kg_buf_add_grow (struct kg_buf *b, const void *p, size_t n);
+static inline int
+kg_buf_add (struct kg_buf *b, const void *p, size_t n)
+{
+  /* Within the room already there (nearly every append): no call. */
+  if (! b->failed && n > 0 && b->cap - b->len > n
+      && (b->max == 0 || (b->len <= b->max && n <= b->max - b->len)))
+    {
+      memcpy (b->s + b->len, p, n);
+      b->len += n;
+      b->s[b->len] = '\0';
+      return 0;
+    }
+  return kg_buf_add_grow (b, p, n);
+}
 /* The text, the caller's to free, and B empty again: "" when nothing
    was added, NULL when memory runs out for that. */
 char *kg_buf_steal (struct kg_buf *b);

@@ -57,6 +57,10 @@ struct resolve_memo
   char *dir;      /* the directory as written, absolute */
   char *resolved; /* resolve_path of it */
   bool exists;    /* every component of it exists */
+  /* RESOLVED opened O_PATH, where it could be: a source's lstat is then
+     of one name in it, not a walk from the root again. */
+  bool have_fd;
+  int fd;
 };
 
 #define cleanup_resolve_memo __attribute__ ((cleanup (resolve_memo_release)))

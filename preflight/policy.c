@@ -255,6 +255,9 @@ resolve_memo_release (struct resolve_memo *m)
 {
   free (m->dir);
   free (m->resolved);
+  if (m->have_fd)
+    close (m->fd);
+  m->have_fd = false;
 }
 
 int
@@ -298,6 +301,11 @@ resolve_memo (struct resolve_memo *m, const char *base, const char *path, char *
       m->dir = steal_pointer (&dir);
       m->resolved = resolved;
       m->exists = dri.exists;
+      if (m->exists)
+        {
+          m->fd = open (resolved, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          m->have_fd = m->fd >= 0;
+        }
     }
   rl = strcmp (m->resolved, "/") == 0 ? 0 : strlen (m->resolved);
   ll = strlen (last);
@@ -311,7 +319,8 @@ resolve_memo (struct resolve_memo *m, const char *base, const char *path, char *
   ri->absent = false;
   if (m->exists)
     {
-      if (lstat (cand, &ri->st) < 0)
+      if ((m->have_fd ? fstatat (m->fd, last, &ri->st, AT_SYMLINK_NOFOLLOW) : lstat (cand, &ri->st))
+          < 0)
         {
           if (errno != ENOENT && errno != ENOTDIR)
             return kg_error (err, errno, "%s: cannot resolve %s", path, cand);

@@ -433,40 +433,76 @@ is_pod_sandbox (const struct ctx *c)
    strcmp orders them (folded_spec_key looks keys up in a hash set of
    them, field_index). */
 /* clang-format off */
-static const char *const spec_fields[] = {
-  "DNSSearchList", "access", "action", "additionalGids", "allow", "allowUnqualifiedDNSQuery",
-  "allowedAddress", "ambient", "anet", "annotations", "apparmorProfile", "architectures",
-  "args", "blockIO", "bounding", "bps", "bundle", "burst",
-  "capabilities", "cappedCPU", "cappedMemory", "cgroupsPath", "checkBeforeUpdate", "class",
-  "classID", "closID", "commandLine", "configureAllowedAddress", "consoleSize", "containerID",
-  "count", "cpu", "cpus", "createContainer", "createRuntime", "credentialSpec",
-  "cwd", "deadline", "defaultAction", "defaultErrnoRet", "defrouter", "destination",
-  "devices", "disableOOMKiller", "domain", "domainname", "effective", "enableCMT",
-  "enableMBM", "enableMonitoring", "endpointList", "env", "errnoRet", "execCPUAffinity",
-  "fds", "fileMode", "final", "flags", "format", "gid",
-  "gidMappings", "hard", "hcaHandles", "hcaObjects", "height", "hooks",
-  "hostID", "hostname", "hugepageLimits", "hyperv", "hypervisor", "id",
-  "idType", "idle", "ignoreFlushesDuringBoot", "image", "index", "inheritable",
-  "initial", "initrd", "intelRdt", "ioPriority", "iops", "kernel",
-  "kernelTCP", "l3CacheSchema", "layerFolders", "leafWeight", "limit", "limitpriv",
-  "linkProtection", "linkname", "linux", "listenerMetadata", "listenerPath", "lowerLink",
-  "macAddress", "major", "maskedPaths", "maxShmMemory", "maximum", "memBwSchema",
-  "memory", "memoryPolicy", "mems", "metadata", "milestone", "minor",
-  "mountLabel", "mounts", "name", "names", "namespaces", "ncpus",
-  "netDevices", "network", "networkNamespace", "networkSharedContainerName", "nice", "noNewPrivileges",
-  "nodes", "ociVersion", "oomScoreAdj", "op", "options", "pageSize",
-  "parameters", "path", "period", "permitted", "personality", "physical",
-  "pid", "pids", "policy", "poststart", "poststop", "prestart",
-  "priorities", "priority", "process", "quota", "rate", "rdma",
-  "readonly", "readonlyPaths", "realtimePeriod", "realtimeRuntime", "reservation", "resources",
-  "rlimits", "root", "rootfsPropagation", "runtime", "sandboxSize", "scheduler",
-  "schemata", "seccomp", "selinuxLabel", "servicing", "shares", "size",
-  "soft", "solaris", "source", "startContainer", "state", "status",
-  "storage", "swap", "swappiness", "syscalls", "sysctl", "terminal",
-  "throttleReadBpsDevice", "throttleReadIOPSDevice", "throttleWriteBpsDevice", "throttleWriteIOPSDevice", "timeOffsets", "timeout",
-  "type", "uid", "uidMappings", "umask", "unified", "useHierarchy",
-  "user", "username", "utilityVMPath", "value", "valueTwo", "vm",
-  "weight", "weightDevice", "width", "windows", "zos",
+static const struct
+{
+  char name[28];
+} spec_fields[] = {
+  { "DNSSearchList" }, { "access" }, { "action" },
+  { "additionalGids" }, { "allow" }, { "allowUnqualifiedDNSQuery" },
+  { "allowedAddress" }, { "ambient" }, { "anet" },
+  { "annotations" }, { "apparmorProfile" }, { "architectures" },
+  { "args" }, { "blockIO" }, { "bounding" },
+  { "bps" }, { "bundle" }, { "burst" },
+  { "capabilities" }, { "cappedCPU" }, { "cappedMemory" },
+  { "cgroupsPath" }, { "checkBeforeUpdate" }, { "class" },
+  { "classID" }, { "closID" }, { "commandLine" },
+  { "configureAllowedAddress" }, { "consoleSize" }, { "containerID" },
+  { "count" }, { "cpu" }, { "cpus" },
+  { "createContainer" }, { "createRuntime" }, { "credentialSpec" },
+  { "cwd" }, { "deadline" }, { "defaultAction" },
+  { "defaultErrnoRet" }, { "defrouter" }, { "destination" },
+  { "devices" }, { "disableOOMKiller" }, { "domain" },
+  { "domainname" }, { "effective" }, { "enableCMT" },
+  { "enableMBM" }, { "enableMonitoring" }, { "endpointList" },
+  { "env" }, { "errnoRet" }, { "execCPUAffinity" },
+  { "fds" }, { "fileMode" }, { "final" },
+  { "flags" }, { "format" }, { "gid" },
+  { "gidMappings" }, { "hard" }, { "hcaHandles" },
+  { "hcaObjects" }, { "height" }, { "hooks" },
+  { "hostID" }, { "hostname" }, { "hugepageLimits" },
+  { "hyperv" }, { "hypervisor" }, { "id" },
+  { "idType" }, { "idle" }, { "ignoreFlushesDuringBoot" },
+  { "image" }, { "index" }, { "inheritable" },
+  { "initial" }, { "initrd" }, { "intelRdt" },
+  { "ioPriority" }, { "iops" }, { "kernel" },
+  { "kernelTCP" }, { "l3CacheSchema" }, { "layerFolders" },
+  { "leafWeight" }, { "limit" }, { "limitpriv" },
+  { "linkProtection" }, { "linkname" }, { "linux" },
+  { "listenerMetadata" }, { "listenerPath" }, { "lowerLink" },
+  { "macAddress" }, { "major" }, { "maskedPaths" },
+  { "maxShmMemory" }, { "maximum" }, { "memBwSchema" },
+  { "memory" }, { "memoryPolicy" }, { "mems" },
+  { "metadata" }, { "milestone" }, { "minor" },
+  { "mountLabel" }, { "mounts" }, { "name" },
+  { "names" }, { "namespaces" }, { "ncpus" },
+  { "netDevices" }, { "network" }, { "networkNamespace" },
+  { "networkSharedContainerName" }, { "nice" }, { "noNewPrivileges" },
+  { "nodes" }, { "ociVersion" }, { "oomScoreAdj" },
+  { "op" }, { "options" }, { "pageSize" },
+  { "parameters" }, { "path" }, { "period" },
+  { "permitted" }, { "personality" }, { "physical" },
+  { "pid" }, { "pids" }, { "policy" },
+  { "poststart" }, { "poststop" }, { "prestart" },
+  { "priorities" }, { "priority" }, { "process" },
+  { "quota" }, { "rate" }, { "rdma" },
+  { "readonly" }, { "readonlyPaths" }, { "realtimePeriod" },
+  { "realtimeRuntime" }, { "reservation" }, { "resources" },
+  { "rlimits" }, { "root" }, { "rootfsPropagation" },
+  { "runtime" }, { "sandboxSize" }, { "scheduler" },
+  { "schemata" }, { "seccomp" }, { "selinuxLabel" },
+  { "servicing" }, { "shares" }, { "size" },
+  { "soft" }, { "solaris" }, { "source" },
+  { "startContainer" }, { "state" }, { "status" },
+  { "storage" }, { "swap" }, { "swappiness" },
+  { "syscalls" }, { "sysctl" }, { "terminal" },
+  { "throttleReadBpsDevice" }, { "throttleReadIOPSDevice" }, { "throttleWriteBpsDevice" },
+  { "throttleWriteIOPSDevice" }, { "timeOffsets" }, { "timeout" },
+  { "type" }, { "uid" }, { "uidMappings" },
+  { "umask" }, { "unified" }, { "useHierarchy" },
+  { "user" }, { "username" }, { "utilityVMPath" },
+  { "value" }, { "valueTwo" }, { "vm" },
+  { "weight" }, { "weightDevice" }, { "width" },
+  { "windows" }, { "zos" },
 };
 /* clang-format on */
 
@@ -531,7 +567,7 @@ field_index (const char *key)
     {
       for (size_t i = 0; i < ARRAY_SIZE (spec_fields); i++)
         {
-          for (h = field_hash (spec_fields[i]) % FIELD_SLOTS; field_slot[h] != 0;
+          for (h = field_hash (spec_fields[i].name) % FIELD_SLOTS; field_slot[h] != 0;
                h = (h + 1) % FIELD_SLOTS)
             ;
           field_slot[h] = (uint16_t) (i + 1);
@@ -546,7 +582,7 @@ field_index (const char *key)
         }
     }
   for (h = field_hash (key) % FIELD_SLOTS; field_slot[h] != 0; h = (h + 1) % FIELD_SLOTS)
-    if (strcmp (spec_fields[field_slot[h] - 1], key) == 0)
+    if (strcmp (spec_fields[field_slot[h] - 1].name, key) == 0)
       return field_slot[h] - 1;
   return -1;
 }
@@ -558,7 +594,20 @@ spec_field (const char *key)
 {
   int f = field_index (key);
 
-  return f >= 0 ? spec_fields[f] : NULL;
+  return f >= 0 ? spec_fields[f].name : NULL;
+}
+
+/* The index of the field whose own string (spec_fields[].name) KEY is,
+   as the tree keeps a field's key (spec_field); -1 for any other string,
+   of the same text or not. */
+static int
+kept_field (const char *key)
+{
+  uintptr_t at = (uintptr_t) key - (uintptr_t) spec_fields;
+
+  if (at >= sizeof spec_fields || at % sizeof spec_fields[0] != 0)
+    return -1;
+  return (int) (at / sizeof spec_fields[0]);
 }
 
 /* Whether the field name FIELD (ASCII, as every one is) folds onto
@@ -601,21 +650,26 @@ folded_spec_key (struct jv *o, const char **field)
   jv_foreach (o, key, val)
   {
     char folded[64];
-    int f = field_index (key);
-    bool exact = f >= 0, map = f >= 0 && field_map[f];
+    int f = kept_field (key);
+    bool exact, map;
+
+    if (f < 0)
+      f = field_index (key);
+    exact = f >= 0;
+    map = f >= 0 && field_map[f];
     const char *k;
 
-    /* Nearly every key is a field's exact name: one look-up in the hash
-         set.  Only a key it misses is folded and compared with every
-         field. */
+    /* Nearly every key is a field's exact name, kept as spec_fields'
+         own string (else one look-up in the hash set).  Only a key that
+         is no field's name is folded and compared with every field. */
     if (! exact && fold_key (key, folded, sizeof folded))
       for (size_t i = 0; i < ARRAY_SIZE (spec_fields) && ! exact; i++)
         {
-          if (strcmp (key, spec_fields[i]) == 0)
+          if (strcmp (key, spec_fields[i].name) == 0)
             exact = true;
-          else if (folds_onto (spec_fields[i], folded))
+          else if (folds_onto (spec_fields[i].name, folded))
             {
-              *field = spec_fields[i];
+              *field = spec_fields[i].name;
               return key;
             }
         }

@@ -218,6 +218,44 @@ test_large (void)
   kg_buf_release (&b);
 }
 
+/* The scan passes a string's plain bytes eight at a time: whatever ends
+   a run (a quote, a backslash, a control byte, a byte past ASCII) at
+   each place in and around an eight-byte word is seen as it is. */
+static void
+test_every_offset (void)
+{
+  static const char *const specials[] = {
+    "\\n",  "\\\"", "\\u0041", "\x01", "\x1f", "\xc3\xa9", "\xf0\x9f\x98\x80",
+    "\x7f", "\"",   "\xff",    " ",    "~"
+  };
+  int bad = 0;
+
+  for (size_t s = 0; s < ARRAY_SIZE (specials); s++)
+    for (int k = 0; k < 20; k++)
+      {
+        char doc[128], where[256] = "";
+        kg_error_t e1 = NULL, e2 = NULL;
+        struct jv *mine;
+        struct json_object *theirs;
+
+        snprintf (doc, sizeof doc, "{\"k\":\"%.*s%sbbbbbbbbbbbbbbbbbbb\",\"z\":1}", k,
+                  "aaaaaaaaaaaaaaaaaaaaaaaa", specials[s]);
+        mine = jv_read_strict ("doc", doc, strlen (doc), 64, NULL, &e1);
+        theirs = theirs_of (doc, strlen (doc), &e2);
+        if (theirs == NULL ? mine != NULL || e1 == NULL || strcmp (e1->msg, e2->msg) != 0
+                           : mine == NULL || ! alike (mine, theirs, where, sizeof where))
+          {
+            if (bad++ == 0)
+              printf ("# special %zu at offset %d: %s %s\n", s, k, where, e1 ? e1->msg : "");
+          }
+        jv_free (mine);
+        json_object_put (theirs);
+        kg_error_release (&e1);
+        kg_error_release (&e2);
+      }
+  ok (bad == 0, "a string's run ends at each kind of byte, at each offset: as json-c reads it");
+}
+
 static const char *const fields[] = { "type", "options" };
 
 static const char *
@@ -263,6 +301,7 @@ main (void)
 {
   test_documents ();
   test_large ();
+  test_every_offset ();
   test_kept_once ();
   jv_free (NULL);
   return tap_done ();

@@ -244,9 +244,33 @@ resolve_path (const char *base, const char *path, bool follow, char **out, struc
   return 0;
 }
 
+/* Whether absolute PATH is already what a lexical resolution makes of it:
+   no empty, "." or ".." component, no slash at its end (but "/"), and
+   not longer than a path may be. */
+static bool
+lexically_resolved (const char *path)
+{
+  const char *q = path;
+
+  if (path[0] != '/')
+    return false;
+  if (path[1] == '\0')
+    return true;
+  for (; q != NULL; q = strchr (q + 1, '/'))
+    if (q[1] == '/' || q[1] == '\0'
+        || (q[1] == '.'
+            && (q[2] == '/' || q[2] == '\0' || (q[2] == '.' && (q[3] == '/' || q[3] == '\0')))))
+      return false;
+  return strlen (path) <= PATH_MAX;
+}
+
 int
 policy_path_resolve (const char *base, const char *path, bool follow, char **out, kg_error_t *err)
 {
+  /* Nearly every bind source is written resolved (the engines write
+     them so): a copy is the answer. */
+  if (! follow && lexically_resolved (path))
+    return (*out = strdup (path)) != NULL ? 0 : kg_error (err, ENOMEM, "%s: cannot allocate", path);
   return resolve_path (base, path, follow, out, NULL, err);
 }
 

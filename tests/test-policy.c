@@ -339,6 +339,16 @@ test_resolve (void)
     { "/..", false, "/" },
     { "/../../x", false, "/x" },
     { "/", false, "/" },
+    /* Written resolved already (a copy), or nearly. */
+    { "/a/b", false, "/a/b" },
+    { "/a/.b/..c/.../c.", false, "/a/.b/..c/.../c." },
+    { "/a/b/.", false, "/a/b" },
+    { "/a/b/..", false, "/a" },
+    { "/a//b", false, "/a/b" },
+    { "/a/b/", false, "/a/b" },
+    { "/.", false, "/" },
+    { "//", false, "/" },
+    { "a/./b", false, "/a/b" },
     { "/var/run/docker.sock", true, "/run/docker.sock" },
     { "/var/run/../nonexistent-x", true, "/nonexistent-x" },
     { "/nonexistent/x/../y", true, "/nonexistent/y" },
@@ -357,6 +367,19 @@ test_resolve (void)
         }
       is_str (out, rows[i].want, "resolve %s%s", rows[i].in, rows[i].follow ? " (follow)" : "");
     }
+  {
+    /* Longer than a path may be, written resolved or not. */
+    char long_path[PATH_MAX + 64];
+    cleanup_free char *out = NULL;
+    kg_error_t err = NULL;
+
+    for (size_t i = 0; i + 8 < sizeof long_path; i += 8)
+      memcpy (long_path + i, "/abcdefg", 8);
+    long_path[sizeof long_path - 8] = '\0';
+    ok (policy_path_resolve ("/", long_path, false, &out, &err) < 0 && err->errnum == ENAMETOOLONG,
+        "a path longer than PATH_MAX is an error");
+    kg_error_release (&err);
+  }
   {
     cleanup_free char *loop = NULL;
     cleanup_free char *out = NULL;

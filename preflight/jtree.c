@@ -648,49 +648,26 @@ static void
 escape (struct kg_buf *t, const char *s, size_t n)
 {
   static const char hex[] = "0123456789abcdef";
+  static const char *const two[0x60] = {
+    ['\b'] = "\\b", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+    ['\f'] = "\\f", ['"'] = "\\\"", ['/'] = "\\/",  ['\\'] = "\\\\",
+  };
 
   for (size_t i = 0; i < n; i++)
     {
       unsigned char c = (unsigned char) s[i];
-      char e[7];
+      char e[6] = { '\\', 'u', '0', '0' };
 
-      switch (c)
+      if (c < ARRAY_SIZE (two) && two[c] != NULL)
+        kg_buf_add (t, two[c], 2);
+      else if (c < ' ')
         {
-        case '\b':
-          kg_buf_add (t, "\\b", 2);
-          break;
-        case '\n':
-          kg_buf_add (t, "\\n", 2);
-          break;
-        case '\r':
-          kg_buf_add (t, "\\r", 2);
-          break;
-        case '\t':
-          kg_buf_add (t, "\\t", 2);
-          break;
-        case '\f':
-          kg_buf_add (t, "\\f", 2);
-          break;
-        case '"':
-          kg_buf_add (t, "\\\"", 2);
-          break;
-        case '\\':
-          kg_buf_add (t, "\\\\", 2);
-          break;
-        case '/':
-          kg_buf_add (t, "\\/", 2);
-          break;
-        default:
-          if (c < ' ')
-            {
-              memcpy (e, "\\u00", 4);
-              e[4] = hex[c >> 4];
-              e[5] = hex[c & 0xf];
-              kg_buf_add (t, e, 6);
-            }
-          else
-            kg_buf_add (t, (const char *) &s[i], 1);
+          e[4] = hex[c >> 4];
+          e[5] = hex[c & 0xf];
+          kg_buf_add (t, e, 6);
         }
+      else
+        kg_buf_add (t, &s[i], 1);
     }
 }
 

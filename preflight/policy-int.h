@@ -238,6 +238,22 @@ struct redirect_memo
   bool dir_exists;
 };
 
+/* The words of a mount's options OPTS that the rules read, in one pass:
+   whole strings only ("ro=x" or "nosuid,ro" are not "ro" to every
+   runtime).  With F, each option that is no string is a finding of the
+   mount of source S. */
+enum mount_option_word
+{
+  OPT_RO = 1 << 0,
+  OPT_RW = 1 << 1,
+  OPT_RRO = 1 << 2, /* the recursive read-only of runc 1.1 and crun 1.4 */
+  OPT_RRW = 1 << 3,
+  OPT_BIND = 1 << 4,   /* "bind" or "rbind" */
+  OPT_SHARED = 1 << 5, /* "shared" or "rshared" */
+  OPT_IDMAP = 1 << 6,  /* "idmap" or "ridmap" */
+};
+unsigned mount_option_words (struct jv *opts, const char *s, struct findings *f);
+
 /* denied () of the bind sources that share a directory: when nothing
    denies the directory itself (no pattern above it, none in it, no
    refused name on the way), a path in it is denied only for its own

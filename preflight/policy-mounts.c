@@ -735,48 +735,64 @@ static const char *const virtual_fs[] = {
   "proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2",
 };
 
-/* What a mount's options (OPTS, of the mount of source S) say as the
-   runtime reads them: *BIND for bind/rbind, *RO when the mount ends up
-   read-only, *RRO when "rro" was there at all (for the message). */
-static void
-mount_options (const struct ctx *c, struct jv *opts, const char *s, struct findings *f, bool *bind,
-               bool *ro, bool *rro)
+/* (policy-int.h) Each option is looked up in one table of the words. */
+unsigned
+mount_option_words (struct jv *opts, const char *s, struct findings *f)
 {
-  bool rw = false, rrw = false;
+  static const struct
+  {
+    const char *word;
+    unsigned bit;
+  } words[] = {
+    { "ro", OPT_RO },         { "rw", OPT_RW },          { "rro", OPT_RRO },
+    { "rrw", OPT_RRW },       { "bind", OPT_BIND },      { "rbind", OPT_BIND },
+    { "shared", OPT_SHARED }, { "rshared", OPT_SHARED }, { "idmap", OPT_IDMAP },
+    { "ridmap", OPT_IDMAP },
+  };
+  unsigned w = 0;
 
-  *ro = *rro = false;
-  for (size_t j = 0; opts != NULL && j < jv_length (opts); j++)
+  for (size_t j = 0; j < jv_length (opts); j++)
     {
       struct jv *o = jv_at (opts, j);
       const char *os;
 
       if (! jv_is_type (o, json_type_string))
         {
-          finding (f, "mount %s: option %zu is %s, not a string", s, j, jv_kind (o));
+          if (f != NULL)
+            finding (f, "mount %s: option %zu is %s, not a string", s, j, jv_kind (o));
           continue;
         }
       os = jv_string (o);
-      /* Only the whole word: "ro=x" or "nosuid,ro" are not "ro" to
-         every runtime, so they do not count.  "rro" is the recursive
-         read-only of runc 1.1 and crun 1.4 (mount_setattr(2) with
-         AT_RECURSIVE, after the mount), what Docker 25 and later and
-         containerd 2's CRI write when the runtime lists it. */
-      if (strcmp (os, "ro") == 0)
-        *ro = true;
-      else if (strcmp (os, "rw") == 0)
-        rw = true;
-      else if (strcmp (os, "rro") == 0)
-        *rro = true;
-      else if (strcmp (os, "rrw") == 0)
-        rrw = true;
-      else if (strcmp (os, "bind") == 0 || strcmp (os, "rbind") == 0)
-        *bind = true;
+      for (size_t k = 0; k < ARRAY_SIZE (words); k++)
+        if (strcmp (os, words[k].word) == 0)
+          {
+            w |= words[k].bit;
+            break;
+          }
     }
+  return w;
+}
+
+/* What a mount's options (OPTS, of the mount of source S) say as the
+   runtime reads them: *BIND for bind/rbind, *RO when the mount ends up
+   read-only, *RRO when "rro" was there at all (for the message).  "rro"
+   is what Docker 25 and later and containerd 2's CRI write when the
+   runtime lists it (mount_setattr(2) with AT_RECURSIVE, after the mount). */
+static void
+mount_options (const struct ctx *c, struct jv *opts, const char *s, struct findings *f, bool *bind,
+               bool *ro, bool *rro)
+{
+  unsigned w = mount_option_words (opts, s, f);
+
+  if (w & OPT_BIND)
+    *bind = true;
+  *rro = (w & OPT_RRO) != 0;
   /* "ro" then "rw" is writable to runc (the last one wins): either
      one next to "rw" is not read-only.  The recursive change is made
      after the mount, so "rro" wins over "rw" and "rrw" over "ro";
      "rro" next to "rrw" is, like "ro" next to "rw", not read-only. */
-  *ro = (*ro && ! rw && ! rrw) || (*rro && ! rrw && rro_alone_counts (c));
+  *ro = ((w & OPT_RO) && ! (w & (OPT_RW | OPT_RRW)))
+        || (*rro && ! (w & OPT_RRW) && rro_alone_counts (c));
 }
 
 /* When RES is one of this container's own engine files, DIR/containers/

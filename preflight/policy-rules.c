@@ -72,41 +72,6 @@ sysctl_namespaced (const char *key)
   return strncmp (k, "fs.mqueue.", 10) == 0 || strncmp (k, "net.", 4) == 0;
 }
 
-/* The words of a mount's options OPTS that confinement reads, in one
-   pass (as listed () finds them: whole strings). */
-enum
-{
-  OPT_SHARED = 1, /* "shared" or "rshared" */
-  OPT_IDMAP = 2,  /* "idmap" or "ridmap" */
-  OPT_RO = 4,
-  OPT_RW = 8,
-};
-
-static unsigned
-option_words (struct jv *opts)
-{
-  unsigned w = 0;
-
-  for (size_t i = 0; i < jv_length (opts); i++)
-    {
-      struct jv *o = jv_at (opts, i);
-      const char *s;
-
-      if (! jv_is_type (o, json_type_string))
-        continue;
-      s = jv_string (o);
-      if (strcmp (s, "shared") == 0 || strcmp (s, "rshared") == 0)
-        w |= OPT_SHARED;
-      else if (strcmp (s, "idmap") == 0 || strcmp (s, "ridmap") == 0)
-        w |= OPT_IDMAP;
-      else if (strcmp (s, "ro") == 0)
-        w |= OPT_RO;
-      else if (strcmp (s, "rw") == 0)
-        w |= OPT_RW;
-    }
-  return w;
-}
-
 /* policy.confinement: the container's own confinement, as the engines
    set it by default, not switched off.  The VM is the isolation, but the
    agent applies these in the guest too; without them the workload reaches
@@ -197,7 +162,7 @@ check_confinement (const struct ctx *c)
       opts = jget (m, "mount", "options", &f);
       t = type != NULL && jv_is_type (type, json_type_string) ? jv_string (type) : "";
       d = dest != NULL && jv_is_type (dest, json_type_string) ? jv_string (dest) : "?";
-      words = option_words (opts);
+      words = mount_option_words (opts, NULL, NULL);
       if (words & OPT_SHARED)
         finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
       if (jget (m, "mount", "uidMappings", &f) != NULL

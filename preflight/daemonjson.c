@@ -196,7 +196,7 @@ daemonjson_load (const char *path, bool *exists, kg_error_t *err)
   return daemonjson_parse (path, buf, len, err);
 }
 
-/* ---- the tree, built from the scanner's events ---- */
+/* ---- the strict reader ---- */
 
 struct json_object *
 json_read_strict (const char *name, const char *buf, size_t len, int max_depth,

@@ -139,14 +139,14 @@ struct build
   } shared[64];
 };
 
-/* Whether two of OBJ's N members have one key (the scan was told to keep
-   none: keys are compared here). */
 static int
 key_cmp (const void *a, const void *b)
 {
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
+/* Whether two of the N members at M have one key (the scan was told to
+   keep none: keys are compared here); a few pairwise, more sorted. */
 static bool
 has_duplicate (const struct jv_member *m, size_t n)
 {
@@ -208,14 +208,12 @@ close_level (struct build *b, const char **why)
 static const char *
 string_text (struct build *b, const char *text, size_t n)
 {
-  uint32_t h = 2166136261u;
+  uint32_t h;
   const char *s;
 
   if (n > SHARED_MAX)
     return doc_strdup (b->doc, text, n);
-  for (size_t i = 0; i < n; i++)
-    h = (h ^ (unsigned char) text[i]) * 16777619u;
-  h %= ARRAY_SIZE (b->shared);
+  h = kg_fnv1a (text, n) % ARRAY_SIZE (b->shared);
   if (b->shared[h].s != NULL && b->shared[h].n == n && memcmp (b->shared[h].s, text, n) == 0)
     return b->shared[h].s;
   if ((s = doc_strdup (b->doc, text, n)) != NULL)

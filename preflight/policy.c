@@ -574,11 +574,7 @@ static bool field_slots_built;
 static uint32_t
 field_hash (const char *s)
 {
-  uint32_t h = 2166136261u;
-
-  for (; *s != '\0'; s++)
-    h = (h ^ (unsigned char) *s) * 16777619u;
-  return h;
+  return kg_fnv1a (s, strlen (s));
 }
 
 /* The index of the field named exactly KEY, -1 when none is. */

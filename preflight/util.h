@@ -54,6 +54,18 @@ void kg_json_putp (struct json_object **o);
 
 #define ARRAY_SIZE(a) (sizeof (a) / sizeof ((a)[0]))
 
+/* FNV-1a of the N bytes at P: the hash of the guard's small hash sets. */
+static inline uint32_t
+kg_fnv1a (const void *p, size_t n)
+{
+  const unsigned char *b = p;
+  uint32_t h = 2166136261u;
+
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 16777619u;
+  return h;
+}
+
 /* Whether S is one of the N strings of LIST. */
 static inline bool
 kg_strv_has (const char *const *list, size_t n, const char *s)

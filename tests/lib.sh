@@ -129,6 +129,29 @@ kg_trusted_bin() {
   KG_TRUSTED_BIN="$KG_BIN_DIR/kata-guard"
 }
 
+# kg_as_user USER BIN ARGS...: BIN run as USER (su, no login shell), from a
+# copy in a root-owned 0755 directory of the test's own under
+# $KG_TEST_BASE: the build tree may sit under a directory USER cannot
+# traverse (a clone in root's 0700 home), where USER would get 126
+# (cannot execute) instead of the program's own answer.  The copy is
+# removed before it returns; its exit status is BIN's (126/127 only when
+# the copy itself cannot run).
+kg_as_user() {
+  u_user=$1 u_bin=$2
+  shift 2
+  mkdir -p "$KG_TEST_BASE" && chown root:root "$KG_TEST_BASE" && chmod 0755 "$KG_TEST_BASE" || return 125
+  u_dir=$(mktemp -d "$KG_TEST_BASE/as-user.XXXXXX") && chmod 0755 "$u_dir" || return 125
+  cp "$u_bin" "$u_dir/$(basename "$u_bin")" && chmod 0755 "$u_dir/$(basename "$u_bin")" || {
+    rm -rf "$u_dir"
+    return 125
+  }
+  u_cmd=$(printf "'%s' " "$u_dir/$(basename "$u_bin")" "$@")
+  su "$u_user" -s /bin/sh -c "$u_cmd"
+  u_rc=$?
+  rm -rf "$u_dir"
+  return $u_rc
+}
+
 kg_tree_create() {
   mkdir -p "$KG_TEST_BASE" && chown root:root "$KG_TEST_BASE" && chmod 0755 "$KG_TEST_BASE" || return 1
   KG_TREE=$(mktemp -d "$KG_TEST_BASE/tree.XXXXXX") || return 1

@@ -7,8 +7,10 @@
  * Reading is bounded (DAEMONJSON_MAX_SIZE bytes, DAEMONJSON_MAX_DEPTH levels)
  * and strict (RFC 8259): the document must be one object; trailing data,
  * duplicate keys, NaN/Infinity, single quotes, raw control characters in
- * strings, invalid UTF-8, lone surrogates, a key holding \u0000 and
- * integers outside the 64-bit range are refused, each with "NAME:LINE:COL:".
+ * strings, invalid UTF-8, lone surrogates, a key or a string holding
+ * \u0000 (dockerd's reading keeps what follows it, a C string does not)
+ * and integers outside the 64-bit range are refused, each with
+ * "NAME:LINE:COL:".
  * json-c's own strict mode lets several of these through, or changes them
  * silently (a big integer is clamped, a duplicate key drops a value), and
  * an edit must never lose anything: so the grammar is checked here first

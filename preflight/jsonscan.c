@@ -36,6 +36,16 @@ struct key_list
   size_t n, cap;
 };
 
+/* Where the value being read sits: one frame per open object or array,
+   the innermost first, for a message that names it by its path. */
+struct frame
+{
+  struct frame *up;
+  bool array;
+  size_t at; /* object: the offset of its current member's key */
+  size_t i;  /* array: the index of its current item */
+};
+
 struct rd
 {
   struct json_scanner *s;
@@ -47,6 +57,7 @@ struct rd
   size_t line_start;        /* offset of the current line's first byte */
   unsigned line;
   struct kg_buf text; /* the string being decoded */
+  struct frame *top;  /* the innermost open object or array; NULL: none */
   bool failed;
 };
 
@@ -250,9 +261,13 @@ plain8 (const unsigned char *p)
   return ((x | ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & high) == 0;
 }
 
+static int fail_nul (struct rd *r, size_t at);
+
 /* A string at the current position (its opening quote).  Decoded into
    r->text up to LIMIT bytes (0: not at all); KEY: a key (\u0000 refused
-   when keys are kept). */
+   when keys are kept).  A value holding \u0000 is refused: the guard
+   reads strings as C strings, cut there, and the runtimes' decoders (Go's
+   encoding/json, serde) keep what follows it. */
 static int
 string (struct rd *r, size_t limit, bool key, bool *escaped, bool *truncated)
 {
@@ -330,6 +345,8 @@ string (struct rd *r, size_t limit, bool key, bool *escaped, bool *truncated)
                 }
               if (cp == 0 && key && r->s->keep_keys)
                 return fail_at (r, esc, JSON_E_KEY_NUL, "a key holds \\u0000");
+              if (cp == 0 && ! key)
+                return fail_nul (r, esc);
               break;
             default:
               if (c < 0 && r->failed)
@@ -384,6 +401,88 @@ string (struct rd *r, size_t limit, bool key, bool *escaped, bool *truncated)
   if (decode && kg_buf_add (&r->text, NULL, 0) < 0)
     return fail_at (r, offset (r), JSON_E_READ, "cannot allocate");
   return 0;
+}
+
+/* ---- the path of a value, for a message ---- */
+
+/* Whether KEY[0..N) can be written .KEY in a path: a letter or '_' first,
+   then letters, digits and '_' ("mounts", "hostID"); any other is written
+   ["KEY"] ("io.katacontainers.config.hypervisor.kernel_params"). */
+static bool
+plain_name (const char *k, size_t n)
+{
+  if (n == 0 || ! (k[0] == '_' || ((k[0] | 0x20) >= 'a' && (k[0] | 0x20) <= 'z')))
+    return false;
+  for (size_t i = 1; i < n; i++)
+    if (! (k[i] == '_' || (k[i] >= '0' && k[i] <= '9')
+           || ((k[i] | 0x20) >= 'a' && (k[i] | 0x20) <= 'z')))
+      return false;
+  return true;
+}
+
+/* The key of object frame F, decoded again from the text (a scan of a
+   buffer holds it whole), appended to T. */
+static void
+path_key (struct rd *r, const struct frame *f, struct kg_buf *t)
+{
+  struct rd k = { .s = r->s, .fd = -1, .cur = r->cur, .len = r->len, .pos = f->at, .line = 1 };
+  bool escaped, cut, bare;
+
+  /* It was read once already: it decodes. */
+  if (string (&k, 64, true, &escaped, &cut) < 0 || k.text.s == NULL)
+    {
+      sb_printf (t, "%s?", f->up != NULL ? "." : "");
+      kg_buf_release (&k.text);
+      return;
+    }
+  if (cut) /* (not in the middle of a character) */
+    k.text.len = kg_utf8_valid_prefix (k.text.s, k.text.len);
+  bare = ! cut && plain_name (k.text.s, k.text.len);
+  sb_printf (t, "%s", bare ? (f->up != NULL ? "." : "") : "[\"");
+  for (size_t i = 0; i < k.text.len; i++)
+    {
+      unsigned char c = (unsigned char) k.text.s[i];
+
+      if (c == '"' || c == '\\')
+        sb_printf (t, "\\%c", c);
+      else if (c < 0x20 || c == 0x7f)
+        sb_printf (t, "\\u%04x", c);
+      else
+        kg_buf_add (t, &k.text.s[i], 1);
+    }
+  sb_printf (t, "%s%s", cut ? "..." : "", bare ? "" : "\"]");
+  kg_buf_release (&k.text);
+}
+
+/* Append the path of F, its outer frames first, to T. */
+static void
+path_of (struct rd *r, const struct frame *f, struct kg_buf *t)
+{
+  if (f == NULL)
+    return;
+  path_of (r, f->up, t);
+  if (f->array)
+    sb_printf (t, "[%zu]", f->i);
+  else
+    path_key (r, f, t);
+}
+
+/* A string value holding \u0000 (its escape at AT): refused, naming
+   where it is ("mounts[2].options[0]", "the document"; in a scan of a
+   file, whose keys are gone, "a string"). */
+static int
+fail_nul (struct rd *r, size_t at)
+{
+  cleanup_kg_buf struct kg_buf t = { .max = 120 };
+
+  if (r->fd >= 0)
+    sb_printf (&t, "a string");
+  else
+    path_of (r, r->top, &t);
+  return fail_at (r, at, JSON_E_NUL,
+                  "%s%s holds U+0000 (Go's and Rust's decoders keep what "
+                  "follows it)",
+                  t.len > 0 ? sb_str (&t) : "the document", t.failed ? "..." : "");
 }
 
 /* ---- numbers and literals ---- */
@@ -622,6 +721,7 @@ object (struct rd *r, unsigned depth)
         return r->failed ? -1
                          : fail_at (r, offset (r), JSON_E_KEY,
                                     "expected a key in double quotes, found %s", describe (r, b));
+      r->top->at = offset (r);
       if (object_key (r, depth, &keys) < 0)
         return -1;
       if (skip_ws (r) != ':')
@@ -659,8 +759,9 @@ array (struct rd *r, unsigned depth)
   r->pos++;
   if (skip_ws (r) == ']')
     return r->pos++, 0;
-  for (;;)
+  for (size_t i = 0;; i++)
     {
+      r->top->i = i;
       if (value (r, depth) < 0)
         return -1;
       c = skip_ws (r);
@@ -696,7 +797,15 @@ value (struct rd *r, unsigned depth)
       ev.kind = c == '{' ? JSON_EV_OBJECT : JSON_EV_ARRAY;
       if (emit (r, &ev) < 0)
         return -1;
-      return c == '{' ? object (r, depth + 1) : array (r, depth + 1);
+      {
+        struct frame f = { .up = r->top, .array = c == '[' };
+        int rc;
+
+        r->top = &f;
+        rc = c == '{' ? object (r, depth + 1) : array (r, depth + 1);
+        r->top = f.up;
+        return rc;
+      }
     case '"':
       ev.kind = JSON_EV_STRING;
       if (string (r, r->s->decode_max, false, &ev.escaped, &ev.truncated) < 0)

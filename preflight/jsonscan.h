@@ -3,8 +3,12 @@
  * The one JSON grammar the guard reads by: a streaming scanner over a
  * buffer or a file read in pieces, RFC 8259 exactly (strict UTF-8, no lone
  * surrogate, integers json-c keeps exactly, a bounded depth), which hands
- * each key and value to its caller as an event and builds no tree.  Its
- * uses:
+ * each key and value to its caller as an event and builds no tree.  A
+ * string value holding U+0000 is refused, named by its path in the
+ * document ("mounts[2].options[0] holds U+0000"): every reader of the
+ * guard's compares C strings, which end there, and the runtimes' decoders
+ * (Go's encoding/json, serde) keep what follows it, so "ro\u0000" would
+ * be judged "ro" and mounted read-write.  Its uses:
  *
  *  - the policy's tree (jtree.h) of config.json and the engines' records,
  *    built from the events of one scan;
@@ -67,6 +71,7 @@ enum json_scan_code
   JSON_E_HEX,          /* \u without four hex digits */
   JSON_E_SURROGATE,    /* a lone surrogate */
   JSON_E_KEY_NUL,      /* a key holding \u0000 (with keep_keys) */
+  JSON_E_NUL,          /* a string value holding \u0000 (what names its path) */
   JSON_E_UTF8,         /* invalid UTF-8 */
   JSON_E_NUMBER,       /* a malformed number */
   JSON_E_RANGE,        /* an integer outside the 64-bit range */

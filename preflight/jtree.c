@@ -273,7 +273,9 @@ build_event (void *arg, const struct json_event *ev, const char **why)
     return *why = "too long", -1;
   if (ev->kind == JSON_EV_KEY)
     {
-      /* (A key holding \u0000 is refused, as the strict scan refuses it.) */
+      /* (A key holding \u0000 is refused, as the strict scan refuses it;
+         the scan refuses a string value holding one itself, so that no
+         string here is longer than its C string.) */
       if (strlen (ev->text) != ev->len)
         return *why = "a key holds \\u0000", -1;
       b->key = b->field_name != NULL ? b->field_name (ev->text) : NULL;

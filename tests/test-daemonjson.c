@@ -281,6 +281,12 @@ static const struct install_case install_cases[] = {
   { "overlong UTF-8", "{\"a\": \"\xc0\xaf\"}", NULL, "invalid UTF-8" },
   { "UTF-8 surrogate", "{\"a\": \"\xed\xa0\x80\"}", NULL, "invalid UTF-8" },
   { "key with \\u0000", "{\"a\\u0000b\": 1}", NULL, "a key holds \\u0000" },
+  /* dockerd keeps what follows a U+0000, the guard's reading would not. */
+  { "a value with \\u0000",
+    "{\"runtimes\": {\"kata\": {\"path\": \"/usr/bin/kata-runtime\\u0000x\"}}}", NULL,
+    ":1:54: runtimes.kata.path holds U+0000" },
+  { "a default-runtime with \\u0000", "{\"default-runtime\": \"runc\\u0000\"}", NULL,
+    "[\"default-runtime\"] holds U+0000" },
   { "bad escape", "{\"a\": \"\\x41\"}", NULL, "unknown escape \\x" },
   { "byte order mark", "\xef\xbb\xbf{}", NULL, ":1:1: starts with a byte order mark" },
   { "true misspelt", "{\"a\": tru}", NULL, "expected a value (did you mean true?)" },
@@ -808,7 +814,7 @@ test_tree_as_json_c (void)
     ("{\"a\":18446744073709551615,\"b\":9223372036854775807,\"c\":9223372036854775808,"
      "\"d\":-9223372036854775808,\"e\":-0,\"f\":0,\"g\":-1}"),
     "{\"x\":[1.5e10,1E400,0.1,-2.50,1e-400,123456789012345678901234567890.5,1.0e+2,5E-3]}",
-    "{\"s\":\"a\\u0000b\",\"t\":\"\\ud83d\\ude00 \xc3\xa9 \\/ \\\\ \\\" \\n\",\"u\":\"\"}",
+    "{\"s\":\"a\\u0001b\",\"t\":\"\\ud83d\\ude00 \xc3\xa9 \\/ \\\\ \\\" \\n\",\"u\":\"\"}",
     "[[],{},[{}],null,true,false,{\"\":null}]",
     "{\"k\":{\"k\":{\"k\":[1,[2,[3]]]}}}",
     " {\"a\" : 1 ,\n\"b\":\t[ ]} \n",
@@ -853,6 +859,22 @@ test_tree_as_json_c (void)
       free (ascii);
       kg_error_release (&err);
     }
+  /* A string holding U+0000, which json-c keeps with its length and a
+     C string cuts: refused, naming it, as the policy's tree refuses it. */
+  {
+    static const char doc[] = "{\"s\": [\"a\\u0000b\"]}";
+    kg_error_t err = NULL;
+    struct json_object *mine = json_read_strict ("doc", doc, strlen (doc), 64, NULL, &err);
+
+    ok (mine == NULL && err != NULL
+            && strcmp (err->msg, "doc:1:10: s[0] holds U+0000 (Go's and "
+                                 "Rust's decoders keep what follows it)")
+                   == 0,
+        "json_read_strict: a string holding U+0000 is refused, by its path (%s)",
+        err ? err->msg : "accepted");
+    json_object_put (mine);
+    kg_error_release (&err);
+  }
 }
 
 int

@@ -79,9 +79,68 @@ static const struct
     "!not UTF-8" },
   { "an integer past 64 bits", "{\"x\": 18446744073709551616, \"NetworkMode\": \"none\"}",
     "!a bad number" },
+  /* A string holding U+0000 anywhere (a runtime keeps what follows it). */
+  { "\\u0000 in another value", "{\"x\": {\"y\": \"a\\u0000b\"}, \"NetworkMode\": \"none\"}",
+    "!x.y holds U+0000" },
+  { "\\u0000 in the value", "{\"NetworkMode\": \"none\\u0000\"}", "!NetworkMode holds U+0000" },
   { "not an object", "[\"NetworkMode\", \"none\"]", "!is not a JSON object" },
   { "nothing", "", "!is not a JSON object" },
 };
+
+/* json_strict_scan's refusal of a string value holding U+0000: where it
+   is, by its path in the document. */
+static const struct
+{
+  const char *doc, *want; /* WANT: the error, NULL: accepted */
+} nul_rows[] = {
+  { "{\"mounts\": [{\"destination\": \"/x\", \"options\": [\"rbind\", \"ro\\u0000\"]}]}",
+    "doc:1:59: mounts[0].options[1] holds U+0000 (Go's and Rust's decoders keep what follows it)" },
+  { "{\"annotations\": {\"io.katacontainers.config.hypervisor.kernel_params\": \"a\\u0000 b\"}}",
+    "doc:1:73: annotations[\"io.katacontainers.config.hypervisor.kernel_params\"] holds U+0000" },
+  { "{\"a\": \"\\u0000\"}", "doc:1:8: a holds U+0000" },
+  { "{\"a\": \"x\",\n \"b\": [\"\\u0000\"]}", "doc:2:9: b[0] holds U+0000" },
+  { "\"x\\u0000\"", "doc:1:3: the document holds U+0000" },
+  { "[1, [\"a\", \"b\\u0000\"]]", "doc:1:13: [1][1] holds U+0000" },
+  { "{\"k\\\"e y\": \"\\u0000\"}", "[\"k\\\"e y\"] holds U+0000" },
+  { "{\"\\u006dounts\": [\"\\u0000\"]}", "mounts[0] holds U+0000" },
+  { "{\"\": {\"_a1\": \"\\u0000\"}}", "[\"\"]._a1 holds U+0000" },
+  { "{\"1a\": \"\\u0000\"}", "[\"1a\"] holds U+0000" },
+  { "{\"a\": [{}, {\"b\": 1, \"c\": [true, {\"d\": \"\\u0000\"}]}]}", "a[1].c[1].d holds U+0000" },
+  /* Two members before: the path is the current one, not the first. */
+  { "{\"a\": \"\", \"b\": {\"c\": 1}, \"d\": \"\\u0000\"}", ": d holds U+0000" },
+  { ("{\""
+     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+     "\": \"\\u0000\"}"),
+    "[\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...\"] holds U+0000" },
+  { ("{\"a\": {\"a\": {\"a\": {\"a\": {\"a\": {\"a\": {\"a\": {\"a\": {\"a\": {\"a\": "
+     "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"\\u0000\""
+     "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+     "}}}}}}}}}}"),
+    "a.a.a.a.a.a.a.a.a.a[0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0]"
+    "[0][0][0][0][0][0][0][0]... holds U+0000" },
+  /* Not U+0000: an escaped backslash before "u0000", another control
+     character, and a key's \u0000 (its own words). */
+  { "{\"a\": \"\\\\u0000\"}", NULL },
+  { "{\"a\": \"\\u0001\\u0010\"}", NULL },
+  { "{\"a\\u0000\": \"x\"}", "a key holds \\u0000" },
+};
+
+static void
+test_nul (void)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (nul_rows); i++)
+    {
+      const char *doc = nul_rows[i].doc, *want = nul_rows[i].want;
+      kg_error_t err = NULL;
+      int rc = json_strict_scan ("doc", doc, strlen (doc), &err);
+
+      if (want == NULL)
+        is_int (rc, 0, "U+0000 row %zu: accepted", i);
+      else if (ok (rc < 0 && err != NULL, "U+0000 row %zu: refused", i))
+        has_str (err->msg, want, "U+0000 row %zu: says \"%s\"", i, want);
+      kg_error_release (&err);
+    }
+}
 
 int
 main (void)
@@ -105,6 +164,8 @@ main (void)
       else
         is_str (g, rows[i].want, "%s: %s", rows[i].name, rows[i].want);
     }
+
+  test_nul ();
 
   /* A NUL byte after a backslash is no escape (found by fuzz-jscan). */
   {

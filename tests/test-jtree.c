@@ -119,7 +119,7 @@ test_documents (void)
     ("{\"a\":18446744073709551615,\"b\":9223372036854775807,\"c\":9223372036854775808,"
      "\"d\":-9223372036854775808,\"e\":-0,\"f\":0,\"g\":-1}"),
     "{\"x\":[1.5e10,1E400,-1E400,0.1,-2.50,1e-400,123456789012345678901234567890.5,1.0e+2,5E-3,0.0]}",
-    "{\"s\":\"a\\u0000b\",\"t\":\"\\ud83d\\ude00 \xc3\xa9 \\/ \\\\ \\\" \\n \\b \\f \\r \\t \\u0001\\u001f\x7f\",\"u\":\"\"}",
+    "{\"s\":\"a\\u0002b\",\"t\":\"\\ud83d\\ude00 \xc3\xa9 \\/ \\\\ \\\" \\n \\b \\f \\r \\t \\u0001\\u001f\x7f\",\"u\":\"\"}",
     "[[],{},[{}],null,true,false,{\"\":null},[null,null]]",
     "{\"k\":{\"k\":{\"k\":[1,[2,[3]]]}},\"n\":null,\"z\":{}}",
     " {\"a\" : 1 ,\n\"b\":\t[ ]} \n",
@@ -139,6 +139,11 @@ test_documents (void)
     "{\"a\":1,\"a\":2}",
     "{\"a\":{\"b\":1,\"c\":2,\"b\":3}}",
     "{\"a\\u0000\":1}",
+    /* A string value holding U+0000 (json-c keeps it, a C string cuts
+       it): refused by the scan, in json_read_strict's words. */
+    "{\"s\":\"a\\u0000b\"}",
+    "[\"\\u0000\"]",
+    "\"\\u0000\"",
     "{\"a\":1} {}",
     "{\"a\":1,}",
     "[1,2",
@@ -296,6 +301,37 @@ test_kept_once (void)
   kg_error_release (&err);
 }
 
+/* No string in the tree is cut by a U+0000 it holds: the document is
+   refused, naming the value by its path (a rule would read "ro" of
+   "ro\u0000", which runc, containerd and Kata read whole). */
+static void
+test_nul (void)
+{
+  static const struct
+  {
+    const char *doc, *want;
+  } rows[] = {
+    { "{\"mounts\": [{\"destination\": \"/x\", \"options\": [\"rbind\", \"ro\\u0000\"]}]}",
+      "config.json:1:59: mounts[0].options[1] holds U+0000" },
+    { "{\"process\": {\"env\": [\"A=1\", \"B=\\u0000\"]}}", "process.env[1] holds U+0000" },
+    { "{\"annotations\": {\"a.b/c\": \"x\\u0000\"}}", "annotations[\"a.b/c\"] holds U+0000" },
+    { "[\"\\u0000\"]", "[0] holds U+0000" },
+    { "\"\\u0000\"", "the document holds U+0000" },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      kg_error_t err = NULL;
+      struct jv *t = jv_read_strict ("config.json", rows[i].doc, strlen (rows[i].doc), 64, NULL,
+                                     &err);
+
+      ok (t == NULL, "U+0000 row %zu: refused", i);
+      has_str (err ? err->msg : NULL, rows[i].want, "U+0000 row %zu: %s", i, rows[i].want);
+      jv_free (t);
+      kg_error_release (&err);
+    }
+}
+
 int
 main (void)
 {
@@ -303,6 +339,7 @@ main (void)
   test_large ();
   test_every_offset ();
   test_kept_once ();
+  test_nul ();
   jv_free (NULL);
   return tap_done ();
 }

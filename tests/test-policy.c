@@ -394,6 +394,143 @@ test_resolve (void)
   }
 }
 
+/* ---- strings whole ------------------------------------------------------ */
+
+/* A spec every rule allows, each string value the rules read followed by
+   <ITS PATH>: a row per path plants \u0000 and more after that value (a
+   rule would read the value, runc, containerd and Kata the value and what
+   follows it), the others read as written.  @DIR@ is a directory of the
+   rows'. */
+static const char nul_template[]
+    = "{\"ociVersion\": \"1.0.2<ociVersion>\",\n"
+      " \"hostname\": \"h<hostname>\",\n"
+      " \"process\": {\"user\": {\"uid\": 0, \"gid\": 0,\n"
+      "   \"username\": \"root<process.user.username>\"},\n"
+      "   \"args\": [\"/bin/true<process.args[0]>\", \"x<process.args[1]>\"],\n"
+      "   \"env\": [\"PATH=/bin<process.env[0]>\"], \"cwd\": \"/<process.cwd>\",\n"
+      "   \"capabilities\": {\"bounding\": [\"CAP_CHOWN<process.capabilities.bounding[0]>\"],\n"
+      "     \"effective\": [\"CAP_CHOWN<process.capabilities.effective[0]>\"],\n"
+      "     \"permitted\": [\"CAP_CHOWN<process.capabilities.permitted[0]>\"],\n"
+      "     \"inheritable\": [\"CAP_CHOWN<process.capabilities.inheritable[0]>\"],\n"
+      "     \"ambient\": [\"CAP_CHOWN<process.capabilities.ambient[0]>\"]},\n"
+      "   \"rlimits\": [{\"type\": \"RLIMIT_NOFILE<process.rlimits[0].type>\", \"hard\": 1024, "
+      "\"soft\": 1024}],\n"
+      "   \"apparmorProfile\": \"kg-test<process.apparmorProfile>\",\n"
+      "   \"selinuxLabel\": \"system_u:system_r:container_t:s0<process.selinuxLabel>\"},\n"
+      " \"root\": {\"path\": \"rootfs<root.path>\"},\n"
+      " \"mounts\": [{\"destination\": \"/proc<mounts[0].destination>\", \"type\": "
+      "\"proc<mounts[0].type>\", \"source\": \"proc<mounts[0].source>\"},\n"
+      "   {\"destination\": \"/data<mounts[1].destination>\", \"type\": \"bind<mounts[1].type>\", "
+      "\"source\": \"@DIR@<mounts[1].source>\", \"options\": [\"rbind<mounts[1].options[0]>\", "
+      "\"ro<mounts[1].options[1]>\"]}],\n"
+      " \"annotations\": {\"org.example.note\": \"v<annotations[\"org.example.note\"]>\"},\n"
+      " \"hooks\": {\"prestart\": [{\"path\": \"/bin/true<hooks.prestart[0].path>\", "
+      "\"args\": [\"true<hooks.prestart[0].args[0]>\"]}]},\n"
+      " \"linux\": {\"namespaces\": [{\"type\": \"network<linux.namespaces[0].type>\"}, "
+      "{\"type\": \"pid\"}, {\"type\": \"ipc\"}, {\"type\": \"uts\"}, {\"type\": \"mount\"}],\n"
+      "   \"maskedPaths\": [\"/proc/acpi<linux.maskedPaths[0]>\", \"/proc/kcore\", \"/proc/keys\", "
+      "\"/proc/latency_stats\", \"/proc/timer_list\", \"/proc/timer_stats\", "
+      "\"/proc/sched_debug\", "
+      "\"/proc/scsi\", \"/sys/firmware\"],\n"
+      "   \"readonlyPaths\": [\"/proc/bus<linux.readonlyPaths[0]>\", \"/proc/fs\", \"/proc/irq\", "
+      "\"/proc/sys\", \"/proc/sysrq-trigger\"],\n"
+      "   \"resources\": {\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000, "
+      "\"period\": 100000}, \"devices\": [{\"allow\": false, \"access\": "
+      "\"rwm<linux.resources.devices[0].access>\"}]},\n"
+      "   \"sysctl\": {\"net.ipv4.ip_forward\": \"0<linux.sysctl[\"net.ipv4.ip_forward\"]>\"},\n"
+      "   \"cgroupsPath\": \"/kg/test<linux.cgroupsPath>\",\n"
+      "   \"rootfsPropagation\": \"rprivate<linux.rootfsPropagation>\",\n"
+      "   \"mountLabel\": \"system_u:object_r:container_file_t:s0<linux.mountLabel>\",\n"
+      "   \"seccomp\": {\"defaultAction\": \"SCMP_ACT_ERRNO<linux.seccomp.defaultAction>\", "
+      "\"architectures\": [\"SCMP_ARCH_X86_64<linux.seccomp.architectures[0]>\"], \"syscalls\": "
+      "[{\"names\": [\"read<linux.seccomp.syscalls[0].names[0]>\"], \"action\": "
+      "\"SCMP_ACT_ALLOW<linux.seccomp.syscalls[0].action>\"}]}}}\n";
+
+/* NUL_TEMPLATE with \u0000 and more planted at the marker PLANT (NULL:
+   none), every other marker dropped. */
+static char *
+nul_spec (const char *plant, const char *dir)
+{
+  cleanup_kg_buf struct kg_buf b = { 0 };
+
+  for (const char *p = nul_template; *p != '\0';)
+    {
+      const char *end = *p == '<' ? strchr (p, '>') : NULL;
+
+      if (end != NULL)
+        {
+          if (plant != NULL && strlen (plant) == (size_t) (end - p - 1)
+              && strncmp (p + 1, plant, (size_t) (end - p - 1)) == 0)
+            kg_buf_add (&b, "\\u0000,rw", 9);
+          p = end + 1;
+        }
+      else if (strncmp (p, "@DIR@", 5) == 0)
+        {
+          kg_buf_add (&b, dir, strlen (dir));
+          p += 5;
+        }
+      else
+        kg_buf_add (&b, p++, 1);
+    }
+  {
+    char *spec = kg_buf_steal (&b);
+
+    if (spec == NULL)
+      abort ();
+    return spec;
+  }
+}
+
+static void
+test_nul_fields (void)
+{
+  const char *policy = "hooks = [\"/bin/true\"]";
+  cleanup_free char *dir = NULL;
+  size_t rows = 0;
+
+  if (asprintf (&dir, "%s/nul-data", tmpdir) < 0 || mkdir (dir, 0755) < 0)
+    abort ();
+  /* As written, every rule allows it. */
+  if (need_trusted ("strings whole: the spec as written"))
+    {
+      cleanup_free char *spec = nul_spec (NULL, dir);
+
+      run_expect (spec, ID_A, policy, &kata_fc, "strings whole: the spec as written", "",
+                  "policy.mounts", "1 read-only");
+    }
+  /* Each value with \u0000 after it: refused as that value, by its path,
+     before any rule reads it. */
+  for (const char *p = strchr (nul_template, '<'); p != NULL; p = strchr (p + 1, '<'))
+    {
+      const char *end = strchr (p, '>');
+      cleanup_free char *path = strndup (p + 1, (size_t) (end - p - 1));
+      cleanup_free char *spec = nul_spec (path, dir);
+      cleanup_free char *name = NULL, *needle = NULL;
+
+      if (asprintf (&name, "\\u0000 after %s", path) < 0
+          || asprintf (&needle, "%s holds U+0000", path) < 0)
+        abort ();
+      spec_row (name, spec, needle);
+      rows++;
+    }
+  is_int ((int64_t) rows, 39, "strings whole: a row per string field of the spec");
+  /* A hook's environment (no hook may have one), an annotation of Kata's
+     (the default [policy] annotations allows none): refused by the path
+     of the string, not by the rule. */
+  spec_row ("\\u0000 in a hook's env",
+            "{\"ociVersion\": \"1.0.2\", \"hooks\": {\"poststop\": [{\"path\": \"/bin/true\", "
+            "\"env\": [\"A=1\\u0000\"]}]}}",
+            "hooks.poststop[0].env[0] holds U+0000");
+  spec_row ("\\u0000 in kernel_params",
+            "{\"ociVersion\": \"1.0.2\", \"annotations\": "
+            "{\"io.katacontainers.config.hypervisor.kernel_params\": \"quiet\\u0000 init=/x\"}}",
+            "annotations[\"io.katacontainers.config.hypervisor.kernel_params\"] holds U+0000");
+  /* A key holding \u0000: refused as before, in the scan's words. */
+  spec_row ("an annotation key with \\u0000",
+            "{\"ociVersion\": \"1.0.2\", \"annotations\": {\"a\\u0000b\": \"x\"}}",
+            "a key holds \\u0000");
+}
+
 int
 main (void)
 {
@@ -402,5 +539,6 @@ main (void)
   test_fixtures ();
   test_confinement ();
   test_spec ();
+  test_nul_fields ();
   return policy_test_end ();
 }

@@ -146,8 +146,10 @@ struct guard_config
 /* Where containerd reads its configuration unless told otherwise. */
 #define KG_CONTAINERD_CONFIG_DEFAULT "/etc/containerd/config.toml"
 
-/* Where `kata-guard validate` keeps the posture record ([drift] record). */
-#define KG_POSTURE_RECORD_DEFAULT "/var/lib/kata-guard/posture.json"
+/* The guard's own state directory, and where `kata-guard validate` keeps
+   the posture record in it ([drift] record). */
+#define KG_STATE_DIR "/var/lib/kata-guard"
+#define KG_POSTURE_RECORD_DEFAULT KG_STATE_DIR "/posture.json"
 
 /* The file to read: KATA_GUARD_CONFIG when set and not empty, else
    SYSCONFDIR/kata-guard/config.toml. */

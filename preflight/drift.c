@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,25 @@ static const struct
   { "virtio_fs_daemon", "virtio_fs_daemon" },
   { "ctlpath", "ctlpath" },
 };
+
+const char *const drift_engine_names[DRIFT_ENGINES] = { "containerd", "dockerd", "crio", "podman" };
+
+bool
+drift_engine_find (size_t i, char *path, size_t size)
+{
+  const char *dir = DRIFT_ENGINE_PATH;
+
+  while (i < DRIFT_ENGINES && *dir != '\0')
+    {
+      size_t dl = strcspn (dir, ":");
+
+      if (snprintf (path, size, "%.*s/%s", (int) dl, dir, drift_engine_names[i]) < (int) size
+          && access (path, X_OK) == 0)
+        return true;
+      dir += dl + (dir[dl] == ':');
+    }
+  return false;
+}
 
 struct item
 {
@@ -529,6 +549,38 @@ compare_file (const struct item *rec, const char *validated, struct kg_buf *f, s
   (*n)++;
 }
 
+/* The engines where the fixed PATH finds them now, against record R: one
+   found earlier on it than the recorded one (which then runs whenever
+   the engine is started by its name), or found where none was recorded,
+   is drift, into F after N findings.  How many. */
+static size_t
+engines_moved (const struct posture *r, struct kg_buf *f, size_t n)
+{
+  size_t moved = 0;
+
+  for (size_t i = 0; i < DRIFT_ENGINES; i++)
+    {
+      const struct item *rec = NULL;
+      char what[40], path[PATH_MAX];
+
+      snprintf (what, sizeof what, "engine.%s", drift_engine_names[i]);
+      for (size_t j = 0; j < r->files.n && rec == NULL; j++)
+        if (strcmp (r->files.v[j].what, what) == 0)
+          rec = &r->files.v[j];
+      if (! drift_engine_find (i, path, sizeof path)
+          || (rec != NULL && strcmp (rec->path, path) == 0))
+        continue;
+      if (rec != NULL)
+        sb_printf (f, "%s%s %s is found before %s on %s since validation on %s",
+                   n + moved ? "; " : "", what, path, rec->path, DRIFT_ENGINE_PATH, r->validated);
+      else
+        sb_printf (f, "%s%s %s is new since validation on %s", n + moved ? "; " : "", what, path,
+                   r->validated);
+      moved++;
+    }
+  return moved;
+}
+
 void
 check_drift (struct preflight *pf)
 {
@@ -574,6 +626,7 @@ check_drift (struct preflight *pf)
         sb_printf (&f, "%s%s %s is new since validation on %s", n++ ? "; " : "", now.v[i].what,
                    now.v[i].path, r.validated);
       }
+  n += engines_moved (&r, &f, n);
   for (size_t i = 0; i < r.files.n; i++)
     {
       const struct item *rec = &r.files.v[i];

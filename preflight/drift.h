@@ -31,6 +31,18 @@ struct drift_engine
   const char *version; /* its --version line, or NULL */
 };
 
+/* The engines the posture holds: DRIFT_ENGINES names, each at the first
+   directory of the fixed PATH (DRIFT_ENGINE_PATH) where it is executable,
+   as validate records it and as drift.posture looks for it again at each
+   start (an engine installed earlier on that PATH since is drift). */
+#define DRIFT_ENGINE_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define DRIFT_ENGINES 4
+extern const char *const drift_engine_names[DRIFT_ENGINES];
+
+/* The path of engine I (into PATH, SIZE bytes): true, or false when no
+   directory of the fixed PATH holds it. */
+bool drift_engine_find (size_t i, char *path, size_t size);
+
 /* What `kata-guard validate` records besides the files. */
 /* What `kata-guard validate --prove` adds to the record: the prove call
    (its arguments), when it ran, and each probe's id and verdict. */

@@ -398,6 +398,15 @@ netns_gather_within (unsigned long pid, const char *path, const struct netns_pro
       out->error = errno;
       return 0;
     }
+  /* A namespace of another kind (a bind-mounted /proc/PID/ns/uts, a
+     pid, user or mount namespace's file) is no network: refused by the
+     kernel's word on its kind, before its owner is asked or a reader
+     forked (setns with CLONE_NEWNET would refuse it too, later). */
+  if (ioctl (nsfd, NS_GET_NSTYPE) != CLONE_NEWNET)
+    {
+      out->error = EMEDIUMTYPE;
+      return 0;
+    }
   /* Not entered, nor probed, when someone but the host can change it. */
   read_owner (nsfd, out);
   if (! out->owner_initial)

@@ -171,6 +171,10 @@ struct dirs
 struct mount_dirs
 {
   struct dirs roots, podman, ctd, kubelet, extra, writable;
+  /* The guard's own: its state directories whole, and its files (the
+     posture record, the decision log, the configuration) with what is
+     written beside them under their names (mount_dirs_resolve). */
+  struct dirs guard_dirs, guard_files;
   bool ok;       /* every list resolved */
   bool roots_ok; /* engine_roots resolved (the first list), whatever came after */
 };

@@ -22,8 +22,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "conf.h"
 #include "daemonjson.h"
 #include "policy.h"
+#include "rundir.h"
 #include "trust.h"
 
 #include "policy-int.h"
@@ -233,6 +235,51 @@ mount_dirs_release (struct mount_dirs *d)
   dirs_release (&d->kubelet);
   dirs_release (&d->extra);
   dirs_release (&d->writable);
+  dirs_release (&d->guard_dirs);
+  dirs_release (&d->guard_files);
+}
+
+/* The guard's own directories and files, which no container may read
+   (policy.mounts refuses them even read-only): the posture record holds
+   the hashes, paths and proxy of the sandbox, the decision log every
+   container's findings, the configuration all of it.  The directories
+   whole; the files with their directories' other names kept out of it
+   (a bind of /var/log is refused as containing the log, /var/log/pods is
+   not), but for what is written beside a file under its name: the
+   writer's temporary copy (".NAME..."), logrotate's "NAME.1". */
+static int
+guard_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err)
+{
+  char *dirs[] = { (char *) KG_STATE_DIR, (char *) RUNDIR, (char *) KG_SYSCONFDIR "/kata-guard" };
+  char *files[3];
+  size_t n = 0;
+
+  if (cfg->drift.record != NULL && cfg->drift.record[0] == '/')
+    files[n++] = cfg->drift.record;
+  if (cfg->log.file != NULL && cfg->log.file[0] == '/')
+    files[n++] = cfg->log.file;
+  if (cfg->path != NULL && cfg->path[0] == '/')
+    files[n++] = cfg->path;
+  if (dirs_resolve (dirs, ARRAY_SIZE (dirs), &d->guard_dirs, err) < 0)
+    return -1;
+  return dirs_resolve (files, n, &d->guard_files, err);
+}
+
+/* Whether P is a name written beside the guard's file F: in F's
+   directory, F's name with something after it, or with a dot before. */
+static bool
+guard_sibling (const char *p, const char *f)
+{
+  const char *fs = strrchr (f, '/'), *ps = strrchr (p, '/'), *name;
+  size_t dl = (size_t) (fs - f), fl;
+
+  if (fs == NULL || ps == NULL || (size_t) (ps - p) != dl || strncmp (p, f, dl) != 0)
+    return false;
+  name = ps + 1;
+  fl = strlen (fs + 1);
+  if (name[0] == '.' && fs[1] != '.')
+    name++;
+  return fl > 0 && strncmp (name, fs + 1, fl) == 0;
 }
 
 int
@@ -248,7 +295,8 @@ mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_err
       || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
       || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
                        err)
-             < 0)
+             < 0
+      || guard_dirs_resolve (cfg, d, err) < 0)
     return -1;
   d->ok = true;
   return 0;
@@ -585,6 +633,19 @@ denied (const char *p, const struct mount_dirs *d, const char **entry)
       {
         *entry = extra->paths[i];
         return m == 1 ? "listed in [policy] deny_mounts" : "contains";
+      }
+  for (size_t i = 0; i < d->guard_dirs.n; i++)
+    if ((m = match_entry (d->guard_dirs.paths[i], p, true)) != 0)
+      {
+        *entry = d->guard_dirs.paths[i];
+        return m == 1 ? "kata-guard's own state" : "contains";
+      }
+  for (size_t i = 0; i < d->guard_files.n; i++)
+    if ((m = match_entry (d->guard_files.paths[i], p, true)) != 0
+        || guard_sibling (p, d->guard_files.paths[i]))
+      {
+        *entry = d->guard_files.paths[i];
+        return m == 2 ? "contains" : "kata-guard's own file (its record, log or configuration)";
       }
   return NULL;
 }

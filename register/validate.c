@@ -29,9 +29,6 @@
 #include "validate.h"
 
 /* Where the engines are looked for: a fixed PATH, not the caller's. */
-static const char *const engine_dirs[] = { "/usr/local/sbin", "/usr/local/bin", "/usr/sbin",
-                                           "/usr/bin",        "/sbin",          "/bin" };
-static const char *const engine_names[] = { "containerd", "dockerd", "crio", "podman" };
 
 void
 validate_usage (FILE *out)
@@ -59,9 +56,9 @@ validate_usage (FILE *out)
 
 struct found_engines
 {
-  struct drift_engine v[ARRAY_SIZE (engine_names)];
-  char *paths[ARRAY_SIZE (engine_names)];
-  char *versions[ARRAY_SIZE (engine_names)];
+  struct drift_engine v[DRIFT_ENGINES];
+  char *paths[DRIFT_ENGINES];
+  char *versions[DRIFT_ENGINES];
   size_t n;
 };
 
@@ -100,35 +97,34 @@ version_text (char *const argv[])
   return out;
 }
 
-/* The engines installed on the fixed PATH, each with its --version line. */
+/* The engines installed on the fixed PATH (drift_engine_find), each with
+   its --version line. */
 static void
 find_engines (struct found_engines *e)
 {
-  for (size_t i = 0; i < ARRAY_SIZE (engine_names); i++)
-    for (size_t j = 0; j < ARRAY_SIZE (engine_dirs); j++)
-      {
-        char *argv[] = { NULL, (char *) "--version", NULL };
-        char path[256];
+  for (size_t i = 0; i < DRIFT_ENGINES; i++)
+    {
+      char *argv[] = { NULL, (char *) "--version", NULL };
+      char path[PATH_MAX];
 
-        cleanup_error kg_error_t err = NULL;
-        cleanup_close int fd = -1;
-        struct trust_info info;
+      cleanup_error kg_error_t err = NULL;
+      cleanup_close int fd = -1;
+      struct trust_info info;
 
-        snprintf (path, sizeof path, "%s/%s", engine_dirs[j], engine_names[i]);
-        if (access (path, X_OK) != 0)
-          continue;
-        e->paths[e->n] = strdup (path);
-        if (e->paths[e->n] == NULL)
-          return;
-        /* Executed as root only when it is on a trusted path; else only
-           recorded (its digest) without a version. */
-        fd = trust_open (path, TRUST_FILE, &info, &err);
-        argv[0] = e->paths[e->n];
-        e->versions[e->n] = fd >= 0 ? version_text (argv) : NULL;
-        e->v[e->n] = (struct drift_engine){ engine_names[i], e->paths[e->n], e->versions[e->n] };
-        e->n++;
-        break;
-      }
+      if (! drift_engine_find (i, path, sizeof path))
+        continue;
+      e->paths[e->n] = strdup (path);
+      if (e->paths[e->n] == NULL)
+        return;
+      /* Executed as root only when it is on a trusted path; else only
+         recorded (its digest) without a version. */
+      fd = trust_open (path, TRUST_FILE, &info, &err);
+      argv[0] = e->paths[e->n];
+      e->versions[e->n] = fd >= 0 ? version_text (argv) : NULL;
+      e->v[e->n] = (struct drift_engine){ drift_engine_names[i], e->paths[e->n],
+                                          e->versions[e->n] };
+      e->n++;
+    }
 }
 
 /* Write TEXT as the record PATH: root's alone (the directory made 0700

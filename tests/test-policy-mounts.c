@@ -405,11 +405,83 @@ test_volume_bind (void)
   free (spec);
 }
 
+/* The guard's own state (issue 51): the posture record holds the
+   sandbox's hashes, paths and proxy, the decision log every container's
+   findings; no container reads them, read-only or not.  Its directories
+   whole, what contains them, and its configured files with what is
+   written beside them under their names; never their other neighbours. */
+static void
+test_guard_state (void)
+{
+  cleanup_free char *cfgfile = NULL, *cfgtmp = NULL, *link = NULL, *real = NULL;
+  cleanup_free char *viarec = NULL, *recpol = NULL, *realrec = NULL, *want = NULL;
+  const char *rec = "[drift]\nrecord = \"/srv/kg-rec/posture.json\"";
+  const char *log = "[log]\nfile = \"/srv/kg-log/decisions.json\"";
+
+  mount_row ("the guard's state directory, read-only", "/var/lib/kata-guard", "\"rbind\", \"ro\"",
+             NULL, "policy.mounts", "/var/lib/kata-guard: kata-guard's own state");
+  mount_row ("the default posture record, read-only", "/var/lib/kata-guard/posture.json",
+             "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/var/lib/kata-guard/posture.json: kata-guard's own state");
+  mount_row ("'..' into the guard's state", "/var/lib/x/../kata-guard", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "-> /var/lib/kata-guard: kata-guard's own state");
+  mount_row ("/var/lib, which holds it", "/var/lib", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "/var/lib: contains");
+  mount_row ("the guard's run directory, read-only", "/run/kata-guard/capacity",
+             "\"rbind\", \"ro\"", NULL, "policy.mounts", "/run/kata-guard/capacity: the host's");
+  mount_row ("the guard's configuration directory, read-only", KG_SYSCONFDIR "/kata-guard",
+             "\"rbind\", \"ro\"", NULL, "policy.mounts", KG_SYSCONFDIR "/kata-guard: ");
+  mount_row ("a configured record, read-only", "/srv/kg-rec/posture.json", "\"rbind\", \"ro\"", rec,
+             "policy.mounts", "/srv/kg-rec/posture.json: kata-guard's own file");
+  mount_row ("a configured record's temporary copy", "/srv/kg-rec/.posture.json.kg-tmp.x",
+             "\"rbind\", \"ro\"", rec, "policy.mounts", "kata-guard's own file");
+  mount_row ("the directory of a configured record", "/srv/kg-rec", "\"rbind\", \"ro\"", rec,
+             "policy.mounts", "/srv/kg-rec: contains /srv/kg-rec/posture.json");
+  mount_row ("/srv, above a configured record", "/srv", "\"rbind\", \"ro\"", rec, "policy.mounts",
+             "/srv: contains /srv/kg-rec/posture.json");
+  mount_row ("a configured record's neighbour", "/srv/kg-rec/data", "\"rbind\", \"ro\"", rec, "",
+             "1 read-only");
+  mount_row ("the decision log, read-only", "/srv/kg-log/decisions.json", "\"rbind\", \"ro\"", log,
+             "policy.mounts", "kata-guard's own file");
+  mount_row ("the decision log rotated", "/srv/kg-log/decisions.json.1", "\"rbind\", \"ro\"", log,
+             "policy.mounts", "kata-guard's own file");
+  mount_row ("the decision log's neighbour", "/srv/kg-log/pods", "\"rbind\", \"ro\"", log, "",
+             "1 read-only");
+  if (asprintf (&cfgfile, "%s/guard.toml", tmpdir) < 0
+      || asprintf (&cfgtmp, "%s/.guard.toml.kg-tmp", tmpdir) < 0
+      || asprintf (&link, "%s/state-link", tmpdir) < 0
+      || asprintf (&real, "%s/real-rec", tmpdir) < 0
+      || asprintf (&realrec, "%s/real-rec/posture.json", tmpdir) < 0
+      || asprintf (&viarec, "%s/state-link/posture.json", tmpdir) < 0
+      || asprintf (&recpol, "[drift]\nrecord = \"%s\"", viarec) < 0
+      || asprintf (&want, "%s: kata-guard's own file", realrec) < 0)
+    abort ();
+  mount_row ("the configuration file itself", cfgfile, "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "kata-guard's own file");
+  mount_row ("the configuration's temporary copy", cfgtmp, "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "kata-guard's own file");
+  if (mkdir (real, 0755) < 0 || symlink (real, link) < 0)
+    abort ();
+  /* A record configured through a symlinked directory: its real place
+     is the guard's too. */
+  mount_row ("a record behind a symlinked directory, by its real path", realrec,
+             "\"rbind\", \"ro\"", recpol, "policy.mounts", want);
+  unlink (link);
+  /* A symlink to the state directory is judged where it leads. */
+  if (symlink ("/var/lib/kata-guard", link) < 0)
+    abort ();
+  mount_row ("a symlink to the guard's state directory", link, "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "-> /var/lib/kata-guard: kata-guard's own state");
+  unlink (link);
+  rmdir (real);
+}
+
 int
 main (void)
 {
   policy_test_start ();
   test_mounts ();
+  test_guard_state ();
   test_mount_remedies ();
   test_volume_bind ();
   test_shared_directory ();

@@ -47,6 +47,8 @@ enum str_rule
   STR_NAMESPACE,         /* a containerd namespace name */
   STR_KATA_RUNTIME,      /* "auto", "go" or "runtime-rs" */
   STR_POLICY_MODE,       /* "enforce" or "audit" */
+  STR_SELINUX_TYPE,      /* an SELinux type name: letters, digits, '_' */
+  STR_PROFILE_GLOB,      /* an fnmatch(3) pattern of an AppArmor profile name */
 };
 
 struct key_spec
@@ -114,6 +116,10 @@ static const struct key_spec keys[] = {
     FIELD (policy.n_cri_namespaces), STR_NAMESPACE, 0, 0 },
   { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks), STR_ABS_PATH,
     0, 0 },
+  { "policy", "selinux_types", KEY_STRING_ARRAY, FIELD (policy.selinux_types),
+    FIELD (policy.n_selinux_types), STR_SELINUX_TYPE, 0, 0 },
+  { "policy", "apparmor_profiles", KEY_STRING_ARRAY, FIELD (policy.apparmor_profiles),
+    FIELD (policy.n_apparmor_profiles), STR_PROFILE_GLOB, 0, 0 },
   { "policy", "annotations", KEY_STRING_ARRAY, FIELD (policy.annotations),
     FIELD (policy.n_annotations), STR_REGEX, 0, 0 },
   { "policy", "require_memory_limit", KEY_BOOL, FIELD (policy.require_memory_limit), 0, STR_ANY, 0,
@@ -160,6 +166,24 @@ static const char *const default_containerd_roots[] = { "/var/lib/containerd", "
 static const char *const default_kubelet_roots[] = { "/var/lib/kubelet" };
 /* The containerd namespace of its CRI plugin (pkg/cri constants). */
 static const char *const default_cri_namespaces[] = { "k8s.io" };
+/* The types the engines give a container's process (container-selinux's
+   container_domain; Kubernetes' baseline Pod Security Standard allows
+   these four): container_kvm_t is the one for a VM runtime, which Kata's
+   kata_agent.go turns back into container_t for the guest;
+   svirt_lxc_net_t is container_t's old name (an alias).  Never spc_t or
+   unconfined_t: Kata makes the label its hypervisor's and virtiofsd's on
+   the host (policy.labels). */
+static const char *const default_selinux_types[] = {
+  "container_t", "container_init_t", "container_kvm_t", "container_engine_t", "svirt_lxc_net_t",
+};
+/* The engines' own default profiles: Docker's, podman's (with its
+   version), containerd CRI's and CRI-O's. */
+static const char *const default_apparmor_profiles[] = {
+  "docker-default",
+  "containers-default-*",
+  "cri-containerd.apparmor.d",
+  "crio-default*",
+};
 /* Docker's libnetwork prestart hook runs dockerd itself. */
 static const char *const default_hooks[] = { "/usr/bin/dockerd", "/usr/sbin/dockerd" };
 
@@ -256,6 +280,10 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
                      default_cri_namespaces, ARRAY_SIZE (default_cri_namespaces))
       || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
                      ARRAY_SIZE (default_hooks))
+      || ! set_list (&cfg->policy.selinux_types, &cfg->policy.n_selinux_types,
+                     default_selinux_types, ARRAY_SIZE (default_selinux_types))
+      || ! set_list (&cfg->policy.apparmor_profiles, &cfg->policy.n_apparmor_profiles,
+                     default_apparmor_profiles, ARRAY_SIZE (default_apparmor_profiles))
       || ! set_list (&cfg->policy.annotations, &cfg->policy.n_annotations, NULL, 0)
       || ! set_list (&cfg->egress.networks, &cfg->egress.n_networks, NULL, 0)
       || ! set_list (&cfg->drift.files, &cfg->drift.n_files, NULL, 0))
@@ -575,6 +603,13 @@ check_string (enum str_rule rule, const char *s)
       return conf_valid_namespace (s) ? NULL
                                       : "is not a containerd namespace name (letters, digits, "
                                         "'.', '_', '-', starting with a letter or digit)";
+    case STR_SELINUX_TYPE:
+      return *s != '\0' && strlen (s) <= 64 && strspn (s, SELINUX_TYPE_CHARS) == strlen (s)
+                 ? NULL
+                 : "is not an SELinux type name (letters, digits, '_'; at most 64)";
+    case STR_PROFILE_GLOB:
+      return *s != '\0' && strlen (s) <= 255 ? NULL
+                                             : "must be a profile name or pattern (1 to 255 bytes)";
     case STR_CAPABILITY:
       return valid_capability (s) ? NULL : "is not a capability name libcap knows (CAP_*)";
     case STR_REGEX:
@@ -1026,6 +1061,8 @@ guard_config_release (struct guard_config *cfg)
   free_list (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots);
   free_list (cfg->policy.cri_namespaces, cfg->policy.n_cri_namespaces);
   free_list (cfg->policy.hooks, cfg->policy.n_hooks);
+  free_list (cfg->policy.selinux_types, cfg->policy.n_selinux_types);
+  free_list (cfg->policy.apparmor_profiles, cfg->policy.n_apparmor_profiles);
   free_list (cfg->policy.annotations, cfg->policy.n_annotations);
   free_list (cfg->egress.networks, cfg->egress.n_networks);
   free_annotation_res (cfg);

@@ -24,6 +24,11 @@ struct sockaddr_storage;
 /* [egress] deny_statuses holds at most this many. */
 #define CONF_MAX_STATUSES 8
 
+/* What an SELinux type name is made of ([policy] selinux_types, and the
+   type of a spec's label, policy.labels): the policy language's
+   identifiers, without the '.' of a namespaced CIL name. */
+#define SELINUX_TYPE_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
 /* [assets.sha256]: "/path" = "64 hex digits" */
 struct sha256_pin
 {
@@ -104,6 +109,10 @@ struct guard_config
     size_t n_cri_namespaces;
     char **hooks; /* programs an OCI hook may run */
     size_t n_hooks;
+    char **selinux_types; /* SELinux types a process.selinuxLabel may name */
+    size_t n_selinux_types;
+    char **apparmor_profiles; /* fnmatch(3) patterns of allowed process.apparmorProfile */
+    size_t n_apparmor_profiles;
     char **annotations; /* regexes (as written) of allowed io.katacontainers.* names */
     size_t n_annotations;
     regex_t *annotation_res; /* the same, compiled as ^(...)$ */

@@ -86,6 +86,7 @@ enum ask
   ASK_HOST_NS,
   ASK_JOIN,
   ASK_UNCONFINED,
+  ASK_SELINUX,
   ASK_READONLY,
   ASK_N,
 };
@@ -338,8 +339,12 @@ struct vm_size
    inside the guest, its capabilities and seccomp filter there, its
    masks and mount namespace in the guest kernel).  What reaches the
    host (its devices, files, namespaces, hooks that run there, Kata's own
-   configuration), another container or its VM, the egress or the count
-   of the host's memory is enforced in audit mode too. */
+   configuration, the SELinux label Kata gives its hypervisor and
+   virtiofsd there), another container or its VM, the egress or the
+   count of the host's memory is enforced in audit mode too.  A rule's
+   reach is that of the strongest effect of what it judges: a field Kata
+   applies on the host as well as in the guest belongs to a REACH_HOST
+   rule (process.selinuxLabel: policy.labels, not policy.confinement). */
 enum rule_reach
 {
   REACH_HOST, /* the host, another container, the egress or the count */
@@ -364,6 +369,7 @@ enum rule_reach
   X (seccomp, "policy.seccomp", REACH_VM)                                                          \
   X (memory_limit, "policy.memory_limit", REACH_VM)                                                \
   X (resources, "policy.resources", REACH_HOST)                                                    \
+  X (labels, "policy.labels", REACH_HOST)                                                          \
   X (confinement, "policy.confinement", REACH_VM)                                                  \
   X (egress_netns, "egress.netns", REACH_HOST)
 
@@ -379,6 +385,7 @@ extern const char *const ns_types[];
 uint64_t allowed_caps (const struct guard_config *cfg);
 const char *annotation (const struct ctx *c, const char *name);
 const char *below (const char *p, const char *root);
+bool apparmor_profile_allowed (const struct guard_config *cfg, const char *profile);
 bool cap_parse (const char *name, cap_value_t *v);
 void cap_upper (cap_value_t v, char *out, size_t size);
 bool cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
@@ -391,6 +398,8 @@ struct jv *engine_json (const char *path);
 struct jv *engine_json_of (const char *path, bool array);
 const char *engine_name (const struct who *w);
 const char *engine_words (const struct who *w, enum ask a);
+bool selinux_context_judge (const char *label, const char *role, const char *const *types,
+                            size_t n_types, const char *list, char *why, size_t size);
 __attribute__ ((format (printf, 2, 3))) void finding (struct findings *f, const char *fmt, ...);
 void findings_release (struct findings *f);
 bool is_crio_sandbox (const struct ctx *c);

@@ -13,7 +13,8 @@
  *
  * This unit: the family (check_policy and its one table of rules) and
  * policy.confinement.  The rules are in policy-*.c and egress-netns.c
- * (policy-runc.c: runc exec and update), what they all use in
+ * (policy-labels.c: policy.labels and the label grammar confinement uses;
+ * policy-runc.c: runc exec and update), what they all use in
  * policy.c; they share policy-int.h, and none calls back up here.
  */
 #include "config.h"
@@ -50,6 +51,10 @@ static const char *const required_readonly[] = {
   "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
 };
 
+/* The file type the engines label a container's mounts with
+   (svirt_sandbox_file_t: its old name, an alias in container-selinux). */
+static const char *const mount_label_types[] = { "container_file_t", "svirt_sandbox_file_t" };
+
 /* The sysctls a container's own namespaces hold (runc's validateSysctl:
    IPC and network namespaced ones); the rest are the kernel's, for
    everybody. */
@@ -84,6 +89,7 @@ check_confinement (const struct ctx *c)
   cleanup_findings struct findings f = { 0 };
   struct jv *linux_, *list, *masked, *ro, *process, *v, *mounts, *sysctl;
   bool mount_ns = false;
+  char why[160];
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
   process = jget_type (c->spec, "spec", "process", json_type_object, &f);
@@ -127,14 +133,21 @@ check_confinement (const struct ctx *c)
         finding (&f, "%s is not read-only (linux.readonlyPaths)", required_readonly[i]);
         break;
       }
-  v = jget (process, "process", "apparmorProfile", &f);
-  if (v != NULL && jv_is_type (v, json_type_string) && strcmp (jv_string (v), "unconfined") == 0)
-    finding (&f, "AppArmor profile \"unconfined\"");
-  v = jget (process, "process", "selinuxLabel", &f);
-  if (v != NULL && jv_is_type (v, json_type_string)
-      && (strstr (jv_string (v), ":spc_t") != NULL
-          || strstr (jv_string (v), ":unconfined_t") != NULL))
-    finding (&f, "SELinux label %.64s (an unconfined type)", jv_string (v));
+  /* process.selinuxLabel is policy.labels': Kata applies it on the host. */
+  v = jget_type (process, "process", "apparmorProfile", json_type_string, &f);
+  if (v != NULL && ! apparmor_profile_allowed (c->cfg, jv_string (v)))
+    finding (&f,
+             "AppArmor profile \"%.64s\" (process.apparmorProfile) is not one of [policy] "
+             "apparmor_profiles",
+             jv_string (v));
+  /* The agent's mount context in the guest (kata_agent.go passes it on, or
+     drops it with guest SELinux off): the engines' file type, or none. */
+  v = jget_type (linux_, "linux", "mountLabel", json_type_string, &f);
+  if (v != NULL && *jv_string (v) != '\0'
+      && ! selinux_context_judge (jv_string (v), "object_r", mount_label_types,
+                                  ARRAY_SIZE (mount_label_types), "the engines' (container_file_t)",
+                                  why, sizeof why))
+    finding (&f, "linux.mountLabel \"%.64s\": %s", jv_string (v), why);
   v = jget (linux_, "linux", "rootfsPropagation", &f);
   if (v != NULL && jv_is_type (v, json_type_string)
       && (strcmp (jv_string (v), "shared") == 0 || strcmp (jv_string (v), "rshared") == 0))
@@ -182,13 +195,15 @@ check_confinement (const struct ctx *c)
 
       snprintf (remedy, sizeof remedy,
                 "keep the engine's default confinement (no %s, no procMount Unmasked, no shared "
-                "propagation, only namespaced sysctls)",
+                "propagation, only namespaced sysctls), or list the AppArmor profile in [policy] "
+                "apparmor_profiles",
                 engine_words (&c->who, ASK_UNCONFINED));
       rule_fail (c, remedy, "%s", sb_str (&f.text));
     }
   else
-    rule_pass (c, "own mount namespace, /proc masked and read-only as the engines default, no "
-                  "unconfined profile, no shared propagation, only namespaced sysctls");
+    rule_pass (c, "own mount namespace, /proc masked and read-only as the engines default, "
+                  "AppArmor profile and mount label the engines', no shared propagation, only "
+                  "namespaced sysctls");
 }
 
 /* ---- the family ----------------------------------------------------- */

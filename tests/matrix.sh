@@ -27,7 +27,7 @@
 MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/test-kvm
   tests/test-trust tests/test-kata tests/test-options tests/test-egress tests/test-assets
   tests/test-policy tests/test-policy-mounts tests/test-policy-identity tests/test-policy-devices
-  tests/test-policy-hooks tests/test-policy-resources
+  tests/test-policy-hooks tests/test-policy-resources tests/test-policy-labels
   tests/test-daemonjson tests/test-confine tests/test-goflag tests/test-output
   tests/test-exec tests/test-codec tests/test-wings
   tests/cli.test tests/shim.test tests/policy.test tests/assets.test tests/egress.test

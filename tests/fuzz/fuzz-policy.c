@@ -23,8 +23,8 @@
 static const char *const policy_ids[] = {
   "policy.spec",         "policy.privileged",   "policy.namespaces", "policy.mounts",
   "policy.capabilities", "policy.devices",      "policy.hooks",      "policy.annotations",
-  "policy.seccomp",      "policy.memory_limit", "policy.resources",  "policy.confinement",
-  "egress.netns",
+  "policy.seccomp",      "policy.memory_limit", "policy.resources",  "policy.labels",
+  "policy.confinement",  "egress.netns",
 };
 
 /* The [hypervisor.firecracker] values that policy.resources reads. */

@@ -12,6 +12,7 @@
 #include "policy.h"
 #include "output.h"
 #include "util.h"
+#include "writer.h"
 
 int
 log_append_line (const char *path, const char *line, kg_error_t *err)
@@ -87,7 +88,8 @@ decision_log (const struct decision *d, const struct decision_sink *sink)
       if (line == NULL)
         kg_error (&err, ENOMEM, "format the decision");
       else
-        log_append_line (sink->file, line, &err);
+        /* The guard's own file: by the guard's writer (writer.h). */
+        writer_append (sink->file, line, strlen (line), WRITER_PRIVATE, &err);
       /* Enforced anyway; the failure itself goes where it can be seen
          without disturbing the engine (never stderr). */
       if (err != NULL && sink->syslog)

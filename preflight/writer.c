@@ -291,8 +291,6 @@ writer_append (const char *path, const void *buf, size_t len, mode_t mode, kg_er
   cleanup_free char *name = NULL;
   cleanup_close int dir = writer_open_dir (path, 0, &name, err);
   cleanup_close int fd = -1;
-  struct stat st;
-  ssize_t n;
 
   if (dir < 0)
     return -1;
@@ -311,18 +309,24 @@ writer_append (const char *path, const void *buf, size_t len, mode_t mode, kg_er
     fd = openat (dir, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0)
     return kg_error (err, errno, "open %s", path);
+  return writer_append_fd (fd, path, buf, len, true, err);
+}
+
+int
+writer_append_fd (int fd, const char *path, const void *buf, size_t len, bool roots,
+                  kg_error_t *err)
+{
+  struct stat st;
+  char why[128];
+  ssize_t n;
+
   if (fstat (fd, &st) < 0)
     return kg_error (err, errno, "fstat %s", path);
   if (! S_ISREG (st.st_mode))
     return kg_error (err, 0, "%s is not a regular file", path);
-  {
-    char why[128];
-
-    if (! trust_stat_ok (&st, why, sizeof why))
-      return kg_error (err, 0,
-                       "%s %s: kata-guard appends only to a file that root alone can change", path,
-                       why);
-  }
+  if (roots && ! trust_stat_ok (&st, why, sizeof why))
+    return kg_error (err, 0, "%s %s: kata-guard appends only to a file that root alone can change",
+                     path, why);
   do
     n = write (fd, buf, len);
   while (n < 0 && errno == EINTR);

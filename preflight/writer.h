@@ -20,6 +20,7 @@
 #ifndef KG_WRITER_H
 #define KG_WRITER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -70,6 +71,12 @@ int writer_replace (const char *path, const void *buf, size_t len, mode_t mode, 
    one must be a regular file of root's that no group or other can write
    (it cannot be replaced, so it is refused rather than written). */
 int writer_append (const char *path, const void *buf, size_t len, mode_t mode, kg_error_t *err);
+
+/* The write of writer_append to the open FD (PATH for messages): a
+   regular file (and with ROOTS one of root's that no group or other can
+   write), LEN bytes of BUF in a single write (). */
+int writer_append_fd (int fd, const char *path, const void *buf, size_t len, bool roots,
+                      kg_error_t *err);
 
 /* For register/replace.c, which writes the engines' own configuration
    files the same way but keeps their owner and mode: */

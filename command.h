@@ -30,11 +30,6 @@
    (results, notes, --dry-run output) it prints itself. */
 typedef int kg_command (int argc, char **argv, bool *usage, kg_error_t *err);
 
-/* How a command replaces a file whole, as install writes daemon.json:
-   main.c hands in register/replace.h's kg_replace_file to `check --nfd`
-   (the start path links without registration).  0, or -1 with *ERR. */
-typedef int kg_replace_fn (const char *path, const char *data, size_t len, kg_error_t *err);
-
 /* How a command prints a report as `kata-guard check` does: main.c hands
    in the start path's text output to `validate` (registration links
    without the start path). */

@@ -17,7 +17,6 @@
 #include "install.h"
 #include "output.h"
 #include "prove.h"
-#include "replace.h"
 #include "validate.h"
 #include "wrapper.h"
 
@@ -80,19 +79,6 @@ sanitise_stdfd (void)
       }
 }
 
-/* check --nfd replaces its file as install replaces daemon.json. */
-static int
-replace_file (const char *path, const char *data, size_t len, kg_error_t *err)
-{
-  return kg_replace_file (path, OUTPUT_NFD_MAX, data, len, err);
-}
-
-static int
-check_command (int argc, char **argv, bool *usage, kg_error_t *err)
-{
-  return cli_check (argc, argv, replace_file, usage, err);
-}
-
 static void
 print_report (FILE *out, const struct report *rep)
 {
@@ -128,7 +114,7 @@ main (int argc, char **argv)
     kg_command *run;
     void (*usage) (FILE *out);
   } commands[] = {
-    { "check", check_command, cli_usage },
+    { "check", cli_check, cli_usage },
     { "install", cli_install, install_usage },
     { "uninstall", cli_uninstall, install_usage },
     { "validate", validate_command, validate_usage },

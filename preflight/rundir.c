@@ -13,6 +13,7 @@
 #include "rundir.h"
 #include "trust.h"
 #include "util.h"
+#include "writer.h"
 
 #define RUNDIR_PARENT "/run"
 #define RUNDIR_NAME "kata-guard"
@@ -78,34 +79,7 @@ int
 rundir_write (int dir, const char *shown, const char *name, const void *buf, size_t len,
               kg_error_t *err)
 {
-  cleanup_close int fd = -1;
-  char tmp[NAME_MAX + 1];
-  int r = 0;
-
-  for (unsigned attempt = 0;; attempt++)
-    {
-      if (snprintf (tmp, sizeof tmp, ".%.200s.%ld.%u", name, (long) getpid (), attempt)
-          >= (int) sizeof tmp)
-        return kg_error (err, ENAMETOOLONG, "%s/%s", shown, name);
-      fd = openat (dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-      if (fd >= 0)
-        break;
-      if (errno != EEXIST || attempt == 16)
-        return kg_error (err, errno, "%s/%s", shown, tmp);
-    }
-  /* The umask can only take bits away; make the mode exact anyway. */
-  if (fchmod (fd, 0600) < 0 || kg_write_all (fd, buf, len) < 0)
-    r = -1;
-  if (r == 0 && renameat (dir, tmp, dir, name) < 0)
-    r = -1;
-  if (r < 0)
-    {
-      int e = errno;
-
-      unlinkat (dir, tmp, 0);
-      return kg_error (err, e, "%s/%s", shown, name);
-    }
-  return 0;
+  return writer_replace_at (dir, shown, name, buf, len, WRITER_PRIVATE, WRITER_VOLATILE, err);
 }
 
 int

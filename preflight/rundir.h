@@ -23,8 +23,8 @@
 int rundir_open (const char *sub, bool create, kg_error_t *err);
 
 /* Replace NAME in the directory DIR (from rundir_open; SHOWN is its path
-   for messages) with LEN bytes of BUF, mode 0600: a temporary file, then
-   rename, so a reader sees the old file or the new one, never half of
+   for messages) with LEN bytes of BUF, root's, mode 0600, by the guard's
+   writer (writer.h, WRITER_VOLATILE): a temporary file, then rename, so a reader sees the old file or the new one, never half of
    one.  Nothing is fsync'd: RUNDIR holds nothing a crash must keep (it
    is tmpfs on a booted host, gone at boot; where it is not, every reader
    treats a file from before this boot as gone), and a start must not

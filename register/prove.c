@@ -30,10 +30,12 @@
 
 #include "conf.h"
 #include "prove.h"
+#include "rundir.h"
 #include "util.h"
 
 #define CANARY_PREFIX "kata-guard-prove-"
-#define MARKER_DIR "/run/kata-guard/prove"
+#define PROVE_SUB "prove"
+#define MARKER_DIR RUNDIR "/" PROVE_SUB
 #define PROBE_IN_CANARY "/kata-guard-probe"
 #define OUT_MAX (64 * 1024)
 #define MAX_LIST 16
@@ -1247,9 +1249,15 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
 
   /* The marker: in a directory of this run's own under /run, which no
      container is given. */
-  if ((mkdir ("/run/kata-guard", 0755) < 0 && errno != EEXIST)
-      || (mkdir (MARKER_DIR, 0700) < 0 && errno != EEXIST))
-    return kg_error (err, errno, "cannot make " MARKER_DIR), KG_EXIT_FAIL;
+  {
+    /* rundir.h: made 0700 under a trusted /run, or refused unless root's
+       alone; nobody else can then change what is under it. */
+    int dir = rundir_open (PROVE_SUB, true, err);
+
+    if (dir < 0)
+      return kg_error_prefix (err, "cannot use " MARKER_DIR), KG_EXIT_FAIL;
+    close (dir);
+  }
   /* One prove at a time: what an earlier run left (its canary, its
      marker) is then no other run's. */
   lock_fd = open (MARKER_DIR "/.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -1264,7 +1272,7 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
            KG_EXIT_FAIL;
   set_run_paths (marker_dir);
   {
-    int fd = open (marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int fd = open (marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
     if (fd < 0)
       return kg_error (err, errno, "cannot write the marker %s", marker), KG_EXIT_FAIL;

@@ -14,11 +14,12 @@
 #include <sys/stat.h>
 
 #include "error.h"
+#include "writer.h"
 
 /* Beside the file: the file as it was before kata-guard first changed it. */
 #define KG_BACKUP_SUFFIX ".kata-guard.bak"
 /* Temporary files are ".BASE" KG_TEMP_INFIX "XXXXXX" in the same directory. */
-#define KG_TEMP_INFIX ".kata-guard."
+#define KG_TEMP_INFIX WRITER_TEMP_INFIX
 
 /* A file opened for replacement: its directory is locked (flock) until
    kg_replace_close, so two installers never interleave, and temporary
@@ -47,9 +48,6 @@ int kg_replace_open (const char *path, size_t max, struct kg_replace *r, kg_erro
    (caller frees).  On failure the file is unchanged. */
 int kg_replace_commit (struct kg_replace *r, const char *data, size_t len, bool backup,
                        char **backup_path, kg_error_t *err);
-/* The two in one: open PATH (an existing file over MAX bytes is refused),
-   replace it with DATA without a backup, close (kata-guard check --nfd). */
-int kg_replace_file (const char *path, size_t max, const char *data, size_t len, kg_error_t *err);
 /* Remove the file (the directory fsync'd). */
 int kg_replace_remove (struct kg_replace *r, kg_error_t *err);
 void kg_replace_close (struct kg_replace *r);

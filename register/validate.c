@@ -26,6 +26,7 @@
 #include "request.h"
 #include "trust.h"
 #include "util.h"
+#include "writer.h"
 #include "validate.h"
 
 /* Where the engines are looked for: a fixed PATH, not the caller's. */
@@ -127,37 +128,13 @@ find_engines (struct found_engines *e)
     }
 }
 
-/* Write TEXT as the record PATH: root's alone (the directory made 0700
-   when missing), atomically. */
+/* Write TEXT as the record PATH by the guard's writer (writer.h): root's
+   alone, 0600, atomically; its directory made 0700 when missing.  Never
+   through a symlink, never in the likeness of a file that was there. */
 static int
 posture_write (const char *path, const char *text, kg_error_t *err)
 {
-  cleanup_replace struct kg_replace r = { .dirfd = -1 };
-  cleanup_free char *dir = strdup (path);
-  char *slash = dir ? strrchr (dir, '/') : NULL;
-
-  struct stat st;
-
-  if (slash == NULL)
-    return kg_error (err, ENOMEM, "cannot allocate");
-  *slash = '\0';
-  if (slash > dir && mkdir (dir, 0700) < 0 && errno != EEXIST)
-    return kg_error (err, errno, "%s", dir);
-  /* The check reads the record itself, never through a link; and a file
-     that is not root's alone is removed, not replaced in its likeness
-     (the new one would inherit its owner and mode until the chown). */
-  if (lstat (path, &st) == 0 && S_ISLNK (st.st_mode))
-    return kg_error (err, 0, "%s is a symbolic link: point [drift] record at the file", path);
-  if (lstat (path, &st) == 0 && S_ISREG (st.st_mode)
-      && (st.st_uid != 0 || st.st_gid != 0 || (st.st_mode & 07777) != 0600) && unlink (path) < 0)
-    return kg_error (err, errno, "%s", path);
-  if (kg_replace_open (path, DRIFT_RECORD_MAX, &r, err) < 0
-      || kg_replace_commit (&r, text, strlen (text), false, NULL, err) < 0)
-    return -1;
-  if (fchownat (r.dirfd, r.base, 0, 0, AT_SYMLINK_NOFOLLOW) < 0
-      || fchmodat (r.dirfd, r.base, 0600, 0) < 0)
-    return kg_error (err, errno, "%s", r.path);
-  return 0;
+  return writer_replace (path, text, strlen (text), WRITER_PRIVATE, WRITER_DIR_PRIVATE, err);
 }
 
 /* The reason egress.denies passed with: that the proxy denied. */

@@ -21,13 +21,14 @@
 #include "output.h"
 #include "request.h"
 #include "util.h"
+#include "writer.h"
 
 void
 cli_usage (FILE *out)
 {
   fputs (
       "Usage: kata-guard check [--config FILE] [--bundle DIR [--id ID]] [--format FMT | --json]\n"
-      "                        [--nfd FILE] [-q]\n"
+      "                        [--nfd FILE] [--output FILE] [-q]\n"
       "       kata-guard install [--docker|--containerd|--crio] [options]  (kata-guard install --help)\n"
       "       kata-guard uninstall [--docker|--containerd|--crio] [options]\n"
       "       kata-guard validate [--config FILE] [--note TEXT] [--dry-run] [-q]  (validate --help)\n"
@@ -48,6 +49,10 @@ cli_usage (FILE *out)
       "  -j, --json         the same as --format json\n"
       "      --nfd FILE     also write the verdict as node labels to FILE, a Node Feature\n"
       "                     Discovery feature file (in its features.d), atomically\n"
+      "  -o, --output FILE  write the report to FILE (root's, 0644, atomically) instead\n"
+      "                     of standard output: node_exporter's textfile directory\n"
+      "                     with --format prometheus.  FILE's directory, and every one\n"
+      "                     above it, must be root's and writable by nobody else\n"
       "  -q, --quiet        print nothing; the exit status tells\n"
       "\n"
       "Exit status: 0 every check passed, 1 a check failed, 2 usage or configuration error.\n",
@@ -71,7 +76,8 @@ struct check_args
 {
   const char *config_path; /* NULL: the default */
   const char *bundle_arg, *id;
-  const char *nfd; /* --nfd FILE, or NULL */
+  const char *nfd;    /* --nfd FILE, or NULL */
+  const char *output; /* --output FILE, or NULL: standard output */
   enum check_format format;
   bool quiet, help;
 };
@@ -82,22 +88,18 @@ static int
 parse_check_args (int argc, char **argv, struct check_args *a, bool *usage, kg_error_t *err)
 {
   static const struct option opts[] = {
-    { "config", required_argument, NULL, 'c' },
-    { "bundle", required_argument, NULL, 'b' },
-    { "id", required_argument, NULL, 'i' },
-    { "json", no_argument, NULL, 'j' },
-    { "format", required_argument, NULL, 'f' },
-    { "quiet", no_argument, NULL, 'q' },
-    { "nfd", required_argument, NULL, 'N' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
+    { "config", required_argument, NULL, 'c' }, { "bundle", required_argument, NULL, 'b' },
+    { "id", required_argument, NULL, 'i' },     { "json", no_argument, NULL, 'j' },
+    { "format", required_argument, NULL, 'f' }, { "quiet", no_argument, NULL, 'q' },
+    { "nfd", required_argument, NULL, 'N' },    { "output", required_argument, NULL, 'o' },
+    { "help", no_argument, NULL, 'h' },         { NULL, 0, NULL, 0 },
   };
   int c;
 
   memset (a, 0, sizeof *a);
   optind = 1;
   opterr = 0;
-  while ((c = getopt_long (argc, argv, "+c:b:i:f:jqh", opts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "+c:b:i:f:o:jqh", opts, NULL)) != -1)
     switch (c)
       {
       case 'c':
@@ -128,6 +130,9 @@ parse_check_args (int argc, char **argv, struct check_args *a, bool *usage, kg_e
       case 'N':
         a->nfd = optarg;
         break;
+      case 'o':
+        a->output = optarg;
+        break;
       case 'h':
         a->help = true;
         return 0;
@@ -142,6 +147,8 @@ parse_check_args (int argc, char **argv, struct check_args *a, bool *usage, kg_e
     return kg_error (err, 0, "--bundle needs a directory");
   if (a->nfd != NULL && *a->nfd == '\0')
     return kg_error (err, 0, "--nfd needs a file");
+  if (a->output != NULL && *a->output == '\0')
+    return kg_error (err, 0, "--output needs a file");
   return 0;
 }
 
@@ -198,10 +205,11 @@ kata_runtime_name (const struct preflight *pf)
   return kata_runtime_of (pf->cfg, real) == KATA_RUNTIME_RS ? "runtime-rs" : "go";
 }
 
-/* --nfd PATH: the feature file, replaced whole by REPLACE. */
+/* --nfd PATH: the feature file, replaced whole by the guard's writer
+   (writer.h): root's, 0644, for NFD's worker to read. */
 static int
-write_nfd (kg_replace_fn *replace, const char *path, const struct report *rep,
-           const struct facts *facts, long long now, kg_error_t *err)
+write_nfd (const char *path, const struct report *rep, const struct facts *facts, long long now,
+           kg_error_t *err)
 {
   cleanup_free char *buf = NULL;
   size_t len = 0;
@@ -216,26 +224,22 @@ write_nfd (kg_replace_fn *replace, const char *path, const struct report *rep,
     return kg_error (err, ENOMEM, "--nfd %s: cannot format the labels", path);
   if (len > OUTPUT_NFD_MAX)
     return kg_error (err, E2BIG, "--nfd %s: %zu bytes of labels, more than NFD reads", path, len);
-  if (replace (path, buf, len, err) < 0)
-    {
-      kg_error_prefix (err, "--nfd");
-      return -1;
-    }
+  if (writer_replace (path, buf, len, WRITER_PUBLIC, WRITER_DIR_PUBLIC, err) < 0)
+    return kg_error_prefix (err, "--nfd");
   return 0;
 }
 
 /* The configuration did not load: the labels say so (a fleet must not
    keep a stale posture=pass), as a start reports it. */
 static int
-write_nfd_config_error (kg_replace_fn *replace, const char *path, const char *why, long long now,
-                        kg_error_t *err)
+write_nfd_config_error (const char *path, const char *why, long long now, kg_error_t *err)
 {
   struct report rep = { 0 };
   struct facts facts = { 0 };
   int r;
 
   report_fail (&rep, "config", GUARD_CONFIG_REMEDY, "%s", why);
-  r = write_nfd (replace, path, &rep, &facts, now, err);
+  r = write_nfd (path, &rep, &facts, now, err);
   report_release (&rep);
   return r;
 }
@@ -245,7 +249,7 @@ static void
 read_facts (const struct check_args *a, const struct guard_config *cfg, struct facts *facts)
 {
   cleanup_error kg_error_t lerr = NULL;
-  bool metrics = a->format == FMT_PROMETHEUS && ! a->quiet;
+  bool metrics = a->format == FMT_PROMETHEUS && (! a->quiet || a->output != NULL);
 
   if (metrics || a->nfd != NULL)
     facts_read_posture (facts, cfg->drift.record);
@@ -254,9 +258,60 @@ read_facts (const struct check_args *a, const struct guard_config *cfg, struct f
     facts_read_log (facts, cfg->log.file, &lerr);
 }
 
-int
-cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_t *err)
+/* Where the report goes: standard output, or with --output a buffer
+   that out_close hands to the guard's writer (writer.h) whole. */
+struct report_out
 {
+  FILE *f;
+  char *buf;
+  size_t len;
+  bool print; /* anything is printed at all (not -q, or --output) */
+};
+
+static int
+out_open (const struct check_args *a, struct report_out *o, kg_error_t *err)
+{
+  *o = (struct report_out){ .f = stdout, .print = ! a->quiet || a->output != NULL };
+  if (a->output == NULL)
+    return 0;
+  o->f = open_memstream (&o->buf, &o->len);
+  if (o->f == NULL)
+    return kg_error (err, errno, "--output %s", a->output);
+  return 0;
+}
+
+/* Flush standard output, or replace --output's file with what was
+   formatted.  -1 with *ERR when ERR is not set already. */
+static int
+out_close (const struct check_args *a, struct report_out *o, kg_error_t *err)
+{
+  cleanup_error kg_error_t werr = NULL;
+  bool bad;
+
+  if (a->output == NULL)
+    return fflush (stdout) != 0 && ! a->quiet ? -1 : 0;
+  bad = ferror (o->f) != 0;
+  if (fclose (o->f) != 0 || bad)
+    kg_error (&werr, ENOMEM, "--output %s: cannot format the report", a->output);
+  else if (writer_replace (a->output, o->buf, o->len, WRITER_PUBLIC, WRITER_DIR_PUBLIC, &werr) < 0)
+    kg_error_prefix (&werr, "--output");
+  free (o->buf);
+  if (werr == NULL)
+    return 0;
+  if (*err == NULL)
+    {
+      *err = werr;
+      werr = NULL;
+    }
+  else
+    fprintf (stderr, "kata-guard: check: %s\n", werr->msg);
+  return -1;
+}
+
+int
+cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
+{
+  struct report_out out;
   cleanup_free char *bundle = NULL;
   cleanup_free char *id_buf = NULL;
   cleanup_error kg_error_t cerr = NULL;
@@ -286,6 +341,8 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
       req.container_id = a.id != NULL ? a.id : id_buf;
     }
   config_path = a.config_path != NULL ? a.config_path : guard_config_default_path ();
+  if (out_open (&a, &out, err) < 0)
+    return KG_EXIT_USAGE;
 
   /* Not a command-line error: it is reported as a start reports it (and
      in the chosen format), not as "check: ...". */
@@ -298,16 +355,17 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
       if (cerr->errnum == ENOENT && a.config_path == NULL)
         fprintf (stderr, "kata-guard: make install or the package installs it; or name one with "
                          "--config FILE (packaging/config.toml in the source tree)\n");
-      if (a.format == FMT_JSON && ! a.quiet)
-        output_json_error (stdout, config_path, cerr->msg);
+      if (a.format == FMT_JSON && out.print)
+        output_json_error (out.f, config_path, cerr->msg);
       /* A fleet must see a broken configuration too, not a stale file. */
-      if (a.format == FMT_PROMETHEUS && ! a.quiet)
+      if (a.format == FMT_PROMETHEUS && out.print)
         {
           clock_gettime (CLOCK_MONOTONIC, &t1);
-          output_prometheus (stdout, NULL, NULL, elapsed (&t0, &t1), (long long) wall.tv_sec);
+          output_prometheus (out.f, NULL, NULL, elapsed (&t0, &t1), (long long) wall.tv_sec);
         }
       if (a.nfd != NULL)
-        write_nfd_config_error (replace, a.nfd, cerr->msg, (long long) wall.tv_sec, err);
+        write_nfd_config_error (a.nfd, cerr->msg, (long long) wall.tv_sec, err);
+      out_close (&a, &out, err);
       return KG_EXIT_USAGE;
     }
 
@@ -334,26 +392,26 @@ cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_
   clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
   read_facts (&a, &cfg, &facts);
-  if (! a.quiet)
+  if (out.print)
     switch (a.format)
       {
       case FMT_JSON:
-        if (output_json (stdout, &rep, cfg.path) < 0)
+        if (output_json (out.f, &rep, cfg.path) < 0)
           overall = VERDICT_FAIL;
         break;
       case FMT_PROMETHEUS:
-        output_prometheus (stdout, &rep, &facts, elapsed (&t0, &t1), (long long) wall.tv_sec);
+        output_prometheus (out.f, &rep, &facts, elapsed (&t0, &t1), (long long) wall.tv_sec);
         break;
       case FMT_TEXT:
-        output_text (stdout, &rep, output_want_color (stdout));
+        output_text (out.f, &rep, a.output == NULL && output_want_color (stdout));
         break;
       }
   status = overall == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
   /* After the checks, whatever they found: a failure is what the
      labels are for. */
-  if (a.nfd != NULL && write_nfd (replace, a.nfd, &rep, &facts, (long long) wall.tv_sec, err) < 0)
+  if (a.nfd != NULL && write_nfd (a.nfd, &rep, &facts, (long long) wall.tv_sec, err) < 0)
     status = KG_EXIT_USAGE;
-  if (fflush (stdout) != 0 && ! a.quiet)
+  if (out_close (&a, &out, err) < 0)
     return KG_EXIT_USAGE;
   return status;
 }

@@ -9,8 +9,7 @@
 
 kg_command cli_version, cli_help;
 
-/* `kata-guard check`: a command, with the file writer for --nfd. */
-int cli_check (int argc, char **argv, kg_replace_fn *replace, bool *usage, kg_error_t *err);
+kg_command cli_check;
 void cli_usage (FILE *out);
 
 #endif

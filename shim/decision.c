@@ -12,14 +12,12 @@
 #include "policy.h"
 #include "output.h"
 #include "util.h"
+#include "writer.h"
 
 int
 log_append_line (const char *path, const char *line, kg_error_t *err)
 {
   cleanup_close int fd = -1;
-  size_t len = strlen (line);
-  struct stat st;
-  ssize_t n;
 
   /* O_NOFOLLOW: a symlink planted where the log goes must not redirect a
      root write; O_NONBLOCK: a FIFO planted there must not hang a start. */
@@ -27,18 +25,7 @@ log_append_line (const char *path, const char *line, kg_error_t *err)
              0600);
   if (fd < 0)
     return kg_error (err, errno, "open %s", path);
-  if (fstat (fd, &st) < 0)
-    return kg_error (err, errno, "fstat %s", path);
-  if (! S_ISREG (st.st_mode))
-    return kg_error (err, 0, "%s is not a regular file", path);
-  do
-    n = write (fd, line, len);
-  while (n < 0 && errno == EINTR);
-  if (n < 0)
-    return kg_error (err, errno, "write %s", path);
-  if ((size_t) n != len)
-    return kg_error (err, 0, "write %s: short write (%zd of %zu bytes)", path, n, len);
-  return 0;
+  return writer_append_fd (fd, path, line, strlen (line), false, err);
 }
 
 bool
@@ -87,7 +74,8 @@ decision_log (const struct decision *d, const struct decision_sink *sink)
       if (line == NULL)
         kg_error (&err, ENOMEM, "format the decision");
       else
-        log_append_line (sink->file, line, &err);
+        /* The guard's own file: by the guard's writer (writer.h). */
+        writer_append (sink->file, line, strlen (line), WRITER_PRIVATE, &err);
       /* Enforced anyway; the failure itself goes where it can be seen
          without disturbing the engine (never stderr). */
       if (err != NULL && sink->syslog)

@@ -31,7 +31,8 @@ void decision_log (const struct decision *d, const struct decision_sink *sink);
    another container or the count, and never a host check's. */
 bool decision_audit_allows (const char *mode, const struct report *rep);
 
-/* Append LINE to the log file PATH with a single write () (concurrent
+/* The engine's runc --log file (wrapper.c): the engine names it, in its
+   own state directory, and reads it back.  Append LINE to the log file PATH with a single write () (concurrent
    writers never interleave within a line).  The file is created 0600 and
    must be a regular file; a symlink in its place is refused (O_NOFOLLOW),
    and a FIFO cannot block (O_NONBLOCK). */

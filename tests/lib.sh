@@ -312,3 +312,17 @@ json.dump(s, open(sys.argv[2], "w"))' \
   kg_config_write "$2" "[log]" "syslog = false" "file = \"$3\"" \
     "[policy]" "max_vm_memory_mib = 16384" && kg_config_add_oci "$2"
 }
+
+# kg_facts_exec UNIT: the shell command line of UNIT's ExecStart (the facts
+# unit runs /bin/sh -c '...'), continuation lines joined and systemd's $$
+# unescaped, for `sh -c` with the unit's Environment= variables set.
+kg_facts_exec() {
+  python3 -S - "$1" <<'PY'
+import sys
+text = open(sys.argv[1]).read().replace("\\\n", "")
+line = [l for l in text.splitlines() if l.startswith("ExecStart=")][0]
+prefix = "ExecStart=/bin/sh -c '"
+assert line.startswith(prefix) and line.endswith("'"), line
+print(line[len(prefix):-1].replace("$$", "$"))
+PY
+}

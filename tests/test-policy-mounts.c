@@ -459,6 +459,30 @@ host_block_device (char *out, size_t size)
 static void
 test_kata_options (void)
 {
+  static const struct
+  {
+    const char *name, *option, *more;
+    bool on_disk; /* the source the host file, not "tmpfs" */
+  } options[] = {
+    { "removeIgnoredOCIMount@3.30.0: fs-opt.is-layer", "io.katacontainers.fs-opt.is-layer",
+      ": Kata drops the mount", false },
+    { "copyLayersToMounts@3.30.0: fs-opt.layer=", "io.katacontainers.fs-opt.layer=/x,ext4",
+      ": a rootfs layer", false },
+    { "createVirtualVolumeDevices@3.30.0: volume=", "io.katacontainers.volume=e30=",
+      ": a virtual volume", false },
+    { "fs_share_linux.go@3.30.0: volume.overlayfs.create_directory",
+      "io.katacontainers.volume.overlayfs.create_directory=/x", ": a storage option", false },
+    { "fs_handler.rs@4.1.0 (agent): fs-opt.overlay-rw", "io.katacontainers.fs-opt.overlay-rw",
+      ": a storage option of Kata's agent", false },
+    { "an io.katacontainers option kata-guard does not know", "io.katacontainers.fs-opt.frob",
+      ": an io.katacontainers option kata-guard does not know", false },
+    { "HasOption@3.30.0: the option in upper case", "IO.KATACONTAINERS.FS-OPT.BLOCK_DEVICE=FILE",
+      "", true },
+    { "HasOption@3.30.0: the option in mixed case", "Io.KataContainers.fs-opt.block_device=file",
+      "", true },
+    { "HasOption@3.30.0: the option after a space", " " FSOPT_FILE, "", true },
+    { "HasOption@3.30.0: the option inside a comma list", "nosuid," FSOPT_FILE, "", true },
+  };
   /* (A second procfs, a writable sysfs or cgroup fs: policy.confinement
      refuses them too.) */
   static const struct
@@ -511,38 +535,20 @@ test_kata_options (void)
     }
   else
     ok (1, "# SKIP " FSOPT_FILE " on the host's disk: no block device in /sys/block");
-  /* Every io.katacontainers option, what Kata does with it or not. */
-  typed_row ("removeIgnoredOCIMount@3.30.0: fs-opt.is-layer", "tmpfs", "tmpfs",
-             "\"io.katacontainers.fs-opt.is-layer\"", "policy.mounts",
-             "option \"io.katacontainers.fs-opt.is-layer\": Kata");
-  typed_row ("copyLayersToMounts@3.30.0: fs-opt.layer=", "tmpfs", "tmpfs",
-             "\"io.katacontainers.fs-opt.layer=/x,ext4\"", "policy.mounts",
-             "option \"io.katacontainers.fs-opt.layer=/x,ext4\"");
-  typed_row ("createVirtualVolumeDevices@3.30.0: volume=", "tmpfs", "tmpfs",
-             "\"io.katacontainers.volume=e30=\"", "policy.mounts",
-             "option \"io.katacontainers.volume=e30=\"");
-  typed_row ("fs_share_linux.go@3.30.0: volume.overlayfs.create_directory", "tmpfs", "tmpfs",
-             "\"io.katacontainers.volume.overlayfs.create_directory=/x\"", "policy.mounts",
-             "option \"io.katacontainers.volume.overlayfs.create_directory=/x\"");
-  typed_row ("fs_handler.rs@4.1.0 (agent): fs-opt.overlay-rw", "tmpfs", "tmpfs",
-             "\"io.katacontainers.fs-opt.overlay-rw\"", "policy.mounts",
-             "option \"io.katacontainers.fs-opt.overlay-rw\"");
-  typed_row ("an io.katacontainers option kata-guard does not know", "tmpfs", "tmpfs",
-             "\"io.katacontainers.fs-opt.frob\"", "policy.mounts",
-             "option \"io.katacontainers.fs-opt.frob\": an io.katacontainers option kata-guard");
-  /* Case and spelling variants: Kata's match is exact (HasOption), the
-     guard's is not. */
-  typed_row ("HasOption@3.30.0: the option in upper case", "tmpfs", disk,
-             "\"IO.KATACONTAINERS.FS-OPT.BLOCK_DEVICE=FILE\"", "policy.mounts",
-             "option \"IO.KATACONTAINERS.FS-OPT.BLOCK_DEVICE=FILE\"");
-  typed_row ("HasOption@3.30.0: the option in mixed case", "tmpfs", disk,
-             "\"Io.KataContainers.fs-opt.block_device=file\"", "policy.mounts",
-             "option \"Io.KataContainers.fs-opt.block_device=file\"");
-  typed_row ("HasOption@3.30.0: the option after a space", "tmpfs", disk,
-             "\" io.katacontainers.fs-opt.block_device=file\"", "policy.mounts",
-             "option \" io.katacontainers.fs-opt.block_device=file\"");
-  typed_row ("HasOption@3.30.0: the option inside a comma list", "tmpfs", disk,
-             "\"nosuid," FSOPT_FILE "\"", "policy.mounts", "option \"nosuid," FSOPT_FILE "\"");
+  /* Every io.katacontainers option, what Kata does with it or not, and
+     the case and spelling variants: Kata's match is exact (HasOption,
+     mount.go@3.30.0), the guard's is not. */
+  for (size_t i = 0; i < ARRAY_SIZE (options); i++)
+    {
+      cleanup_free char *quoted = NULL;
+      cleanup_free char *needle = NULL;
+
+      if (asprintf (&quoted, "\"%s\"", options[i].option) < 0
+          || asprintf (&needle, "option \"%s\"%s", options[i].option, options[i].more) < 0)
+        abort ();
+      typed_row (options[i].name, "tmpfs", options[i].on_disk ? disk : "tmpfs", quoted,
+                 "policy.mounts", needle);
+    }
   /* What a virtual file system is otherwise: its source is no path. */
   typed_row ("a plain tmpfs passes", "tmpfs", "tmpfs", "\"nosuid\", \"size=65536k\"", "",
              "0 bind mounts");
@@ -669,19 +675,8 @@ test_kata_options_pod (void)
   cleanup_free char *m = typed_of ("tmpfs", "/srv/disk.img", "\"" FSOPT_FILE "\"");
   cleanup_free char *sb_spec = spec_of (NULL, m, NULL, NULL, sandbox_ann);
   cleanup_free char *member_spec = spec_of (NULL, m, NULL, NULL, member_ann);
-  cleanup_free char *sb = NULL;
-  cleanup_free char *sbconfig = NULL;
 
-  if (asprintf (&sb, "%s/state/io.containerd.runtime.v2.task/k8s.io/" ID_B, tmpdir) < 0
-      || asprintf (&sbconfig, "%s/config.json", sb) < 0)
-    abort ();
-  mkdir_p (sb);
-  test_write_text (sbconfig, "{\"ociVersion\": \"1.0.2\", "
-                             "\"annotations\": {"
-                             "\"io.kubernetes.cri.container-type\": \"sandbox\", "
-                             "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
-                             "\"io.kubernetes.cri.sandbox-uid\": "
-                             "\"0d7e3c5a-1111-4222-8333-944455556666\"}}");
+  pod_sandbox_write (ID_B, "0d7e3c5a-1111-4222-8333-944455556666");
   run_mode = KG_MODE_SHIM;
   run_ns = "k8s.io";
   run_expect (sb_spec, ID_B, NULL, &kata_fc, "shim: " FSOPT_FILE " on tmpfs in a pod's sandbox",

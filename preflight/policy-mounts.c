@@ -60,6 +60,10 @@ static const struct
   { "/sys", "the host's /sys" },
   { "/dev", "the host's devices" },
   { "/boot", "the host's boot files" },
+  /* Direct-assigned volumes' state (direct-volume/utils.go@3.30.0) and
+     the VMs' shares: before /run, to be named for what it is. */
+  { "/run/kata-containers", "Kata's runtime state (direct-assigned volumes, the VMs' shares)" },
+  { "/var/run/kata-containers", "Kata's runtime state (direct-assigned volumes, the VMs' shares)" },
   { "/run", "the host's runtime state and sockets" },
   { "/var/run", "the host's runtime state and sockets" },
   /* Everybody's: ssh-agent, tmux, X and D-Bus sockets live below it. */
@@ -889,6 +893,134 @@ note_engine_root (const struct ctx *c, const char *res, struct findings *f)
       }
 }
 
+/* ---- what Kata attaches (policy.mounts) ------------------------------- */
+
+/* Where kata-runtime direct-volume add (and a CSI driver) records a
+   direct-assigned volume: DIR/<base64url (source)>/mountInfo.json
+   (kataDirectVolumeRootPath, direct-volume/utils.go@3.30.0, 4.1.0;
+   DEFAULT_KATA_DIRECT_VOLUME_ROOT_PATH, kata-types mount.rs@4.1.0). */
+#define KATA_DIRECT_VOLUMES "/run/kata-containers/shared/direct-volumes"
+
+/* S base64url-encoded with padding, as Go's base64.URLEncoding and
+   Rust's URL_SAFE write it, in OUT; false when it does not fit. */
+static bool
+base64url (const char *s, char *out, size_t size)
+{
+  static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  size_t n = strlen (s), o = 0;
+
+  if ((n + 2) / 3 * 4 >= size)
+    return false;
+  for (size_t i = 0; i < n; i += 3)
+    {
+      unsigned v = (unsigned) (unsigned char) s[i] << 16;
+
+      v |= i + 1 < n ? (unsigned) (unsigned char) s[i + 1] << 8 : 0;
+      v |= i + 2 < n ? (unsigned) (unsigned char) s[i + 2] : 0;
+      out[o++] = abc[v >> 18 & 63];
+      out[o++] = abc[v >> 12 & 63];
+      out[o++] = i + 1 < n ? abc[v >> 6 & 63] : '=';
+      out[o++] = i + 2 < n ? abc[v & 63] : '=';
+    }
+  out[o] = '\0';
+  return true;
+}
+
+/* Whether a direct-assigned volume is recorded for source S (or cannot
+   be told): Kata then attaches the recorded device to the VM instead of
+   sharing S, writable unless the record says "ro" (createBlockDevices,
+   container.go@3.30.0; is_direct_volume, handle_direct_volume,
+   direct_volume.rs@4.1.0).  The record's directory in DIR. */
+static bool
+direct_volume (const char *s, char *dir, size_t size)
+{
+  char enc[NAME_MAX + 1];
+  struct stat st;
+
+  /* (A longer name is one Kata's own stat fails on: no record.) */
+  if (! base64url (s, enc, sizeof enc))
+    return false;
+  snprintf (dir, size, "%s/%s", KATA_DIRECT_VOLUMES, enc);
+  return lstat (dir, &st) == 0 || errno != ENOENT;
+}
+
+/* Whether the file system that holds a source (of device DEV) is a loop
+   device whose backing file Kata attaches to the VM as an NVDIMM: one
+   with the PFN signature (PmemDeviceInfo, hasPFNSignature, pmem.go;
+   getBackingFile, config.go: pkg/device/config@3.30.0), or one the guard
+   cannot read.  The backing file in FILE. */
+static bool
+pmem_backing (dev_t dev, char *file, size_t size)
+{
+  static const char sig[] = "NVDIMM_PFN_INFO";
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_free char *text = NULL;
+  char got[sizeof sig - 1];
+  size_t len;
+  ssize_t r;
+  int fd;
+
+  if (asprintf (&path, "/sys/dev/block/%u:%u/loop/backing_file", major (dev), minor (dev)) < 0)
+    {
+      path = NULL;
+      snprintf (file, size, "?");
+      return true;
+    }
+  if (access (path, F_OK) != 0 && errno == ENOENT)
+    return false;
+  if (kg_read_file_bounded (path, O_NOFOLLOW, PATH_MAX, &text, &len, &err) < 0)
+    {
+      snprintf (file, size, "%s cannot be read", path);
+      return true;
+    }
+  while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+    text[--len] = '\0';
+  snprintf (file, size, "%s", text);
+  fd = open (text, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return true;
+  /* (4 KiB in: pfnSignatureOffset.  A shorter file is no NVDIMM.) */
+  r = pread (fd, got, sizeof got, 4096);
+  close (fd);
+  return r < 0 || (r == (ssize_t) sizeof got && memcmp (got, sig, sizeof got) == 0);
+}
+
+/* Why Kata would attach source S (as written; LEX and RES its lexical
+   and resolved forms, ST the resolved one's stat when EXISTS) to the VM
+   as a device rather than share it, in WHY; NULL when it would not. */
+static const char *
+kata_attaches (const char *s, const char *lex, const char *res, bool exists, const struct stat *st,
+               char *why, size_t size)
+{
+  char where[PATH_MAX];
+
+  if (direct_volume (s, where, sizeof where) || direct_volume (lex, where, sizeof where)
+      || direct_volume (res, where, sizeof where))
+    {
+      snprintf (why, size,
+                "a direct-assigned volume (%.*s): Kata attaches the device recorded there to the "
+                "VM instead of sharing the path",
+                (int) (size > 128 ? size - 128 : 0), where);
+      return why;
+    }
+  if (exists && S_ISBLK (st->st_mode))
+    {
+      snprintf (why, size,
+                "a block device (Kata hot-plugs it into the VM, writable unless \"ro\")");
+      return why;
+    }
+  if (exists && pmem_backing (st->st_dev, where, sizeof where))
+    {
+      snprintf (why, size,
+                "on a loop device whose backing file (%.*s) Kata attaches to the VM as an NVDIMM, "
+                "writable",
+                (int) (size > 128 ? size - 128 : 0), where);
+      return why;
+    }
+  return NULL;
+}
+
 /* One bind mount of source S (as written), read-only or not (RO; RRO:
    "rro" was among its options). */
 static enum bind_verdict
@@ -909,6 +1041,23 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
       || resolve_memo (memo, c->bundle, s, &res, &ri, &err) < 0)
     {
       finding (f, "%s: %s", s, err->msg);
+      return BIND_REFUSED;
+    }
+  /* What the resolution saw of the source spares a second look: a
+     source that does not exist holds nothing and is no socket, and where
+     nothing on the way was a symlink (RES is LEX), the lstat of its name
+     is the one redirectable_memo would make. */
+  plain = (ri.have_st || ri.absent) && strcmp (lex, res) == 0;
+  if (! ri.have_st)
+    {
+      ri.have_st = ri.exists && stat (res, &ri.st) == 0;
+      ri.exists = ri.have_st;
+    }
+  /* Before the engine's own files: Kata attaches a device whoever's path
+     names it. */
+  if (kata_attaches (s, lex, res, ri.exists, &ri.st, rwhy, sizeof rwhy) != NULL)
+    {
+      finding (f, "%s: %s", s, rwhy);
       return BIND_REFUSED;
     }
   own = own_cri_file (c, res, &d->ctd);
@@ -958,16 +1107,6 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
                  why);
       return BIND_REFUSED;
     }
-  /* What the resolution saw of the source spares a second look: a
-     source that does not exist holds nothing and is no socket, and where
-     nothing on the way was a symlink (RES is LEX), the lstat of its name
-     is the one redirectable_memo would make. */
-  plain = (ri.have_st || ri.absent) && strcmp (lex, res) == 0;
-  if (! ri.have_st)
-    {
-      ri.have_st = ri.exists && stat (res, &ri.st) == 0;
-      ri.exists = ri.have_st;
-    }
   if (ri.exists && S_ISDIR (ri.st.st_mode) && (why = contains_credentials (res)) != NULL)
     {
       finding (f, "%s: contains %s", s, why);
@@ -997,6 +1136,112 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
            rro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
   note_engine_root (c, res, f);
   return BIND_NOT_RO;
+}
+
+/* ---- Kata's own options and types (policy.mounts) --------------------- */
+
+/* The io.katacontainers options either runtime reads from a mount, and
+   what it does with each.  None is harmless in a spec: every option with
+   "io.katacontainers" in it, in any case, is refused, known or not. */
+static const struct
+{
+  const char *option;
+  bool prefix; /* OPTION is the start of the option, not all of it */
+  const char *what;
+} kata_option_table[] = {
+  { "io.katacontainers.fs-opt.block_device=file", false,
+    "Kata hot-plugs the source, a regular file or a block device, into the VM as a disk, "
+    "writable unless \"ro\", whatever the mount's type (createBlockDevices, createDeviceInfo: "
+    "container.go@3.30.0, 4.1.0)" },
+  { "io.katacontainers.fs-opt.is-layer", false,
+    "Kata drops the mount from the container and makes the device of its source a layer of "
+    "the rootfs (removeIgnoredOCIMount, handleBlkOCIMounts: kata_agent.go@3.30.0, 4.1.0)" },
+  { "io.katacontainers.fs-opt.layer=", true,
+    "a rootfs layer: Kata makes a mount of the host path it names (copyLayersToMounts, "
+    "containerd-shim-v2/create.go@3.30.0, 4.1.0)" },
+  { "io.katacontainers.volume=", true,
+    "a virtual volume: Kata attaches the device it describes (createVirtualVolumeDevices, "
+    "container.go; handleVirtualVolume, fs_share_linux.go@3.30.0; KATA_VIRTUAL_VOLUME_PREFIX, "
+    "kata-types mount.rs@4.1.0)" },
+  { "io.katacontainers.volume.overlayfs.create_directory", true,
+    "a storage option of Kata's own (handleVirtualVolume, fs_share_linux.go@3.30.0; "
+    "KATA_VOLUME_OVERLAYFS_CREATE_DIR, kata-types mount.rs@4.1.0)" },
+  { "io.katacontainers.fs-opt.overlay-rw", false,
+    "a storage option of Kata's agent (fs_handler.rs@4.1.0)" },
+};
+
+/* Each io.katacontainers option of mount I (on DST) refused in F: how
+   many there were. */
+static size_t
+kata_options (struct jv *opts, size_t i, const char *dst, struct findings *f)
+{
+  size_t n = 0;
+
+  for (size_t j = 0; j < jv_length (opts); j++)
+    {
+      struct jv *o = jv_at (opts, j);
+      const char *os, *what = NULL;
+
+      if (! jv_is_type (o, json_type_string)
+          || strcasestr (os = jv_string (o), "io.katacontainers") == NULL)
+        continue;
+      for (size_t k = 0; k < ARRAY_SIZE (kata_option_table) && what == NULL; k++)
+        if (kata_option_table[k].prefix
+                ? strncmp (os, kata_option_table[k].option, strlen (kata_option_table[k].option))
+                      == 0
+                : strcmp (os, kata_option_table[k].option) == 0)
+          what = kata_option_table[k].what;
+      finding (f, "mounts[%zu] on %s: option \"%s\": %s", i, dst, os,
+               what ? what
+                    : "an io.katacontainers option kata-guard does not know (Kata reads its own "
+                      "options from a mount, annotations.go@3.30.0: kata-guard refuses every "
+                      "one it cannot tell harmless)");
+      n++;
+    }
+  return n;
+}
+
+/* What Kata makes of a mount of type T beyond the type, or NULL. */
+static const char *
+kata_type (const char *t)
+{
+  static const struct
+  {
+    const char *type, *what;
+  } types[] = {
+    { "ephemeral", "Kata stats the source and puts a tmpfs of the VM's in its stead "
+                   "(handleEphemeralStorage, kata_agent.go@3.30.0; ephemeral_volume.rs@4.1.0)" },
+    { "local", "Kata stats the source and makes a directory of the VM's, or a hugetlbfs where "
+               "the source is one (handleLocalStorage, handleHugepages: kata_agent.go@3.30.0)" },
+    { "directvol", "runtime-rs attaches the device that the source's direct-assigned volume "
+                   "names (is_direct_volume, direct_volume.rs@4.1.0)" },
+    { "vfiovol", "runtime-rs passes the VFIO device that the source's direct-assigned volume "
+                 "names to the VM (is_direct_volume, direct_volume.rs@4.1.0)" },
+    { "spdkvol", "runtime-rs attaches the SPDK disk that the source's direct-assigned volume "
+                 "names (is_direct_volume, direct_volume.rs@4.1.0)" },
+    { "spoolvol", "runtime-rs attaches the SPDK disk that the source's direct-assigned volume "
+                  "names (is_direct_volume, direct_volume.rs@4.1.0)" },
+  };
+
+  for (size_t k = 0; k < ARRAY_SIZE (types); k++)
+    if (strcmp (t, types[k].type) == 0)
+      return types[k].what;
+  if (strncmp (t, "kata:", 5) == 0)
+    return "a volume type of Kata's own (KATA_VOLUME_TYPE_PREFIX, kata-types mount.rs@4.1.0), "
+           "which kata-guard cannot judge";
+  return NULL;
+}
+
+/* Whether Kata reads source S as a Kubernetes emptyDir whatever the
+   mount's type: it stats it, makes it a type of its own, and with
+   emptydir_mode "block-encrypted" writes a disk image in it and attaches
+   that (Isk8sHostEmptyDir, mount.go; SetEphemeralStorageType,
+   katautils/create.go; createEphemeralDisks, container.go@3.30.0;
+   need_local_volume, volume/mod.rs; is_disk_empty_dir, k8s.rs@4.1.0). */
+static bool
+k8s_empty_dir (const char *s)
+{
+  return strstr (s, "kubernetes.io~empty-dir") != NULL;
 }
 
 /* ---- the rootfs (policy.mounts) ------------------------------------- */
@@ -1159,9 +1404,10 @@ check_mounts (const struct ctx *c)
   for (size_t i = 0; mounts != NULL && i < jv_length (mounts); i++)
     {
       struct jv *m = jv_at (mounts, i);
-      struct jv *type, *src, *opts;
-      const char *t, *s;
+      struct jv *type, *src, *opts, *dst;
+      const char *t, *s, *d, *what;
       bool bind = false, ro, rro, known = false;
+      size_t n_kata;
 
       if (! jv_is_type (m, json_type_object))
         {
@@ -1176,20 +1422,28 @@ check_mounts (const struct ctx *c)
       mount_options (c, opts, s, &f, &bind, &ro, &rro);
       if (strcmp (t, "bind") == 0)
         bind = true;
-      if (! bind)
+      dst = jget (m, "mount", "destination", &f);
+      d = dst && jv_is_type (dst, json_type_string) ? jv_string (dst) : "?";
+      n_kata = kata_options (opts, i, d, &f);
+      if (! bind && (what = kata_type (t)) != NULL)
+        {
+          finding (&f, "mounts[%zu] of %s type \"%s\" on %s: %s", i, s, t, d, what);
+          continue;
+        }
+      /* Any other type is a file system of the VM's, its source no path
+         of the host's, unless Kata reads the source anyway: an
+         io.katacontainers option, or an emptyDir's path.  Such a source
+         is judged as a bind's. */
+      if (! bind && n_kata == 0 && ! k8s_empty_dir (s))
         {
           for (size_t j = 0; j < ARRAY_SIZE (virtual_fs); j++)
             if (strcmp (t, virtual_fs[j]) == 0)
               known = true;
           if (! known)
-            {
-              struct jv *dst = jget (m, "mount", "destination", &f);
-
-              finding (&f,
-                       "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
-                       "filesystem kata-guard knows",
-                       s, t, dst && jv_is_type (dst, json_type_string) ? jv_string (dst) : "?");
-            }
+            finding (&f,
+                     "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
+                     "filesystem kata-guard knows",
+                     s, t, d);
           continue;
         }
       n_bind++;

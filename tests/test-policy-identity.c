@@ -324,20 +324,11 @@ pod_row (const char *name, const char *id, const char *ann, const char *res, con
 {
   cleanup_free char *spec = NULL;
   cleanup_free char *top = NULL;
-  cleanup_free char *sb = NULL;
-  cleanup_free char *sbspec = NULL;
   struct report rep;
 
-  /* The pod's sandbox, in CRI's namespace of containerd's state, beside
-     the container's bundle when the row runs there. */
-  if (asprintf (&sb, "%s/state/io.containerd.runtime.v2.task/k8s.io/" SANDBOX_ID, tmpdir) < 0
-      || asprintf (&sbspec, "%s/config.json", sb) < 0)
-    abort ();
-  mkdir_p (sb);
-  test_write_text (sbspec, "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
-                           "\"io.kubernetes.cri.container-type\": \"sandbox\", "
-                           "\"io.kubernetes.cri.sandbox-id\": \"" SANDBOX_ID "\", "
-                           "\"io.kubernetes.cri.sandbox-uid\": \"" POD_UID "\"}}");
+  /* The pod's sandbox, beside the container's bundle when the row runs
+     there. */
+  pod_sandbox_write (SANDBOX_ID, POD_UID);
   if (asprintf (&top, "\"annotations\": {%s}", ann) < 0)
     abort ();
   spec = spec_of (NULL, mounts, res, NULL, top);

@@ -476,6 +476,292 @@ test_guard_state (void)
   rmdir (real);
 }
 
+/* ---- Kata's own mount semantics ------------------------------------------
+   What Kata's runtimes do with a mount beyond what its type says: an
+   io.katacontainers.* option, a type of Kata's own, a source that is a
+   block device or a direct-assigned volume. */
+
+/* A mount of TYPE from SOURCE with OPTIONS (a JSON list's inside). */
+static char *
+typed_of (const char *type, const char *source, const char *options)
+{
+  char *s;
+
+  if (asprintf (&s,
+                "{\"destination\": \"/x\", \"type\": \"%s\", \"source\": \"%s\", "
+                "\"options\": [%s]}",
+                type, source, options)
+      < 0)
+    abort ();
+  return s;
+}
+
+static void
+typed_row (const char *name, const char *type, const char *source, const char *options,
+           const char *fails, const char *needle)
+{
+  cleanup_free char *m = typed_of (type, source, options);
+  cleanup_free char *spec = spec_of (NULL, m, NULL, NULL, NULL);
+
+  run_expect (spec, ID_A, NULL, &kata_fc, name, fails, "policy.mounts", needle);
+}
+
+#define FSOPT_FILE "io.katacontainers.fs-opt.block_device=file"
+
+/* A block device of this host, /dev/NAME of the first in /sys/block, in
+   OUT; false when there is none. */
+static bool
+host_block_device (char *out, size_t size)
+{
+  DIR *d = opendir ("/sys/block");
+  struct dirent *e;
+  struct stat st;
+  bool found = false;
+
+  while (d != NULL && ! found && (e = readdir (d)) != NULL)
+    if (e->d_name[0] != '.' && snprintf (out, size, "/dev/%s", e->d_name) < (int) size
+        && stat (out, &st) == 0 && S_ISBLK (st.st_mode))
+      found = true;
+  if (d != NULL)
+    closedir (d);
+  return found;
+}
+
+static void
+test_kata_options (void)
+{
+  static const struct
+  {
+    const char *name, *option, *more;
+    bool on_disk; /* the source the host file, not "tmpfs" */
+  } options[] = {
+    { "removeIgnoredOCIMount@3.30.0: fs-opt.is-layer", "io.katacontainers.fs-opt.is-layer",
+      ": Kata drops the mount", false },
+    { "copyLayersToMounts@3.30.0: fs-opt.layer=", "io.katacontainers.fs-opt.layer=/x,ext4",
+      ": a rootfs layer", false },
+    { "createVirtualVolumeDevices@3.30.0: volume=", "io.katacontainers.volume=e30=",
+      ": a virtual volume", false },
+    { "fs_share_linux.go@3.30.0: volume.overlayfs.create_directory",
+      "io.katacontainers.volume.overlayfs.create_directory=/x", ": a storage option", false },
+    { "fs_handler.rs@4.1.0 (agent): fs-opt.overlay-rw", "io.katacontainers.fs-opt.overlay-rw",
+      ": a storage option of Kata's agent", false },
+    { "an io.katacontainers option kata-guard does not know", "io.katacontainers.fs-opt.frob",
+      ": an io.katacontainers option kata-guard does not know", false },
+    { "HasOption@3.30.0: the option in upper case", "IO.KATACONTAINERS.FS-OPT.BLOCK_DEVICE=FILE",
+      "", true },
+    { "HasOption@3.30.0: the option in mixed case", "Io.KataContainers.fs-opt.block_device=file",
+      "", true },
+    { "HasOption@3.30.0: the option after a space", " " FSOPT_FILE, "", true },
+    { "HasOption@3.30.0: the option inside a comma list", "nosuid," FSOPT_FILE, "", true },
+  };
+  /* (A second procfs, a writable sysfs or cgroup fs: policy.confinement
+     refuses them too.) */
+  static const struct
+  {
+    const char *type, *fails;
+  } types[] = {
+    { "tmpfs", "policy.mounts" },
+    { "proc", "policy.mounts policy.confinement" },
+    { "sysfs", "policy.mounts policy.confinement" },
+    { "mqueue", "policy.mounts" },
+    { "devpts", "policy.mounts" },
+    { "cgroup", "policy.mounts policy.confinement" },
+    { "cgroup2", "policy.mounts policy.confinement" },
+  };
+  cleanup_free char *disk = NULL;
+  cleanup_free char *want = NULL;
+  char dev[PATH_MAX];
+
+  if (asprintf (&disk, "%s/disk.img", tmpdir) < 0
+      || asprintf (&want, "mounts[1] on /x: option \"" FSOPT_FILE "\": Kata hot-plugs the source")
+             < 0)
+    abort ();
+  test_write_text (disk, "not a disk yet");
+  /* The red team's mount: a virtual file system's type, the option, a
+     host file (createBlockDevices, container.go@3.30.0). */
+  for (size_t i = 0; i < ARRAY_SIZE (types); i++)
+    {
+      cleanup_free char *name = NULL;
+
+      if (asprintf (&name, "createBlockDevices@3.30.0: " FSOPT_FILE " on a %s mount of a host file",
+                    types[i].type)
+          < 0)
+        abort ();
+      typed_row (name, types[i].type, disk, "\"" FSOPT_FILE "\"", types[i].fails, want);
+    }
+  typed_row ("createBlockDevices@3.30.0: " FSOPT_FILE ", read-only, on tmpfs", "tmpfs", disk,
+             "\"ro\", \"" FSOPT_FILE "\"", "policy.mounts", want);
+  typed_row ("createBlockDevices@3.30.0: " FSOPT_FILE " on a bind, read-only", "bind", disk,
+             "\"rbind\", \"ro\", \"" FSOPT_FILE "\"", "policy.mounts", want);
+  typed_row ("createBlockDevices@3.30.0: " FSOPT_FILE " on tmpfs of source \"tmpfs\"", "tmpfs",
+             "tmpfs", "\"" FSOPT_FILE "\"", "policy.mounts", "option \"" FSOPT_FILE "\"");
+  if (host_block_device (dev, sizeof dev))
+    {
+      cleanup_free char *src = NULL;
+
+      if (asprintf (&src, "mounts[1] on /x: option \"" FSOPT_FILE "\"") < 0)
+        abort ();
+      typed_row ("createDeviceInfo@3.30.0: " FSOPT_FILE " on tmpfs of the host's disk", "tmpfs",
+                 dev, "\"" FSOPT_FILE "\"", "policy.mounts", src);
+    }
+  else
+    ok (1, "# SKIP " FSOPT_FILE " on the host's disk: no block device in /sys/block");
+  /* Every io.katacontainers option, what Kata does with it or not, and
+     the case and spelling variants: Kata's match is exact (HasOption,
+     mount.go@3.30.0), the guard's is not. */
+  for (size_t i = 0; i < ARRAY_SIZE (options); i++)
+    {
+      cleanup_free char *quoted = NULL;
+      cleanup_free char *needle = NULL;
+
+      if (asprintf (&quoted, "\"%s\"", options[i].option) < 0
+          || asprintf (&needle, "option \"%s\"%s", options[i].option, options[i].more) < 0)
+        abort ();
+      typed_row (options[i].name, "tmpfs", options[i].on_disk ? disk : "tmpfs", quoted,
+                 "policy.mounts", needle);
+    }
+  /* What a virtual file system is otherwise: its source is no path. */
+  typed_row ("a plain tmpfs passes", "tmpfs", "tmpfs", "\"nosuid\", \"size=65536k\"", "",
+             "0 bind mounts");
+}
+
+/* Types of Kata's own, and the sources it reads beyond their type. */
+static void
+test_kata_types (void)
+{
+  static const struct
+  {
+    const char *type, *needle;
+  } rows[] = {
+    { "ephemeral", "handleEphemeralStorage" }, { "local", "handleLocalStorage" },
+    { "directvol", "is_direct_volume" },       { "vfiovol", "is_direct_volume" },
+    { "spdkvol", "is_direct_volume" },         { "spoolvol", "is_direct_volume" },
+    { "kata:guest-mount:nfs", "kata:" },
+  };
+  cleanup_free char *blk = NULL;
+  cleanup_free char *bwant = NULL;
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      cleanup_free char *name = NULL;
+      cleanup_free char *want = NULL;
+
+      if (asprintf (&name, "Kata's type \"%s\" (%s)", rows[i].type, rows[i].needle) < 0
+          || asprintf (&want, "type \"%s\" on /x: ", rows[i].type) < 0)
+        abort ();
+      typed_row (name, rows[i].type, "/srv/data", "\"ro\"", "policy.mounts", want);
+      free (name);
+      if (asprintf (&name, "Kata's type \"%s\": names %s", rows[i].type, rows[i].needle) < 0)
+        abort ();
+      typed_row (name, rows[i].type, "/srv/data", "\"ro\"", "policy.mounts", rows[i].needle);
+    }
+  /* Isk8sHostEmptyDir (mount.go@3.30.0) and is_disk_empty_dir
+     (k8s.rs@4.1.0) read the source of a mount of any type. */
+  typed_row ("Isk8sHostEmptyDir@3.30.0: a tmpfs of another pod's emptyDir", "tmpfs",
+             "/var/lib/kubelet/pods/0d7e3c5a-1111-4222-8333-944455556666/volumes/"
+             "kubernetes.io~empty-dir/v",
+             "\"nosuid\"", "policy.mounts", "the kubelet's state");
+  typed_row ("Isk8sHostEmptyDir@3.30.0: a proc mount of an emptyDir under /etc", "proc",
+             "/etc/kubernetes.io~empty-dir/v", "", "policy.mounts policy.confinement",
+             "the host's configuration");
+  /* A block device anywhere: createDeviceInfo (container.go@3.30.0) and
+     is_block_volume (block_volume.rs@4.1.0) hot-plug it into the VM. */
+  if (geteuid () != 0)
+    ok (1, "# SKIP a block device node: mknod needs root");
+  else if (need_trusted ("a block device node outside /dev"))
+    {
+      if (asprintf (&blk, "%s/vda", tmpdir) < 0
+          || asprintf (&bwant, "%s: a block device (Kata hot-plugs it", blk) < 0)
+        abort ();
+      if (mknod (blk, S_IFBLK | 0600, makedev (7, 200)) < 0)
+        abort ();
+      mount_row ("createDeviceInfo@3.30.0, is_block_volume@4.1.0: a block device, read-only bind",
+                 blk, "\"rbind\", \"ro\"", NULL, "policy.mounts", bwant);
+      typed_row ("createDeviceInfo@3.30.0: a block device with no option, tmpfs type", "tmpfs", blk,
+                 "\"bind\", \"ro\"", "policy.mounts", bwant);
+      unlink (blk);
+    }
+  /* Direct-assigned volumes: the state kata-runtime direct-volume add
+     writes (direct-volume/utils.go@3.30.0) under Kata's own root. */
+  mount_row ("VolumeMountInfo@3.30.0: a source in the direct-volume state",
+             "/run/kata-containers/shared/direct-volumes/L3Nydi9kYXRh", "\"rbind\", \"ro\"", NULL,
+             "policy.mounts", "Kata's runtime state");
+  mount_row ("VolumeMountInfo@3.30.0: Kata's state through /var/run",
+             "/var/run/kata-containers/shared", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+             "Kata's runtime state");
+  if (geteuid () != 0)
+    ok (1, "# SKIP a registered direct-assigned volume: needs root (Kata's state is in /run)");
+  else
+    {
+      /* base64url ("/srv/kg-dv-test") */
+      static const char enc[] = "L3Nydi9rZy1kdi10ZXN0";
+      static const char root[] = "/run/kata-containers/shared/direct-volumes";
+      cleanup_free char *dir = NULL;
+      cleanup_free char *cmd = NULL;
+      bool made_root = access ("/run/kata-containers", F_OK) != 0;
+
+      if (asprintf (&dir, "%s/%s", root, enc) < 0
+          || asprintf (&cmd,
+                       "mkdir -p '%s' && echo '{\"device\": \"/dev/sda\"}' >'%s/mountInfo.json'",
+                       dir, dir)
+                 < 0)
+        abort ();
+      if (access (dir, F_OK) == 0 || system (cmd) != 0)
+        ok (1, "# SKIP a registered direct-assigned volume: cannot make %s", dir);
+      else
+        {
+          mount_row ("VolumeMountInfo@3.30.0, is_direct_volume@4.1.0: a registered source, "
+                     "read-only bind",
+                     "/srv/kg-dv-test", "\"rbind\", \"ro\"", NULL, "policy.mounts",
+                     "/srv/kg-dv-test: a direct-assigned volume");
+          typed_row ("is_direct_volume@4.1.0: a registered source, type directvol", "directvol",
+                     "/srv/kg-dv-test", "", "policy.mounts", "is_direct_volume");
+        }
+      free (cmd);
+      if (asprintf (&cmd, "rm -rf '%s'%s", made_root ? "/run/kata-containers" : dir, "") < 0)
+        abort ();
+      if (system (cmd) != 0)
+        ok (0, "cannot remove %s", dir);
+    }
+}
+
+/* The option in a pod's sandbox and in a member of the pod, as CRI
+   starts them behind the shim. */
+static void
+test_kata_options_pod (void)
+{
+  static const char sandbox_ann[] = "\"annotations\": {"
+                                    "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+                                    "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
+                                    "\"io.kubernetes.cri.sandbox-uid\": "
+                                    "\"0d7e3c5a-1111-4222-8333-944455556666\", "
+                                    "\"io.kubernetes.cri.sandbox-memory\": \"268435456\", "
+                                    "\"io.kubernetes.cri.sandbox-cpu-quota\": \"100000\", "
+                                    "\"io.kubernetes.cri.sandbox-cpu-period\": \"100000\"}";
+  static const char member_ann[] = "\"annotations\": {"
+                                   "\"io.kubernetes.cri.container-type\": \"container\", "
+                                   "\"io.kubernetes.cri.sandbox-id\": \"" ID_B "\", "
+                                   "\"io.kubernetes.cri.sandbox-uid\": "
+                                   "\"0d7e3c5a-1111-4222-8333-944455556666\"}";
+  cleanup_free char *m = typed_of ("tmpfs", "/srv/disk.img", "\"" FSOPT_FILE "\"");
+  cleanup_free char *sb_spec = spec_of (NULL, m, NULL, NULL, sandbox_ann);
+  cleanup_free char *member_spec = spec_of (NULL, m, NULL, NULL, member_ann);
+
+  pod_sandbox_write (ID_B, "0d7e3c5a-1111-4222-8333-944455556666");
+  run_mode = KG_MODE_SHIM;
+  run_ns = "k8s.io";
+  run_expect (sb_spec, ID_B, NULL, &kata_fc, "shim: " FSOPT_FILE " on tmpfs in a pod's sandbox",
+              "policy.mounts", "policy.mounts", "option \"" FSOPT_FILE "\"");
+  run_expect (member_spec, ID_A, NULL, &kata_fc, "shim: " FSOPT_FILE " on tmpfs in a pod member",
+              "policy.mounts", "policy.mounts", "option \"" FSOPT_FILE "\"");
+  run_mode = KG_MODE_OCI;
+  run_ns = NULL;
+  /* (CRI's annotations are believed from containerd's CRI alone.) */
+  run_expect (member_spec, ID_A, NULL, &kata_fc, "OCI: " FSOPT_FILE " on tmpfs in a pod member",
+              "policy.identity policy.mounts", "policy.mounts", "option \"" FSOPT_FILE "\"");
+  run_mode = KG_MODE_CHECK;
+}
+
 int
 main (void)
 {
@@ -486,5 +772,8 @@ main (void)
   test_volume_bind ();
   test_shared_directory ();
   test_redirect ();
+  test_kata_options ();
+  test_kata_types ();
+  test_kata_options_pod ();
   return policy_test_end ();
 }

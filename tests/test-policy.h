@@ -629,6 +629,30 @@ bind_of (const char *source, const char *options)
   return s;
 }
 
+/* A CRI pod sandbox's bundle, SID of pod UID, in CRI's namespace of
+   containerd's state under the rows' directory: what a member's start
+   finds beside its own. */
+static __attribute__ ((unused)) void
+pod_sandbox_write (const char *sid, const char *uid)
+{
+  cleanup_free char *sb = NULL;
+  cleanup_free char *path = NULL;
+  cleanup_free char *text = NULL;
+
+  if (asprintf (&sb, "%s/state/io.containerd.runtime.v2.task/k8s.io/%s", tmpdir, sid) < 0
+      || asprintf (&path, "%s/config.json", sb) < 0
+      || asprintf (&text,
+                   "{\"ociVersion\": \"1.0.2\", \"annotations\": {"
+                   "\"io.kubernetes.cri.container-type\": \"sandbox\", "
+                   "\"io.kubernetes.cri.sandbox-id\": \"%s\", "
+                   "\"io.kubernetes.cri.sandbox-uid\": \"%s\"}}",
+                   sid, uid)
+             < 0)
+    abort ();
+  mkdir_p (sb);
+  test_write_text (path, text);
+}
+
 #define ID_A "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define ID_B "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"
 

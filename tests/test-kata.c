@@ -1008,6 +1008,11 @@ dialect_cases (void)
      one of them does not compile. */
   enabled_case ("a match, then one that cannot be told",
                 "[\"default_memory\", \"[[.].]|x|[.].]]zzz\"]", "default_memory", -1);
+  /* glibc finds "(^.|a)+$" in "ab"; Go and Rust do not (the oracle's
+     finding): anchors stay out of groups. */
+  enabled_case ("an anchor inside a repeated group", "[\"(^.|a)+$\"]", "ab", -1);
+  enabled_case ("anchors outside groups", "[\"^(.|a)+$\"]", "ab", 1);
+  enabled_case ("groups deeper than three", "[\"((((default_memory))))\"]", "default_memory", -1);
   enabled_case ("a name outside the names' alphabet", "[\"default\"]", "Default_memory", -1);
 }
 

@@ -882,15 +882,23 @@ debug_cases (void)
   done (&r);
 }
 
+/* A tree of FIXTURE whose enable_annotations is PATTERNS (a TOML array). */
+static void
+annotations_tree (const char *fixture, const char *patterns)
+{
+  char buf[512];
+
+  tree_new (fixture, NULL);
+  snprintf (buf, sizeof buf, "[hypervisor.firecracker]\nenable_annotations = %s\n", patterns);
+  dropin ("50-annotations.toml", buf, 0644);
+}
+
 static void
 annotation_case (const char *label, const char *patterns, enum verdict v, const char *want)
 {
-  char buf[512];
   struct run r;
 
-  tree_new ("configuration-fc.toml", NULL);
-  snprintf (buf, sizeof buf, "[hypervisor.firecracker]\nenable_annotations = %s\n", patterns);
-  dropin ("50-annotations.toml", buf, 0644);
+  annotations_tree ("configuration-fc.toml", patterns);
   run (&r, label);
   expect (&r, "kata.annotations", v, want);
   done (&r);
@@ -899,12 +907,9 @@ annotation_case (const char *label, const char *patterns, enum verdict v, const 
 static void
 rs_annotation_case (const char *label, const char *patterns, enum verdict v, const char *want)
 {
-  char buf[512];
   struct run r;
 
-  tree_new ("configuration-rs-fc.toml", NULL);
-  snprintf (buf, sizeof buf, "[hypervisor.firecracker]\nenable_annotations = %s\n", patterns);
-  dropin ("50-annotations.toml", buf, 0644);
+  annotations_tree ("configuration-rs-fc.toml", patterns);
   run (&r, label, .shim = rs_shim ());
   expect (&r, "kata.annotations", v, want);
   done (&r);
@@ -961,12 +966,9 @@ annotation_cases (void)
 static void
 enabled_case (const char *label, const char *patterns, const char *bare, int want)
 {
-  char buf[512];
   struct run r;
 
-  tree_new ("configuration-fc.toml", NULL);
-  snprintf (buf, sizeof buf, "[hypervisor.firecracker]\nenable_annotations = %s\n", patterns);
-  dropin ("50-annotations.toml", buf, 0644);
+  annotations_tree ("configuration-fc.toml", patterns);
   run (&r, label);
   if (r.pf.from_kata.config == NULL)
     ok (false, "%s: the configuration loads", label);

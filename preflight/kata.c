@@ -1225,70 +1225,165 @@ check_debug (struct preflight *pf, const struct toml_value *doc)
   kg_buf_release (&s.open);
 }
 
-/* Whether PATTERN means the same under POSIX regcomp as under the RE2
-   syntax that Kata compiles it with (Go's regexp; runtime-rs's regex crate
-   shares the syntax).  The escapes and flags where the two differ, such as
-   \x6b, \d, \pL, (?i) or a backslash inside [...], could match more names
-   for Kata than for regcomp, so they are refused rather than guessed at.
-   Annotation names are [a-z0-9_], so no real pattern needs them. */
+/* enable_annotations patterns are read in one grammar, on which POSIX
+   extended regular expressions (glibc's regcomp, in the guard's "C"
+   locale: it never calls setlocale), Go's regexp (RE2 syntax: the Go
+   shim's regexpContains in src/runtime/pkg/oci/utils.go) and Rust's regex
+   crate (runtime-rs's RegexSet in kata-types' is_annotation_enabled) agree
+   on whether a pattern matches somewhere in an annotation name:
+
+     pattern := "" | alt ('|' alt)*
+     alt     := ['^'] piece+ ['$']
+     piece   := atom ['*' | '+' | '?']
+     atom    := [A-Za-z0-9_-] | '.' | class | '(' inner ('|' inner)* ')'
+     inner   := piece+
+     class   := '[' ['^'] item+ ']'
+     item    := [A-Za-z0-9_.] | LO '-' HI   (LO <= HI, both digits, both
+                                             lower or both upper case)
+
+   Outside it they part: glibc reads [.x.], [=x=] and [:x:] inside a
+   bracket expression where RE2 ends the class at its first ']' (and Rust
+   nests classes), so "[[.].]|default_memory|[.].]]z" is three
+   alternatives for Kata and one bracket for glibc; RE2 refuses "a**"
+   that glibc accepts; glibc's matcher finds "(^.|a)+$" in "ab" where the
+   other two do not (an anchor inside a repeated group: anchors are kept
+   out of groups); {n,m}, escapes, (?flags), empty alternatives and
+   non-ASCII bytes differ or are read per character against per byte.
+   A pattern outside it is refused (kata.annotations fails, and a sizing
+   annotation is taken as one Kata could apply): whatever either runtime
+   makes of it, including nothing when it does not compile for Go
+   (regexpContains skips it) or for Rust (RegexSet::new fails, and
+   runtime-rs then enables no annotation at all).  The names matched are
+   Kata's own, in PATTERN_NAME_CHARS (pattern_name_plain), where a
+   character is a byte and no name holds a newline. */
+#define PATTERN_LITERAL_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-"
+#define PATTERN_CLASS_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."
+#define PATTERN_NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_."
+/* Longer patterns and deeper groups than any list of names needs; glibc's
+   regexec takes seconds on some 200-byte patterns of nested repeated
+   groups, which these bounds keep out. */
+#define PATTERN_MAX_LEN 128
+#define PATTERN_MAX_DEPTH 3
+/* Room for pattern_portable's reason. */
+#define PATTERN_WHY 96
+
+/* Where a pattern is in its grammar: at the start of an alternative,
+   after its '^', after an atom, after a quantifier, after its '$'. */
+enum pattern_state
+{
+  PAT_OPEN,
+  PAT_BEGIN,
+  PAT_ATOM,
+  PAT_QUANT,
+  PAT_END,
+};
+
+/* 0-9, a-z, A-Z: which run C is in, or 0. */
+static int
+pattern_run (char c)
+{
+  return c >= '0' && c <= '9' ? 1 : c >= 'a' && c <= 'z' ? 2 : c >= 'A' && c <= 'Z' ? 3 : 0;
+}
+
+/* The ']' that ends the plain class opening at C, or NULL when it is not
+   one. */
+static const char *
+pattern_class_end (const char *c)
+{
+  const char *start;
+
+  c += c[1] == '^' ? 2 : 1;
+  for (start = c; *c != ']'; c++)
+    {
+      if (*c == '\0' || strchr (PATTERN_CLASS_CHARS, *c) == NULL)
+        return NULL;
+      if (c[1] == '-')
+        {
+          if (pattern_run (c[0]) == 0 || pattern_run (c[0]) != pattern_run (c[2]) || c[0] > c[2])
+            return NULL;
+          c += 2;
+        }
+    }
+  return c > start ? c : NULL;
+}
+
+/* Whether PATTERN is in the grammar above; WHY says where not. */
 static bool
 pattern_portable (const char *p, char *why, size_t why_size)
 {
-  bool bracket = false;
+  enum pattern_state st = PAT_OPEN;
+  unsigned depth = 0;
+  const char *c;
 
-  for (const char *c = p; *c; c++)
+  if (strlen (p) > PATTERN_MAX_LEN)
     {
-      if (bracket)
-        {
-          if (*c == '\\')
-            {
-              snprintf (why, why_size,
-                        "a backslash inside [...] is an escape for Kata, a "
-                        "literal for POSIX");
-              return false;
-            }
-          if (c[0] == '[' && (c[1] == ':' || c[1] == '.' || c[1] == '='))
-            {
-              char close[3] = { c[1], ']', '\0' };
-              const char *end = strstr (c + 2, close);
+      snprintf (why, why_size, "it is longer than %d bytes", PATTERN_MAX_LEN);
+      return false;
+    }
+  for (c = p; *c; c++)
+    {
+      bool piece = st == PAT_ATOM || st == PAT_QUANT;
+      const char *end;
 
-              if (end == NULL)
-                return true; /* regcomp rejects it */
-              c = end + 1;
-              continue;
-            }
-          if (*c == ']')
-            bracket = false;
-          continue;
-        }
-      if (*c == '\\')
-        {
-          if (c[1] == '\0')
-            return true; /* regcomp rejects a trailing backslash */
-          if (isalnum ((unsigned char) c[1]))
-            {
-              snprintf (why, why_size, "the escape \\%c is not POSIX", c[1]);
-              return false;
-            }
-          c++;
-          continue;
-        }
       if (*c == '[')
         {
-          bracket = true;
-          if (c[1] == '^')
-            c++;
-          if (c[1] == ']')
-            c++;
-          continue;
+          if (st == PAT_END || (end = pattern_class_end (c)) == NULL)
+            break;
+          c = end;
+          st = PAT_ATOM;
         }
-      if (c[0] == '(' && c[1] == '?')
+      else if (*c == '.' || strchr (PATTERN_LITERAL_CHARS, *c) != NULL)
         {
-          snprintf (why, why_size, "(?...) flags and groups are not POSIX");
-          return false;
+          if (st == PAT_END)
+            break;
+          st = PAT_ATOM;
         }
+      else if (*c == '*' || *c == '+' || *c == '?')
+        {
+          if (st != PAT_ATOM)
+            break;
+          st = PAT_QUANT;
+        }
+      else if (*c == '|' && (piece || st == PAT_END))
+        st = PAT_OPEN;
+      else if (*c == '(' && st != PAT_END && depth < PATTERN_MAX_DEPTH)
+        {
+          depth++;
+          st = PAT_OPEN;
+        }
+      else if (*c == ')' && depth > 0 && (piece || st == PAT_END))
+        {
+          depth--;
+          st = PAT_ATOM;
+        }
+      else if (*c == '^' && st == PAT_OPEN && depth == 0)
+        st = PAT_BEGIN;
+      else if (*c == '$' && piece && depth == 0)
+        st = PAT_END;
+      else
+        break;
     }
-  return true;
+  if (*c == '\0' && depth == 0 && (c == p || st == PAT_ATOM || st == PAT_QUANT || st == PAT_END))
+    return true;
+  if (*c == '\0')
+    snprintf (why, why_size, "it ends %s",
+              depth > 0 ? "inside a group" : "where a name character is due");
+  else if (*c == '[')
+    snprintf (why, why_size,
+              "the bracket expression at byte %zu is not a plain one ([a-z0-9_.] and ranges)",
+              (size_t) (c - p));
+  else if (isgraph ((unsigned char) *c))
+    snprintf (why, why_size, "'%c' at byte %zu", *c, (size_t) (c - p));
+  else
+    snprintf (why, why_size, "byte 0x%02x at byte %zu", (unsigned char) *c, (size_t) (c - p));
+  return false;
+}
+
+/* Whether NAME is one the grammar above was proved on. */
+static bool
+pattern_name_plain (const char *name)
+{
+  return *name != '\0' && name[strspn (name, PATTERN_NAME_CHARS)] == '\0';
 }
 
 /* An enable_annotations pattern, compiled.  One without a character
@@ -1324,7 +1419,8 @@ pattern_free (struct pattern *p)
     regfree (&p->re);
 }
 
-/* Describe in BAD the NAMES that the pattern P matches. */
+/* Describe in BAD the NAMES that the pattern P matches (a name outside
+   the grammar's alphabet, which none of them is, as matched). */
 static void
 pattern_hits (const struct pattern *p, const char *const *names, size_t n, struct kg_buf *bad,
               size_t *hits, size_t *n_bad)
@@ -1333,7 +1429,7 @@ pattern_hits (const struct pattern *p, const char *const *names, size_t n, struc
 
   for (size_t j = 0; j < n; j++)
     {
-      if (! pattern_match (p, names[j]))
+      if (pattern_name_plain (names[j]) && ! pattern_match (p, names[j]))
         continue;
       if ((*hits)++ == 0)
         sb_printf (bad, "%s\"%s\" enables ", (*n_bad)++ ? "; " : "", pat);
@@ -1346,7 +1442,10 @@ pattern_hits (const struct pattern *p, const char *const *names, size_t n, struc
 /* Whether Kata applies the hypervisor annotation BARE (its name without
    io.katacontainers.config.hypervisor.) under K's enable_annotations, as
    check_kata_annotations reads the list: 1 yes, 0 no, -1 when the list
-   cannot be read so (kata.annotations refuses such a list). */
+   cannot be read so (kata.annotations refuses such a list).  Every
+   pattern is read, also after one that matches: runtime-rs compiles the
+   list as one RegexSet, and one pattern that does not compile there
+   leaves every annotation off. */
 int
 kata_annotation_enabled (const struct kata_config *k, const char *bare)
 {
@@ -1355,18 +1454,18 @@ kata_annotation_enabled (const struct kata_config *k, const char *bare)
 
   if (list == NULL)
     return 0;
-  if (list->kind != TOML_ARRAY)
+  if (list->kind != TOML_ARRAY || ! pattern_name_plain (bare))
     return -1;
-  for (size_t i = 0; i < list->u.array.n && hit == 0; i++)
+  for (size_t i = 0; i < list->u.array.n; i++)
     {
       const struct toml_value *item = list->u.array.items[i];
-      char why[128];
+      char why[PATTERN_WHY];
       struct pattern p;
 
       if (item->kind != TOML_STRING || ! pattern_portable (item->u.string, why, sizeof why)
           || pattern_compile (&p, item->u.string) != 0)
         return -1;
-      hit = pattern_match (&p, bare);
+      hit = hit || pattern_match (&p, bare);
       pattern_free (&p);
     }
   return hit;
@@ -1410,7 +1509,7 @@ check_kata_annotations (struct preflight *pf)
     {
       const struct toml_value *item = list->u.array.items[i];
       const char *pat;
-      char why[128];
+      char why[PATTERN_WHY];
       struct pattern p;
       int rc;
       size_t hits = 0;
@@ -1426,9 +1525,11 @@ check_kata_annotations (struct preflight *pf)
       if (! pattern_portable (pat, why, sizeof why))
         {
           report_fail (rep, "kata.annotations",
-                       "write the pattern with plain POSIX syntax, or list annotation names",
+                       "list annotation names, or write the pattern with letters, digits, _, "
+                       "-, ., *, +, ?, |, ^, $, groups and plain [a-z0-9_.] classes",
                        "[hypervisor.%s] enable_annotations pattern \"%s\" cannot be evaluated "
-                       "as Kata does: %s",
+                       "as Kata does: %s (outside the syntax that POSIX, Go's regexp and "
+                       "Rust's regex read alike)",
                        k->hypervisor_name, pat, why);
           return;
         }

@@ -37,7 +37,7 @@ MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/
   tests/e2e-podman.test
   tests/fuzz/replay-toml tests/fuzz/replay-config tests/fuzz/replay-kata tests/fuzz/replay-policy
   tests/fuzz/replay-daemonjson tests/fuzz/replay-options tests/fuzz/replay-argv
-  tests/fuzz/replay-status tests/fuzz/replay-checker tests/oracle.test"
+  tests/fuzz/replay-status tests/fuzz/replay-checker tests/oracle.test tests/regex-oracle.test"
 
 # matrix_kill_ns NS: every process still in the mount namespace NS (as
 # readlink /proc/PID/ns/mnt shows it): what the inner tests left running.

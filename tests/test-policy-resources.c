@@ -364,6 +364,20 @@ test_sizing_annotations (void)
               KATA_RUNTIME_GO, "", "4352 MiB (the default_memory annotation 4096 + limit 256 MiB)");
   sizing_row ("default_memory, not enabled: Kata's own size", ANN ("default_memory", "65536"),
               fc_off, KATA_RUNTIME_GO, "", "2304 MiB (default_memory 2048 + limit 256 MiB)");
+  /* Go's regexp and runtime-rs's regex end the class at its first ']':
+     the second alternative enables default_memory; glibc reads one
+     bracket expression (issue 46).  Refused, for either runtime. */
+  sizing_row ("default_memory enabled past a collating element", ANN ("default_memory", "65536"),
+              "[hypervisor.firecracker]\n"
+              "enable_annotations = [\"[[.].]|default_memory|[.].]]zzz\"]\n",
+              KATA_RUNTIME_GO, "policy.resources",
+              "io.katacontainers.config.hypervisor.default_memory: cannot tell whether Kata "
+              "applies it");
+  sizing_row ("runtime-rs: default_memory enabled past a collating element",
+              ANN ("default_memory", "65536"),
+              "[hypervisor.firecracker]\n"
+              "enable_annotations = [\"[[.].]|default_memory|[.].]]zzz\"]\n",
+              KATA_RUNTIME_RS, "policy.resources", "cannot tell whether Kata applies it");
   sizing_row ("default_memory 4GiB (runtime-rs reads units)", ANN ("default_memory", "4GiB"), fc_on,
               KATA_RUNTIME_RS, "policy.resources",
               "io.katacontainers.config.hypervisor.default_memory is \"4GiB\": Kata sizes the VM "

@@ -170,12 +170,11 @@ plant_string (struct json_object *tree, const char *obj, const char *key)
     json_object_object_get_ex (tree, obj, &o);
   else
     {
-      json_object_object_foreach (tree, k, v)
-      {
-        (void) k;
-        o = v;
-        break;
-      }
+      struct json_object_iterator it = json_object_iter_begin (tree);
+      struct json_object_iterator end = json_object_iter_end (tree);
+
+      if (! json_object_iter_equal (&it, &end))
+        o = json_object_iter_peek_value (&it);
     }
   if (o != NULL && json_object_is_type (o, json_type_object))
     json_object_object_add (o, key, json_object_new_string ("/kg-planted"));
@@ -207,7 +206,8 @@ mount_readings (struct jv *doc)
       unsigned w;
       bool ro;
 
-      if (m == NULL || ! jv_is_type (m, json_type_object) || (r = json_object_new_object ()) == NULL)
+      if (m == NULL || ! jv_is_type (m, json_type_object)
+          || (r = json_object_new_object ()) == NULL)
         {
           json_object_array_add (out, NULL);
           continue;
@@ -215,14 +215,14 @@ mount_readings (struct jv *doc)
       w = mount_option_words (jv_get (m, "options"), NULL, NULL);
       type = jv_get (m, "type");
       ro = ((w & OPT_RO) && ! (w & (OPT_RW | OPT_RRW))) || all_ro;
-      json_object_object_add (
-          r, "bind",
-          json_object_new_boolean ((w & OPT_BIND)
-                                   || (type != NULL && jv_is_type (type, json_type_string)
-                                       && strcmp (jv_string (type), "bind") == 0)));
+      json_object_object_add (r, "bind",
+                              json_object_new_boolean (
+                                  (w & OPT_BIND)
+                                  || (type != NULL && jv_is_type (type, json_type_string)
+                                      && strcmp (jv_string (type), "bind") == 0)));
       json_object_object_add (r, "ro", json_object_new_boolean (ro));
-      json_object_object_add (
-          r, "ro_oci", json_object_new_boolean (ro || ((w & OPT_RRO) && ! (w & OPT_RRW))));
+      json_object_object_add (r, "ro_oci",
+                              json_object_new_boolean (ro || ((w & OPT_RRO) && ! (w & OPT_RRW))));
       json_object_array_add (out, r);
     }
   return out;

@@ -12,8 +12,17 @@
  *                             whether the guard accepts the file
  *
  * Each line is {"file":F,"allowed":B,"refused":R,"tree":T}; T is null when
- * the guard's parser refused the file, R is "" when it is allowed.  One
- * process handles thousands of files: the oracle starts one per batch.
+ * the guard's parser refused the file, R is "" when it is allowed.  A spec
+ * line also has "mounts": what the guard made of each mount's options
+ * (mount_readings), for the oracle to hold against what runc and Kata's
+ * shim make of the same values.  One process handles thousands of files:
+ * the oracle starts one per batch.
+ *
+ * KG_ORACLE_PLANT (the oracle's own test, tests/oracle.test) makes the
+ * view lie in one reading, so that a row can show the oracle failing:
+ *   tree  the tree of each allowed file differs by one value: a spec's
+ *         process.cwd, or a Kata file's first [hypervisor.NAME] path
+ *   ro    every mount is read-only to the guard, whatever its options
  */
 #include "config.h"
 
@@ -30,6 +39,7 @@
 #include "fuzz-files.h"
 #include "jtree.h"
 #include "kata.h"
+#include "policy-int.h"
 #include "policy.h"
 #include "request.h"
 #include "result.h"
@@ -137,7 +147,86 @@ read_input (const char *file, char **buf, size_t *len)
   return line;
 }
 
+/* KG_ORACLE_PLANT's word, or "". */
+static const char *
+plant (void)
+{
+  const char *p = getenv ("KG_ORACLE_PLANT");
+
+  return p != NULL ? p : "";
+}
+
+/* KG_ORACLE_PLANT=tree: in object TREE's member OBJ (or in its first
+   member's value when OBJ is NULL: a Kata file's first hypervisor), KEY
+   becomes "/kg-planted". */
+static void
+plant_string (struct json_object *tree, const char *obj, const char *key)
+{
+  struct json_object *o = NULL;
+
+  if (strcmp (plant (), "tree") != 0 || tree == NULL)
+    return;
+  if (obj != NULL)
+    json_object_object_get_ex (tree, obj, &o);
+  else
+    {
+      struct json_object_iterator it = json_object_iter_begin (tree);
+      struct json_object_iterator end = json_object_iter_end (tree);
+
+      if (! json_object_iter_equal (&it, &end))
+        o = json_object_iter_peek_value (&it);
+    }
+  if (o != NULL && json_object_is_type (o, json_type_object))
+    json_object_object_add (o, key, json_object_new_string ("/kg-planted"));
+}
+
 /* ---- spec --------------------------------------------------------------- */
+
+/* What the guard makes of each mount of DOC (policy_spec_parse's tree), as
+   policy.mounts reads them (preflight/policy-mounts.c, check_mounts and
+   mount_options): its options' words through the guard's own table
+   (mount_option_words), then
+     bind    a "bind" or "rbind" option, or the type "bind"
+     ro      "ro" without "rw" or "rrw": the reading behind Kata's shim
+             (KG_MODE_SHIM), which ignores "rro"
+     ro_oci  that, or "rro" without "rrw": the reading in front of an OCI
+             runtime (KG_MODE_OCI), which applies "rro"
+   A mount that is no object is null. */
+static struct json_object *
+mount_readings (struct jv *doc)
+{
+  struct jv *mounts = doc != NULL ? jv_get (doc, "mounts") : NULL;
+  struct json_object *out = json_object_new_array ();
+  bool all_ro = strcmp (plant (), "ro") == 0;
+
+  for (size_t i = 0; out != NULL && i < jv_length (mounts); i++)
+    {
+      struct jv *m = jv_at (mounts, i), *type;
+      struct json_object *r;
+      unsigned w;
+      bool ro;
+
+      if (m == NULL || ! jv_is_type (m, json_type_object)
+          || (r = json_object_new_object ()) == NULL)
+        {
+          json_object_array_add (out, NULL);
+          continue;
+        }
+      w = mount_option_words (jv_get (m, "options"), NULL, NULL);
+      type = jv_get (m, "type");
+      ro = ((w & OPT_RO) && ! (w & (OPT_RW | OPT_RRW))) || all_ro;
+      json_object_object_add (r, "bind",
+                              json_object_new_boolean (
+                                  (w & OPT_BIND)
+                                  || (type != NULL && jv_is_type (type, json_type_string)
+                                      && strcmp (jv_string (type), "bind") == 0)));
+      json_object_object_add (r, "ro", json_object_new_boolean (ro));
+      json_object_object_add (r, "ro_oci",
+                              json_object_new_boolean (ro || ((w & OPT_RRO) && ! (w & OPT_RRW))));
+      json_object_array_add (out, r);
+    }
+  return out;
+}
 
 static struct guard_config cfg;
 
@@ -156,7 +245,7 @@ static int
 view_spec (const char *file)
 {
   kg_error_t err = NULL;
-  struct json_object *line, *tree;
+  struct json_object *line, *tree, *mounts;
   struct request req;
   struct report rep;
   struct preflight pf;
@@ -172,6 +261,7 @@ view_spec (const char *file)
     struct jv *doc = policy_spec_parse (file, buf, len, &err);
 
     tree = jv_to_json_c (doc);
+    mounts = mount_readings (doc);
     jv_free (doc);
   }
 
@@ -181,6 +271,7 @@ view_spec (const char *file)
     {
       fprintf (stderr, "guard-view: cannot write %s/config.json\n", fuzz_dir ());
       json_object_put (tree);
+      json_object_put (mounts);
       json_object_put (line);
       kg_error_release (&err);
       free (buf);
@@ -220,7 +311,10 @@ view_spec (const char *file)
                                                             : ""));
   /* Not the tree check_policy judged, but the same parser on the same
      bytes: the one the oracle decodes. */
+  if (fail == NULL)
+    plant_string (tree, "process", "cwd");
   json_object_object_add (line, "tree", tree);
+  json_object_object_add (line, "mounts", mounts);
   if (tree == NULL)
     json_object_object_add (line, "parse_error", json_object_new_string (err ? err->msg : "?"));
   preflight_release (&pf);
@@ -301,7 +395,14 @@ view_kata (const char *file)
     refused = NULL;
   json_object_object_add (line, "allowed", json_object_new_boolean (doc != NULL && bad == NULL));
   json_object_object_add (line, "refused", json_object_new_string (refused ? refused : ""));
-  json_object_object_add (line, "tree", doc ? toml_to_json (doc) : NULL);
+  {
+    struct json_object *tree = doc ? toml_to_json (doc) : NULL;
+    struct json_object *hv = NULL;
+
+    if (bad == NULL && tree != NULL && json_object_object_get_ex (tree, "hypervisor", &hv))
+      plant_string (hv, NULL, "path");
+    json_object_object_add (line, "tree", tree);
+  }
   toml_free (doc);
   kg_error_release (&err);
   free (refused);

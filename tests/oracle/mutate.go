@@ -809,7 +809,7 @@ func runRs(o fuzzOpts, out []byte) (counts, []string, error) {
 	for i := range n {
 		n[i], _ = strconv.Atoi(all[m[2*i+2]:m[2*i+3]])
 	}
-	c = counts{n[0], n[1], n[2], n[3], n[4]}
+	c = counts{n[0], n[1], n[2], n[3], n[4], 0}
 	var fails []string
 	text := all[:m[0]]
 	for _, block := range strings.Split(text, "DISAGREEMENT ")[1:] {

@@ -12,6 +12,8 @@
 //	    error means the runtime refuses it too: "oracle-refused"); prune
 //	    the guard's tree to what an exact-name reader sees, decode it into
 //	    the same Go type with encoding/json, and compare the two values.
+//	    In spec mode also what the runtimes derive from the values: each
+//	    mount's bind and read-only readings (values.go) against the guard's.
 //	oracle fuzz spec|kata -seeds DIR... -n N -seed S -guard GUARD-VIEW -work DIR
 //	    the same on N mutants of the seed files (mutate.go), deterministic
 //	    for a given seed, in batches of -batch files per guard-view run.
@@ -50,10 +52,14 @@ type guardLine struct {
 	Allowed bool            `json:"allowed"`
 	Refused string          `json:"refused"`
 	Tree    json.RawMessage `json:"tree"`
+	// spec mode: what the guard made of each mount (values.go)
+	Mounts []*mountReading `json:"mounts"`
 }
 
 type counts struct {
 	Inputs, Allowed, OracleRefused, Agreed, Disagreements int
+	// spec mode: the mounts whose runtime readings were compared
+	Mounts int
 }
 
 func (c *counts) add(o counts) {
@@ -62,11 +68,16 @@ func (c *counts) add(o counts) {
 	c.OracleRefused += o.OracleRefused
 	c.Agreed += o.Agreed
 	c.Disagreements += o.Disagreements
+	c.Mounts += o.Mounts
 }
 
 func (c counts) String() string {
-	return fmt.Sprintf("inputs %d, guard-allowed %d, oracle-refused %d, agreed %d, disagreements %d",
+	s := fmt.Sprintf("inputs %d, guard-allowed %d, oracle-refused %d, agreed %d, disagreements %d",
 		c.Inputs, c.Allowed, c.OracleRefused, c.Agreed, c.Disagreements)
+	if c.Mounts > 0 {
+		s += fmt.Sprintf(", mounts read as runc and Kata read them %d", c.Mounts)
+	}
+	return s
 }
 
 // A disagreement, printed as one block.
@@ -393,6 +404,16 @@ func compareLine(m mode, line []byte) (counts, *disagreement, error) {
 		same = bytes.Equal(rj, vj)
 		if !same && p == "" {
 			p, x, y = "(somewhere)", string(rj), string(vj)
+		}
+	}
+	if same && m.name == "spec" {
+		// The same values: do the runtimes derive from them what the
+		// guard did?
+		spec := real.Interface().(*specs.Spec)
+		c.Mounts = len(spec.Mounts)
+		if d := compareMounts(g.File, spec, g.Mounts); d != nil {
+			c.Disagreements = 1
+			return c, d, nil
 		}
 	}
 	if same {

@@ -3,8 +3,9 @@
 //! The runtime-rs side of the differential oracle (tests/oracle.test).
 //!
 //! Kata's Rust runtime (runtime-rs, src/libs/kata-types/src/config) parses
-//! its configuration with toml 0.5 (Kata 3.30) into a `toml::Value` and
-//! converts that into serde-derived types.  serde's rules are not BurntSushi's: keys match
+//! its configuration with toml 0.5 (Kata 3.30; 1.1 in Kata 4) into a
+//! `toml::Value` and converts that into serde-derived types.  This builds
+//! against toml 0.5 to 1.x alike (tests/oracle.test picks the registry's).  serde's rules are not BurntSushi's: keys match
 //! exactly (no case folding), a key twice is an error, a negative number
 //! or one out of range for an unsigned field is an error, unknown keys are
 //! ignored except where a type denies them ([agent.NAME], its mem_agent,

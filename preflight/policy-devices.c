@@ -178,24 +178,6 @@ vfio_path (const char *p)
   return strncmp (p, "/dev/vfio", 9) == 0 && p[9] != '\0' && strncmp (p, "/dev/vfio/vfio", 14) != 0;
 }
 
-/* A path as runc, crun and Kata take it whole: absolute, no empty, "."
-   or ".." component, no trailing slash (Kata's prefix test reads the
-   string, the kernel resolves it: the two could differ). */
-static bool
-clean_path (const char *p)
-{
-  if (p[0] != '/' || p[1] == '\0')
-    return false;
-  for (const char *s = p; *s != '\0'; s++)
-    if (s[0] == '/'
-        && (s[1] == '/' || s[1] == '\0'
-            || (s[1] == '.'
-                && (s[2] == '/' || s[2] == '\0'
-                    || (s[2] == '.' && (s[3] == '/' || s[3] == '\0'))))))
-      return false;
-  return true;
-}
-
 /* Whether the host has a device of TYPE (c, u or b) MAJ:MIN in sysfs:
    1 when /sys/dev/{char,block}/MAJ:MIN/uevent names it (DEVNAME), 0 when
    there is no uevent (ENOENT), -1 (errno set) when it cannot tell.  Kata
@@ -244,7 +226,7 @@ device_host_path (const char *p, char type, int64_t maj, int64_t min, struct fin
   int sys;
   char node = type == 'b' ? 'b' : 'c';
 
-  if (! clean_path (p))
+  if (! kg_path_clean (p))
     {
       finding (f,
                "device path \"%.128s\" is not a clean absolute path (a runtime would take it "

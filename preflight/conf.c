@@ -49,6 +49,7 @@ enum str_rule
   STR_POLICY_MODE,       /* "enforce" or "audit" */
   STR_SELINUX_TYPE,      /* an SELinux type name: letters, digits, '_' */
   STR_PROFILE_GLOB,      /* an fnmatch(3) pattern of an AppArmor profile name */
+  STR_CGROUP_PARENT,     /* "/a/b" (cgroupfs) or "a.slice" (systemd) */
 };
 
 struct key_spec
@@ -114,6 +115,8 @@ static const struct key_spec keys[] = {
     FIELD (policy.n_kubelet_roots), STR_ABS_PATH, 0, 0 },
   { "policy", "cri_namespaces", KEY_STRING_ARRAY, FIELD (policy.cri_namespaces),
     FIELD (policy.n_cri_namespaces), STR_NAMESPACE, 0, 0 },
+  { "policy", "cgroup_parents", KEY_STRING_ARRAY, FIELD (policy.cgroup_parents),
+    FIELD (policy.n_cgroup_parents), STR_CGROUP_PARENT, 0, 0 },
   { "policy", "hooks", KEY_STRING_ARRAY, FIELD (policy.hooks), FIELD (policy.n_hooks), STR_ABS_PATH,
     0, 0 },
   { "policy", "selinux_types", KEY_STRING_ARRAY, FIELD (policy.selinux_types),
@@ -158,6 +161,12 @@ static const char *const default_capabilities[] = {
   "CAP_KILL",    "CAP_AUDIT_WRITE",
 };
 static const char *const default_engine_roots[] = { "/var/lib/docker" };
+/* What Docker (cgroupfs: /docker/ID; systemd: system.slice:docker:ID),
+   containerd's CRI and CRI-O (/kubepods/..., kubepods-*.slice) and podman
+   (/libpod_parent/libpod-ID, machine.slice:libpod:ID) write. */
+static const char *const default_cgroup_parents[] = { "/docker",        "/kubepods",
+                                                      "/libpod_parent", "system.slice",
+                                                      "kubepods.slice", "machine.slice" };
 /* podman's (containers/storage's) graph root and run root. */
 static const char *const default_podman_roots[] = { "/var/lib/containers/storage",
                                                     "/run/containers/storage" };
@@ -278,6 +287,8 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
                      default_kubelet_roots, ARRAY_SIZE (default_kubelet_roots))
       || ! set_list (&cfg->policy.cri_namespaces, &cfg->policy.n_cri_namespaces,
                      default_cri_namespaces, ARRAY_SIZE (default_cri_namespaces))
+      || ! set_list (&cfg->policy.cgroup_parents, &cfg->policy.n_cgroup_parents,
+                     default_cgroup_parents, ARRAY_SIZE (default_cgroup_parents))
       || ! set_list (&cfg->policy.hooks, &cfg->policy.n_hooks, default_hooks,
                      ARRAY_SIZE (default_hooks))
       || ! set_list (&cfg->policy.selinux_types, &cfg->policy.n_selinux_types,
@@ -524,6 +535,20 @@ valid_capability (const char *s)
   return strncasecmp (s, "CAP_", 4) == 0 && cap_from_name (s, &v) == 0;
 }
 
+/* A [policy] cgroup_parents entry: a cgroupfs directory (kg_path_clean)
+   or a systemd slice ("name.slice", no '/' or ':', as
+   libcontainer/cgroups/systemd ExpandSlice takes it). */
+bool
+conf_valid_cgroup_parent (const char *s)
+{
+  size_t n = strlen (s);
+
+  if (s[0] == '/')
+    return kg_path_clean (s);
+  return n > 6 && strcmp (s + n - 6, ".slice") == 0 && strpbrk (s, "/:") == NULL
+         && strstr (s, "--") == NULL && s[0] != '-';
+}
+
 /* containerd's namespaces.Validate (identifiers.Validate): labels of
    letters and digits joined by single '.', '_' or '-', at most 76 bytes. */
 bool
@@ -599,6 +624,10 @@ check_string (enum str_rule rule, const char *s)
                  "resolve them through the engine's DNS)";
         return NULL;
       }
+    case STR_CGROUP_PARENT:
+      return conf_valid_cgroup_parent (s) ? NULL
+                                          : "must be a clean absolute cgroup path (\"/docker\", "
+                                            "not \"/\") or a systemd slice (\"system.slice\")";
     case STR_NAMESPACE:
       return conf_valid_namespace (s) ? NULL
                                       : "is not a containerd namespace name (letters, digits, "
@@ -1060,6 +1089,7 @@ guard_config_release (struct guard_config *cfg)
   free_list (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots);
   free_list (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots);
   free_list (cfg->policy.cri_namespaces, cfg->policy.n_cri_namespaces);
+  free_list (cfg->policy.cgroup_parents, cfg->policy.n_cgroup_parents);
   free_list (cfg->policy.hooks, cfg->policy.n_hooks);
   free_list (cfg->policy.selinux_types, cfg->policy.n_selinux_types);
   free_list (cfg->policy.apparmor_profiles, cfg->policy.n_apparmor_profiles);

@@ -107,6 +107,8 @@ struct guard_config
     size_t n_kubelet_roots;
     char **cri_namespaces; /* containerd namespaces whose CRI annotations count */
     size_t n_cri_namespaces;
+    char **cgroup_parents; /* where a linux.cgroupsPath may put the container (policy.resources) */
+    size_t n_cgroup_parents;
     char **hooks; /* programs an OCI hook may run */
     size_t n_hooks;
     char **selinux_types; /* SELinux types a process.selinuxLabel may name */
@@ -205,5 +207,6 @@ int conf_compile_annotation_re (const char *re, regex_t *out, kg_error_t *err);
 bool kata_hypervisor_known (const char *name);
 /* NAME is a containerd namespace name. */
 bool conf_valid_namespace (const char *name);
+bool conf_valid_cgroup_parent (const char *s);
 
 #endif

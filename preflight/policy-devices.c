@@ -166,10 +166,120 @@ dev_number (struct jv *o, const char *key, int64_t *out, struct findings *f)
   return *out >= -1 && *out < (INT64_C (1) << 32);
 }
 
+/* Kata's Go runtime takes a path for VFIO by its prefix alone
+   (src/runtime/pkg/device/manager/utils.go IsVFIODevice: "/dev/vfio"
+   and more, but not "/dev/vfio/vfio..."), of the host path it derives
+   (manager.go createDevice) and of the spec's path itself (sandbox.go
+   and container.go: cold_plug_vfio and hot_plug_vfio go by
+   ContainerPath). */
+static bool
+vfio_path (const char *p)
+{
+  return strncmp (p, "/dev/vfio", 9) == 0 && p[9] != '\0' && strncmp (p, "/dev/vfio/vfio", 14) != 0;
+}
+
+/* Whether the host has a device of TYPE (c, u or b) MAJ:MIN in sysfs:
+   1 when /sys/dev/{char,block}/MAJ:MIN/uevent names it (DEVNAME), 0 when
+   there is no uevent (ENOENT), -1 (errno set) when it cannot tell.  Kata
+   derives the host's device from that file: the Go runtime, when it is
+   missing, takes the entry's path instead (config.go GetHostPath);
+   runtime-rs fails (hypervisor/src/device/util.rs get_host_path). */
+static int
+sysfs_device (char type, int64_t maj, int64_t min)
+{
+  char path[96], buf[512];
+  cleanup_close int fd = -1;
+  ssize_t n;
+
+  snprintf (path, sizeof path, "/sys/dev/%s/%" PRId64 ":%" PRId64 "/uevent",
+            type == 'b' ? "block" : "char", maj, min);
+  fd = open (path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+  n = read (fd, buf, sizeof buf - 1);
+  if (n < 0)
+    return -1;
+  buf[n] = '\0';
+  if (strncmp (buf, "DEVNAME=", 8) != 0 && strstr (buf, "\nDEVNAME=") == NULL)
+    {
+      errno = ENODEV;
+      return -1;
+    }
+  return 1;
+}
+
+/* The host's device a runtime may take linux.devices[] entry P (TYPE
+   MAJ:MIN) for beside its numbers, judged (a finding when it is not the
+   device the numbers name).  Kata's Go runtime takes P as the host's path
+   when the numbers have no sysfs entry (sysfs_device): a block device is
+   then attached to the VM from P, a VFIO path passes an IOMMU group
+   through.  It plugs a P that reads as VFIO (vfio_path) whatever the
+   numbers.  runc and crun bind P from the host in a user namespace or
+   when mknod is refused (libcontainer/rootfs_linux.go createDeviceNode).
+   So P, where the host has a file, must be the host's node of the same
+   device; a VFIO path must be one; a block device must have its sysfs
+   entry. */
+static void
+device_host_path (const char *p, char type, int64_t maj, int64_t min, struct findings *f)
+{
+  struct stat st;
+  int sys;
+  char node = type == 'b' ? 'b' : 'c';
+
+  if (! kg_path_clean (p))
+    {
+      finding (f,
+               "device path \"%.128s\" is not a clean absolute path (a runtime would take it "
+               "for another)",
+               p);
+      return;
+    }
+  sys = sysfs_device (node, maj, min);
+  if (sys < 0)
+    {
+      finding (f, "%s (%c %" PRId64 ":%" PRId64 "): cannot read its sysfs entry: %s", p, type, maj,
+               min, strerror (errno));
+      return;
+    }
+  if (stat (p, &st) < 0)
+    {
+      if (errno != ENOENT && errno != ENOTDIR)
+        finding (f, "%s (%c %" PRId64 ":%" PRId64 "): cannot tell which host file it is: %s", p,
+                 type, maj, min, strerror (errno));
+      else if (vfio_path (p))
+        finding (f, "%s (%c %" PRId64 ":%" PRId64 "): a VFIO path the host has no node at", p, type,
+                 maj, min);
+      else if (sys == 0 && node == 'b')
+        finding (f,
+                 "%s (b %" PRId64 ":%" PRId64 "): no such host block device, Kata would attach "
+                 "the path",
+                 p, maj, min);
+      return;
+    }
+  if (! (node == 'b' ? S_ISBLK (st.st_mode) : S_ISCHR (st.st_mode))
+      || (int64_t) major (st.st_rdev) != maj || (int64_t) minor (st.st_rdev) != min)
+    {
+      if (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode))
+        finding (f, "%s (%c %" PRId64 ":%" PRId64 ") is the host's %c %u:%u", p, type, maj, min,
+                 S_ISCHR (st.st_mode) ? 'c' : 'b', major (st.st_rdev), minor (st.st_rdev));
+      else
+        finding (f, "%s (%c %" PRId64 ":%" PRId64 ") is a host file that is no such device", p,
+                 type, maj, min);
+      return;
+    }
+  if (sys == 0 && node == 'b')
+    finding (f,
+             "%s (b %" PRId64 ":%" PRId64 "): the host's block device has no sysfs entry, Kata "
+             "would attach the path",
+             p, maj, min);
+}
+
 void
 check_devices (const struct ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  /* F: devices beyond the allowlist; PATHS: entries whose path a runtime
+     takes for another host device (device_host_path). */
+  cleanup_findings struct findings f = { 0 }, paths = { 0 };
   cleanup_free struct host_dev *hd = calloc (c->cfg->policy.n_devices + 1, sizeof *hd);
   struct jv *linux_, *devs, *res, *rules;
   size_t n_dev = 0;
@@ -214,6 +324,11 @@ check_devices (const struct ctx *c)
           finding (&f, "%s: not a device kata-guard can identify", p);
           continue;
         }
+      if (path == NULL)
+        finding (&paths, "linux.devices[%zu] (%c %" PRId64 ":%" PRId64 ") has no path", i, t[0],
+                 maj, min);
+      else
+        device_host_path (p, t[0], maj, min, &paths);
       if (waived || default_device (t[0] == 'u' ? 'c' : t[0], maj, min)
           || allowed_device (hd, c->cfg->policy.n_devices, t[0] == 'u' ? 'c' : t[0], maj, min))
         continue;
@@ -257,7 +372,14 @@ check_devices (const struct ctx *c)
       finding (&f, "device cgroup rule %s %s:%s %s", t, smaj, smin,
                access ? jv_string (access) : "");
     }
-  if (f.n > 0)
+  if (paths.n > 0)
+    rule_fail (c,
+               "give each device its host node's own path (or one the host has no file at, not "
+               "under /dev/vfio)",
+               "device paths a runtime would take for another host device: %s%s%s",
+               sb_str (&paths.text), f.n > 0 ? "; host devices beyond [policy] devices: " : "",
+               f.n > 0 ? sb_str (&f.text) : "");
+  else if (f.n > 0)
     {
       char remedy[256];
 

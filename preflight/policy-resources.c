@@ -814,6 +814,99 @@ resources_remedy (const struct ctx *c, bool cpus_over, char *out, size_t size)
   return out;
 }
 
+/* linux.cgroupsPath, which every runtime applies on the host: Kata's Go
+   runtime makes it the sandbox's cgroup, which holds the VMM's threads,
+   with "kata_" before its last name unless it is systemd's form
+   (virtcontainers/sandbox.go createResourceController,
+   resourcecontrol/utils.go IsSystemdCgroup, RenameCgroupPath); runtime-rs
+   takes it as written less its leading '/' (resource/src/cgroups/mod.rs
+   CgroupConfig::new); runc makes it the container's own cgroup.  So it
+   must be the engine's form for this container: a systemd
+   "SLICE:PREFIX:NAME" whose slice is (below) one of [policy]
+   cgroup_parents, or a clean absolute path below one of them or below
+   /NAMESPACE (ctr's /NAMESPACE/ID), its last name ending with the
+   container's id.  Another container's cgroup, the root, a service's
+   slice or a path through ".." refuses. */
+static void
+cgroups_path (const struct ctx *c, struct findings *f)
+{
+  const struct guard_config *cfg = c->cfg;
+  const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
+  struct jv *linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
+  struct jv *v = jget_type (linux_, "linux", "cgroupsPath", json_type_string, f);
+  const char *p = v ? jv_string (v) : "", *colon1, *colon2, *last;
+  size_t nid = strlen (id), nlast;
+  bool under = false;
+
+  if (*p == '\0')
+    return;
+  colon1 = strchr (p, ':');
+  colon2 = colon1 ? strchr (colon1 + 1, ':') : NULL;
+  if (colon1 != NULL && p[0] != '/')
+    {
+      /* systemd's form: SLICE:PREFIX:NAME, the form Kata's Go runtime
+         takes for systemd's (three parts, the first a .slice). */
+      cleanup_free char *slice = strndup (p, (size_t) (colon1 - p));
+
+      if (slice == NULL || colon2 == NULL || strchr (colon2 + 1, ':') != NULL
+          || strchr (p, '/') != NULL || ! conf_valid_cgroup_parent (slice))
+        {
+          finding (f,
+                   "linux.cgroupsPath \"%.200s\" is neither a systemd SLICE:PREFIX:NAME nor a "
+                   "clean absolute path",
+                   p);
+          return;
+        }
+      for (size_t i = 0; i < cfg->policy.n_cgroup_parents && ! under; i++)
+        {
+          const char *e = cfg->policy.cgroup_parents[i];
+          size_t stem = strlen (e) - 6;
+
+          /* "a-b.slice" is below "a.slice" (systemd's slice names). */
+          under = e[0] != '/'
+                  && (strcmp (slice, e) == 0
+                      || (strncmp (slice, e, stem) == 0 && slice[stem] == '-'));
+        }
+      last = colon2 + 1;
+    }
+  else
+    {
+      if (! kg_path_clean (p))
+        {
+          finding (f,
+                   "linux.cgroupsPath \"%.200s\" is not a clean absolute path (no \"..\", "
+                   "\".\" or empty name)",
+                   p);
+          return;
+        }
+      for (size_t i = 0; i < cfg->policy.n_cgroup_parents && ! under; i++)
+        {
+          const char *e = cfg->policy.cgroup_parents[i];
+
+          under = e[0] == '/' && path_under (p, e) && strcmp (p, e) != 0;
+        }
+      /* ctr's /NAMESPACE/ID, in the start's own namespace. */
+      if (! under && c->who.ns[0] != '\0')
+        {
+          size_t nns = strlen (c->who.ns);
+
+          under = strncmp (p + 1, c->who.ns, nns) == 0 && p[1 + nns] == '/';
+        }
+      last = strrchr (p, '/') + 1;
+    }
+  nlast = strlen (last);
+  if (! under)
+    finding (f,
+             "linux.cgroupsPath \"%.200s\" is below none of [policy] cgroup_parents: the VM's "
+             "host cgroup would be where the spec says",
+             p);
+  else if (nid == 0 || nlast < nid || strcmp (last + nlast - nid, id) != 0)
+    finding (f,
+             "linux.cgroupsPath \"%.200s\" does not end with the container's id (%.80s): "
+             "another container's cgroup, or one the engine did not make",
+             p, id);
+}
+
 void
 check_resources (const struct ctx *c)
 {
@@ -825,7 +918,17 @@ check_resources (const struct ctx *c)
   const char *mem_from, *vcpus_from;
   bool sizes = workload_of (c, &w, &f), whole_host = false, cpus_over = false;
   cleanup_kg_buf struct kg_buf grows = { 0 };
+  cleanup_findings struct findings cg = { 0 };
 
+  cgroups_path (c, &cg);
+  if (cg.n > 0)
+    {
+      rule_fail (c,
+                 "leave the cgroup to the engine (no --cgroup-parent or --cgroup outside [policy] "
+                 "cgroup_parents), or add its parent there",
+                 "%s", sb_str (&cg.text));
+      return;
+    }
   sizes = vm_size_of (c, &w, &ks, &vm, &top, &whole_host, &f) && sizes;
   sizes = vm_bounds (c, &max_mem, &mem_from, &max_vcpus, &vcpus_from, &f) && sizes;
   if (sizes && vm.mem > max_mem)

@@ -201,6 +201,11 @@ int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **
 /* MemTotal of /proc/meminfo, in MiB, into *OUT. */
 int kg_mem_total_mib (int64_t *out, kg_error_t *err);
 
+/* P is absolute, not "/", and has no empty, "." or ".." component nor a
+   trailing slash: what a prefix test on the string and the kernel's walk
+   of it agree on. */
+bool kg_path_clean (const char *p);
+
 /* Milliseconds on CLOCK_MONOTONIC: deadlines. */
 int64_t kg_monotonic_ms (void);
 

@@ -94,6 +94,103 @@ devices_row (const char *name, const char *linux_more, const char *policy, const
   run_expect (spec, ID_A, policy, &kata_fc, name, fails, "policy.devices", needle);
 }
 
+/* A linux.devices entry's path as the runtimes take it (issue 51): Kata's
+   Go runtime uses the path as the host's device when its numbers have no
+   /sys/dev entry (src/runtime/pkg/device/config/config.go GetHostPath,
+   3.30.0 and 4.1.0) and passes a /dev/vfio path through as VFIO
+   (pkg/device/manager/manager.go createDevice, utils.go IsVFIODevice);
+   runc binds the path from the host in a user namespace
+   (libcontainer/rootfs_linux.go createDeviceNode).  A pty's numbers
+   (136:*, granted by default, with no sysfs entry) carried a VFIO
+   group's path past the numbers-only check. */
+static void
+device_path_row (const char *name, const char *entry, const char *needle)
+{
+  cleanup_free char *more = NULL;
+
+  if (asprintf (&more, "\"devices\": [%s]", entry) < 0)
+    abort ();
+  devices_row (name, more, NULL, *needle ? "policy.devices" : "", *needle ? needle : "1 device");
+}
+
+static void
+test_device_paths (void)
+{
+  char dir[] = "/tmp/kg-devpath-XXXXXX";
+  cleanup_free char *link = NULL, *entry = NULL, *needle = NULL;
+
+  device_path_row ("a pty's numbers with a VFIO group's path",
+                   "{\"path\": \"/dev/vfio/12\", \"type\": \"c\", \"major\": 136, \"minor\": 0}",
+                   "/dev/vfio/12 (c 136:0): a VFIO path the host has no node at");
+  device_path_row ("type u, the same",
+                   "{\"path\": \"/dev/vfio/7\", \"type\": \"u\", \"major\": 136, \"minor\": 9}",
+                   "/dev/vfio/7 (u 136:9): a VFIO path the host has no node at");
+  device_path_row ("Kata's prefix without the slash",
+                   "{\"path\": \"/dev/vfiox\", \"type\": \"c\", \"major\": 136, \"minor\": 1}",
+                   "/dev/vfiox (c 136:1): a VFIO path");
+  device_path_row ("a VFIO path for numbers sysfs knows (cold_plug_vfio goes by the path)",
+                   "{\"path\": \"/dev/vfio/3\", \"type\": \"c\", \"major\": 1, \"minor\": 3}",
+                   "/dev/vfio/3 (c 1:3): a VFIO path the host has no node at");
+  device_path_row ("the VFIO container's path is no group",
+                   "{\"path\": \"/dev/vfio/vfio\", \"type\": \"c\", \"major\": 136, "
+                   "\"minor\": 2}",
+                   "");
+  device_path_row ("a pty's numbers with another host device's path",
+                   "{\"path\": \"/dev/null\", \"type\": \"c\", \"major\": 136, \"minor\": 0}",
+                   "/dev/null (c 136:0) is the host's c 1:3");
+  device_path_row ("null's numbers with zero's path (runc binds it in a user namespace)",
+                   "{\"path\": \"/dev/zero\", \"type\": \"c\", \"major\": 1, \"minor\": 3}",
+                   "/dev/zero (c 1:3) is the host's c 1:5");
+  device_path_row ("a pty's numbers with a host file's path",
+                   "{\"path\": \"/etc/passwd\", \"type\": \"c\", \"major\": 136, \"minor\": 0}",
+                   "/etc/passwd (c 136:0) is a host file that is no such device");
+  device_path_row ("a path through ..",
+                   "{\"path\": \"/dev/pts/../vfio/1\", \"type\": \"c\", \"major\": 136, "
+                   "\"minor\": 0}",
+                   "device path \"/dev/pts/../vfio/1\" is not a clean absolute path");
+  device_path_row ("a relative path",
+                   "{\"path\": \"dev/vfio/1\", \"type\": \"c\", \"major\": 136, \"minor\": 0}",
+                   "device path \"dev/vfio/1\" is not a clean absolute path");
+  device_path_row ("a doubled slash",
+                   "{\"path\": \"/dev//vfio/1\", \"type\": \"c\", \"major\": 136, \"minor\": 0}",
+                   "is not a clean absolute path");
+  device_path_row ("no path", "{\"type\": \"c\", \"major\": 136, \"minor\": 0}",
+                   "linux.devices[0] (c 136:0) has no path");
+  device_path_row ("a pty's numbers at a path the host has not",
+                   "{\"path\": \"/dev/kg-no-such-pty\", \"type\": \"c\", \"major\": 136, "
+                   "\"minor\": 0}",
+                   "");
+  /* A symlink is followed, as the kernel follows it for runc's bind. */
+  if (mkdtemp (dir) == NULL || asprintf (&link, "%s/null", dir) < 0
+      || symlink ("/dev/null", link) < 0
+      || asprintf (&entry, "{\"path\": \"%s\", \"type\": \"c\", \"major\": 136, \"minor\": 4}",
+                   link)
+             < 0
+      || asprintf (&needle, "%s (c 136:4) is the host's c 1:3", link) < 0)
+    abort ();
+  device_path_row ("a symlink to a host device", entry, needle);
+  unlink (link);
+  rmdir (dir);
+  /* A block device whose numbers the host has not: Kata attaches the
+     path.  Only a privileged container (privileged = true) gets past
+     the numbers; the path is judged all the same. */
+  {
+    cleanup_free char *spec
+        = spec_of (NULL, NULL,
+                   "\"memory\": {\"limit\": 268435456}, \"devices\": [{\"allow\": true, "
+                   "\"access\": \"rwm\"}]",
+                   "\"devices\": [{\"path\": \"/dev/kg-no-such-disk\", \"type\": \"b\", "
+                   "\"major\": 7, \"minor\": 1048000}]",
+                   NULL);
+
+    run_expect (spec, ID_A, "privileged = true", &kata_fc,
+                "a block device with no sysfs entry, privileged", "policy.devices",
+                "policy.devices",
+                "/dev/kg-no-such-disk (b 7:1048000): no such host block device, Kata would "
+                "attach the path");
+  }
+}
+
 static void
 test_devices (void)
 {
@@ -145,6 +242,7 @@ test_devices (void)
                "false, \"access\": \"rwm\"}, {\"allow\": true, \"type\": \"c\", \"major\": 136, "
                "\"access\": \"rwm\"}]}",
                NULL, "", "0 devices");
+  test_device_paths ();
   {
     cleanup_free char *spec
         = spec_of (NULL, NULL,

@@ -530,6 +530,74 @@ test_network (void)
   run_egress = NULL;
 }
 
+/* linux.cgroupsPath, applied on the host by every runtime (issue 51):
+   Kata's Go runtime puts the VMM's threads in it (virtcontainers/sandbox.go
+   createResourceController), runtime-rs uses it as written less the
+   leading '/' (resource/src/cgroups/mod.rs CgroupConfig::new), runc makes
+   it the container's cgroup.  The guard did not read it. */
+static void
+cgroups_row (const char *name, const char *path, const char *policy, const char *needle)
+{
+  cleanup_free char *more = NULL, *spec = NULL;
+
+  if (asprintf (&more, "\"cgroupsPath\": \"%s\"", path) < 0)
+    abort ();
+  spec = spec_of (NULL, NULL, NULL, more, NULL);
+  run_expect (spec, ID_A, policy, &kata_fc, name, *needle ? "policy.resources" : "",
+              "policy.resources", *needle ? needle : "the VM:");
+}
+
+static void
+test_cgroups_path (void)
+{
+  cgroups_row ("Docker's cgroupfs form", "/docker/" ID_A, NULL, "");
+  cgroups_row ("Docker's systemd form", "system.slice:docker:" ID_A, NULL, "");
+  cgroups_row ("CRI's cgroupfs form", "/kubepods/burstable/pod1234/" ID_A, NULL, "");
+  cgroups_row ("CRI's systemd form", "kubepods-burstable-pod1234.slice:cri-containerd:" ID_A, NULL,
+               "");
+  cgroups_row ("CRI-O's cgroupfs form", "/kubepods/besteffort/pod1/crio-" ID_A, NULL, "");
+  cgroups_row ("podman's cgroupfs form", "/libpod_parent/libpod-" ID_A, NULL, "");
+  cgroups_row ("podman's pod slice", "machine-libpod_pod_12.slice:libpod:" ID_A, NULL, "");
+  cgroups_row ("the root cgroup", "/", NULL,
+               "linux.cgroupsPath \"/\" is not a clean absolute path");
+  cgroups_row ("directly below the root", "/" ID_A, NULL,
+               "is below none of [policy] cgroup_parents");
+  cgroups_row ("another container's cgroup", "/docker/" ID_B, NULL,
+               "does not end with the container's id");
+  cgroups_row ("inside another container's cgroup", "/docker/" ID_B "/x", NULL,
+               "does not end with the container's id");
+  cgroups_row ("the parent itself", "/docker", NULL, "is below none of [policy] cgroup_parents");
+  cgroups_row ("out through ..", "/docker/../system.slice/" ID_A, NULL,
+               "is not a clean absolute path");
+  cgroups_row ("a doubled slash", "/docker//" ID_A, NULL, "is not a clean absolute path");
+  cgroups_row ("a relative path (runc: below its own cgroup)", "docker/" ID_A, NULL,
+               "is not a clean absolute path");
+  cgroups_row ("a prefix that is no parent", "/dockerx/" ID_A, NULL,
+               "is below none of [policy] cgroup_parents");
+  /* systemd's names: "system-x.slice" is below system.slice,
+     "systemx.slice" is not. */
+  cgroups_row ("a slice below system.slice", "system-x.slice:docker:" ID_A, NULL, "");
+  cgroups_row ("a slice named like a parent", "systemx.slice:docker:" ID_A, NULL,
+               "is below none of [policy] cgroup_parents");
+  cgroups_row ("the root slice", "-.slice:docker:" ID_A, NULL, "is neither a systemd");
+  cgroups_row ("user.slice", "user.slice:x:" ID_A, NULL,
+               "is below none of [policy] cgroup_parents");
+  cgroups_row ("systemd's form with a slash", "system.slice:docker:../" ID_A, NULL,
+               "is neither a systemd");
+  cgroups_row ("four parts", "system.slice:docker:x:" ID_A, NULL, "is neither a systemd");
+  cgroups_row ("another container's scope", "system.slice:docker:" ID_B, NULL,
+               "does not end with the container's id");
+  cgroups_row ("an operator's parent", "/sandboxes/" ID_A, "cgroup_parents = [\"/sandboxes\"]", "");
+  cgroups_row ("Docker's parent no longer listed", "/docker/" ID_A,
+               "cgroup_parents = [\"/sandboxes\"]", "is below none of [policy] cgroup_parents");
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, NULL, "\"cgroupsPath\": 7", NULL);
+
+    run_expect (spec, ID_A, NULL, &kata_fc, "a cgroupsPath that is no string", "policy.resources",
+                "policy.resources", "linux.cgroupsPath is an integer, not a string");
+  }
+}
+
 int
 main (void)
 {
@@ -539,5 +607,6 @@ main (void)
   test_ceiling ();
   test_sizing_annotations ();
   test_network ();
+  test_cgroups_path ();
   return policy_test_end ();
 }

@@ -109,12 +109,16 @@ replace (char *s, const char *needle, const char *rep)
 }
 
 /* The container id a Docker spec belongs to: the directory of its
-   resolv.conf under /var/lib/docker/containers. */
+   resolv.conf under /var/lib/docker/containers; for ctr's, the last name
+   of the /NAMESPACE/ID it wrote as linux.cgroupsPath. */
 static __attribute__ ((unused)) char *
 docker_id (const char *spec)
 {
   const char *p = strstr (spec, "/var/lib/docker/containers/");
+  const char *cg = strstr (spec, "\"cgroupsPath\":\"/default/");
 
+  if (p == NULL && cg != NULL)
+    return strndup (cg + 24, strcspn (cg + 24, "\""));
   if (p == NULL)
     return strdup ("ctr-test");
   return strndup (p + 27, 64);

@@ -378,6 +378,21 @@ test_sizing_annotations (void)
               "[hypervisor.firecracker]\n"
               "enable_annotations = [\"[[.].]|default_memory|[.].]]zzz\"]\n",
               KATA_RUNTIME_RS, "policy.resources", "cannot tell whether Kata applies it");
+  /* The same behind the shim (containerd's namespace) and in OCI mode:
+     the verdict is the configuration's, whatever the mode. */
+  for (int m = 0; m < 2; m++)
+    {
+      run_mode = m == 0 ? KG_MODE_SHIM : KG_MODE_OCI;
+      run_ns = m == 0 ? "default" : NULL;
+      sizing_row (m == 0 ? "shim: default_memory enabled past a collating element"
+                         : "OCI: default_memory enabled past a collating element",
+                  ANN ("default_memory", "65536"),
+                  "[hypervisor.firecracker]\n"
+                  "enable_annotations = [\"[[.].]|default_memory|[.].]]zzz\"]\n",
+                  KATA_RUNTIME_GO, "policy.resources", "cannot tell whether Kata applies it");
+    }
+  run_mode = KG_MODE_CHECK;
+  run_ns = NULL;
   sizing_row ("default_memory 4GiB (runtime-rs reads units)", ANN ("default_memory", "4GiB"), fc_on,
               KATA_RUNTIME_RS, "policy.resources",
               "io.katacontainers.config.hypervisor.default_memory is \"4GiB\": Kata sizes the VM "

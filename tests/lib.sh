@@ -299,14 +299,15 @@ kg_config_add_oci() {
 
 # kg_start_setup BUNDLE GUARD LOG: what a start needs to pass on the tree:
 # Docker's --memory 512m --cpus 2 spec in BUNDLE as containerd would start
-# it (without Docker's network hook and its binds of Docker's per-container
-# files, which name the fixture's container id, and with the bundle's own
+# it (without Docker's network hook, its binds of Docker's per-container
+# files and its cgroupsPath, which name the fixture's container id, and with the bundle's own
 # rootfs: the callers' starts are no Docker starts), and the guard config
 # GUARD with decisions to LOG and the tree's runc as the OCI runtime.
 kg_start_setup() {
   mkdir -p "$1/rootfs" && python3 -c 'import json, sys
 s = json.load(open(sys.argv[1])); del s["hooks"]; s["root"]["path"] = "rootfs"
 s["mounts"] = [m for m in s["mounts"] if not m.get("source", "").startswith("/var/lib/docker/")]
+s["linux"].pop("cgroupsPath", None)
 json.dump(s, open(sys.argv[2], "w"))' \
     "${KG_FIXTURES:?}/oci/docker-20.10/limits.json" "$1/config.json" || return 1
   kg_config_write "$2" "[log]" "syslog = false" "file = \"$3\"" \

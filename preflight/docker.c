@@ -84,12 +84,12 @@ docker_version (char **version, const char **source)
 
   if (bm < 0 && dm < 0)
     return -1;
-  if (dm >= 0 && (bm < 0 || dm < bm))
+  if (dm >= 0 && (bm < 0 || dm <= bm))
     v = d, *source = "docker version";
   else
     v = bv + 8, *source = "dockerd --version";
   *version = strndup (v, strcspn (v, ", \n"));
-  return dm >= 0 && (bm < 0 || dm < bm) ? dm : bm;
+  return dm >= 0 && (bm < 0 || dm <= bm) ? dm : bm;
 }
 
 static bool

@@ -240,8 +240,10 @@ classify (const struct audit *a, struct json_object *entry)
   path = entry_string (entry, "path");
   if (a->major >= DOCKER_RUNTIME_TYPE_MAJOR)
     {
-      /* daemon/runtime_unix.go setupRuntimes refuses both, and neither. */
-      if ((rt != NULL && *rt != '\0') == (path != NULL && *path != '\0'))
+      /* daemon/runtime_unix.go setupRuntimes refuses both, neither, and
+         runtimeArgs with a runtimeType. */
+      if ((rt != NULL && *rt != '\0') == (path != NULL && *path != '\0')
+          || (rt != NULL && *rt != '\0' && json_object_object_get_ex (entry, "runtimeArgs", NULL)))
         return TARGET_BAD;
       return rt != NULL && *rt != '\0' ? classify_shim_entry (a, rt, entry)
                                        : classify_path (a, path);

@@ -22,6 +22,14 @@
  * io.containerd.kata-guard.v2.  Bare names are looked up where dockerd
  * and containerd usually find them: /usr/local/sbin, /usr/local/bin,
  * /usr/sbin, /usr/bin, /sbin, /bin.
+ *
+ * Each entry is judged as the Docker that reads the file reads it
+ * (docker_version): Docker 24 and later read "runtimeType" (and refuse an
+ * entry with both keys, or neither); Docker 20.10 and 23 read only
+ * "path", and run plain runc for an entry without it.  An entry that
+ * names kata-guard in a form the running Docker does not read starts
+ * something else under kata-guard's name: docker.runtimes fails, as it
+ * does when the version cannot be told and the entry's meaning hangs on it.
  */
 #include "config.h"
 
@@ -41,11 +49,14 @@
 #include "util.h"
 
 #define GUARD_RUNTIME_TYPE "io.containerd.kata-guard.v2"
+/* How long `dockerd --version` / `docker version` may take. */
+#define VERSION_TIMEOUT_MS 10000
 
 struct audit
 {
   struct stat self, shim, oci;
   bool have_self, have_shim, have_oci;
+  int major; /* Docker's, -1 unknown */
 };
 
 enum target
@@ -53,8 +64,33 @@ enum target
   TARGET_OTHER,
   TARGET_GUARD,
   TARGET_KATA,
-  TARGET_BAD, /* not an object: dockerd refuses the file */
+  TARGET_BAD,    /* dockerd refuses the file */
+  TARGET_UNREAD, /* names kata-guard in a form this Docker does not read */
+  TARGET_UNSURE, /* names kata-guard by runtimeType; Docker's version unknown */
 };
+
+int
+docker_version (char **version, const char **source)
+{
+  static char *const binary[] = { (char *) "dockerd", (char *) "--version", NULL };
+  static char *const daemon[] = { (char *) "docker", (char *) "version", (char *) "--format",
+                                  (char *) "{{.Server.Version}}", NULL };
+  cleanup_free char *b = kg_capture_argv (binary, VERSION_TIMEOUT_MS);
+  cleanup_free char *d = kg_capture_argv (daemon, VERSION_TIMEOUT_MS);
+  /* "Docker version 24.0.7, build x" */
+  const char *bv = b != NULL ? strstr (b, "version ") : NULL, *v;
+  int bm = bv != NULL ? kg_version_major (bv + 8) : -1;
+  int dm = d != NULL ? kg_version_major (d) : -1;
+
+  if (bm < 0 && dm < 0)
+    return -1;
+  if (dm >= 0 && (bm < 0 || dm <= bm))
+    v = d, *source = "docker version";
+  else
+    v = bv + 8, *source = "dockerd --version";
+  *version = strndup (v, strcspn (v, ", \n"));
+  return dm >= 0 && (bm < 0 || dm <= bm) ? dm : bm;
+}
 
 static bool
 same_file (const struct stat *a, const struct stat *b)
@@ -157,26 +193,73 @@ runtime_type_is_guard (const char *runtime_type)
 }
 
 static enum target
-classify (const struct audit *a, struct json_object *entry)
+classify_path (const struct audit *a, const char *p)
+{
+  enum target t = classify_file (a, p);
+
+  if (t == TARGET_OTHER && strcmp (base_name (p), "kata-runtime") == 0)
+    t = TARGET_KATA;
+  return t;
+}
+
+static const char *
+entry_string (struct json_object *entry, const char *key)
 {
   struct json_object *v;
+
+  if (json_object_object_get_ex (entry, key, &v) && json_object_is_type (v, json_type_string))
+    return json_object_get_string (v);
+  return NULL;
+}
+
+/* What runtimeType RT with "options" OPTS runs on Docker 24 and later:
+   the runc shim (io.containerd.runc.v2) runs options.BinaryName
+   (daemon/runtime_unix.go setupRuntimes: shimopts.Generate). */
+static enum target
+classify_shim_entry (const struct audit *a, const char *rt, struct json_object *entry)
+{
+  struct json_object *opts;
+  const char *bin;
+
+  if (strcmp (rt, "io.containerd.runc.v2") == 0
+      && json_object_object_get_ex (entry, "options", &opts)
+      && (bin = entry_string (opts, "BinaryName")) != NULL && *bin != '\0')
+    return classify_path (a, bin);
+  return classify_runtime_type (a, rt);
+}
+
+static enum target
+classify (const struct audit *a, struct json_object *entry)
+{
+  const char *rt, *path;
   enum target t;
 
   if (! json_object_is_type (entry, json_type_object))
     return TARGET_BAD;
-  if (json_object_object_get_ex (entry, "runtimeType", &v)
-      && json_object_is_type (v, json_type_string))
-    return classify_runtime_type (a, json_object_get_string (v));
-  if (json_object_object_get_ex (entry, "path", &v) && json_object_is_type (v, json_type_string))
+  rt = entry_string (entry, "runtimeType");
+  path = entry_string (entry, "path");
+  if (a->major >= DOCKER_RUNTIME_TYPE_MAJOR)
     {
-      const char *p = json_object_get_string (v);
-
-      t = classify_file (a, p);
-      if (t == TARGET_OTHER && strcmp (base_name (p), "kata-runtime") == 0)
-        t = TARGET_KATA;
-      return t;
+      /* daemon/runtime_unix.go setupRuntimes refuses both, neither, and
+         runtimeArgs with a runtimeType. */
+      if ((rt != NULL && *rt != '\0') == (path != NULL && *path != '\0')
+          || (rt != NULL && *rt != '\0' && json_object_object_get_ex (entry, "runtimeArgs", NULL)))
+        return TARGET_BAD;
+      return rt != NULL && *rt != '\0' ? classify_shim_entry (a, rt, entry)
+                                       : classify_path (a, path);
     }
-  return TARGET_OTHER;
+  /* Before 24 (or unknown): "path" is what runs, and without it runc. */
+  t = path != NULL && *path != '\0' ? classify_path (a, path) : TARGET_OTHER;
+  if (rt != NULL && t != TARGET_GUARD)
+    {
+      enum target meant = classify_shim_entry (a, rt, entry);
+
+      if (meant == TARGET_GUARD)
+        return a->major < 0 ? TARGET_UNSURE : TARGET_UNREAD;
+      if (meant == TARGET_KATA && a->major < 0)
+        return TARGET_KATA; /* Docker 24 and later start it */
+    }
+  return t;
 }
 
 /* Append ", NAME (ENTRY)" to *LIST. */
@@ -203,7 +286,8 @@ check_docker (struct preflight *pf)
   const char *path = pf->cfg->docker.daemon_json;
   struct report *rep = pf->rep;
   cleanup_error kg_error_t err = NULL;
-  cleanup_free char *guards = NULL, *kata = NULL, *bad = NULL;
+  cleanup_free char *guards = NULL, *kata = NULL, *bad = NULL, *unread = NULL, *asked = NULL;
+  const char *version = NULL, *source = NULL;
   struct json_object *root, *runtimes = NULL, *def;
   struct audit a = { 0 };
   bool exists;
@@ -234,6 +318,17 @@ check_docker (struct preflight *pf)
   a.have_self = stat ("/proc/self/exe", &a.self) == 0;
   a.have_shim = stat (pf->cfg->runtime.shim, &a.shim) == 0;
   a.have_oci = *pf->cfg->runtime.oci != '\0' && stat (pf->cfg->runtime.oci, &a.oci) == 0;
+  if (pf->req->docker != NULL)
+    {
+      a.major = pf->req->docker->major;
+      version = pf->req->docker->version;
+      source = pf->req->docker->source;
+    }
+  else
+    {
+      a.major = docker_version (&asked, &source);
+      version = asked;
+    }
 
   /* docker.runtimes */
   if (json_object_object_get_ex (root, "runtimes", &runtimes)
@@ -261,11 +356,42 @@ check_docker (struct preflight *pf)
             case TARGET_BAD:
               list_add (&bad, name, NULL);
               break;
+            case TARGET_UNREAD:
+            case TARGET_UNSURE:
+              list_add (&unread, name, entry);
+              break;
             case TARGET_OTHER:
               break;
             }
         }
-      if (kata != NULL)
+      if (unread != NULL && a.major >= 0)
+        report_fail (
+            rep, "docker.runtimes",
+            "register the form this Docker reads: kata-guard install --mode oci "
+            "--name NAME --force (\"path\", which every Docker reads), or upgrade "
+            "Docker to 24 or later; then reload Docker: systemctl reload docker",
+            "%s: runtimes %s name kata-guard by \"runtimeType\", which Docker %s (%s) does not "
+            "read (Docker 24 and later do): it starts plain runc for them, without "
+            "kata-guard%s%s",
+            path, unread, version, source,
+            kata ? "; and the real Kata runtime is "
+                   "registered without kata-guard: "
+                 : "",
+            kata ? kata : "");
+      else if (unread != NULL)
+        report_fail (rep, "docker.runtimes",
+                     "let kata-guard tell the Docker version (`dockerd --version` or `docker "
+                     "version` must answer), or register the form every Docker reads: "
+                     "kata-guard install --mode oci --name NAME --force",
+                     "%s: runtimes %s name kata-guard by \"runtimeType\", and neither `dockerd "
+                     "--version` nor `docker version` answered: Docker 20.10 and 23 do not read "
+                     "it and start plain runc for them, without kata-guard%s%s",
+                     path, unread,
+                     kata ? "; and the real Kata runtime is registered without "
+                            "kata-guard: "
+                          : "",
+                     kata ? kata : "");
+      else if (kata != NULL)
         report_warn (rep, "docker.runtimes",
                      "remove those entries, or register kata-guard under that name "
                      "(kata-guard install --name NAME --force); then reload Docker: "
@@ -274,12 +400,18 @@ check_docker (struct preflight *pf)
                      "started with that --runtime skips every check",
                      path, kata);
       else if (bad != NULL)
-        report_warn (rep, "docker.runtimes", "make each runtime entry an object",
-                     "%s: runtimes %s: not an object (dockerd refuses this file)", path, bad);
+        report_warn (rep, "docker.runtimes",
+                     "make each runtime entry an object with \"path\" or (Docker 24 and "
+                     "later) \"runtimeType\", not both",
+                     "%s: runtimes %s: not an object, or (Docker 24 and later) both or neither "
+                     "of \"path\" and \"runtimeType\" (dockerd refuses this file)",
+                     path, bad);
       else
         report_pass (rep, "docker.runtimes",
-                     "%s: %zu runtime%s, none starts Kata without kata-guard (kata-guard: %s)",
-                     path, n, n == 1 ? "" : "s", guards ? guards : "not registered");
+                     "%s: %zu runtime%s, none starts Kata without kata-guard (kata-guard: %s; "
+                     "as Docker %s reads them)",
+                     path, n, n == 1 ? "" : "s", guards ? guards : "not registered",
+                     version ? version : "of any version");
     }
 
   /* docker.default_runtime */
@@ -297,10 +429,12 @@ check_docker (struct preflight *pf)
       struct json_object *entry = NULL;
       enum target t = TARGET_OTHER;
 
-      if (strcmp (d, GUARD_RUNTIME_TYPE) == 0)
-        t = TARGET_GUARD;
-      else if (runtimes != NULL && json_object_object_get_ex (runtimes, d, &entry))
+      /* An entry of that name first (daemon/runtime_unix.go getRuntime);
+         from Docker 23 a containerd runtime name without one. */
+      if (runtimes != NULL && json_object_object_get_ex (runtimes, d, &entry))
         t = classify (&a, entry);
+      else if (a.major >= DOCKER_C8D_NAME_MAJOR && strncmp (d, "io.containerd.", 14) == 0)
+        t = classify_runtime_type (&a, d);
       if (t == TARGET_GUARD)
         report_pass (rep, "docker.default_runtime", "%s: default-runtime is \"%s\", kata-guard",
                      path, d);

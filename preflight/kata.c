@@ -229,6 +229,15 @@ runtime_confirm (struct preflight *pf, const char *key, const char *path, const 
   return false;
 }
 
+/* Where kata-guard as a shim v2 runtime is an engine's to read: a start
+   cannot ask the engine its version (it must not wait for it), so the
+   remedy states the rule (docker.h: DOCKER_RUNTIME_TYPE_MAJOR). */
+#define SHIM_V2_REMEDY                                                                             \
+  "register kata-guard as a shim v2 runtime with an engine that reads one (containerd; CRI-O "     \
+  "runtime_type \"vm\"; Docker 24 and later: Docker 20.10 and 23 do not read daemon.json's "       \
+  "\"runtimeType\" and start plain runc under the name; kata-guard install picks the form by the " \
+  "version the engine tells)"
+
 static void
 check_runtime (struct preflight *pf, struct runtime_choice *rc)
 {
@@ -243,8 +252,7 @@ check_runtime (struct preflight *pf, struct runtime_choice *rc)
   if (path == NULL || *path == '\0')
     {
       report_fail (pf->rep, "kata.runtime",
-                   "set [runtime] oci to the real runc-style runtime, or register kata-guard "
-                   "as a shim v2 runtime instead",
+                   "set [runtime] oci to the real runc-style runtime, or " SHIM_V2_REMEDY,
                    "%s is not set: OCI runtime mode has no runtime to execute", key);
       return;
     }
@@ -255,8 +263,7 @@ check_runtime (struct preflight *pf, struct runtime_choice *rc)
     {
       report_fail (pf->rep, "kata.runtime",
                    "set [runtime] oci_vm = true when [runtime] oci is Kata's kata-runtime (or "
-                   "another runtime that runs every container in a VM); register kata-guard as "
-                   "a shim v2 runtime otherwise",
+                   "another runtime that runs every container in a VM); otherwise " SHIM_V2_REMEDY,
                    "%s %s is not declared to run containers in a VM ([runtime] oci_vm is "
                    "false): kata-guard cannot tell, and behind runc or crun nothing isolates",
                    key, path);

@@ -48,6 +48,15 @@ void engine_ns_gather (struct engine_ns *e); /* policy.c */
    ipc, uts), or NULL. */
 const char *engine_ns_proc_name (int k); /* policy.c */
 
+/* Docker's version as docker_version (docker.h) tells it: MAJOR -1 when
+   nothing answered. */
+struct docker_engine
+{
+  int major;
+  char *version;
+  const char *source;
+};
+
 /* What the entry point learned from argv, the environment and stdin. */
 struct netns_probe;
 struct netns_facts;
@@ -84,6 +93,10 @@ struct request
      answers only CAP_SYS_ADMIN, so the confined checker asks its parent,
      which reads the pool's name itself; NULL: read in place. */
   int (*pool_status) (char *buf, size_t size, kg_error_t *err);
+  /* `check` only: the Docker that reads daemon.json, asked by the entry
+     point before the checker forks (the confined checker runs no
+     program); NULL: docker.c asks itself (unconfined callers). */
+  const struct docker_engine *docker;
 };
 
 #endif

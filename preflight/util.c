@@ -532,6 +532,42 @@ kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int 
   return timed_out ? -2 : status;
 }
 
+static void
+exec_on_path (void *arg)
+{
+  char *const *argv = arg;
+
+  execvp (argv[0], argv);
+}
+
+char *
+kg_capture_argv (char *const argv[], int timeout_ms)
+{
+  cleanup_free char *out = NULL;
+  size_t len;
+  int status = kg_capture (exec_on_path, (void *) argv, true, 4095, timeout_ms, &out, &len);
+
+  if (status < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0 || len == 0)
+    return NULL;
+  return steal_pointer (&out);
+}
+
+int
+kg_version_major (const char *s)
+{
+  long major = 0;
+
+  if (*s == 'v')
+    s++;
+  if (*s < '0' || *s > '9')
+    return -1;
+  while (*s >= '0' && *s <= '9' && major < 10000)
+    major = major * 10 + (*s++ - '0');
+  if (*s != '.' || s[1] < '0' || s[1] > '9')
+    return -1;
+  return (int) major;
+}
+
 bool
 kg_path_clean (const char *p)
 {

@@ -194,6 +194,13 @@ int kg_read_exact (int fd, void *data, size_t n);
    could not be reaped). */
 int kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, int timeout_ms,
                 char **out, size_t *out_len);
+/* Run ARGV (looked up on PATH) as kg_capture does, quiet, at most 4 KiB:
+   its output when it exited 0 within TIMEOUT_MS and wrote something, else
+   NULL. */
+char *kg_capture_argv (char *const argv[], int timeout_ms);
+/* The major of a version "24.0.7", "v2.0.0", "20.10.24+dfsg1" (a number,
+   a dot, a digit): -1 when S does not start so. */
+int kg_version_major (const char *s);
 /* Open PATH read-only (O_CLOEXEC, plus EXTRA_FLAGS) and read it as above. */
 int kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out, size_t *len,
                           kg_error_t *err);

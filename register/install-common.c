@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "install.h"
@@ -83,75 +82,13 @@ check_registrable (const char *exe, const char *shim, bool need_shim, kg_error_t
 
 /* ---- asking the engines their version ------------------------------------------- */
 
-static void
-exec_path (void *arg)
-{
-  char *const *argv = arg;
-
-  execvp (argv[0], argv);
-}
-
 /* Run ARGV (looked up on PATH) with no input, capture its stdout (at most
    4 KiB; stderr discarded; a child that writes more is killed).  Returns
    its output when it exited 0 within the timeout, else NULL. */
 char *
 install_capture (char *const argv[])
 {
-  cleanup_free char *out = NULL;
-  size_t len;
-  int status = kg_capture (exec_path, (void *) argv, true, 4095, VERSION_TIMEOUT_MS, &out, &len);
-
-  if (status < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0 || len == 0)
-    return NULL;
-  return steal_pointer (&out);
-}
-
-/* "24.0.7", "v2.0.0", "20.10.24+dfsg1": MAJOR, -1 if S does not start so. */
-static int
-parse_major (const char *s)
-{
-  long major = 0;
-
-  if (*s == 'v')
-    s++;
-  if (*s < '0' || *s > '9')
-    return -1;
-  while (*s >= '0' && *s <= '9' && major < 10000)
-    major = major * 10 + (*s++ - '0');
-  if (*s != '.' || s[1] < '0' || s[1] > '9')
-    return -1;
-  return (int) major;
-}
-
-/* The Docker version, from `dockerd --version` ("Docker version 24.0.7,
-   build x"), else from the daemon (`docker version`).  *VERSION gets the
-   version text, *SOURCE the command that told.  -1 if neither answers. */
-int
-docker_major (char **version, const char **source)
-{
-  static char *const dockerd[] = { (char *) "dockerd", (char *) "--version", NULL };
-  static char *const docker[] = { (char *) "docker", (char *) "version", (char *) "--format",
-                                  (char *) "{{.Server.Version}}", NULL };
-  cleanup_free char *out = install_capture (dockerd);
-  const char *v = NULL;
-  int major;
-
-  if (out != NULL && (v = strstr (out, "version ")) != NULL)
-    {
-      v += 8;
-      *source = "dockerd --version";
-    }
-  else
-    {
-      free (out);
-      out = install_capture (docker);
-      v = out;
-      *source = "docker version";
-    }
-  if (v == NULL || (major = parse_major (v)) < 0)
-    return -1;
-  *version = strndup (v, strcspn (v, ", \n"));
-  return major;
+  return kg_capture_argv (argv, VERSION_TIMEOUT_MS);
 }
 
 /* containerd's major version from `containerd --version`
@@ -167,8 +104,8 @@ containerd_major (void)
   if (out == NULL)
     return -1;
   for (tok = strtok_r (out, " \n", &save); tok != NULL; tok = strtok_r (NULL, " \n", &save))
-    if (i++ >= 1 && parse_major (tok) >= 0)
-      return parse_major (tok);
+    if (i++ >= 1 && kg_version_major (tok) >= 0)
+      return kg_version_major (tok);
   return -1;
 }
 

@@ -13,6 +13,7 @@
 
 #include "command.h"
 #include "conf.h"
+#include "docker.h"
 #include "dockerjson.h"
 #include "install-int.h"
 #include "util.h"
@@ -115,19 +116,37 @@ install_docker (const struct opts *o, kg_error_t *err)
 
   if (self_paths (&exe, &shim, err) < 0)
     return KG_EXIT_USAGE;
+  /* "path" (OCI runtime mode) every Docker reads; "runtimeType" (shim v2
+     mode) only DOCKER_RUNTIME_TYPE_MAJOR and later: older ones drop the
+     key and start plain runc under the name. */
+  if (mode != REG_OCI)
+    major = docker_version (&version, &source);
   if (mode == REG_AUTO)
     {
-      major = docker_major (&version, &source);
       if (major < 0)
         return kg_error (err, 0,
                          "cannot tell the Docker version: neither `dockerd --version` "
-                         "nor `docker version` answered; pass --mode shim (Docker 24 "
-                         "and later) or --mode oci (Docker 20.10 and 23)"),
+                         "nor `docker version` answered; pass --mode oci (\"path\", which "
+                         "every Docker reads) or, for Docker 24 and later, --mode shim"),
                KG_EXIT_USAGE;
-      /* Docker 24 added runtimeType (a shim v2 binary) to daemon.json;
-         before it a runtime is an OCI "path". */
-      mode = major >= 24 ? REG_SHIM : REG_OCI;
+      mode = major >= DOCKER_RUNTIME_TYPE_MAJOR ? REG_SHIM : REG_OCI;
     }
+  else if (mode == REG_SHIM && major < 0)
+    return kg_error (err, 0,
+                     "--mode shim writes \"runtimeType\", which only Docker 24 and later "
+                     "read (Docker 20.10 and 23 ignore it and start plain runc under the "
+                     "name, without kata-guard), and neither `dockerd --version` nor "
+                     "`docker version` answered: pass --mode oci (\"path\", which every "
+                     "Docker reads)"),
+           KG_EXIT_USAGE;
+  else if (mode == REG_SHIM && major < DOCKER_RUNTIME_TYPE_MAJOR)
+    return kg_error (err, 0,
+                     "--mode shim writes \"runtimeType\", which only Docker 24 and later "
+                     "read; Docker %s (%s) ignores it and would start plain runc for "
+                     "--runtime %s, without kata-guard: pass --mode oci (or no --mode), or "
+                     "upgrade Docker",
+                     version, source, o->name),
+           KG_EXIT_USAGE;
   if (check_registrable (exe, shim, mode == REG_SHIM, err) < 0)
     return KG_EXIT_USAGE;
   entry = mode == REG_SHIM ? make_entry ("runtimeType", shim) : make_entry ("path", exe);
@@ -151,7 +170,7 @@ install_docker (const struct opts *o, kg_error_t *err)
       printf ("\n");
       printf ("kata-guard: install: %s", mode == REG_SHIM
                                              ? "shim v2 mode (Docker 24 and later)"
-                                             : "OCI runtime mode (Docker 20.10 and 23)");
+                                             : "OCI runtime mode (every Docker version)");
       if (version != NULL)
         printf (", for Docker %s (%s)", version, source);
       printf ("\n");

@@ -20,7 +20,7 @@
 enum reg_mode
 {
   REG_AUTO,
-  REG_SHIM, /* Docker 24+: {"runtimeType": "<shim>"} */
+  REG_SHIM, /* Docker 24+ (DOCKER_RUNTIME_TYPE_MAJOR): {"runtimeType": "<shim>"} */
   REG_OCI,  /* Docker 20.10/23: {"path": "<kata-guard>"} */
 };
 
@@ -35,8 +35,8 @@ struct opts
 int self_paths (char **exe, char **shim, kg_error_t *err);
 /* Whether EXE (and with NEED_SHIM, SHIM) may be registered: 0, or -1 with why. */
 int check_registrable (const char *exe, const char *shim, bool need_shim, kg_error_t *err);
-/* Docker's and containerd's major versions, asked of their binaries; -1 unknown. */
-int docker_major (char **version, const char **source);
+/* containerd's major version, asked of its binary; -1 unknown.  Docker's
+   is docker_version (docker.h), which `kata-guard check` asks too. */
 int containerd_major (void);
 /* WHY, then "kata-guard: CMD: FILE OUTCOME": -1. */
 int error_and_outcome (kg_error_t *err, const char *cmd, kg_error_t why, const char *file,

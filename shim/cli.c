@@ -16,6 +16,7 @@
 #include "checks.h"
 #include "cli.h"
 #include "conf.h"
+#include "docker.h"
 #include "facts.h"
 #include "kata.h"
 #include "output.h"
@@ -319,6 +320,8 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   cleanup_guard_config struct guard_config cfg = { 0 };
   cleanup_report struct report rep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
+  struct docker_engine docker = { .major = -1 };
+  cleanup_free char *docker_text = NULL;
   struct preflight pf;
   struct check_args a;
   struct facts facts = { 0 };
@@ -371,6 +374,14 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
 
   report_add_file (&rep, cfg.path);
   rep.policy_mode = cfg.policy.mode;
+  /* docker.runtimes judges daemon.json as the Docker that reads it reads
+     it; the confined checker runs no program, so ask here. */
+  if (access (cfg.docker.daemon_json, F_OK) == 0)
+    {
+      docker.major = docker_version (&docker_text, &docker.source);
+      docker.version = docker_text;
+    }
+  req.docker = &docker;
   preflight_init (&pf, &req, &cfg, &rep);
   /* The same confined checker as a start: the same verdicts. */
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)

@@ -237,6 +237,7 @@ struct opts
   const char *req_config;  /* the engine's config_path, default none */
   const char *hv[3];       /* [kata] hypervisors, default firecracker */
   const char *runtime;     /* [kata] runtime, default "auto" */
+  const char *oci;         /* [runtime] oci, default unset */
 };
 
 static void
@@ -252,7 +253,7 @@ run_opts (struct run *r, const char *label, const struct opts *o)
   if (n == 0)
     hv[n++] = (char *) "firecracker";
   r->cfg.runtime.shim = (char *) (o->shim ? o->shim : tp ("opt/kata/bin/containerd-shim-kata-v2"));
-  r->cfg.runtime.oci = (char *) "";
+  r->cfg.runtime.oci = (char *) (o->oci ? o->oci : "");
   r->cfg.kata.config = (char *) (o->kata_config ? o->kata_config : kconf ());
   r->cfg.kata.runtime = (char *) (o->runtime ? o->runtime : "auto");
   r->cfg.kata.hypervisors = hv;
@@ -443,6 +444,31 @@ runtime_cases (void)
   has_str (report_reason (&r.rep, "kata.runtime"), "writable by its group",
            "the reason says by whom");
   done (&r);
+
+  /* OCI runtime mode's refusals point at shim v2 registration only with
+     the version rule: Docker 20.10 and 23 read no daemon.json
+     "runtimeType" (moby v24.0.0 api/types Runtime.Type), and start plain
+     runc under the name (issue 47). */
+  {
+    static const char *const oci[] = { NULL, "/usr/bin/runc" };
+
+    for (size_t i = 0; i < ARRAY_SIZE (oci); i++)
+      {
+        const char *remedy;
+
+        tree_new ("configuration-fc.toml", NULL);
+        run (&r, i == 0 ? "OCI mode, [runtime] oci unset" : "OCI mode, oci_vm false",
+             .mode = KG_MODE_OCI, .oci = oci[i]);
+        expect (&r, "kata.runtime", VERDICT_FAIL, i == 0 ? "is not set" : "oci_vm");
+        remedy = res (&r, "kata.runtime") ? res (&r, "kata.runtime")->remedy : NULL;
+        has_str (remedy, "shim v2", "%s: the remedy offers shim v2 registration", r.label);
+        has_str (remedy, "Docker 20.10 and 23 do not read", "%s: ...with the Docker version rule",
+                 r.label);
+        has_str (remedy, "kata-guard install picks the form", "%s: ...and how the form is picked",
+                 r.label);
+        done (&r);
+      }
+  }
 
   tree_new ("configuration-fc.toml", NULL);
   run (&r, "missing runtime", .shim = tp ("opt/kata/bin/nothing-here"));

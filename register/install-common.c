@@ -97,11 +97,19 @@ exec_path (void *arg)
 char *
 install_capture (char *const argv[])
 {
-  cleanup_free char *out = NULL;
   size_t len;
-  int status = kg_capture (exec_path, (void *) argv, true, 4095, VERSION_TIMEOUT_MS, &out, &len);
 
-  if (status < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0 || len == 0)
+  return install_capture_max (argv, 4095, &len);
+}
+
+char *
+install_capture_max (char *const argv[], size_t max, size_t *len)
+{
+  cleanup_free char *out = NULL;
+  int status = kg_capture (exec_path, (void *) argv, true, max, VERSION_TIMEOUT_MS, &out, len);
+
+  /* Output that filled MAX may have been cut: not an answer. */
+  if (status < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0 || *len == 0 || *len >= max)
     return NULL;
   return steal_pointer (&out);
 }

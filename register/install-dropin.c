@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `kata-guard install` / `uninstall` for containerd and CRI-O
- * (kata-guard(8), COMMANDS): the runtime's table as a drop-in.  containerd:
- * printed for its config.toml, and written only where that file imports a
- * drop-in directory (containerd's own file is never rewritten); CRI-O: its
- * drop-in directory's DIR/50-NAME.conf.
+ * (kata-guard(8), COMMANDS).  containerd 2.x: the runtime's table as a
+ * drop-in where its config.toml imports a drop-in directory, else printed
+ * for it; containerd 1.x (which replaces a plugin's whole table with a
+ * later file's): added to the file that holds the CRI plugin's table,
+ * checked against `containerd config dump`; CRI-O: its drop-in
+ * directory's DIR/50-NAME.conf.
  */
 #include "config.h"
 
@@ -325,6 +327,16 @@ containerd_cri_file (const struct opts *o, struct containerd_target *t, kg_error
         return kg_error (err, ENOMEM, "out of memory");
       t->cri_version = v;
       return 0;
+    }
+  /* No file holds it and none is imported: the main config gets the
+     table, in the layout of its version (none: 1.x reads version 1). */
+  if (t->dropin == NULL && f.n > 0)
+    {
+      const struct toml_value *v = toml_get (f.doc[0], "version");
+
+      if ((t->cri_file = strdup (f.path[0])) == NULL)
+        return kg_error (err, ENOMEM, "out of memory");
+      t->cri_version = v != NULL && v->kind == TOML_INTEGER && v->u.integer == 2 ? 2 : 1;
     }
   return 0;
 }
@@ -805,8 +817,8 @@ containerd_cri_file_cmd (const struct opts *o, bool install, const struct contai
   return KG_EXIT_PASS;
 }
 
-/* No drop-in to write: the operator edits containerd's own file, which
-   kata-guard never rewrites. */
+/* No drop-in to write, and not containerd 1.x: the operator edits
+   containerd's own file. */
 static int
 containerd_by_hand (const struct opts *o, bool install, const struct containerd_target *t,
                     const char *kata_config, const char *kata_why)
@@ -824,8 +836,8 @@ containerd_by_hand (const struct opts *o, bool install, const struct containerd_
           t->version >= 3 ? "2.x" : "1.6 and 1.7", t->version, o->containerd_config,
           block ? block : "");
   printf ("# ConfigPath: %s\n", kata_why);
-  printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
-          "own file, so add the table above by hand\n",
+  printf ("# %s imports no drop-in directory (%s): kata-guard writes containerd's own file "
+          "only on containerd 1.x, so add the table above by hand\n",
           o->containerd_config, t->no_dropin);
   say_restart_containerd ();
   return KG_EXIT_PASS;

@@ -14,6 +14,7 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -693,6 +694,27 @@ cri_file_runtime (const struct toml_value *doc, int cri_version, const char *nam
   return rt;
 }
 
+/* CMD leaves PATH as it is, which already HOLDS the runtime NAME (or not). */
+static int
+cri_file_unchanged (const char *cmd, const char *path, const char *holds, const char *name)
+{
+  printf ("kata-guard: %s: %s %s \"%s\"; nothing changed\n", cmd, path, holds, name);
+  return KG_EXIT_PASS;
+}
+
+/* CMD refuses (exit 2) for the reason FMT, and says PATH was not touched. */
+static int __attribute__ ((format (printf, 4, 5)))
+cri_file_refuse (kg_error_t *err, const char *cmd, const char *path, const char *fmt, ...)
+{
+  cleanup_error kg_error_t why = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  kg_verror (&why, 0, fmt, ap);
+  va_end (ap);
+  return error_and_outcome (err, cmd, why, path, "was not touched"), KG_EXIT_USAGE;
+}
+
 /* containerd 1.x, a file holding the CRI plugin's table (T->cri_file):
    install adds the runtime's table at its end (a drop-in would replace
    that CRI table whole), uninstall takes out exactly what install added.
@@ -729,18 +751,12 @@ containerd_cri_file_cmd (const struct opts *o, bool install, const struct contai
                          t->dropin, r.path),
                KG_EXIT_USAGE;
       if (rt != NULL && ours)
-        {
-          printf ("kata-guard: install: %s already holds the runtime \"%s\"; nothing changed\n",
-                  r.path, o->name);
-          return KG_EXIT_PASS;
-        }
+        return cri_file_unchanged (cmd, r.path, "already holds the runtime", o->name);
       if (rt != NULL || at != NULL)
-        return kg_error (err, 0,
-                         "%s already holds a runtime \"%s\" that is not kata-guard's, or a "
-                         "changed one; remove it or pick another --name\nkata-guard: install: "
-                         "%s was not touched",
-                         r.path, o->name, r.path),
-               KG_EXIT_USAGE;
+        return cri_file_refuse (err, cmd, r.path,
+                                "%s already holds a runtime \"%s\" that is not kata-guard's, or "
+                                "a changed one; remove it or pick another --name",
+                                r.path, o->name);
       if ((before = containerd_dump (o->containerd_config, err)) == NULL)
         return kg_error_prefix (err, "%s was not touched", r.path), KG_EXIT_USAGE;
       insert = cri_file_insert (t->cri_version, o->name, kata_config,
@@ -754,18 +770,12 @@ containerd_cri_file_cmd (const struct opts *o, bool install, const struct contai
   else
     {
       if (rt == NULL && at == NULL)
-        {
-          printf ("kata-guard: uninstall: %s holds no runtime \"%s\"; nothing changed\n", r.path,
-                  o->name);
-          return KG_EXIT_PASS;
-        }
+        return cri_file_unchanged (cmd, r.path, "holds no runtime", o->name);
       if (at == NULL || end == NULL || strstr (at + 1, CRI_FILE_BEGIN) != NULL)
-        return kg_error (err, 0,
-                         "%s: the runtime \"%s\" is not in the lines kata-guard install added "
-                         "(changed, or added by hand): remove it by hand\nkata-guard: "
-                         "uninstall: %s was not touched",
-                         r.path, o->name, r.path),
-               KG_EXIT_USAGE;
+        return cri_file_refuse (err, cmd, r.path,
+                                "%s: the runtime \"%s\" is not in the lines kata-guard install "
+                                "added (changed, or added by hand): remove it by hand",
+                                r.path, o->name);
       end += strlen (CRI_FILE_END);
       /* Byte for byte the file before install when nothing else changed
          since: the backup, if install made the file from it. */

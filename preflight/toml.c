@@ -1330,6 +1330,61 @@ toml_get_path (const struct toml_value *root, ...)
   return root;
 }
 
+bool
+toml_equal (const struct toml_value *a, const struct toml_value *b)
+{
+  if (a == NULL || b == NULL || a->kind != b->kind)
+    return a == b;
+  switch (a->kind)
+    {
+    case TOML_STRING:
+      return strcmp (a->u.string, b->u.string) == 0;
+    case TOML_INTEGER:
+      return a->u.integer == b->u.integer;
+    case TOML_FLOAT:
+      /* Bit for bit: nan equals the same nan, -0.0 is not 0.0. */
+      return memcmp (&a->u.floating, &b->u.floating, sizeof a->u.floating) == 0;
+    case TOML_BOOLEAN:
+      return a->u.boolean == b->u.boolean;
+    case TOML_ARRAY:
+      if (a->u.array.n != b->u.array.n)
+        return false;
+      for (size_t i = 0; i < a->u.array.n; i++)
+        if (! toml_equal (a->u.array.items[i], b->u.array.items[i]))
+          return false;
+      return true;
+    case TOML_TABLE:
+      /* Keys are unique within a table: same count, every key of A in B
+         with an equal value. */
+      if (a->u.table.n != b->u.table.n)
+        return false;
+      for (size_t i = 0; i < a->u.table.n; i++)
+        if (! toml_equal (a->u.table.items[i].value, toml_get (b, a->u.table.items[i].key)))
+          return false;
+      return true;
+    }
+  return false;
+}
+
+struct toml_value *
+toml_remove (struct toml_value *table, const char *key)
+{
+  struct toml_value *v;
+  size_t i;
+
+  if (table == NULL || table->kind != TOML_TABLE)
+    return NULL;
+  i = table_index (table, key);
+  if (i >= table->u.table.n)
+    return NULL;
+  v = table->u.table.items[i].value;
+  free (table->u.table.items[i].key);
+  memmove (&table->u.table.items[i], &table->u.table.items[i + 1],
+           (table->u.table.n - i - 1) * sizeof table->u.table.items[0]);
+  table->u.table.n--;
+  return v;
+}
+
 const char *
 toml_kind_name (enum toml_kind kind)
 {

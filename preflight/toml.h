@@ -109,6 +109,14 @@ const struct toml_value *toml_get (const struct toml_value *table, const char *k
 const struct toml_value *toml_get_path (const struct toml_value *root, ...)
     __attribute__ ((sentinel));
 
+/* Whether A and B hold the same data: same kinds and values, tables with
+   the same keys in any order, arrays in the same order.  Where in the
+   text they were written does not count. */
+bool toml_equal (const struct toml_value *a, const struct toml_value *b);
+/* Take KEY's entry out of TABLE: its value (the caller frees it), or NULL
+   when there is none. */
+struct toml_value *toml_remove (struct toml_value *table, const char *key);
+
 const char *toml_kind_name (enum toml_kind kind);
 
 /* Merge SRC into DST (both root tables), as a later file overrides an

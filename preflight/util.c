@@ -541,15 +541,23 @@ exec_on_path (void *arg)
 }
 
 char *
-kg_capture_argv (char *const argv[], int timeout_ms)
+kg_capture_argv_max (char *const argv[], int timeout_ms, size_t max, size_t *len)
 {
   cleanup_free char *out = NULL;
-  size_t len;
-  int status = kg_capture (exec_on_path, (void *) argv, true, 4095, timeout_ms, &out, &len);
+  int status = kg_capture (exec_on_path, (void *) argv, true, max, timeout_ms, &out, len);
 
-  if (status < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0 || len == 0)
+  /* Output that filled MAX may have been cut: not an answer. */
+  if (status < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0 || *len == 0 || *len >= max)
     return NULL;
   return steal_pointer (&out);
+}
+
+char *
+kg_capture_argv (char *const argv[], int timeout_ms)
+{
+  size_t len;
+
+  return kg_capture_argv_max (argv, timeout_ms, 4095, &len);
 }
 
 int

@@ -198,6 +198,9 @@ int kg_capture (void (*exec_child) (void *), void *arg, bool quiet, size_t max, 
    its output when it exited 0 within TIMEOUT_MS and wrote something, else
    NULL. */
 char *kg_capture_argv (char *const argv[], int timeout_ms);
+/* The same with at most MAX bytes (*LEN of them); NULL for output that
+   filled MAX. */
+char *kg_capture_argv_max (char *const argv[], int timeout_ms, size_t max, size_t *len);
 /* The major of a version "24.0.7", "v2.0.0", "20.10.24+dfsg1" (a number,
    a dot, a digit): -1 when S does not start so. */
 int kg_version_major (const char *s);

@@ -91,6 +91,12 @@ install_capture (char *const argv[])
   return kg_capture_argv (argv, VERSION_TIMEOUT_MS);
 }
 
+char *
+install_capture_max (char *const argv[], size_t max, size_t *len)
+{
+  return kg_capture_argv_max (argv, VERSION_TIMEOUT_MS, max, len);
+}
+
 /* containerd's major version from `containerd --version`
    ("containerd github.com/containerd/containerd 1.6.20~ds1 ..."). */
 int

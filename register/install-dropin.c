@@ -1,15 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * `kata-guard install` / `uninstall` for containerd and CRI-O
- * (kata-guard(8), COMMANDS): the runtime's table as a drop-in.  containerd:
- * printed for its config.toml, and written only where that file imports a
- * drop-in directory (containerd's own file is never rewritten); CRI-O: its
- * drop-in directory's DIR/50-NAME.conf.
+ * (kata-guard(8), COMMANDS).  containerd 2.x: the runtime's table as a
+ * drop-in where its config.toml imports a drop-in directory, else printed
+ * for it; containerd 1.x (which replaces a plugin's whole table with a
+ * later file's): added to the file that holds the CRI plugin's table,
+ * checked against `containerd config dump`; CRI-O: its drop-in
+ * directory's DIR/50-NAME.conf.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -210,6 +215,7 @@ struct containerd_target
      none, or containerd merges key by key. */
   char *cri_file;
   int cri_version; /* the config version of cri_file's CRI table: 1 or 2 */
+  bool unreadable; /* containerd 1.x, and a file it reads cannot be read */
 };
 
 static void
@@ -294,19 +300,19 @@ containerd_cri_file (const struct opts *o, struct containerd_target *t, kg_error
 {
   __attribute__ ((cleanup (containerd_files_release))) struct containerd_files f = { .n = 0 };
   cleanup_error kg_error_t why = NULL;
-  int major;
 
-  if (t->dropin == NULL || t->version != 2 || (major = containerd_major ()) >= 2)
+  if (t->version != 2 || (t->dropin == NULL && access (o->containerd_config, F_OK) != 0)
+      || containerd_major () >= 2)
     return 0;
   if (containerd_files_load (o->containerd_config, &f, &why) < 0)
     {
-      /* Not read as containerd reads it: no drop-in, the table by hand. */
-      fprintf (stderr, "kata-guard: install: cannot read the files %s imports: %s\n",
-               o->containerd_config, why->msg);
+      /* Not read as containerd reads it: where the CRI table is cannot be
+         told, and a drop-in could replace it. */
       free (t->dropin);
       t->dropin = NULL;
-      t->no_dropin = "kata-guard cannot read the files it imports";
-      return 0;
+      t->unreadable = true;
+      return kg_error (err, 0, "cannot read the files of containerd's configuration %s: %s",
+                       o->containerd_config, why->msg);
     }
   /* Version 2's key, and version 1's ("cri"): a main file without a
      version that 1.x reads as version 1 holds its CRI settings there. */
@@ -316,12 +322,22 @@ containerd_cri_file (const struct opts *o, struct containerd_target *t, kg_error
               : toml_get_path (f.doc[i], "plugins", cri_plugin (1), NULL) != NULL ? 1
                                                                                   : 0;
 
-      if (v == 0 || same_file (f.path[i], t->dropin))
+      if (v == 0 || (t->dropin != NULL && same_file (f.path[i], t->dropin)))
         continue;
       if ((t->cri_file = strdup (f.path[i])) == NULL)
         return kg_error (err, ENOMEM, "out of memory");
       t->cri_version = v;
       return 0;
+    }
+  /* No file holds it and none is imported: the main config gets the
+     table, in the layout of its version (none: 1.x reads version 1). */
+  if (t->dropin == NULL && f.n > 0)
+    {
+      const struct toml_value *v = toml_get (f.doc[0], "version");
+
+      if ((t->cri_file = strdup (f.path[0])) == NULL)
+        return kg_error (err, ENOMEM, "out of memory");
+      t->cri_version = v != NULL && v->kind == TOML_INTEGER && v->u.integer == 2 ? 2 : 1;
     }
   return 0;
 }
@@ -362,41 +378,457 @@ containerd_version_unknown (const struct opts *o, bool install, const char *kata
   return KG_EXIT_PASS;
 }
 
-/* containerd 1.x, a file holding the CRI plugin's table (T->cri_file):
-   the runtime goes there, by hand, never into a drop-in that would
-   replace that table.  Uninstall removes a drop-in an earlier install
-   wrote, and says where the table added by hand is. */
+/* Open the drop-in PATH into R for CMD, saying when temporary files that
+   an interrupted run left beside it were removed. */
 static int
-containerd_into_cri_file (const struct opts *o, bool install, const struct containerd_target *t,
-                          const char *kata_config, const char *kata_why)
+dropin_open (const char *cmd, const char *path, struct kg_replace *r, kg_error_t *err)
 {
-  cleanup_free char *block = runtime_block (t->cri_version, o->name, kata_config);
+  if (kg_replace_open (path, TOML_MAX_SIZE, r, err) < 0)
+    return -1;
+  if (r->removed_temps > 0)
+    printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
+            "%s\n",
+            cmd, r->removed_temps, r->removed_temps == 1 ? "" : "s", r->path);
+  return 0;
+}
 
-  if (! install)
+/* ---- containerd 1.x: the runtime in the file that holds the CRI table ---------------- */
+
+/* The first and the last lines of what install adds at the end of that
+   file, and uninstall takes out. */
+#define CRI_FILE_BEGIN                                                                             \
+  "\n# The kata-guard runtime (kata-guard(8)), added by `kata-guard install --containerd`;\n"      \
+  "# `kata-guard uninstall --containerd` removes it, down to the line \"# end of the "             \
+  "kata-guard runtime\".\n"
+#define CRI_FILE_END "# end of the kata-guard runtime\n"
+
+/* S as a TOML basic string. */
+static void
+emit_quoted (FILE *f, const char *s)
+{
+  fputc ('"', f);
+  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
+    if (*p == '"' || *p == '\\')
+      fprintf (f, "\\%c", *p);
+    else if (kg_is_ctl (*p))
+      fprintf (f, "\\u%04x", *p);
+    else
+      fputc (*p, f);
+  fputc ('"', f);
+}
+
+/* KEY as TOML writes it: bare when it can be, else quoted. */
+static void
+emit_key (FILE *f, const char *key)
+{
+  static const char bare[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+
+  if (*key != '\0' && strspn (key, bare) == strlen (key))
+    fputs (key, f);
+  else
+    emit_quoted (f, key);
+}
+
+/* A value that is not a table, as TOML writes it; -1 for what is not
+   written here (arrays of tables, floats that are not finite). */
+static int
+emit_scalar (FILE *f, const struct toml_value *v)
+{
+  switch (v->kind)
     {
-      printf ("kata-guard: uninstall: remove the [plugins.\"%s\".containerd.runtimes.%s] "
-              "table from %s if it was added there by hand\n",
-              cri_plugin (t->cri_version), o->name, t->cri_file);
-      return KG_EXIT_PASS;
+    case TOML_STRING:
+      emit_quoted (f, v->u.string);
+      return 0;
+    case TOML_INTEGER:
+      fprintf (f, "%" PRId64, v->u.integer);
+      return 0;
+    case TOML_FLOAT:
+      {
+        char num[64];
+
+        if (! isfinite (v->u.floating))
+          return -1;
+        snprintf (num, sizeof num, "%.17g", v->u.floating);
+        /* "1" would read back as an integer. */
+        fprintf (f, "%s%s", num, strpbrk (num, ".e") ? "" : ".0");
+        return 0;
+      }
+    case TOML_BOOLEAN:
+      fputs (v->u.boolean ? "true" : "false", f);
+      return 0;
+    case TOML_ARRAY:
+      fputc ('[', f);
+      for (size_t i = 0; i < v->u.array.n; i++)
+        if ((i > 0 && fputs (", ", f) < 0) || v->u.array.items[i]->kind == TOML_TABLE
+            || emit_scalar (f, v->u.array.items[i]) < 0)
+          return -1;
+      fputc (']', f);
+      return 0;
+    case TOML_TABLE:
+      break;
     }
-  printf ("# containerd 1.x (config version %d): add to %s\n%s", t->cri_version, t->cri_file,
-          block ? block : "");
-  printf ("# ConfigPath: %s\n", kata_why);
-  printf ("# no drop-in written: containerd 1.x takes the CRI plugin's whole table from the last "
-          "file that has one, so a drop-in %s holding only the runtime would replace %s's CRI "
-          "settings (sandbox_image, snapshotter, SystemdCgroup...) with the defaults; add the "
-          "table above to %s, which holds them\n",
-          t->dropin, t->cri_file, t->cri_file);
-  if (access (t->dropin, F_OK) == 0)
-    printf ("# %s exists and does exactly that: remove it (kata-guard uninstall --containerd "
-            "removes the one install wrote)\n",
-            t->dropin);
-  say_restart_containerd ();
+  return -1;
+}
+
+/* Table T as TOML under the header NAME: its values, then its tables. */
+static int
+emit_table (FILE *f, const char *name, const struct toml_value *t)
+{
+  fprintf (f, "[%s]\n", name);
+  for (size_t i = 0; i < t->u.table.n; i++)
+    if (t->u.table.items[i].value->kind != TOML_TABLE)
+      {
+        emit_key (f, t->u.table.items[i].key);
+        fputs (" = ", f);
+        if (emit_scalar (f, t->u.table.items[i].value) < 0)
+          return -1;
+        fputc ('\n', f);
+      }
+  for (size_t i = 0; i < t->u.table.n; i++)
+    if (t->u.table.items[i].value->kind == TOML_TABLE)
+      {
+        cleanup_free char *sub = NULL;
+        size_t size = 0;
+        FILE *k = open_memstream (&sub, &size);
+
+        if (k == NULL)
+          return -1;
+        fprintf (k, "%s.", name);
+        emit_key (k, t->u.table.items[i].key);
+        if (fclose (k) != 0 || emit_table (f, sub, t->u.table.items[i].value) < 0)
+          return -1;
+      }
+  return 0;
+}
+
+/* What install adds at the end of the file holding the CRI table (config
+   version CRI_VERSION): the runtime's table between the two marks.  Where
+   that table defines no runtimes (FILE_RUNTIMES NULL), containerd 1.x
+   drops the ones it has by default (runc, default_runtime_name's) as soon
+   as one is defined: those of the dump BEFORE are written too, as it
+   shows them, so that containerd's reading gains the runtime and nothing
+   else. */
+static char *
+cri_file_insert (int cri_version, const char *name, const char *kata_config,
+                 const struct toml_value *file_runtimes, const struct toml_value *before,
+                 kg_error_t *err)
+{
+  const struct toml_value *dumped = toml_get_path (before, "plugins", cri_plugin (2), "containerd",
+                                                   "runtimes", NULL);
+  cleanup_free char *block = runtime_block (cri_version, name, kata_config);
+  char *s = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream (&s, &size);
+  int bad = f == NULL || block == NULL;
+
+  if (bad)
+    {
+      if (f != NULL)
+        fclose (f);
+      free (s);
+      return kg_error (err, ENOMEM, "cannot allocate"), NULL;
+    }
+  fputs (CRI_FILE_BEGIN, f);
+  for (size_t i = 0; file_runtimes == NULL && dumped != NULL && dumped->kind == TOML_TABLE
+                     && i < dumped->u.table.n && ! bad;
+       i++)
+    {
+      cleanup_free char *key = NULL;
+      size_t ksize = 0;
+      FILE *k = open_memstream (&key, &ksize);
+
+      if (strcmp (dumped->u.table.items[i].key, name) == 0 || k == NULL)
+        {
+          bad = k == NULL;
+          if (k != NULL)
+            fclose (k);
+          continue;
+        }
+      fprintf (k, "plugins.\"%s\".containerd.runtimes.", cri_plugin (cri_version));
+      emit_key (k, dumped->u.table.items[i].key);
+      bad = fclose (k) != 0 || dumped->u.table.items[i].value->kind != TOML_TABLE
+            || emit_table (f, key, dumped->u.table.items[i].value) < 0;
+    }
+  fputs (block, f);
+  fputs (CRI_FILE_END, f);
+  if (fclose (f) != 0 || bad)
+    {
+      free (s);
+      return kg_error (err, 0,
+                       "cannot write containerd's default runtimes into TOML as its `config "
+                       "dump` shows them"),
+             NULL;
+    }
+  return s;
+}
+
+/* DATA[0..LEN) with INSERT added at its end (after a newline when it
+   lacks one): what install writes. */
+static char *
+cri_file_with (const char *data, size_t len, const char *insert, size_t *out_len)
+{
+  bool nl = len == 0 || data[len - 1] == '\n';
+  char *s = NULL;
+  int n = asprintf (&s, "%.*s%s%s", (int) len, data, nl ? "" : "\n", insert);
+
+  if (n < 0)
+    return NULL;
+  *out_len = (size_t) n;
+  return s;
+}
+
+/* containerd's reading of CONFIG and every file it imports, parsed: the
+   output of `containerd --config CONFIG config dump`. */
+static struct toml_value *
+containerd_dump (const char *config, kg_error_t *err)
+{
+  char *const argv[] = { (char *) "containerd", (char *) "--config", (char *) config,
+                         (char *) "config",     (char *) "dump",     NULL };
+  cleanup_free char *out = NULL;
+  size_t len = 0;
+
+  out = install_capture_max (argv, TOML_MAX_SIZE, &len);
+  if (out == NULL)
+    return kg_error (err, 0, "`containerd --config %s config dump` failed (run it to see why)",
+                     config),
+           NULL;
+  return toml_parse ("containerd config dump", out, len, err);
+}
+
+/* Whether WITH, a dump, is WITHOUT plus the runtime NAME (runtime_type
+   the guard's, options.ConfigPath KATA_CONFIG) and nothing else.  WITH
+   loses the runtime's table. */
+static int
+dump_differs_by_runtime (struct toml_value *with, const struct toml_value *without,
+                         const char *name, const char *kata_config, kg_error_t *err)
+{
+  const struct toml_value *runtimes = toml_get_path (with, "plugins", cri_plugin (2), "containerd",
+                                                     "runtimes", NULL);
+  const struct toml_value *rt = toml_get (runtimes, name);
+  const struct toml_value *type = toml_get (rt, "runtime_type");
+  const struct toml_value *cp = toml_get_path (rt, "options", "ConfigPath", NULL);
+  cleanup_toml struct toml_value *taken = NULL;
+
+  if (rt == NULL)
+    return kg_error (err, 0, "containerd does not read the runtime %s from it", name);
+  if (type == NULL || type->kind != TOML_STRING || strcmp (type->u.string, SHIM_RUNTIME_TYPE) != 0
+      || cp == NULL || cp->kind != TOML_STRING || strcmp (cp->u.string, kata_config) != 0)
+    return kg_error (err, 0,
+                     "containerd reads the runtime %s with another runtime_type or "
+                     "ConfigPath than the table holds",
+                     name);
+  taken = toml_remove ((struct toml_value *) runtimes, name);
+  /* Tables that held only the runtime, and that WITHOUT lacks, go too. */
+  for (int depth = 3; depth >= 0; depth--)
+    {
+      const char *const path[] = { "plugins", cri_plugin (2), "containerd", "runtimes" };
+      struct toml_value *parent = with, *child;
+      const struct toml_value *other = without;
+
+      for (int i = 0; i < depth; i++)
+        {
+          parent = (struct toml_value *) toml_get (parent, path[i]);
+          other = toml_get (other, path[i]);
+        }
+      child = (struct toml_value *) toml_get (parent, path[depth]);
+      if (child != NULL && child->kind == TOML_TABLE && child->u.table.n == 0
+          && toml_get (other, path[depth]) == NULL)
+        toml_free (toml_remove (parent, path[depth]));
+    }
+  if (! toml_equal (with, without))
+    return kg_error (err, 0,
+                     "containerd's reading of its configuration changes beyond the runtime %s",
+                     name);
+  return 0;
+}
+
+/* Replace R's file with DATA[0..LEN), then compare containerd's reading
+   of o->containerd_config before (BEFORE, a dump) and after: with INSTALL the runtime must
+   be the one thing added, else the one thing taken away.  Otherwise the
+   file is put back as it was (a backup made now removed) and -1. */
+static int
+cri_file_commit (const struct opts *o, bool install, struct kg_replace *r, const char *data,
+                 size_t len, const char *kata_config, struct toml_value *before, char **backup,
+                 kg_error_t *err)
+{
+  cleanup_toml struct toml_value *after = NULL;
+  cleanup_error kg_error_t why = NULL, undo = NULL;
+  int rc;
+
+  *backup = NULL;
+  if (kg_replace_commit (r, data, len, install, backup, err) < 0)
+    return kg_error_prefix (err, "%s is unchanged", r->path);
+  after = containerd_dump (o->containerd_config, &why);
+  rc = after == NULL ? -1
+       : install     ? dump_differs_by_runtime (after, before, o->name, kata_config, &why)
+                     : dump_differs_by_runtime (before, after, o->name, kata_config, &why);
+  if (rc == 0)
+    return 0;
+  /* Roll back: the old bytes, and no backup of a change that is undone. */
+  if (kg_replace_commit (r, r->data, r->len, false, NULL, &undo) < 0)
+    return kg_error (err, 0, "%s; and putting %s back failed: %s: restore it from %s%s", why->msg,
+                     r->path, undo->msg, r->path, KG_BACKUP_SUFFIX);
+  if (*backup != NULL)
+    {
+      unlink (*backup);
+      free (*backup);
+      *backup = NULL;
+    }
+  return kg_error (err, 0, "%s; %s is put back as it was", why->msg, r->path);
+}
+
+/* Whether the CRI table DOC (version CRI_VERSION) holds the runtime
+   NAME, and whether it is the guard's. */
+static const struct toml_value *
+cri_file_runtime (const struct toml_value *doc, int cri_version, const char *name, bool *ours,
+                  const char *kata_config)
+{
+  const struct toml_value *rt = toml_get_path (doc, "plugins", cri_plugin (cri_version),
+                                               "containerd", "runtimes", name, NULL);
+  const struct toml_value *type = toml_get (rt, "runtime_type");
+  const struct toml_value *cp = toml_get_path (rt, "options", "ConfigPath", NULL);
+
+  *ours = type != NULL && type->kind == TOML_STRING
+          && strcmp (type->u.string, SHIM_RUNTIME_TYPE) == 0 && cp != NULL
+          && cp->kind == TOML_STRING && strcmp (cp->u.string, kata_config) == 0;
+  return rt;
+}
+
+/* CMD leaves PATH as it is, which already HOLDS the runtime NAME (or not). */
+static int
+cri_file_unchanged (const char *cmd, const char *path, const char *holds, const char *name)
+{
+  printf ("kata-guard: %s: %s %s \"%s\"; nothing changed\n", cmd, path, holds, name);
   return KG_EXIT_PASS;
 }
 
-/* No drop-in to write: the operator edits containerd's own file, which
-   kata-guard never rewrites. */
+/* CMD refuses (exit 2) for the reason FMT, and says PATH was not touched. */
+static int __attribute__ ((format (printf, 4, 5)))
+cri_file_refuse (kg_error_t *err, const char *cmd, const char *path, const char *fmt, ...)
+{
+  cleanup_error kg_error_t why = NULL;
+  va_list ap;
+
+  va_start (ap, fmt);
+  kg_verror (&why, 0, fmt, ap);
+  va_end (ap);
+  return error_and_outcome (err, cmd, why, path, "was not touched"), KG_EXIT_USAGE;
+}
+
+/* containerd 1.x, a file holding the CRI plugin's table (T->cri_file):
+   install adds the runtime's table at its end (a drop-in would replace
+   that CRI table whole), uninstall takes out exactly what install added.
+   Either checks containerd's reading of its configuration. */
+static int
+containerd_cri_file_cmd (const struct opts *o, bool install, const struct containerd_target *t,
+                         const char *kata_config, const char *kata_why, kg_error_t *err)
+{
+  const char *cmd = install ? "install" : "uninstall";
+  cleanup_replace struct kg_replace r = { .dirfd = -1 };
+  cleanup_free char *insert = NULL, *out = NULL, *backup = NULL, *bak = NULL, *bak_data = NULL;
+  cleanup_toml struct toml_value *doc = NULL, *before = NULL;
+  cleanup_error kg_error_t why = NULL;
+  const struct toml_value *rt;
+  size_t out_len = 0, bak_len = 0;
+  bool ours = false;
+  const char *at = NULL, *end = NULL;
+
+  if (dropin_open (cmd, t->cri_file, &r, err) < 0)
+    return KG_EXIT_USAGE;
+  doc = toml_parse (r.path, r.data ? r.data : "", r.len, &why);
+  if (doc == NULL)
+    return error_and_outcome (err, cmd, why, r.path, "was not touched"), KG_EXIT_USAGE;
+  rt = cri_file_runtime (doc, t->cri_version, o->name, &ours, kata_config);
+  if (r.data != NULL && (at = strstr (r.data, CRI_FILE_BEGIN)) != NULL)
+    end = strstr (at, CRI_FILE_END);
+  if (install)
+    {
+      if (t->dropin != NULL && access (t->dropin, F_OK) == 0)
+        return kg_error (err, 0,
+                         "%s exists: containerd 1.x takes the CRI plugin's whole table from "
+                         "it, replacing %s's; remove it first (kata-guard uninstall "
+                         "--containerd removes the one install wrote)",
+                         t->dropin, r.path),
+               KG_EXIT_USAGE;
+      if (rt != NULL && ours)
+        return cri_file_unchanged (cmd, r.path, "already holds the runtime", o->name);
+      if (rt != NULL || at != NULL)
+        return cri_file_refuse (err, cmd, r.path,
+                                "%s already holds a runtime \"%s\" that is not kata-guard's, or "
+                                "a changed one; remove it or pick another --name",
+                                r.path, o->name);
+      if ((before = containerd_dump (o->containerd_config, err)) == NULL)
+        return kg_error_prefix (err, "%s was not touched", r.path), KG_EXIT_USAGE;
+      insert = cri_file_insert (t->cri_version, o->name, kata_config,
+                                toml_get_path (doc, "plugins", cri_plugin (t->cri_version),
+                                               "containerd", "runtimes", NULL),
+                                before, err);
+      if (insert == NULL)
+        return kg_error_prefix (err, "%s was not touched", r.path), KG_EXIT_USAGE;
+      out = cri_file_with (r.data ? r.data : "", r.len, insert, &out_len);
+    }
+  else
+    {
+      if (rt == NULL && at == NULL)
+        return cri_file_unchanged (cmd, r.path, "holds no runtime", o->name);
+      if (at == NULL || end == NULL || strstr (at + 1, CRI_FILE_BEGIN) != NULL)
+        return cri_file_refuse (err, cmd, r.path,
+                                "%s: the runtime \"%s\" is not in the lines kata-guard install "
+                                "added (changed, or added by hand): remove it by hand",
+                                r.path, o->name);
+      end += strlen (CRI_FILE_END);
+      /* Byte for byte the file before install when nothing else changed
+         since: the backup, if install made the file from it. */
+      if (asprintf (&bak, "%s" KG_BACKUP_SUFFIX, r.path) >= 0
+          && kg_read_file_bounded (bak, 0, TOML_MAX_SIZE, &bak_data, &bak_len, &why) == 0
+          && (insert = strndup (at, (size_t) (end - at))) != NULL)
+        {
+          cleanup_free char *from_bak = cri_file_with (bak_data, bak_len, insert, &out_len);
+
+          if (from_bak != NULL && out_len == r.len && memcmp (from_bak, r.data, r.len) == 0)
+            out = strndup (bak_data, out_len = bak_len);
+        }
+      if (out == NULL && asprintf (&out, "%.*s%s", (int) (at - r.data), r.data, end) >= 0)
+        out_len = r.len - (size_t) (end - at);
+      if ((before = containerd_dump (o->containerd_config, err)) == NULL)
+        return kg_error_prefix (err, "%s was not touched", r.path), KG_EXIT_USAGE;
+    }
+  if (out == NULL)
+    return kg_error (err, ENOMEM, "cannot allocate"), KG_EXIT_FAIL;
+  if (o->dry_run)
+    {
+      fputs (out, stdout);
+      fprintf (stderr,
+               "kata-guard: %s: --dry-run: the above is what %s would become; nothing "
+               "written\n",
+               cmd, r.path);
+      return KG_EXIT_PASS;
+    }
+  if (cri_file_commit (o, install, &r, out, out_len, kata_config, before, &backup, err) < 0)
+    return kg_error_prefix (err, "refusing to %s the runtime %s %s", install ? "add" : "remove",
+                            install ? "to" : "from", r.path),
+           KG_EXIT_USAGE;
+  if (install)
+    {
+      printf ("# kata-guard: install: added to %s, which holds the CRI plugin's table (a drop-in "
+              "would replace that table whole on containerd 1.x):\n%s",
+              r.path, insert + 1);
+      printf ("# ConfigPath: %s\n", kata_why);
+      if (backup != NULL)
+        printf ("# kata-guard: install: the file as it was is saved as %s\n", backup);
+      printf ("# kata-guard: install: `containerd config dump` differs only by the runtime; "
+              "restart containerd to apply it (running containers keep running): systemctl "
+              "restart containerd; kata-guard never restarts it\n");
+    }
+  else
+    printf ("kata-guard: uninstall: removed the runtime \"%s\" from %s; restart containerd to "
+            "apply it: systemctl restart containerd\n",
+            o->name, r.path);
+  return KG_EXIT_PASS;
+}
+
+/* No drop-in to write, and not containerd 1.x: the operator edits
+   containerd's own file. */
 static int
 containerd_by_hand (const struct opts *o, bool install, const struct containerd_target *t,
                     const char *kata_config, const char *kata_why)
@@ -414,25 +846,11 @@ containerd_by_hand (const struct opts *o, bool install, const struct containerd_
           t->version >= 3 ? "2.x" : "1.6 and 1.7", t->version, o->containerd_config,
           block ? block : "");
   printf ("# ConfigPath: %s\n", kata_why);
-  printf ("# %s imports no drop-in directory (%s): kata-guard never rewrites containerd's "
-          "own file, so add the table above by hand\n",
+  printf ("# %s imports no drop-in directory (%s): kata-guard writes containerd's own file "
+          "only on containerd 1.x, so add the table above by hand\n",
           o->containerd_config, t->no_dropin);
   say_restart_containerd ();
   return KG_EXIT_PASS;
-}
-
-/* Open the drop-in PATH into R for CMD, saying when temporary files that
-   an interrupted run left beside it were removed. */
-static int
-dropin_open (const char *cmd, const char *path, struct kg_replace *r, kg_error_t *err)
-{
-  if (kg_replace_open (path, TOML_MAX_SIZE, r, err) < 0)
-    return -1;
-  if (r->removed_temps > 0)
-    printf ("kata-guard: %s: removed %u temporary file%s that an interrupted run left beside "
-            "%s\n",
-            cmd, r->removed_temps, r->removed_temps == 1 ? "" : "s", r->path);
-  return 0;
 }
 
 /* Whether the drop-in R holds exactly TEXT. */
@@ -542,22 +960,34 @@ containerd_cmd (const struct opts *o, bool install, kg_error_t *err)
   text = dropin_text (t.version, o->name, kata_config);
   if (text == NULL)
     return KG_EXIT_FAIL;
-  if (t.dropin == NULL)
-    return containerd_by_hand (o, install, &t, kata_config, kata_why);
   if (containerd_cri_file (o, &t, err) < 0)
-    return KG_EXIT_FAIL;
-  if (t.cri_file != NULL && install)
-    return containerd_into_cri_file (o, install, &t, kata_config, kata_why);
+    {
+      if (! t.unreadable)
+        return KG_EXIT_FAIL;
+      /* containerd 1.x: without reading every file, where the runtime
+         can go is not known. */
+      if (install)
+        return kg_error_prefix (err, "nothing written"), KG_EXIT_USAGE;
+      fprintf (stderr, "kata-guard: uninstall: %s\n", (*err)->msg);
+      kg_error_release (err);
+    }
+  if (t.cri_file != NULL && (install || t.dropin == NULL))
+    return containerd_cri_file_cmd (o, install, &t, kata_config, kata_why, err);
   if (t.dropin == NULL)
     return containerd_by_hand (o, install, &t, kata_config, kata_why);
   if (dropin_open (cmd, t.dropin, &r, err) < 0)
     return KG_EXIT_USAGE;
   if (install)
     return dropin_install (o, &engine, &r, text, kata_why, err);
-  rc = dropin_uninstall (o, &engine, &r, text, err);
-  if (rc == KG_EXIT_PASS && t.cri_file != NULL)
-    containerd_into_cri_file (o, install, &t, kata_config, kata_why);
-  return rc;
+  if (t.cri_file == NULL)
+    return dropin_uninstall (o, &engine, &r, text, err);
+  /* Both: the drop-in of an earlier install, then the table added to the
+     file that holds the CRI table (the lock of a directory both may
+     share dropped in between). */
+  if (r.exists && (rc = dropin_uninstall (o, &engine, &r, text, err)) != KG_EXIT_PASS)
+    return rc;
+  kg_replace_close (&r);
+  return containerd_cri_file_cmd (o, install, &t, kata_config, kata_why, err);
 }
 
 /* CRI-O's handler for the guard (crio.conf(5), [crio.runtime.runtimes]):

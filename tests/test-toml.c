@@ -892,6 +892,51 @@ test_lookups (void)
   is_str (toml_kind_name (TOML_TABLE), "table", "kind name: table");
 }
 
+/* toml_equal: what containerd's two dumps are compared with
+   (install --containerd on 1.x); toml_remove: the runtime taken out. */
+static void
+test_equal_remove (void)
+{
+  cleanup_toml struct toml_value *a
+      = PARSE ("x = 1\ny = [1, \"a\", 2.5]\n[t]\nk = true\n[t.u]\ns = \"v\"\n", "a");
+  cleanup_toml struct toml_value *b = PARSE ("[t.u]\ns = \"v\"\n[t]\nk = true\n\n[z]\n", "b");
+  cleanup_toml struct toml_value *c = PARSE ("x = 1\ny = [1, \"a\", 2.5]\n", "c");
+  cleanup_toml struct toml_value *d = PARSE ("x = 1\ny = [\"a\", 1, 2.5]\n", "d");
+  cleanup_toml struct toml_value *e = PARSE ("x = 1.0\ny = [1, \"a\", 2.5]\n", "e");
+  cleanup_toml struct toml_value *f = PARSE ("x = 1\ny = [1, \"a\", 2.5]\nq = 0\n", "f");
+  cleanup_toml struct toml_value *g = PARSE ("x = 0.0\n", "g");
+  cleanup_toml struct toml_value *h = PARSE ("x = -0.0\n", "h");
+  cleanup_toml struct toml_value *taken = NULL;
+
+  ok (toml_equal (a, a), "toml_equal: a tree equals itself");
+  ok (! toml_equal (a, b), "toml_equal: a tree and another");
+  ok (! toml_equal (c, d), "toml_equal: arrays in another order differ");
+  ok (! toml_equal (c, e), "toml_equal: 1 and 1.0 differ (integer, float)");
+  ok (! toml_equal (c, f) && ! toml_equal (f, c), "toml_equal: one more key differs, both ways");
+  ok (! toml_equal (g, h), "toml_equal: 0.0 and -0.0 differ");
+  ok (! toml_equal (a, NULL) && toml_equal (NULL, NULL), "toml_equal: NULL");
+  taken = toml_remove (f, "q");
+  ok (taken != NULL && taken->kind == TOML_INTEGER && toml_equal (c, f),
+      "toml_remove: the key taken out, the rest as before");
+  ok (toml_remove (f, "q") == NULL && toml_remove (NULL, "q") == NULL
+          && toml_remove ((struct toml_value *) toml_get (f, "x"), "q") == NULL,
+      "toml_remove: a missing key, NULL, not a table");
+  {
+    struct toml_value *z = toml_remove (b, "z");
+
+    ok (z != NULL && z->kind == TOML_TABLE && toml_get (b, "t") != NULL && b->u.table.n == 1,
+        "toml_remove: a table");
+    toml_free (z);
+  }
+  {
+    cleanup_toml struct toml_value *a2 = PARSE ("[t.u]\ns = \"v\"\n[t]\nk = true\n", "a2");
+    cleanup_toml struct toml_value *x = toml_remove (a, "x");
+    cleanup_toml struct toml_value *y = toml_remove (a, "y");
+
+    ok (toml_equal (a, a2), "toml_equal: tables with the same keys in another order are equal");
+  }
+}
+
 int
 main (void)
 {
@@ -918,5 +963,6 @@ main (void)
   test_refused ();
   test_merge ();
   test_lookups ();
+  test_equal_remove ();
   return tap_done ();
 }

@@ -131,6 +131,14 @@ check_default_start (struct preflight *pf)
   char memory[96] = "";
   size_t n = 0;
 
+  /* Without the configuration Kata would load, the kata family fails the
+     host already, and no VM can be sized. */
+  if (pf->from_kata.config == NULL)
+    {
+      report_skip (pf->rep, "policy.default_start",
+                   "not run: no Kata configuration with one [hypervisor.*] table");
+      return;
+    }
   if (pf->cfg->policy.require_memory_limit)
     snprintf (memory, sizeof memory, ", \"memory\": {\"limit\": %" PRId64 "}",
               DEFAULT_START_MEMORY);

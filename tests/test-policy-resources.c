@@ -671,6 +671,9 @@ test_remedies (void)
   toml_free (k.doc);
 }
 
+/* The runtime default_row's Kata configuration is read as. */
+static enum kata_runtime default_rt = KATA_RUNTIME_GO;
+
 /* policy.default_start: check (no bundle) judges the default container
    through every rule, with [policy] POLICY and the Kata configuration
    FILE (a fixture) or TEXT. */
@@ -689,7 +692,7 @@ default_row (const char *name, const char *policy, const char *file, const char 
 
   if (file != NULL && asprintf (&path, "%s/kata/%s", fixtures, file) < 0)
     abort ();
-  load_kata_as (&k, path, text, KATA_RUNTIME_GO);
+  load_kata_as (&k, path, text, default_rt);
   if (asprintf (&cfg_path, "%s/guard-default.toml", tmpdir) < 0
       || asprintf (
              &cfg_text,
@@ -764,6 +767,18 @@ test_default_start (void)
                "3.30.0/configuration-fc.toml", NULL, "pass", "passes every policy rule", NULL);
   /* A policy narrower than the engines' defaults refuses their default
      container. */
+  /* runtime-rs: as shipped, static sizing (never resized); without it,
+     QEMU grows to default_maxmemory 0, the whole host. */
+  default_rt = KATA_RUNTIME_RS;
+  default_row ("4.1.0 runtime-rs QEMU as shipped", NULL,
+               "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", NULL, "pass",
+               "passes every policy rule", NULL);
+  default_row ("runtime-rs QEMU without static sizing", NULL, NULL,
+               "[hypervisor.qemu]\ndefault_maxmemory = 0\n[runtime]\n"
+               "static_sandbox_resource_mgmt = false\n",
+               "fail", "policy.resources: the VM can grow to all of this host's memory",
+               "set default_maxmemory = ");
+  default_rt = KATA_RUNTIME_GO;
   default_row ("capabilities narrower than the engines'", "capabilities = [\"CAP_CHOWN\"]", NULL,
                "[hypervisor.firecracker]\n", "fail", "policy.capabilities", NULL);
 }

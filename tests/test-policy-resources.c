@@ -682,43 +682,23 @@ default_row (const char *name, const char *policy, const char *file, const char 
              const char *verdict, const char *needle, const char *remedy)
 {
   struct kata_config k = { 0 };
-  struct guard_config cfg;
-  struct report rep = { 0 };
-  struct request req = { .mode = KG_MODE_CHECK };
-  struct preflight pf;
-  cleanup_free char *cfg_path = NULL, *cfg_text = NULL, *path = NULL;
+  struct report rep;
+  cleanup_free char *path = NULL;
   const struct check_result *r;
-  kg_error_t err = NULL;
 
   if (file != NULL && asprintf (&path, "%s/kata/%s", fixtures, file) < 0)
     abort ();
   load_kata_as (&k, path, text, default_rt);
-  if (asprintf (&cfg_path, "%s/guard-default.toml", tmpdir) < 0
-      || asprintf (
-             &cfg_text,
-             "[egress]\nenabled = false\n[policy]\npodman_roots = [\"%s/podman-default\"]\n%s\n",
-             tmpdir, policy ? policy : "")
-             < 0)
-    abort ();
-  test_write_text (cfg_path, cfg_text);
-  if (guard_config_load (cfg_path, &cfg, &err) < 0)
-    {
-      printf ("# %s\n", err->msg);
-      abort ();
-    }
-  preflight_init (&pf, &req, &cfg, &rep);
-  pf.from_kata.config = &k;
-  check_policy (&pf);
-  pf.from_kata.config = NULL;
+  run_without_bundle = true;
+  run_policy (NULL, NULL, policy, &k, &rep, NULL);
+  run_without_bundle = false;
   r = report_find (&rep, "policy.default_start");
   is_int (rep.n, 1, "%s: one line, policy.default_start", name);
   is_str (r ? verdict_name (r->verdict) : "none", verdict, "%s: %s", name, verdict);
   has_str (r ? r->reason : NULL, needle, "%s: the reason names \"%s\"", name, needle);
   if (remedy != NULL)
     has_str (r && r->remedy ? r->remedy : "", remedy, "%s: the remedy names \"%s\"", name, remedy);
-  preflight_release (&pf);
   report_release (&rep);
-  guard_config_release (&cfg);
   toml_free (k.doc);
 }
 

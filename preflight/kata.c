@@ -692,9 +692,10 @@ config_choose (struct preflight *pf, enum kata_runtime rt, const char **source)
 }
 
 /* kata.config: find, verify, parse and merge the configuration.  Returns
-   the merged document, or NULL after reporting the failure. */
+   the merged document, or NULL after reporting the failure; LAST (of
+   PATH_MAX) is the file whose settings win (struct kata_config). */
 static struct toml_value *
-load_config (struct preflight *pf, const struct runtime_choice *rc)
+load_config (struct preflight *pf, const struct runtime_choice *rc, char *last)
 {
   struct report *rep = pf->rep;
   cleanup_error kg_error_t err = NULL;
@@ -724,6 +725,7 @@ load_config (struct preflight *pf, const struct runtime_choice *rc)
       return NULL;
     }
   report_add_kata_file (rep, info.path);
+  snprintf (last, PATH_MAX, "%s", info.path);
   doc = parse_verified (fd, &info, &err);
   if (doc == NULL)
     {
@@ -821,6 +823,7 @@ load_config (struct preflight *pf, const struct runtime_choice *rc)
           return NULL;
         }
       sb_printf (&used, "%s%s", i == 0 ? " + drop-ins " : ", ", finfo.path);
+      snprintf (last, PATH_MAX, "%s", finfo.path);
     }
 
   if (rc->rt == KATA_RUNTIME_RS && rs_strict_refused (doc, why, sizeof why))
@@ -1581,16 +1584,19 @@ check_kata (struct preflight *pf)
 {
   cleanup_toml struct toml_value *doc = NULL;
   struct runtime_choice rc = { 0 };
+  char last[PATH_MAX] = "";
 
   check_runtime (pf, &rc);
 
-  doc = load_config (pf, &rc);
+  doc = load_config (pf, &rc, last);
   if (doc == NULL)
     {
       skip_later (pf->rep, "kata.config failed");
       return;
     }
   check_hypervisor (pf, &doc, rc.rt);
+  if (pf->from_kata.config != NULL)
+    snprintf (pf->from_kata.config->last_file, sizeof pf->from_kata.config->last_file, "%s", last);
   check_jailer (pf);
   check_debug (pf, pf->from_kata.config ? pf->from_kata.config->doc : doc);
   check_kata_annotations (pf);

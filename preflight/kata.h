@@ -7,6 +7,8 @@
 #ifndef KG_KATA_H
 #define KG_KATA_H
 
+#include <limits.h>
+
 #include "conf.h"
 #include "toml.h"
 
@@ -27,6 +29,10 @@ struct kata_config
   const char *hypervisor_name;         /* NAME of the one [hypervisor.NAME] */
   const struct toml_value *hypervisor; /* that table */
   enum kata_runtime runtime;           /* the runtime that reads it (kata.c) */
+  /* The file whose settings win: the last config.d drop-in Kata merges,
+     else the configuration itself (after its symlinks).  What a remedy
+     tells the operator to edit. */
+  char last_file[PATH_MAX];
 };
 
 /* Where each runtime keeps a sandbox's state, by its id alone (Go:

@@ -429,6 +429,11 @@ void who_resolve (struct ctx *c);
    gets a context it cannot change, so that their order decides nothing. */
 /* PRIVILEGED (the caller's, as long as C lives) holds the reasons. */
 void facts_resolve (struct ctx *c, struct findings *privileged);
+/* Every rule of POLICY_RULES on C's spec (policy-rules.c). */
+void policy_rules_run (struct ctx *c);
+/* policy.default_start (policy-default.c): `kata-guard check` without a
+   bundle runs every rule on the default container. */
+void check_default_start (struct preflight *pf);
 bool spec_privileged (const struct ctx *c, struct findings *f);
 
 #endif

@@ -793,24 +793,106 @@ check_memory_limit (const struct ctx *c)
     rule_pass (c, "no memory limit: allowed by [policy] require_memory_limit = false");
 }
 
-/* policy.resources' remedy, in the words of the engine that started the
-   container: a CPU limit only where the vCPUs are over (ctr needs none). */
-static const char *
-resources_remedy (const struct ctx *c, bool cpus_over, char *out, size_t size)
+/* What policy.resources judged, for its remedy. */
+struct resources_seen
 {
-  const char *mem = engine_words (&c->who, ASK_MEMORY);
+  bool sizes; /* the sizes could be read (else the findings say what could not) */
+  const struct workload *w;
+  const struct kata_sizing *ks;
+  const struct vm_size *vm, *top;
+  int64_t max_mem, max_vcpus;
+  bool whole_host;
+};
 
-  if (cpus_over)
-    snprintf (out, size,
-              "give the container a memory limit (%s) and a CPU limit (%s) that fit the VM "
-              "maximums in [policy], and bound how far Kata may grow a VM (default_maxmemory, "
-              "default_maxvcpus)",
-              mem, engine_words (&c->who, ASK_CPUS));
-  else
-    snprintf (out, size,
-              "give the container a memory limit (%s) that fits [policy] max_vm_memory_mib, and "
-              "bound how far Kata may grow a VM (default_maxmemory)",
-              mem);
+/* The Kata file a remedy edits, and the table the key is in. */
+static const char *
+kata_file_of (const struct kata_config *k)
+{
+  return k != NULL && k->last_file[0] != '\0' ? k->last_file : "the Kata configuration";
+}
+
+/* The default_maxmemory to suggest: the most one VM may be by
+   policy.resources and policy.capacity, leaving the host its
+   committed_memory_reserve_mib (Kata reads the host's memory or more as
+   the whole host), and no less than the VM boots at (Kata's Go runtime
+   hot-plugs no further than it: hotplugAddMemory in qemu.go). */
+static int64_t
+suggested_max_memory (const struct ctx *c, const struct resources_seen *r)
+{
+  cleanup_error kg_error_t err = NULL;
+  int64_t v = r->max_mem, host, committed;
+  char why[160];
+
+  if (kg_mem_total_mib (&host, &err) == 0)
+    {
+      int64_t keep = c->cfg->policy.committed_memory_reserve_mib;
+
+      if (host - (keep > 0 ? keep : 1) < v)
+        v = host - (keep > 0 ? keep : 1);
+    }
+  kg_error_release (&err);
+  if (policy_committed_bound (c->cfg, &committed, why, sizeof why, &err) == 0 && committed < v)
+    v = committed;
+  return v < r->vm->mem ? r->vm->mem : v;
+}
+
+/* policy.resources' remedy, in the words of the engine that started the
+   container: the first thing to change, never a condition already met
+   (a container that has a memory limit is not asked for one).  What is
+   over in the VM as it boots is the container's request (or Kata's
+   defaults, where the request adds nothing); what is over only in how
+   far the VM can grow is Kata's ceiling, named with its file, key and a
+   value that fits [policy]. */
+static const char *
+resources_remedy (const struct ctx *c, const struct resources_seen *r, char *out, size_t size)
+{
+  const struct kata_config *k = c->pf->from_kata.config;
+  const char *file = kata_file_of (k), *hv = k != NULL ? k->hypervisor_name : "NAME";
+  cleanup_kg_buf struct kg_buf b = { 0 };
+  int64_t mib = mib_ceil (r->w->mem), base;
+
+  if (! r->sizes)
+    {
+      snprintf (out, size,
+                "give the container a memory limit (%s) and a CPU limit (%s) that kata-guard can "
+                "read and that fit the VM maximums in [policy]",
+                engine_words (&c->who, ASK_MEMORY), engine_words (&c->who, ASK_CPUS));
+      return out;
+    }
+  /* Memory, as the VM boots: its base is what Kata adds the request to. */
+  base = r->vm->mem - mib;
+  if (r->vm->mem > r->max_mem && mib > 0 && ! r->w->sandbox && base < r->max_mem)
+    sb_printf (&b, "give the container a memory limit (%s) of at most %" PRId64 " MiB",
+               engine_words (&c->who, ASK_MEMORY), r->max_mem - base);
+  else if (r->vm->mem > r->max_mem && mib > 0 && r->w->sandbox && base < r->max_mem)
+    sb_printf (&b, "give the pod's containers memory limits of at most %" PRId64 " MiB in all",
+               r->max_mem - base);
+  else if (r->vm->mem > r->max_mem)
+    sb_printf (&b,
+               "set default_memory to less than %" PRId64 " in %s ([hypervisor.%s]), or raise "
+               "[policy] max_vm_memory_mib",
+               r->max_mem, file, hv);
+  else if (r->whole_host || r->top->mem > r->max_mem)
+    sb_printf (&b,
+               "set default_maxmemory = %" PRId64 " in %s ([hypervisor.%s]; policy.resources "
+               "allows at most %" PRId64 " MiB per VM), or static_sandbox_resource_mgmt = true",
+               suggested_max_memory (c, r), file, hv, r->max_mem);
+  /* vCPUs, likewise. */
+  if (r->vm->vcpus > r->max_vcpus && r->w->quota >= 0 && r->vm->vcpus - r->ks->vcpus > 0
+      && r->ks->vcpus < r->max_vcpus)
+    sb_printf (&b, "%sgive the container a CPU limit (%s) of at most %" PRId64 " CPUs",
+               b.len ? "; " : "", engine_words (&c->who, ASK_CPUS), r->max_vcpus - r->ks->vcpus);
+  else if (r->vm->vcpus > r->max_vcpus)
+    sb_printf (&b,
+               "%sset default_vcpus to less than %" PRId64 " in %s ([hypervisor.%s]), and give "
+               "the container no more CPUs than fit [policy] max_vcpus",
+               b.len ? "; " : "", r->max_vcpus, file, hv);
+  else if (r->top->vcpus > r->max_vcpus)
+    sb_printf (&b,
+               "%sset default_maxvcpus = %" PRId64 " in %s ([hypervisor.%s]; policy.resources "
+               "allows at most %" PRId64 " vCPUs per VM)",
+               b.len ? "; " : "", r->max_vcpus, file, hv, r->max_vcpus);
+  snprintf (out, size, "%s", b.len ? sb_str (&b) : "fit the VM maximums in [policy]");
   return out;
 }
 
@@ -916,7 +998,7 @@ check_resources (const struct ctx *c)
   struct vm_size vm = { 0 }, top = { 0 };
   int64_t max_mem, max_vcpus;
   const char *mem_from, *vcpus_from;
-  bool sizes = workload_of (c, &w, &f), whole_host = false, cpus_over = false;
+  bool sizes = workload_of (c, &w, &f), whole_host = false;
   cleanup_kg_buf struct kg_buf grows = { 0 };
   cleanup_findings struct findings cg = { 0 };
 
@@ -935,14 +1017,11 @@ check_resources (const struct ctx *c)
     finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", vm.mem,
              vm.mem_why, mem_from, max_mem);
   else if (sizes && whole_host)
-    finding (&f,
-             "the VM can grow to all of this host's memory, %" PRId64 " MiB (%s): set "
-             "default_maxmemory, or static_sandbox_resource_mgmt = true",
-             top.mem, top.mem_why);
+    finding (&f, "the VM can grow to all of this host's memory, %" PRId64 " MiB (%s)", top.mem,
+             top.mem_why);
   else if (sizes && top.mem > max_mem)
     finding (&f, "the VM can grow to %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", top.mem,
              top.mem_why, mem_from, max_mem);
-  cpus_over = sizes && (vm.vcpus > max_vcpus || top.vcpus > max_vcpus);
   if (sizes && vm.vcpus > max_vcpus)
     finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", vm.vcpus,
              vm.vcpus_why, vcpus_from, max_vcpus);
@@ -953,9 +1032,17 @@ check_resources (const struct ctx *c)
     claim_vm (c, &w, &ks, &top);
   if (f.n > 0)
     {
-      char remedy[512];
+      struct resources_seen seen = { .sizes = sizes,
+                                     .w = &w,
+                                     .ks = &ks,
+                                     .vm = &vm,
+                                     .top = &top,
+                                     .max_mem = max_mem,
+                                     .max_vcpus = max_vcpus,
+                                     .whole_host = whole_host };
+      char remedy[768];
 
-      rule_fail (c, resources_remedy (c, cpus_over, remedy, sizeof remedy), "%s", sb_str (&f.text));
+      rule_fail (c, resources_remedy (c, &seen, remedy, sizeof remedy), "%s", sb_str (&f.text));
       return;
     }
   if (top.mem > vm.mem || top.vcpus > vm.vcpus)

@@ -229,19 +229,49 @@ policy_rule_in_vm (const char *id)
   return false;
 }
 
+/* Every rule on C's spec, each under its own id (check_policy, and
+   policy.default_start's default container). */
+void
+policy_rules_run (struct ctx *c)
+{
+  cleanup_mount_dirs struct mount_dirs dirs = { 0 };
+  cleanup_findings struct findings privileged = { 0 };
+  cleanup_error kg_error_t dirs_err = NULL;
+
+  if (c->pf->req->engine_ns != NULL)
+    c->ns = *c->pf->req->engine_ns;
+  else
+    engine_ns_gather (&c->ns);
+  /* policy.mounts and egress.netns judge by the same directories. */
+  mount_dirs_resolve (c->cfg, &dirs, &dirs_err);
+  c->dirs = &dirs;
+  c->dirs_err = dirs_err;
+  facts_resolve (c, &privileged);
+  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
+    {
+      c->rule = rules[i].id;
+      rules[i].check (c);
+    }
+  c->dirs = NULL;
+  c->dirs_err = NULL;
+  c->privileged_why = "";
+}
+
 void
 check_policy (struct preflight *pf)
 {
   struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
-  cleanup_mount_dirs struct mount_dirs dirs = { 0 };
-  cleanup_findings struct findings privileged = { 0 };
   cleanup_error kg_error_t err = NULL;
-  cleanup_error kg_error_t dirs_err = NULL;
   cleanup_free char *bundle = NULL;
 
-  /* Per container: nothing to say without one. */
+  /* Per container; without one, `kata-guard check` judges the host by
+     the default container every start on it would have to pass. */
   if (pf->req->bundle == NULL)
-    return;
+    {
+      if (pf->req->mode == KG_MODE_CHECK)
+        check_default_start (pf);
+      return;
+    }
   if (pf->req->bundle[0] != '/')
     {
       report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
@@ -265,21 +295,8 @@ check_policy (struct preflight *pf)
     }
   report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
                jv_string (jv_get (c.spec, "ociVersion")));
-  if (pf->req->engine_ns != NULL)
-    c.ns = *pf->req->engine_ns;
-  else
-    engine_ns_gather (&c.ns);
-  /* policy.mounts and egress.netns judge by the same directories. */
-  mount_dirs_resolve (c.cfg, &dirs, &dirs_err);
-  c.dirs = &dirs;
-  c.dirs_err = dirs_err;
-  facts_resolve (&c, &privileged);
+  policy_rules_run (&c);
   pf->from_policy.engine = c.who.engine;
-  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
-    {
-      c.rule = rules[i].id;
-      rules[i].check (&c);
-    }
   /* Freed by preflight_release, which the confined checker never calls:
      its process ends with the report, and the tree with it. */
   jv_free (pf->from_policy.spec);

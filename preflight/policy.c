@@ -860,3 +860,26 @@ engine_json (const char *path)
 {
   return engine_json_of (path, false);
 }
+
+int
+policy_committed_bound (const struct guard_config *cfg, int64_t *max, char *why, size_t size,
+                        kg_error_t *err)
+{
+  int64_t total;
+
+  if (cfg->policy.max_committed_memory_mib > 0)
+    {
+      *max = cfg->policy.max_committed_memory_mib;
+      snprintf (why, size, "[policy] max_committed_memory_mib");
+      return 0;
+    }
+  if (kg_mem_total_mib (&total, err) < 0)
+    return -1;
+  *max = total - cfg->policy.committed_memory_reserve_mib;
+  snprintf (why, size,
+            "this host's MemTotal %" PRId64 " MiB less committed_memory_reserve_mib %" PRId64,
+            total, cfg->policy.committed_memory_reserve_mib);
+  if (*max <= 0)
+    return kg_error (err, 0, "%s leaves no memory for VMs", why);
+  return 0;
+}

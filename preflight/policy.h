@@ -72,6 +72,13 @@ int policy_exec_judge (const struct guard_config *cfg, struct jv *process, const
    CPU quota above [policy] max_vcpus.  0, or -1 with why. */
 int policy_update_judge (const struct guard_config *cfg, struct jv *resources, kg_error_t *err);
 
+/* policy.capacity's bound on the memory all guarded VMs alive may
+   commit, *MAX MiB, and where it comes from, into WHY: [policy]
+   max_committed_memory_mib, else MemTotal less
+   committed_memory_reserve_mib.  0, or -1 with why. */
+int policy_committed_bound (const struct guard_config *cfg, int64_t *max, char *why, size_t size,
+                            kg_error_t *err);
+
 /* Whether a refusal by the policy.* rule ID reaches only the container's
    own VM, so that [policy] mode = "audit" may let it through (the table
    in policy-rules.c); false for every other id, a host check's or the

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "capacity.h"
+#include "policy.h"
 #include "record.h"
 #include "rundir.h"
 #include "util.h"
@@ -299,29 +300,6 @@ cap_record_alive (const struct cap_record *r, int64_t now, int64_t btime)
   return r->pid_file[0] == '\0' || pid_alive (r->pid_file, r->when, now, btime);
 }
 
-/* The bound, *MAX MiB, and where it comes from, into WHY. */
-static int
-bound_of (const struct guard_config *cfg, int64_t *max, char *why, size_t size, kg_error_t *err)
-{
-  int64_t total;
-
-  if (cfg->policy.max_committed_memory_mib > 0)
-    {
-      *max = cfg->policy.max_committed_memory_mib;
-      snprintf (why, size, "[policy] max_committed_memory_mib");
-      return 0;
-    }
-  if (kg_mem_total_mib (&total, err) < 0)
-    return -1;
-  *max = total - cfg->policy.committed_memory_reserve_mib;
-  snprintf (why, size,
-            "this host's MemTotal %" PRId64 " MiB less committed_memory_reserve_mib %" PRId64,
-            total, cfg->policy.committed_memory_reserve_mib);
-  if (*max <= 0)
-    return kg_error (err, 0, "%s leaves no memory for VMs", why);
-  return 0;
-}
-
 /* Take the lock on DIR, waiting at most DEADLINE_MS. */
 static int
 lock_take (int dir, int64_t deadline_ms, kg_error_t *err)
@@ -546,7 +524,7 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
   char why[160], own[RECORD_NAME_SIZE] = "", what[200], sum[32];
   int64_t max, share = 0;
 
-  if (bound_of (cfg, &max, why, sizeof why, &err) < 0)
+  if (policy_committed_bound (cfg, &max, why, sizeof why, &err) < 0)
     goto fail;
   if (s->bundle != NULL && vm->role == VM_NONE)
     {

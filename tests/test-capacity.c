@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "capacity.h"
+#include "policy.h"
 #include "record.h"
 #include "sha256.h"
 #include "check-helpers.h"
@@ -114,6 +115,32 @@ main (void)
     is_int (judge (&rep, &big, &cfg, &why), VERDICT_FAIL, "a reserve above MemTotal: refused");
     has_str (why, "leaves no memory for VMs", "and says why");
     report_release (&rep);
+  }
+  {
+    /* The bound is one function's (policy_committed_bound): the start's
+       policy.capacity and check's policy.default_start, which fails a
+       host where one VM at its ceiling is past it (issue 47), read it
+       alike. */
+    cleanup_error kg_error_t berr = NULL;
+    int64_t max = 0, total = 0;
+    char bwhy[160];
+
+    cfg.policy.max_committed_memory_mib = 4096;
+    is_int (policy_committed_bound (&cfg, &max, bwhy, sizeof bwhy, &berr), 0,
+            "the bound: [policy] max_committed_memory_mib");
+    is_int (max, 4096, "4096 MiB");
+    has_str (bwhy, "[policy] max_committed_memory_mib", "named by its key");
+    cfg.policy.max_committed_memory_mib = 0;
+    cfg.policy.committed_memory_reserve_mib = 2048;
+    if (kg_mem_total_mib (&total, &berr) < 0)
+      abort ();
+    is_int (policy_committed_bound (&cfg, &max, bwhy, sizeof bwhy, &berr), 0,
+            "the bound: MemTotal less the reserve");
+    is_int (max, total - 2048, "MemTotal %lld less 2048 MiB", (long long) total);
+    cfg.policy.committed_memory_reserve_mib = total;
+    ok (policy_committed_bound (&cfg, &max, bwhy, sizeof bwhy, &berr) < 0 && berr != NULL
+            && strstr (berr->msg, "leaves no memory for VMs") != NULL,
+        "a reserve of all of MemTotal leaves no bound");
   }
   {
     /* FIPS 180-4's examples, and the padding's edges (55, 56 and 64

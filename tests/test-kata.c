@@ -634,6 +634,18 @@ dropin_cases (void)
   run (&r, "drop-in order");
   is_str (hv_string (&r, "kernel"), "/nine", "drop-ins merge in byte order of their names");
   done (&r);
+  /* The file a remedy tells the operator to edit (policy.resources'
+     default_maxmemory, issue 47): the one whose settings win, the last
+     drop-in Kata merges ("9-..." after "20-..."). */
+  run (&r, "the file whose settings win");
+  is_str (r.pf.from_kata.config ? r.pf.from_kata.config->last_file : "",
+          tp (DEFAULTS "/config.d/9-kernel.toml"), "the last drop-in merged is the file that wins");
+  done (&r);
+  tree_new ("configuration-fc.toml", NULL);
+  run (&r, "no drop-ins: the configuration wins");
+  is_str (r.pf.from_kata.config ? r.pf.from_kata.config->last_file : "", kconf (),
+          "without drop-ins, the configuration itself");
+  done (&r);
 
   /* Values Kata's decoder reads otherwise (the decoder oracle found
      them): BurntSushi/toml before 1.3 drops every newline after a

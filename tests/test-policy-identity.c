@@ -994,7 +994,7 @@ test_engine_words (void)
   words_row ("ctr, a VM over the memory maximum", KG_MODE_SHIM, "default", big, "policy.resources",
              "ctr run --memory-limit BYTES", "--cpus");
   words_row ("Docker, a VM over the memory maximum: no CPU limit asked", KG_MODE_SHIM, "moby", big,
-             "policy.resources", "a memory limit (--memory) that fits", "--cpus");
+             "policy.resources", "a memory limit (--memory) of at most 14336 MiB", "--cpus");
   words_row ("Docker, a VM over the vCPU maximum", KG_MODE_SHIM, "moby", bigcpu, "policy.resources",
              "a CPU limit (--cpus)", NULL);
   words_row ("ctr, a VM over the vCPU maximum", KG_MODE_SHIM, "default", bigcpu, "policy.resources",

@@ -613,6 +613,171 @@ test_cgroups_path (void)
   }
 }
 
+/* Issue 47: a remedy names the first thing to change, never a condition
+   already met.  A container with a memory limit whose VM can grow to the
+   whole host (Kata 4.1.0's shipped Go QEMU file: default_maxmemory = 0)
+   is not asked for a memory limit: it is told the Kata file, the key and
+   a value that fits [policy]; that value, applied, passes. */
+static void
+test_remedies (void)
+{
+  struct kata_config k = { 0 };
+  struct report rep;
+  cleanup_free char *shipped = NULL, *fixed = NULL, *path = NULL;
+  cleanup_free char *limit512 = spec_of (NULL, NULL, "\"memory\": {\"limit\": 536870912}", NULL,
+                                         NULL);
+  cleanup_free char *big = spec_of (NULL, NULL, "\"memory\": {\"limit\": 21474836480}", NULL, NULL);
+  const char *remedy, *at;
+  long long value = -1;
+  char want[64];
+
+  if (asprintf (&path, "%s/kata/4.1.0/go/configuration-qemu.toml", fixtures) < 0)
+    abort ();
+  shipped = read_text (path);
+  load_kata_as (&k, path, NULL, KATA_RUNTIME_GO);
+  snprintf (k.last_file, sizeof k.last_file, "%s", path);
+  run_policy (limit512, ID_A, NULL, &k, &rep, NULL);
+  expect (&rep, "4.1.0 Go QEMU, --memory 512m", "policy.resources", "policy.resources",
+          "the VM can grow to all of this host's memory");
+  expect_remedy (&rep, "4.1.0 Go QEMU, --memory 512m", "policy.resources",
+                 "set default_maxmemory = ", "give the container a memory limit");
+  expect_remedy (&rep, "4.1.0 Go QEMU: the file", "policy.resources", path, NULL);
+  expect_remedy (&rep, "4.1.0 Go QEMU: the bound", "policy.resources",
+                 "policy.resources allows at most 16384 MiB per VM", NULL);
+  remedy = report_find (&rep, "policy.resources") ? report_find (&rep, "policy.resources")->remedy
+                                                  : NULL;
+  at = remedy ? strstr (remedy, "default_maxmemory = ") : NULL;
+  if (at != NULL)
+    value = strtoll (at + strlen ("default_maxmemory = "), NULL, 10);
+  ok (value >= 2560 && value <= 16384,
+      "the value fits the VM (2560 MiB) and [policy] (16384 MiB): %lld", value);
+  report_release (&rep);
+  toml_free (k.doc);
+  /* The remedy, followed literally. */
+  snprintf (want, sizeof want, "default_maxmemory = %lld", value);
+  fixed = replace (strdup (shipped), "default_maxmemory = 0", want);
+  memset (&k, 0, sizeof k);
+  load_kata_as (&k, NULL, fixed, KATA_RUNTIME_GO);
+  run_policy (limit512, ID_A, NULL, &k, &rep, NULL);
+  expect (&rep, "4.1.0 Go QEMU, the remedy applied", "", "policy.resources", "2560 MiB");
+  report_release (&rep);
+  toml_free (k.doc);
+  /* A limit over the bound and a ceiling of the whole host: the limit
+     first (with the most that fits), then the ceiling. */
+  memset (&k, 0, sizeof k);
+  load_kata_as (&k, NULL, shipped, KATA_RUNTIME_GO);
+  run_policy (big, ID_A, NULL, &k, &rep, NULL);
+  expect_remedy (&rep, "a 20 GiB limit", "policy.resources",
+                 "give the container a memory limit (linux.resources.memory.limit) of at most "
+                 "14336 MiB",
+                 "--cpus");
+  report_release (&rep);
+  /* No vCPU ceiling asked of a host whose CPUs fit; one that does not
+     is told default_maxvcpus. */
+  if (get_nprocs_conf () > 1)
+    {
+      run_policy (limit512, ID_A, "max_vcpus = 1", &k, &rep, NULL);
+      expect_remedy (&rep, "default_maxvcpus 0 past max_vcpus 1", "policy.resources",
+                     "set default_maxvcpus = 1 in the Kata configuration ([hypervisor.qemu]; "
+                     "policy.resources allows at most 1 vCPUs per VM)",
+                     "CPU limit");
+      report_release (&rep);
+    }
+  toml_free (k.doc);
+}
+
+/* The runtime default_row's Kata configuration is read as. */
+static enum kata_runtime default_rt = KATA_RUNTIME_GO;
+
+/* policy.default_start: check (no bundle) judges the default container
+   through every rule, with [policy] POLICY and the Kata configuration
+   FILE (a fixture) or TEXT. */
+static void
+default_row (const char *name, const char *policy, const char *file, const char *text,
+             const char *verdict, const char *needle, const char *remedy)
+{
+  struct kata_config k = { 0 };
+  struct report rep;
+  cleanup_free char *path = NULL;
+  const struct check_result *r;
+
+  if (file != NULL && asprintf (&path, "%s/kata/%s", fixtures, file) < 0)
+    abort ();
+  load_kata_as (&k, path, text, default_rt);
+  run_without_bundle = true;
+  run_policy (NULL, NULL, policy, &k, &rep, NULL);
+  run_without_bundle = false;
+  r = report_find (&rep, "policy.default_start");
+  is_int (rep.n, 1, "%s: one line, policy.default_start", name);
+  is_str (r ? verdict_name (r->verdict) : "none", verdict, "%s: %s", name, verdict);
+  has_str (r ? r->reason : NULL, needle, "%s: the reason names \"%s\"", name, needle);
+  if (remedy != NULL)
+    has_str (r && r->remedy ? r->remedy : "", remedy, "%s: the remedy names \"%s\"", name, remedy);
+  report_release (&rep);
+  toml_free (k.doc);
+}
+
+static void
+test_default_start (void)
+{
+  default_row ("4.1.0 Go QEMU as shipped", NULL, "4.1.0/go/configuration-qemu.toml", NULL, "fail",
+               "every start would be refused: a default container (a memory limit of 6 MiB, the "
+               "engines' defaults) fails policy.resources: the VM can grow to all of this host's "
+               "memory",
+               "set default_maxmemory = ");
+  default_row ("4.1.0 Go QEMU, max_vm_memory_mib 4096", "max_vm_memory_mib = 4096",
+               "4.1.0/go/configuration-qemu.toml", NULL, "fail", "policy.resources",
+               "set default_maxmemory = 4096 in the Kata configuration ([hypervisor.qemu]; "
+               "policy.resources allows at most 4096 MiB per VM)");
+  default_row ("4.1.0 Go QEMU, default_maxmemory 4096", "max_vm_memory_mib = 16384", NULL,
+               "[hypervisor.qemu]\ndefault_maxmemory = 4096\n", "pass",
+               "a default container (a memory limit of 6 MiB, the engines' defaults) passes every "
+               "policy rule and fits policy.capacity",
+               NULL);
+  default_row ("4.1.0 Go Firecracker as shipped", NULL, "4.1.0/go/configuration-fc.toml", NULL,
+               "pass", "passes every policy rule", NULL);
+  default_row ("no memory limit required: none asked", "require_memory_limit = false", NULL,
+               "[hypervisor.firecracker]\n", "pass", "(the engines' defaults)", NULL);
+  /* default_memory alone over the bound: no container fits. */
+  default_row ("default_memory over max_vm_memory_mib", "max_vm_memory_mib = 1024", NULL,
+               "[hypervisor.firecracker]\ndefault_memory = 2048\n", "fail",
+               "the VM would have 2054 MiB",
+               "set default_memory to less than 1024 in the Kata configuration");
+  /* One VM at its ceiling past what all VMs may commit: policy.capacity
+     would refuse every start. */
+  default_row ("a ceiling past max_committed_memory_mib",
+               "max_vm_memory_mib = 16384\nmax_committed_memory_mib = 4096", NULL,
+               "[hypervisor.qemu]\ndefault_maxmemory = 8192\n", "fail",
+               "policy.capacity: one VM alone can grow to 8192 MiB, more than [policy] "
+               "max_committed_memory_mib (4096 MiB)",
+               "default_maxmemory) to at most 4096 MiB");
+  /* A profile the engines' default would carry, never applied: Kata
+     3.30.0 ships disable_guest_seccomp = true. */
+  default_row ("require_seccomp with 3.30.0's disable_guest_seccomp", "require_seccomp = true",
+               "3.30.0/configuration-fc.toml", NULL, "fail",
+               "policy.seccomp: the Kata configuration says disable_guest_seccomp = true",
+               "disable_guest_seccomp = false");
+  /* Audit mode lets an in-VM rule through: not every start refused. */
+  default_row ("the same in audit mode", "require_seccomp = true\nmode = \"audit\"",
+               "3.30.0/configuration-fc.toml", NULL, "pass", "passes every policy rule", NULL);
+  /* A policy narrower than the engines' defaults refuses their default
+     container. */
+  /* runtime-rs: as shipped, static sizing (never resized); without it,
+     QEMU grows to default_maxmemory 0, the whole host. */
+  default_rt = KATA_RUNTIME_RS;
+  default_row ("4.1.0 runtime-rs QEMU as shipped", NULL,
+               "4.1.0/runtime-rs/configuration-qemu-runtime-rs.toml", NULL, "pass",
+               "passes every policy rule", NULL);
+  default_row ("runtime-rs QEMU without static sizing", NULL, NULL,
+               "[hypervisor.qemu]\ndefault_maxmemory = 0\n[runtime]\n"
+               "static_sandbox_resource_mgmt = false\n",
+               "fail", "policy.resources: the VM can grow to all of this host's memory",
+               "set default_maxmemory = ");
+  default_rt = KATA_RUNTIME_GO;
+  default_row ("capabilities narrower than the engines'", "capabilities = [\"CAP_CHOWN\"]", NULL,
+               "[hypervisor.firecracker]\n", "fail", "policy.capabilities", NULL);
+}
+
 int
 main (void)
 {
@@ -620,6 +785,8 @@ main (void)
   test_resources ();
   test_resources_runtimes ();
   test_ceiling ();
+  test_remedies ();
+  test_default_start ();
   test_sizing_annotations ();
   test_network ();
   test_cgroups_path ();

@@ -367,7 +367,16 @@ test_spec (void)
       abort ();
     preflight_init (&pf, &req, &cfg, &rep);
     check_policy (&pf);
-    is_int (rep.n, 0, "without a bundle the policy family reports nothing");
+    /* Without a bundle, check judges the host by the default container
+       (policy.default_start: tests/test-policy-resources.c), one line;
+       a start (which always has one) never does. */
+    is_int (rep.n, 1, "without a bundle, check reports one policy line");
+    is_str (rep.n ? rep.results[0].id : "", "policy.default_start",
+            "and it is policy.default_start");
+    req.mode = KG_MODE_SHIM;
+    check_policy (&pf);
+    is_int (rep.n, 1, "without a bundle, a start's policy family reports nothing more");
+    req.mode = KG_MODE_CHECK;
     req.bundle = "relative/bundle";
     check_policy (&pf);
     has_str (reason (&rep, "policy.spec"), "is not an absolute path",

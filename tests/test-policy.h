@@ -169,6 +169,8 @@ static enum kg_mode run_mode = KG_MODE_CHECK;
    then containerd's task directory of the container, and a shim-mode
    row passes it as -namespace. */
 static const char *run_ns;
+/* The rows run without a bundle (`kata-guard check` alone: SPEC unused). */
+static bool run_without_bundle;
 /* The engine's namespaces and bounding set the rows run with (NULL: this
    process's, read in place). */
 static const struct engine_ns *run_engine_ns;
@@ -201,7 +203,9 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   kg_error_t err = NULL;
   bool own_podman = policy != NULL && strstr (policy, "podman_roots") != NULL;
 
-  if (bundle_out != NULL && *bundle_out != NULL)
+  if (run_without_bundle)
+    bundle = NULL;
+  else if (bundle_out != NULL && *bundle_out != NULL)
     bundle = strdup (*bundle_out);
   else if (run_ns != NULL)
     {

@@ -29,6 +29,7 @@
 #include "jtree.h"
 #include "kata.h"
 #include "policy.h"
+#include "request.h"
 #include "sha256.h"
 #include "toml.h"
 #include "trust.h"
@@ -404,7 +405,7 @@ posture_item (struct jv *o, struct items *l, kg_error_t *err)
    writable by no one else, of this format and this version of the guard.
    -1 with *ERR saying what is wrong with it (ENOENT: there is none). */
 static int
-posture_load (const char *path, struct posture *r, kg_error_t *err)
+posture_load (const char *path, struct posture *r, char hex[SHA256_HEX_LEN + 1], kg_error_t *err)
 {
   cleanup_free char *buf = NULL;
   cleanup_close int fd = -1;
@@ -431,6 +432,13 @@ posture_load (const char *path, struct posture *r, kg_error_t *err)
     return -1;
   if (kg_read_fd_bounded (fd, path, DRIFT_RECORD_MAX, &buf, &len, err) < 0)
     return -1;
+  if (hex != NULL)
+    {
+      unsigned char md[SHA256_LEN];
+
+      sha256_mem (buf, len, md);
+      sha256_hex (md, hex);
+    }
   r->doc = policy_json_parse (path, buf, len, false, err);
   if (r->doc == NULL)
     return kg_error_prefix (err, "%s is corrupt or truncated", path), -1;
@@ -494,7 +502,7 @@ posture_epoch (const char *path, int64_t *epoch, int64_t *proven, kg_error_t *er
   cleanup_posture struct posture r = { 0 };
   char why[256];
 
-  if (posture_load (path, &r, err) < 0)
+  if (posture_load (path, &r, NULL, err) < 0)
     return -1;
   if (! jint (r.doc, "epoch", epoch) || *epoch < 0)
     return kg_error (err, 0, "%s is corrupt: no epoch", path);
@@ -581,6 +589,98 @@ engines_moved (const struct posture *r, struct kg_buf *f, size_t n)
   return moved;
 }
 
+bool
+posture_same (const char *a, const char *b)
+{
+  struct json_object *ja = json_tokener_parse (a), *jb = json_tokener_parse (b);
+  struct json_object *fa, *fb, *pa, *pb;
+  bool same = ja != NULL && jb != NULL && json_object_object_get_ex (ja, "files", &fa)
+              && json_object_object_get_ex (jb, "files", &fb)
+              && json_object_object_get_ex (ja, "proxy", &pa)
+              && json_object_object_get_ex (jb, "proxy", &pb) && json_object_equal (fa, fb)
+              && json_object_equal (pa, pb);
+
+  json_object_put (ja);
+  json_object_put (jb);
+  return same;
+}
+
+/* The token DRIFT_TOKEN_ENV=VALUE in SPEC's process.env, as the SHA-256
+   of VALUE into HEX: false unless exactly one entry names it. */
+static bool
+spec_token (struct jv *spec, char hex[SHA256_HEX_LEN + 1])
+{
+  static const char name[] = DRIFT_TOKEN_ENV "=";
+  struct jv *process, *env;
+  size_t found = 0;
+
+  if (! jv_get_ex (spec, "process", &process) || ! jv_get_ex (process, "env", &env)
+      || ! jv_is_type (env, json_type_array))
+    return false;
+  for (size_t i = 0; i < jv_length (env); i++)
+    {
+      struct jv *e = jv_at (env, i);
+      const char *s = jv_is_type (e, json_type_string) ? jv_string (e) : NULL;
+      unsigned char md[SHA256_LEN];
+
+      if (s == NULL || strncmp (s, name, sizeof name - 1) != 0)
+        continue;
+      if (found++ > 0)
+        return false;
+      sha256_mem (s + sizeof name - 1, strlen (s + sizeof name - 1), md);
+      sha256_hex (md, hex);
+    }
+  return found == 1;
+}
+
+/* Whether this start is the canary of the `kata-guard validate --prove`
+   run in progress (drift.h, DRIFT_WINDOW): its container id the window's,
+   the token in its environment, the window unexpired, the candidate's
+   bytes the window's.  True with the candidate in R.  Anything else
+   (no window, another container, a window or candidate that is not
+   root's alone) is no canary: the start is judged against the record. */
+static bool
+prove_canary (const struct preflight *pf, struct posture *r)
+{
+  const struct request *req = pf->req;
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *buf = NULL;
+  cleanup_close int pfd = -1, fd = -1;
+  struct jv *w = NULL, *spec = NULL;
+  const char *format, *id, *token, *record;
+  char hex[SHA256_HEX_LEN + 1];
+  struct trust_info info;
+  struct stat st;
+  int64_t expires;
+  bool ok = false;
+  size_t len;
+
+  if (req == NULL || req->container_id == NULL || req->bundle == NULL)
+    return false;
+  pfd = trust_open (DRIFT_WINDOW, TRUST_FILE, &info, &err);
+  if (pfd < 0 || info.symlinks > 0 || (info.st.st_mode & 077) != 0)
+    return false;
+  st = info.st;
+  fd = trust_reopen (pfd, O_RDONLY | O_NOCTTY | O_NONBLOCK, &st, &err);
+  if (fd < 0 || kg_read_fd_bounded (fd, DRIFT_WINDOW, 4096, &buf, &len, &err) < 0
+      || (w = policy_json_parse (DRIFT_WINDOW, buf, len, false, &err)) == NULL)
+    return false;
+  format = jstr (w, "format");
+  id = jstr (w, "id");
+  token = jstr (w, "token_sha256");
+  record = jstr (w, "record_sha256");
+  if (format != NULL && strcmp (format, DRIFT_WINDOW_FORMAT) == 0 && id != NULL && token != NULL
+      && record != NULL && jint (w, "expires", &expires) && strcmp (id, req->container_id) == 0
+      && (int64_t) time (NULL) <= expires && (spec = policy_spec_load (req->bundle, &err)) != NULL
+      && spec_token (spec, hex) && strcmp (hex, token) == 0)
+    ok = posture_load (DRIFT_CANDIDATE, r, hex, &err) == 0 && strcmp (hex, record) == 0;
+  if (! ok)
+    posture_release (r);
+  jv_free (spec);
+  jv_free (w);
+  return ok;
+}
+
 void
 check_drift (struct preflight *pf)
 {
@@ -591,8 +691,11 @@ check_drift (struct preflight *pf)
   cleanup_kg_buf struct kg_buf f = { 0 };
   size_t n = 0, touched = 0;
   const char *remedy = "test the sandbox, then kata-guard validate";
+  /* validate --prove's canary: judged against the posture that run is
+     about to record, its proof the one in progress. */
+  bool canary = prove_canary (pf, &r);
 
-  if (posture_load (cfg->drift.record, &r, &err) < 0)
+  if (! canary && posture_load (cfg->drift.record, &r, NULL, &err) < 0)
     {
       if (err->errnum == ENOENT && ! cfg->drift.lock)
         report_skip (pf->rep, "drift.posture", "no posture record (%s); [drift] lock is off",
@@ -640,7 +743,7 @@ check_drift (struct preflight *pf)
   if (strcmp (r.proxy, cfg->egress.proxy) != 0)
     sb_printf (&f, "%sthe egress proxy changed from \"%s\" to \"%s\" since validation on %s",
                n++ ? "; " : "", r.proxy, cfg->egress.proxy, r.validated);
-  if (cfg->drift.require_proof)
+  if (cfg->drift.require_proof && ! canary)
     {
       char why[256];
       int64_t proven;
@@ -666,6 +769,11 @@ check_drift (struct preflight *pf)
                  "%zu files as validated on %s%s; %zu of them touched since (the same bytes, "
                  "hashed at every start)",
                  r.files.n, r.validated, cfg->drift.lock ? " ([drift] lock)" : "", touched);
+  else if (n == 0 && canary)
+    report_pass (pf->rep, "drift.posture",
+                 "%zu files as the kata-guard validate --prove run in progress is about to "
+                 "record them (its canary %s, its proof in progress)",
+                 r.files.n, pf->req->container_id);
   else if (n == 0)
     report_pass (pf->rep, "drift.posture", "%zu files as validated on %s%s", r.files.n, r.validated,
                  cfg->drift.lock ? " ([drift] lock)" : "");

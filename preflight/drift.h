@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "rundir.h"
 
 struct preflight;
 
@@ -78,5 +79,31 @@ int posture_text (struct preflight *pf, const struct drift_meta *meta, char **ou
    (a trusted path, root's alone, no link, strict JSON of this format and
    version): 0, or -1 with *ERR. */
 int posture_epoch (const char *path, int64_t *epoch, int64_t *proven, kg_error_t *err);
+
+/* Whether records A and B (posture_text's) hold the same files, each
+   with the same digest and stat key, and the same proxy. */
+bool posture_same (const char *a, const char *b);
+
+/* The window of `kata-guard validate --prove` (kata-guard(8), PROVE): the
+   canary that run starts is judged against the posture it is about to
+   record (DRIFT_CANDIDATE), not the old record, with [drift]
+   require_proof waived for it alone.  validate's prove writes, under its
+   lock, root's alone (0600, directory 0700, where no container is given
+   anything): the candidate record, then, once the engine has given the
+   canary its id, DRIFT_WINDOW:
+     {"format": DRIFT_WINDOW_FORMAT, "id": the canary's container id,
+      "token_sha256": SHA-256 of the canary's DRIFT_TOKEN_ENV value,
+      "record_sha256": SHA-256 of the candidate's bytes,
+      "expires": epoch seconds}
+   The token (128 random bits) reaches the canary's environment from the
+   engine client's own (docker/podman -e NAME; ctr --env-file in the run's
+   directory), never an argv.  A start is judged against the candidate
+   only when its id is the window's, its config.json's process.env holds
+   the token, the window has not expired and the candidate's digest is the
+   window's; both files are removed when the canary ends. */
+#define DRIFT_WINDOW RUNDIR "/prove/window"
+#define DRIFT_CANDIDATE RUNDIR "/prove/candidate.json"
+#define DRIFT_WINDOW_FORMAT "kata-guard prove window 1"
+#define DRIFT_TOKEN_ENV "KATA_GUARD_PROVE_TOKEN"
 
 #endif

@@ -29,9 +29,12 @@
 #include <json-c/json.h>
 
 #include "conf.h"
+#include "drift.h"
 #include "prove.h"
 #include "rundir.h"
+#include "sha256.h"
 #include "util.h"
+#include "writer.h"
 
 #define CANARY_PREFIX "kata-guard-prove-"
 #define PROVE_SUB "prove"
@@ -381,8 +384,9 @@ random_hex (char *out, size_t n_bytes)
 }
 
 /* What a run keeps in its directory: the marker; under CRI the pod's and
-   the container's configs and the container's log. */
-static const char *const run_files[] = { "marker", "pod.json", "probe.json", "probe.log" };
+   the container's configs and the container's log; under validate --prove
+   with ctr, the canary's token as its --env-file. */
+static const char *const run_files[] = { "marker", "pod.json", "probe.json", "probe.log", "env" };
 
 /* Marker directories an earlier run left (it was killed): MARKER_DIR/HEX
    holding "marker". */
@@ -392,6 +396,9 @@ remove_stale_markers (void)
   DIR *d = opendir (MARKER_DIR);
   struct dirent *e;
 
+  /* A validate --prove run's window and candidate (drift.h). */
+  unlink (DRIFT_WINDOW);
+  unlink (DRIFT_CANDIDATE);
   if (d == NULL)
     return;
   while ((e = readdir (d)) != NULL)
@@ -436,6 +443,12 @@ struct prove_opts
   const char *probe;
   int timeout_s;
   bool net_admin;
+  /* validate --prove (drift.h, DRIFT_WINDOW): docker, podman: the canary
+     is created with -e DRIFT_TOKEN_ENV (its value from prove's own
+     environment), then started once the window names its id; ctr: its
+     token in ENV_FILE. */
+  bool window;
+  const char *env_file;
 };
 
 /* An argv under construction (at most 96 words: every list above is
@@ -567,6 +580,29 @@ hex_id (const char *s)
   return n >= 12 && n <= 128 && strspn (s, "0123456789abcdef") == n;
 }
 
+/* The last line of OUT into ID (ID_SIZE bytes) when it is an engine's id
+   (hex_id); else ID empty and false. */
+static bool
+last_id (const char *out, char *id, size_t id_size)
+{
+  const char *p = out ? out : "", *last = p;
+  size_t n;
+
+  for (const char *q = p; q != NULL && *q; q = next_line (q))
+    if (*q != '\n')
+      last = q;
+  n = strcspn (last, "\n");
+  id[0] = '\0';
+  if (n < id_size)
+    {
+      memcpy (id, last, n);
+      id[n] = '\0';
+      if (! hex_id (id))
+        id[0] = '\0';
+    }
+  return id[0] != '\0';
+}
+
 /* A canary's name: the prefix, then hex digits. */
 static bool
 canary_name (const char *s)
@@ -625,8 +661,18 @@ canary_argv (const struct prove_opts *o, const char *name, char *const *probe_ar
              struct argv_buf *a, char *mount, size_t mount_size, char *withns, size_t ns_size)
 {
   engine_prefix (o, a);
-  arg (a, "run");
+  arg (a, o->window && o->kind != ENG_CTR ? "create" : "run");
   arg (a, "--rm");
+  if (o->kind == ENG_CTR && o->env_file != NULL)
+    {
+      arg (a, "--env-file");
+      arg (a, o->env_file);
+    }
+  else if (o->window)
+    {
+      arg (a, "-e");
+      arg (a, DRIFT_TOKEN_ENV);
+    }
   if (o->kind == ENG_CTR)
     {
       snprintf (mount, mount_size, "type=bind,src=%s,dst=" PROBE_IN_CANARY ",options=rbind:ro",
@@ -681,6 +727,62 @@ canary_argv (const struct prove_opts *o, const char *name, char *const *probe_ar
     arg (a, probe_args[i]);
 }
 
+/* ---- validate --prove's window (drift.h) -------------------------------- */
+
+/* DRIFT_WINDOW for the canary ID: the SHA-256 of its TOKEN and of the
+   candidate's bytes (RECORD, hex), until the canary's deadline. */
+static int
+window_write (const char *id, const char *token, const char *record, int timeout_s, kg_error_t *err)
+{
+  unsigned char md[SHA256_LEN];
+  char th[SHA256_HEX_LEN + 1], text[600];
+  int n;
+
+  sha256_mem (token, strlen (token), md);
+  sha256_hex (md, th);
+  n = snprintf (text, sizeof text,
+                "{\"format\": \"" DRIFT_WINDOW_FORMAT "\", \"id\": \"%s\", \"token_sha256\": "
+                "\"%s\", \"record_sha256\": \"%s\", \"expires\": %lld}\n",
+                id, th, record, (long long) time (NULL) + timeout_s + 5);
+  if (n < 0 || (size_t) n >= sizeof text)
+    return kg_error (err, 0, "the canary's id is too long for " DRIFT_WINDOW);
+  return writer_replace (DRIFT_WINDOW, text, (size_t) n, WRITER_PRIVATE, WRITER_DIR_PRIVATE, err);
+}
+
+/* docker, podman under validate --prove: CREATE (the canary created, not
+   started), the window for the id the engine gave it, then `start -a`:
+   its status and output as run_capture's. */
+static int
+window_canary (const struct prove_opts *o, char *const *create, const char *token,
+               const char *record, char **out)
+{
+  int64_t deadline = kg_monotonic_ms () + (int64_t) o->timeout_s * 1000, left;
+  cleanup_error kg_error_t err = NULL;
+  struct argv_buf a = { .n = 0 };
+  char id[160];
+  int status = run_capture (create, o->timeout_s * 1000, out);
+
+  if (status != 0)
+    return status;
+  if (! last_id (*out, id, sizeof id))
+    return -1;
+  if (window_write (id, token, record, o->timeout_s, &err) < 0)
+    {
+      free (*out);
+      *out = strdup (err->msg);
+      return -1;
+    }
+  left = deadline - kg_monotonic_ms ();
+  if (left <= 0)
+    return -2;
+  engine_prefix (o, &a);
+  arg (&a, "start");
+  arg (&a, "-a");
+  arg (&a, id);
+  free (*out);
+  return run_capture (a.v, (int) left, out);
+}
+
 /* ---- interrupts: the canary is removed all the same --------------------- */
 
 static char *const *cleanup_argv[MAX_STEPS + 1];
@@ -688,6 +790,8 @@ static bool cleanup_pause; /* ctr: a second after the first step */
 /* This run's directory, its files first: built before the canary starts. */
 static char run_paths[ARRAY_SIZE (run_files) + 1][4200];
 static size_t n_run_paths;
+/* A validate --prove run's window and candidate are there (drift.h). */
+static bool window_files;
 
 static void
 set_run_paths (const char *dir)
@@ -707,6 +811,12 @@ remove_run_dir (void)
   if (n_run_paths > 0)
     rmdir (run_paths[n_run_paths - 1]);
   n_run_paths = 0;
+  if (window_files)
+    {
+      unlink (DRIFT_WINDOW);
+      unlink (DRIFT_CANDIDATE);
+    }
+  window_files = false;
 }
 
 static void
@@ -877,26 +987,8 @@ crictl (const struct prove_opts *o, int64_t deadline, char **out, char *id, size
   for (size_t i = 0; words[i] != NULL; i++)
     arg (&a, words[i]);
   status = run_capture (a.v, (int) left, out);
-  if (id != NULL)
-    {
-      const char *p = *out ? *out : "", *last = p;
-      size_t n;
-
-      for (const char *q = p; q != NULL && *q; q = next_line (q))
-        if (*q != '\n')
-          last = q;
-      n = strcspn (last, "\n");
-      id[0] = '\0';
-      if (n < id_size)
-        {
-          memcpy (id, last, n);
-          id[n] = '\0';
-          if (! hex_id (id))
-            id[0] = '\0';
-        }
-      if (status == 0 && id[0] == '\0')
-        status = -1;
-    }
+  if (id != NULL && ! last_id (*out, id, id_size) && status == 0)
+    status = -1;
   return status;
 }
 
@@ -1045,8 +1137,8 @@ add_list (char **list, size_t *n, const char *v, const char *what, kg_error_t *e
    KG_EXIT_PASS when it ran (REP holds every verdict), else the usage or
    failure status with *ERR.  *FORMAT and *SECONDS are for printing. */
 static int
-prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const char **format_out,
-               double *seconds, kg_error_t *err)
+prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct report *rep_out,
+               const char **format_out, double *seconds, kg_error_t *err)
 {
   enum
   {
@@ -1098,6 +1190,7 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
   cleanup_error kg_error_t cerr = NULL;
   struct report *rep = rep_out;
   char name[sizeof CANARY_PREFIX + 40], word[40], timeout_ms[16], mount[4200], withns[4200];
+  char token[40] = "", record[SHA256_HEX_LEN + 1] = "", env_file[4200];
   struct argv_buf run = { .n = 0 }, rm_argv[MAX_STEPS];
   char *probe_args[40];
   size_t np = 0, left;
@@ -1302,6 +1395,43 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
   probe_args[np++] = timeout_ms;
   probe_args[np] = NULL;
 
+  /* validate --prove: the candidate, and the canary's token (drift.h,
+     DRIFT_WINDOW); under CRI the pod is judged against the record. */
+  if (candidate != NULL && o.kind != ENG_CRICTL)
+    {
+      unsigned char b[16], md[SHA256_LEN];
+      int fd;
+
+      window_files = true;
+      if (getrandom (b, sizeof b, 0) != (ssize_t) sizeof b)
+        return remove_run_dir (), kg_error (err, errno, "no random token for the canary"),
+               KG_EXIT_FAIL;
+      for (size_t i = 0; i < sizeof b; i++)
+        sprintf (token + 2 * i, "%02x", b[i]);
+      if (setenv (DRIFT_TOKEN_ENV, token, 1) < 0
+          || writer_replace (DRIFT_CANDIDATE, candidate, strlen (candidate), WRITER_PRIVATE,
+                             WRITER_DIR_PRIVATE, err)
+                 < 0)
+        return remove_run_dir (), kg_error_prefix (err, "the candidate record"), KG_EXIT_FAIL;
+      sha256_mem (candidate, strlen (candidate), md);
+      sha256_hex (md, record);
+      o.window = true;
+      if (o.kind == ENG_CTR)
+        {
+          snprintf (env_file, sizeof env_file, "%s/env", marker_dir);
+          fd = open (env_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+          if (fd < 0 || dprintf (fd, DRIFT_TOKEN_ENV "=%s\n", token) < 0)
+            {
+              kg_error (err, errno, "cannot write %s", env_file);
+              if (fd >= 0)
+                close (fd);
+              return remove_run_dir (), KG_EXIT_FAIL;
+            }
+          close (fd);
+          o.env_file = env_file;
+        }
+    }
+
   left = remove_leftovers (&o);
   if (left > 0)
     fprintf (stderr, "kata-guard: prove: removed %zu canar%s an earlier run left\n", left,
@@ -1346,8 +1476,15 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
     }
   else
     {
+      cleanup_error kg_error_t werr = NULL;
+
       canary_argv (&o, name, probe_args, &run, mount, sizeof mount, withns, sizeof withns);
-      status = run_capture (run.v, o.timeout_s * 1000, &out);
+      if (o.window && o.kind != ENG_CTR)
+        status = window_canary (&o, run.v, token, record, &out);
+      else if (o.window && window_write (name, token, record, o.timeout_s, &werr) < 0)
+        status = -1, out = strdup (werr->msg);
+      else
+        status = run_capture (run.v, o.timeout_s * 1000, &out);
       remove_canary (&o, name);
     }
   for (size_t i = 0; i < ARRAY_SIZE (cleanup_argv); i++)
@@ -1357,6 +1494,8 @@ prove_collect (int argc, char **argv, bool *usage, struct report *rep_out, const
   signal (SIGHUP, SIG_DFL);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   remove_run_dir ();
+  if (o.window)
+    unsetenv (DRIFT_TOKEN_ENV);
 
   if (out == NULL && (out = strdup ("")) == NULL)
     return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_FAIL;
@@ -1404,7 +1543,7 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
   cleanup_report struct report rep = { 0 };
   const char *format = "text";
   double seconds = 0;
-  int rc = prove_collect (argc, argv, usage, &rep, &format, &seconds, err);
+  int rc = prove_collect (argc, argv, NULL, usage, &rep, &format, &seconds, err);
 
   if (rc != KG_EXIT_PASS || format == NULL)
     return rc;
@@ -1418,13 +1557,13 @@ cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *
 }
 
 int
-prove_run (int argc, char **argv, struct report *rep, kg_error_t *err)
+prove_run (int argc, char **argv, const char *candidate, struct report *rep, kg_error_t *err)
 {
   const char *format;
   double seconds;
   bool usage = false;
 
-  int rc = prove_collect (argc, argv, &usage, rep, &format, &seconds, err);
+  int rc = prove_collect (argc, argv, candidate, &usage, rep, &format, &seconds, err);
 
   if (rc == KG_EXIT_PASS && format == NULL)
     return kg_error (err, 0, "nothing was proven (--help)"), KG_EXIT_USAGE;

@@ -37,9 +37,11 @@ void prove_judge (const char *out, const struct prove_host *host, struct report 
 
 /* kata-guard prove's run without its printing, for validate --prove:
    ARGV (ARGC) are prove's options (ARGV[0] a name); the verdicts into
-   REP.  KG_EXIT_PASS when the canary ran, else a usage or failure status
-   with *ERR. */
-int prove_run (int argc, char **argv, struct report *rep, kg_error_t *err);
+   REP.  CANDIDATE (or NULL): the record validate is about to write,
+   against which the canary alone is judged (drift.h, DRIFT_WINDOW).
+   KG_EXIT_PASS when the canary ran, else a usage or failure status with
+   *ERR. */
+int prove_run (int argc, char **argv, const char *candidate, struct report *rep, kg_error_t *err);
 
 void prove_usage (FILE *out);
 int cli_prove (int argc, char **argv, const struct kg_report_printers *print, bool *usage,

@@ -50,7 +50,13 @@ validate_usage (FILE *out)
          "                proof)\n"
          "  -q, --quiet   print nothing; the exit status tells (as check -q)\n"
          "\n"
-         "Exit status: 0 recorded, 1 a check failed (nothing recorded), 2 usage or the\n"
+         "The canary of --prove is judged against the posture this run is about to record\n"
+         "(and [drift] require_proof waived for it alone), so that one run after a change\n"
+         "records a passing proof where the sandbox is sound.\n"
+         "\n"
+         "Exit status: 0 recorded (with --prove: with a passing proof), 1 a check failed or\n"
+         "the sandbox changed while it was proven (nothing recorded), or the proof failed\n"
+         "(recorded as failed), 2 usage, prove could not run (nothing recorded), or the\n"
          "record could not be written.\n",
          out);
 }
@@ -176,7 +182,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   };
   const char *config_path = guard_config_default_path (), *note = NULL;
   cleanup_error kg_error_t cerr = NULL;
-  cleanup_free char *text = NULL;
+  cleanup_free char *text = NULL, *candidate = NULL;
   cleanup_free char *shim_version = NULL, *oci_version = NULL;
   __attribute__ ((cleanup (found_engines_release))) struct found_engines eng = { 0 };
   cleanup_report struct report rep = { 0 };
@@ -275,31 +281,38 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
                               .n_engines = eng.n,
                               .shim_version = shim_version,
                               .oci_version = oci_version };
-  /* --prove: the canary, its verdicts recorded beside the files (a
+  preflight_init (&pf, &req, &cfg, &krep);
+  check_kata (&pf);
+  /* --prove: the canary, judged against the posture this run is about to
+     record (the candidate), its verdicts recorded beside the files (a
      failing proof too: with [drift] require_proof it refuses). */
+  if (prove_argc > 0 && posture_text (&pf, &meta, &candidate, err) < 0)
+    return preflight_release (&pf), KG_EXIT_USAGE;
   if (prove_argc > 0)
     {
       sb_printf (&call, "kata-guard prove");
       for (int i = 1; i < prove_argc; i++)
         sb_printf (&call, " %s", prove_argv[i]);
       if (call.failed)
-        return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
+        return preflight_release (&pf), kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
       /* validate's configuration is prove's, unless its options say. */
       {
         char **pv = calloc ((size_t) prove_argc + 3, sizeof *pv);
 
         if (pv == NULL)
-          return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
+          return preflight_release (&pf), kg_error (err, ENOMEM, "out of memory"), KG_EXIT_USAGE;
         pv[0] = (char *) "prove";
         pv[1] = (char *) "--config";
         pv[2] = (char *) config_path;
         for (int i = 1; i < prove_argc; i++)
           pv[i + 2] = prove_argv[i];
-        rc = prove_run (prove_argc + 2, pv, &prep, err);
+        rc = prove_run (prove_argc + 2, pv, candidate, &prep, err);
         free (pv);
       }
+      /* prove did not run (its usage, another prove, the run directory):
+         nothing recorded. */
       if (rc != KG_EXIT_PASS)
-        return kg_error_prefix (err, "--prove"), rc;
+        return preflight_release (&pf), kg_error_prefix (err, "--prove"), KG_EXIT_USAGE;
       if (! quiet)
         print (stdout, &prep);
       for (size_t i = 0; i < prep.n && i < ARRAY_SIZE (proof_ids); i++)
@@ -316,10 +329,17 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
                                                                          : ARRAY_SIZE (proof_ids) };
       meta.proof = &proof;
     }
-  preflight_init (&pf, &req, &cfg, &krep);
-  check_kata (&pf);
   rc = posture_text (&pf, &meta, &text, err);
   preflight_release (&pf);
+  /* What was proven is what is recorded: a file that changed while the
+     canary ran was not. */
+  if (rc == 0 && candidate != NULL && ! posture_same (candidate, text))
+    {
+      if (! quiet)
+        printf ("kata-guard: validate: the sandbox changed while it was proven: nothing "
+                "recorded; validate --prove again\n");
+      return KG_EXIT_FAIL;
+    }
   if (rc == 0 && dry_run)
     fputs (text, stdout);
   else if (rc == 0 && posture_write (cfg.drift.record, text, err) == 0)

@@ -92,13 +92,16 @@ kg_replace_open (const char *path, size_t max, struct kg_replace *r, kg_error_t 
 }
 
 /* Write DATA to a new temporary file in the directory, given LIKE's
-   owner and mode (new files: root's, 0644), fsync'd; its name in NAME. */
+   owner and mode (new files: the writer's own, 0644: root's wherever
+   install runs for real; a build's unit tests run it as another user),
+   fsync'd; its name in NAME. */
 static int
 write_temp (struct kg_replace *r, const char *data, size_t len, const struct stat *like,
             char name[NAME_MAX + 1], kg_error_t *err)
 {
-  return writer_temp (r->dirfd, r->path, r->base, data, len, like ? like->st_uid : 0,
-                      like ? like->st_gid : 0, like ? like->st_mode & 07777 : 0644, 0, name, err);
+  return writer_temp (r->dirfd, r->path, r->base, data, len, like ? like->st_uid : geteuid (),
+                      like ? like->st_gid : getegid (), like ? like->st_mode & 07777 : 0644, 0,
+                      name, err);
 }
 
 static int

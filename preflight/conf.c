@@ -137,6 +137,10 @@ static const struct key_spec keys[] = {
     0, STR_ANY, 0, INT64_C (1) << 30 },
   /* Firecracker's 32 is applied at check time whatever this says. */
   { "policy", "max_vcpus", KEY_INT, FIELD (policy.max_vcpus), 0, STR_ANY, 1, 1024 },
+  /* Kernel's range; -998 is CRI's pod sandbox, -997 a Guaranteed pod. */
+  { "policy", "min_oom_score_adj", KEY_INT, FIELD (policy.min_oom_score_adj), 0, STR_ANY, -1000,
+    1000 },
+  { "policy", "intel_rdt", KEY_BOOL, FIELD (policy.intel_rdt), 0, STR_ANY, 0, 0 },
   { "policy", "require_seccomp", KEY_BOOL, FIELD (policy.require_seccomp), 0, STR_ANY, 0, 0 },
   { "policy", "mode", KEY_STRING, FIELD (policy.mode), 0, STR_POLICY_MODE, 0, 0 },
   { "drift", "lock", KEY_BOOL, FIELD (drift.lock), 0, STR_ANY, 0, 0 },
@@ -271,6 +275,7 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->drift.record = strdup (KG_POSTURE_RECORD_DEFAULT);
   cfg->policy.require_memory_limit = true;
   cfg->policy.max_vcpus = 32;
+  cfg->policy.min_oom_score_adj = -998;
   cfg->policy.committed_memory_reserve_mib = 2048;
   if (! set_list (&cfg->policy.capabilities, &cfg->policy.n_capabilities, default_capabilities,
                   ARRAY_SIZE (default_capabilities))

@@ -122,6 +122,8 @@ struct guard_config
     bool require_memory_limit;
     int64_t max_vm_memory_mib; /* 0 = this host's MemTotal */
     int64_t max_vcpus;
+    int64_t min_oom_score_adj; /* OCI mode: the lowest process.oomScoreAdj */
+    bool intel_rdt;            /* OCI mode: linux.intelRdt allowed */
     /* policy.capacity: the memory all guarded VMs alive may commit, MiB;
        0 = MemTotal less COMMITTED_MEMORY_RESERVE_MIB. */
     int64_t max_committed_memory_mib;

@@ -193,7 +193,7 @@ check_namespaces (const struct ctx *c)
   cleanup_findings struct findings f = { 0 };
   cleanup_kg_buf struct kg_buf ok = { 0 };
   struct jv *linux_, *list;
-  size_t n_host = 0, n_unreadable = 0;
+  size_t n_host = 0, n_unreadable = 0, n_join = 0;
   char remedy[256];
 
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
@@ -278,7 +278,35 @@ check_namespaces (const struct ctx *c)
         sb_printf (&ok, "%s%s namespace %s", ok.len ? ", " : "", ns_types[k], p);
       }
     }
-  if (f.n > 0 && f.n == n_unreadable)
+  /* Kata empties these paths (constrainGRPCSpec: policy.confinement
+     judges the guest's); a runc-style runtime setns()es into them on the
+     host, whatever it runs after (runc: nsexec.c join_namespaces). */
+  for (size_t i = 0; c->pf->req->mode == KG_MODE_OCI && list != NULL && i < jv_length (list); i++)
+    {
+      static const char *const joined[] = { "user", "mount", "cgroup", "time" };
+      struct jv *e = jv_at (list, i), *t, *path;
+
+      if (! jv_is_type (e, json_type_object) || ! jv_get_ex (e, "type", &t)
+          || ! jv_is_type (t, json_type_string) || (path = jv_get (e, "path")) == NULL)
+        continue;
+      for (size_t j = 0; j < ARRAY_SIZE (joined); j++)
+        if (strcmp (jv_string (t), joined[j]) == 0)
+          {
+            finding (&f,
+                     "the %s namespace is joined by path (%.128s): the OCI runtime joins it "
+                     "on the host",
+                     joined[j],
+                     jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
+            n_join++;
+          }
+    }
+  if (f.n > 0 && f.n == n_join)
+    rule_fail (c,
+               "give the container its own user, mount, cgroup and time namespaces (no "
+               "--userns, --cgroupns or a pod's shared namespace of these kinds), or register "
+               "kata-guard as a shim v2 runtime, where Kata makes them anew in the guest",
+               "%s", sb_str (&f.text));
+  else if (f.n > 0 && f.n == n_unreadable)
     {
       snprintf (remedy, sizeof remedy,
                 "join the namespace of a running container (%s), or give the container its own",

@@ -402,6 +402,7 @@ bool selinux_context_judge (const char *label, const char *role, const char *con
                             size_t n_types, const char *list, char *why, size_t size);
 __attribute__ ((format (printf, 2, 3))) void finding (struct findings *f, const char *fmt, ...);
 void findings_release (struct findings *f);
+void host_limits (const struct ctx *c, struct findings *f);
 bool is_crio_sandbox (const struct ctx *c);
 bool is_pod_member (const struct ctx *c);
 bool is_pod_sandbox (const struct ctx *c);

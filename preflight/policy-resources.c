@@ -181,34 +181,17 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
 
 /* The CPUs a cpuset list ("0-3,8") names, each once, as runtime-rs
    counts them (CpuSet in kata-types), into *N; false for what is not such
-   a list or names a CPU past POLICY_MAX_CPUSET. */
+   a list (cpuset_parse) or names a CPU past POLICY_MAX_CPUSET. */
 static bool
 cpuset_count (const char *s, int64_t *n)
 {
-  unsigned char seen[POLICY_MAX_CPUSET / 8] = { 0 };
+  unsigned char seen[POLICY_MAX_CPUSET / 8];
 
   *n = 0;
-  while (*s != '\0')
-    {
-      char *end;
-      unsigned long lo, hi;
-
-      if (! isdigit ((unsigned char) *s))
-        return false;
-      lo = hi = strtoul (s, &end, 10);
-      if (*end == '-' && isdigit ((unsigned char) end[1]))
-        hi = strtoul (end + 1, &end, 10);
-      if (lo > hi || hi >= POLICY_MAX_CPUSET || (*end != ',' && *end != '\0')
-          || (*end == ',' && end[1] == '\0'))
-        return false;
-      for (unsigned long i = lo; i <= hi; i++)
-        if (! (seen[i / 8] & (1u << (i % 8))))
-          {
-            seen[i / 8] |= (unsigned char) (1u << (i % 8));
-            (*n)++;
-          }
-      s = *end == ',' ? end + 1 : end;
-    }
+  if (! cpuset_parse (s, seen))
+    return false;
+  for (size_t i = 0; i < sizeof seen; i++)
+    *n += __builtin_popcount (seen[i]);
   return true;
 }
 
@@ -1001,6 +984,7 @@ check_resources (const struct ctx *c)
   bool sizes = workload_of (c, &w, &f), whole_host = false;
   cleanup_kg_buf struct kg_buf grows = { 0 };
   cleanup_findings struct findings cg = { 0 };
+  cleanup_findings struct findings hl = { 0 };
 
   cgroups_path (c, &cg);
   if (cg.n > 0)
@@ -1009,6 +993,18 @@ check_resources (const struct ctx *c)
                  "leave the cgroup to the engine (no --cgroup-parent or --cgroup outside [policy] "
                  "cgroup_parents), or add its parent there",
                  "%s", sb_str (&cg.text));
+      return;
+    }
+  host_limits (c, &hl);
+  if (hl.n > 0)
+    {
+      rule_fail (c,
+                 "keep the engine's defaults for the container's process (no --oom-score-adj "
+                 "below [policy] min_oom_score_adj, no --ulimit above the engine's own limits, "
+                 "no --cpuset-cpus or --cpuset-mems but the host's online ones, no Intel RDT "
+                 "group), or raise the engine's own limits (LimitNOFILE= and the like in its "
+                 "unit), lower min_oom_score_adj or set intel_rdt = true in [policy]",
+                 "%s", sb_str (&hl.text));
       return;
     }
   sizes = vm_size_of (c, &w, &ks, &vm, &top, &whole_host, &f) && sizes;

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
@@ -421,6 +422,16 @@ engine_ns_gather (struct engine_ns *e)
         e->init[i] = (struct ns_id){ false, errno, 0, 0 };
     }
   e->capbnd_ok = read_capbnd (&e->capbnd);
+  for (int r = 0; r < KG_RLIM_COUNT; r++)
+    {
+      struct rlimit rl;
+
+      e->rlim_ok[r] = getrlimit ((__rlimit_resource_t) r, &rl) == 0;
+      e->rlim_cur[r] = e->rlim_ok[r] ? rl.rlim_cur : 0;
+      e->rlim_max[r] = e->rlim_ok[r] ? rl.rlim_max : 0;
+    }
+  host_online_gather (e, 0);
+  host_online_gather (e, 1);
 }
 
 struct mount_dirs;

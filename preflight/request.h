@@ -32,6 +32,10 @@ struct ns_id
    them (/proc/1/ns).  Reading pid 1's takes privilege the confined checker
    has given up, so the parent gathers them before the fork. */
 #define KG_NS_COUNT 4
+/* RLIMIT_CPU .. RLIMIT_RTTIME (RLIM_NLIMITS of Linux 2.6.25 and later). */
+#define KG_RLIM_COUNT 16
+/* The CPUs and memory nodes a cpuset list may name (POLICY_MAX_CPUSET). */
+#define KG_CPUSET_MAX 4096
 struct engine_ns
 {
   struct ns_id self[KG_NS_COUNT];
@@ -42,8 +46,25 @@ struct engine_ns
      could not be read. */
   bool capbnd_ok;
   uint64_t capbnd;
+  /* The engine's resource limits (the guard's own, inherited, read
+     before the checker starts: getrlimit), what a container with no
+     process.rlimits entry gets from runc; RLIM_OK[R] false when
+     resource R could not be read. */
+  bool rlim_ok[KG_RLIM_COUNT];
+  uint64_t rlim_cur[KG_RLIM_COUNT], rlim_max[KG_RLIM_COUNT];
+  /* The host's online CPUs and memory nodes (/sys/devices/system/cpu/online,
+     .../node/online: node 0 where the kernel has no NUMA), a bit each of
+     KG_CPUSET_MAX; ONLINE_ERR[0] (CPUs) and [1] (nodes): 0 when read, or
+     an errno (EINVAL: not a list). */
+  int online_err[2];
+  unsigned char online[2][KG_CPUSET_MAX / 8];
 };
 void engine_ns_gather (struct engine_ns *e); /* policy.c */
+/* The CPUs (or memory nodes) list S names into BITS (KG_CPUSET_MAX bits),
+   by the grammar every reader takes alike; false when S is not one. */
+bool cpuset_parse (const char *s, unsigned char *bits); /* policy-limits.c */
+/* The host's online CPUs (WHICH 0) or memory nodes (1) into E. */
+void host_online_gather (struct engine_ns *e, int which); /* policy-limits.c */
 /* The /proc/PID/ns name of namespace K (0 .. KG_NS_COUNT-1: net, pid,
    ipc, uts), or NULL. */
 const char *engine_ns_proc_name (int k); /* policy.c */

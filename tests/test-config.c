@@ -251,6 +251,8 @@ test_policy (void)
   is_int (cfg.policy.committed_memory_reserve_mib, 2048,
           "default committed_memory_reserve_mib is 2048");
   is_int (cfg.policy.max_vcpus, 32, "default max_vcpus is 32");
+  is_int (cfg.policy.min_oom_score_adj, -998, "default min_oom_score_adj is -998 (CRI's sandbox)");
+  ok (! cfg.policy.intel_rdt, "default intel_rdt is false");
   ok (! cfg.policy.require_seccomp, "default require_seccomp is false");
   guard_config_release (&cfg);
 }
@@ -402,6 +404,8 @@ static const struct
     "[policy] max_vm_memory_mib: expected an integer, found string" },
   { "[policy]\nmax_vcpus = 0\n", "[policy] max_vcpus: 0 is out of range (1..1024)" },
   { "[policy]\nmax_vcpus = 1025\n", "[policy] max_vcpus: 1025 is out of range" },
+  { "[policy]\nmin_oom_score_adj = -1001\n",
+    "[policy] min_oom_score_adj: -1001 is out of range (-1000..1000)" },
   { "[policy]\nmax_cpus = 4\n", ":2: [policy] max_cpus: unknown key" },
   { "[policies]\nprivileged = false\n", "unknown table [policies]" },
 };

@@ -3,6 +3,7 @@
    (tests/test-policy.h: what every part of policy.*'s tests shares.) */
 #include "test-policy.h"
 
+#include <sys/resource.h>
 #include <sys/sysinfo.h>
 
 static void
@@ -188,7 +189,8 @@ test_resources_runtimes (void)
                  "5 from a cpuset of 5 CPUs)");
   resources_row ("runtime-rs: a cpuset it cannot count",
                  "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"cpus\": \"0-\"}", NULL, &rs,
-                 "policy.resources", "the cpuset \"0-\" is not a CPU list runtime-rs counts");
+                 "policy.resources",
+                 "linux.resources.cpu.cpus \"0-\" is not a list every reader takes alike");
   resources_row ("runtime-rs: MiB rounded down, then up to even",
                  "\"memory\": {\"limit\": 3670016}", NULL, &rs, "",
                  "36 MiB (runtime-rs static sizing: overhead_memory 32 + limit 4 MiB)");
@@ -778,10 +780,176 @@ test_default_start (void)
                "[hypervisor.firecracker]\n", "fail", "policy.capabilities", NULL);
 }
 
+/* SPEC with PROCESS (members) added to process and LINUX to linux. */
+static char *
+process_spec (const char *process, const char *res, const char *linux_more)
+{
+  char *spec = spec_of (NULL, NULL, res, linux_more, NULL);
+  cleanup_free char *args = NULL;
+
+  if (process == NULL)
+    return spec;
+  if (asprintf (&args, "\"args\": [\"/bin/true\"], %s", process) < 0)
+    abort ();
+  return replace (spec, "\"args\": [\"/bin/true\"]", args);
+}
+
+static void
+limits_row (enum kg_mode mode, const char *name, const char *process, const char *res,
+            const char *linux_more, const char *policy, const char *fails, const char *item,
+            const char *needle)
+{
+  cleanup_free char *spec = process_spec (process, res, linux_more);
+
+  run_mode = mode;
+  run_expect (spec, ID_A, policy, &kata_fc, name, fails, item, needle);
+  run_mode = KG_MODE_CHECK;
+}
+
+#define LIMITS "\"memory\": {\"limit\": 268435456}, \"cpu\": {\"quota\": 100000, \"period\": 100000"
+
+/* What a runc-style runtime applies to the process on the host (OCI
+   mode: runc's init_linux.go setupRlimits, setOomScoreAdj; intelrdt),
+   and the cpuset in every mode (Kata Go: sandbox.go, pkg/cpuset Parse). */
+/* Every CPU and memory node online: what the rows not about it run with. */
+static struct engine_ns every_cpu;
+
+static void
+test_host_limits (void)
+{
+  struct engine_ns e = { 0 };
+
+  engine_ns_gather (&e);
+  memset (e.online, 0, sizeof e.online);
+  cpuset_parse ("0-3", e.online[0]);
+  cpuset_parse ("0", e.online[1]);
+  e.online_err[0] = e.online_err[1] = 0;
+  e.rlim_ok[RLIMIT_NOFILE] = e.rlim_ok[RLIMIT_RTPRIO] = e.rlim_ok[RLIMIT_MEMLOCK] = true;
+  e.rlim_max[RLIMIT_NOFILE] = 1048576;
+  e.rlim_max[RLIMIT_RTPRIO] = 0;
+  e.rlim_max[RLIMIT_MEMLOCK] = 8388608;
+  e.rlim_ok[RLIMIT_NPROC] = false;
+  run_engine_ns = &e;
+  /* docker run --oom-score-adj -1000: never the host's OOM killer's pick. */
+  limits_row (KG_MODE_OCI, "oomScoreAdj -1000", "\"oomScoreAdj\": -1000", NULL, NULL, NULL,
+              "policy.resources", "policy.resources",
+              "process.oomScoreAdj -1000 is below [policy] min_oom_score_adj (-998): the host's "
+              "OOM killer would never pick it");
+  limits_row (KG_MODE_OCI, "oomScoreAdj -999", "\"oomScoreAdj\": -999", NULL, NULL, NULL,
+              "policy.resources", "policy.resources", "-999 is below");
+  /* CRI's pod sandbox (-998), a Guaranteed pod (-997), BestEffort (1000). */
+  limits_row (KG_MODE_OCI, "CRI's sandbox -998", "\"oomScoreAdj\": -998", NULL, NULL, NULL, "",
+              "policy.resources", "the VM");
+  limits_row (KG_MODE_OCI, "Guaranteed -997", "\"oomScoreAdj\": -997", NULL, NULL, NULL, "",
+              "policy.resources", "the VM");
+  limits_row (KG_MODE_OCI, "BestEffort 1000", "\"oomScoreAdj\": 1000", NULL, NULL, NULL, "",
+              "policy.resources", "the VM");
+  limits_row (KG_MODE_OCI, "oomScoreAdj 1001", "\"oomScoreAdj\": 1001", NULL, NULL, NULL,
+              "policy.resources", "policy.resources", "outside -1000 .. 1000");
+  limits_row (KG_MODE_OCI, "oomScoreAdj -1000.0", "\"oomScoreAdj\": -1000.0", NULL, NULL, NULL,
+              "policy.resources", "policy.resources", "not an integer");
+  limits_row (KG_MODE_OCI, "oomScoreAdj as a string", "\"oomScoreAdj\": \"-1000\"", NULL, NULL,
+              NULL, "policy.resources", "policy.resources", "not an integer");
+  limits_row (KG_MODE_OCI, "OOMScoreAdj in another case", "\"OOMScoreAdj\": -1000", NULL, NULL,
+              NULL, "policy.spec", "policy.spec", "Go's decoders");
+  limits_row (KG_MODE_OCI, "-1000 allowed", "\"oomScoreAdj\": -1000", NULL, NULL,
+              "min_oom_score_adj = -1000", "", "policy.resources", "the VM");
+  /* Kata sends it to the agent only. */
+  limits_row (KG_MODE_SHIM, "shim mode: -1000 is the guest's", "\"oomScoreAdj\": -1000", NULL, NULL,
+              NULL, "", "policy.resources", "the VM");
+  /* docker run --ulimit. */
+  limits_row (KG_MODE_OCI, "containerd's NOFILE 1024",
+              "\"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": 1024, \"soft\": 1024}]", NULL,
+              NULL, NULL, "", "policy.resources", "the VM");
+  limits_row (KG_MODE_OCI, "podman's NOFILE 1048576",
+              "\"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": 1048576, \"soft\": "
+              "1048576}]",
+              NULL, NULL, NULL, "", "policy.resources", "the VM");
+  limits_row (KG_MODE_OCI, "NOFILE above the engine's",
+              "\"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": 1048577, \"soft\": 1024}]",
+              NULL, NULL, NULL, "policy.resources", "policy.resources",
+              "RLIMIT_NOFILE 1048577 is above the engine's own hard limit (1048576)");
+  limits_row (KG_MODE_OCI, "MEMLOCK unlimited",
+              "\"rlimits\": [{\"type\": \"RLIMIT_MEMLOCK\", \"hard\": 18446744073709551615, "
+              "\"soft\": 18446744073709551615}]",
+              NULL, NULL, NULL, "policy.resources", "policy.resources",
+              "RLIMIT_MEMLOCK unlimited is above the engine's own hard limit (8388608)");
+  limits_row (KG_MODE_OCI, "RTPRIO 99",
+              "\"rlimits\": [{\"type\": \"RLIMIT_RTPRIO\", \"hard\": 99, \"soft\": 99}]", NULL,
+              NULL, NULL, "policy.resources", "policy.resources",
+              "RLIMIT_RTPRIO 99 is above the engine's own hard limit (0)");
+  limits_row (KG_MODE_OCI, "soft above the engine's",
+              "\"rlimits\": [{\"type\": \"RLIMIT_RTPRIO\", \"hard\": 0, \"soft\": 1}]", NULL, NULL,
+              NULL, "policy.resources", "policy.resources", "RLIMIT_RTPRIO 1 is above");
+  limits_row (KG_MODE_OCI, "a limit the engine's own cannot be read of",
+              "\"rlimits\": [{\"type\": \"RLIMIT_NPROC\", \"hard\": 1, \"soft\": 1}]", NULL, NULL,
+              NULL, "policy.resources", "policy.resources", "cannot be read");
+  limits_row (KG_MODE_OCI, "an rlimit in lower case",
+              "\"rlimits\": [{\"type\": \"rlimit_rtprio\", \"hard\": 99, \"soft\": 99}]", NULL,
+              NULL, NULL, "policy.resources", "policy.resources", "not a resource runc names");
+  limits_row (KG_MODE_OCI, "a negative rlimit",
+              "\"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": -1, \"soft\": 1}]", NULL, NULL,
+              NULL, "policy.resources", "policy.resources", "not both integers");
+  limits_row (KG_MODE_OCI, "an rlimit without soft",
+              "\"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": 1}]", NULL, NULL, NULL,
+              "policy.resources", "policy.resources", "not both integers");
+  limits_row (KG_MODE_OCI, "the second of two",
+              "\"rlimits\": [{\"type\": \"RLIMIT_NOFILE\", \"hard\": 1, \"soft\": 1}, "
+              "{\"type\": \"RLIMIT_NOFILE\", \"hard\": 2097152, \"soft\": 1}]",
+              NULL, NULL, NULL, "policy.resources", "policy.resources", "RLIMIT_NOFILE 2097152");
+  limits_row (KG_MODE_SHIM, "shim mode: rlimits are the guest's",
+              "\"rlimits\": [{\"type\": \"RLIMIT_RTPRIO\", \"hard\": 99, \"soft\": 99}]", NULL,
+              NULL, NULL, "", "policy.resources", "the VM");
+  /* A resctrl group of the host. */
+  limits_row (KG_MODE_OCI, "intelRdt", NULL, NULL, "\"intelRdt\": {\"closID\": \"guaranteed\"}",
+              NULL, "policy.resources", "policy.resources", "linux.intelRdt");
+  limits_row (KG_MODE_OCI, "intelRdt allowed", NULL, NULL,
+              "\"intelRdt\": {\"closID\": \"guaranteed\"}", "intel_rdt = true", "",
+              "policy.resources", "the VM");
+  limits_row (KG_MODE_SHIM, "shim mode: intelRdt is the guest's", NULL, NULL,
+              "\"intelRdt\": {\"closID\": \"guaranteed\"}", NULL, "", "policy.resources", "the VM");
+  /* The cpuset, in every mode. */
+  limits_row (KG_MODE_SHIM, "cpus 0", NULL, LIMITS ", \"cpus\": \"0\", \"mems\": \"0\"}", NULL,
+              NULL, "", "policy.resources", "the VM");
+  limits_row (KG_MODE_OCI, "cpus empty", NULL, LIMITS ", \"cpus\": \"\", \"mems\": \"\"}", NULL,
+              NULL, "", "policy.resources", "the VM");
+  {
+    static const char *const bad[] = { "+0", "0-0-0",   "1-0", "0,",  ",0",
+                                       "0 ", "0-1:1/2", "-1",  "0x1", "4096" };
+
+    for (size_t i = 0; i < ARRAY_SIZE (bad); i++)
+      {
+        cleanup_free char *res = NULL, *name = NULL;
+
+        if (asprintf (&res, LIMITS ", \"cpus\": \"%s\"}", bad[i]) < 0
+            || asprintf (&name, "cpus \"%s\"", bad[i]) < 0)
+          abort ();
+        limits_row (KG_MODE_SHIM, name, NULL, res, NULL, NULL, "policy.resources",
+                    "policy.resources", "is not a list every reader takes alike");
+      }
+  }
+  limits_row (KG_MODE_SHIM, "cpus as a number", NULL, LIMITS ", \"cpus\": 0}", NULL, NULL,
+              "policy.resources", "policy.resources", "is not a list every reader takes alike");
+  limits_row (KG_MODE_OCI, "mems \"0-1,x\"", NULL, LIMITS ", \"mems\": \"0-1,x\"}", NULL, NULL,
+              "policy.resources", "policy.resources", "cpu.mems");
+  limits_row (KG_MODE_SHIM, "a CPU the host has not", NULL, LIMITS ", \"cpus\": \"0-4\"}", NULL,
+              NULL, "policy.resources", "policy.resources",
+              "linux.resources.cpu.cpus 0-4 names CPU 4, not online on this host");
+  limits_row (KG_MODE_OCI, "a memory node the host has not", NULL, LIMITS ", \"mems\": \"0,1\"}",
+              NULL, NULL, "policy.resources", "policy.resources",
+              "names memory node 1, not online");
+  run_engine_ns = &every_cpu;
+}
+
 int
 main (void)
 {
   policy_test_start ();
+  /* Sizing rows name CPUs this host may not have online. */
+  engine_ns_gather (&every_cpu);
+  memset (every_cpu.online, 0xff, sizeof every_cpu.online);
+  every_cpu.online_err[0] = every_cpu.online_err[1] = 0;
+  run_engine_ns = &every_cpu;
   test_resources ();
   test_resources_runtimes ();
   test_ceiling ();
@@ -790,5 +958,6 @@ main (void)
   test_sizing_annotations ();
   test_network ();
   test_cgroups_path ();
+  test_host_limits ();
   return policy_test_end ();
 }

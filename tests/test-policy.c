@@ -109,6 +109,46 @@ test_confinement (void)
                "{\"type\": \"mount\"}, {\"type\": \"user\", \"path\": \"/proc/1/ns/user\"}", NULL,
                NULL, "policy.confinement", "policy.confinement",
                "the user namespace is joined (/proc/1/ns/user)");
+  /* OCI mode: a runc-style runtime joins these on the host (runc's
+     nsexec.c join_namespaces); Kata empties them (constrainGRPCSpec). */
+  {
+    static const struct
+    {
+      const char *name, *entry, *fails, *needle;
+    } joins[] = {
+      { "mount", "{\"type\": \"mount\", \"path\": \"/proc/1/ns/mnt\"}",
+        "policy.namespaces policy.confinement",
+        "the mount namespace is joined by path "
+        "(/proc/1/ns/mnt): the OCI runtime joins it on the host" },
+      { "user", "{\"type\": \"mount\"}, {\"type\": \"user\", \"path\": \"/proc/1/ns/user\"}",
+        "policy.namespaces policy.confinement", "the user namespace is joined by path" },
+      { "cgroup", "{\"type\": \"mount\"}, {\"type\": \"cgroup\", \"path\": \"/proc/1/ns/cgroup\"}",
+        "policy.namespaces", "the cgroup namespace is joined by path" },
+      { "time", "{\"type\": \"mount\"}, {\"type\": \"time\", \"path\": \"/proc/1/ns/time\"}",
+        "policy.namespaces", "the time namespace is joined by path" },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE (joins); i++)
+      {
+        char name[96];
+
+        run_mode = KG_MODE_OCI;
+        snprintf (name, sizeof name, "OCI mode: the host's %s namespace joined", joins[i].name);
+        confine_row (name, "{\"type\": \"mount\"}", joins[i].entry, NULL, NULL, joins[i].fails,
+                     "policy.namespaces", joins[i].needle);
+        run_mode = KG_MODE_SHIM;
+        snprintf (name, sizeof name, "shim mode: the host's %s namespace joined", joins[i].name);
+        confine_row (name, "{\"type\": \"mount\"}", joins[i].entry, NULL, NULL,
+                     strstr (joins[i].fails, "confinement") ? "policy.confinement" : "",
+                     "policy.namespaces", "new network namespace");
+        run_mode = KG_MODE_CHECK;
+      }
+    run_mode = KG_MODE_OCI;
+    confine_row ("OCI mode: a new cgroup and time namespace", "{\"type\": \"mount\"}",
+                 "{\"type\": \"mount\"}, {\"type\": \"cgroup\"}, {\"type\": \"time\"}", NULL, NULL,
+                 "", "policy.namespaces", "new network namespace");
+    run_mode = KG_MODE_CHECK;
+  }
   confine_row ("no uts namespace (--uts host)", "{\"type\": \"uts\"}, ", "", NULL, NULL,
                "policy.namespaces", "policy.namespaces", "no uts namespace");
   confine_row ("procMount Unmasked (empty maskedPaths)", MASKED, "\"maskedPaths\": []", NULL, NULL,

@@ -1,0 +1,266 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * policy.resources' limits on the container's process and its cpuset:
+ * what a runc-style runtime applies to them on the host, as root, before
+ * the workload runs (kata-guard(8), Reading contract).
+ *
+ * In OCI mode the guard cannot tell what the runtime behind it does with
+ * process.oomScoreAdj, process.rlimits and linux.intelRdt ([runtime]
+ * oci_vm is the operator's word that it runs a VM, not how): runc writes
+ * /proc/self/oom_score_adj and calls setrlimit(2) before the exec
+ * (libcontainer/init_linux.go: setupRlimits, setOomScoreAdj via
+ * process_linux.go) and makes or joins a resctrl group
+ * (libcontainer/intelrdt), and so do the runc-style VM runtimes that
+ * start their VMM as the container's process (crun's krun handler).
+ * In shim mode Kata's runtimes send these to the agent only
+ * (kata_agent.go: constrainGRPCSpec; protocols/src/trans.rs): guest
+ * only, not read here.
+ *
+ * linux.resources.cpu.cpus and mems are read in every mode: Kata Go
+ * puts them on the host cpuset of the sandbox's cgroup (sandbox.go, by
+ * pkg/cpuset: Parse), runc on the container's.
+ * (policy-resources.c: the rest of policy.resources.)
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "policy.h"
+
+#include "policy-int.h"
+
+_Static_assert(POLICY_MAX_CPUSET == KG_CPUSET_MAX, "one bound for a cpuset");
+
+/* runc's names (libcontainer/configs: the rlimit map of specconv), each
+   at its resource's number on this architecture. */
+static const char *const rlimit_names[KG_RLIM_COUNT] = {
+  [RLIMIT_CPU] = "RLIMIT_CPU",           [RLIMIT_FSIZE] = "RLIMIT_FSIZE",
+  [RLIMIT_DATA] = "RLIMIT_DATA",         [RLIMIT_STACK] = "RLIMIT_STACK",
+  [RLIMIT_CORE] = "RLIMIT_CORE",         [RLIMIT_RSS] = "RLIMIT_RSS",
+  [RLIMIT_NPROC] = "RLIMIT_NPROC",       [RLIMIT_NOFILE] = "RLIMIT_NOFILE",
+  [RLIMIT_MEMLOCK] = "RLIMIT_MEMLOCK",   [RLIMIT_AS] = "RLIMIT_AS",
+  [RLIMIT_LOCKS] = "RLIMIT_LOCKS",       [RLIMIT_SIGPENDING] = "RLIMIT_SIGPENDING",
+  [RLIMIT_MSGQUEUE] = "RLIMIT_MSGQUEUE", [RLIMIT_NICE] = "RLIMIT_NICE",
+  [RLIMIT_RTPRIO] = "RLIMIT_RTPRIO",     [RLIMIT_RTTIME] = "RLIMIT_RTTIME",
+};
+
+/* A JSON integer 0 .. 2^64-1 (an rlimit: RLIM_INFINITY is 2^64-1). */
+static bool
+spec_u64 (const struct jv *v, uint64_t *out)
+{
+  if (! jv_is_type (v, json_type_int))
+    return false;
+  if (v->big)
+    *out = v->u.u;
+  else if (v->u.i < 0)
+    return false;
+  else
+    *out = (uint64_t) v->u.i;
+  return true;
+}
+
+static void
+limit_text (uint64_t v, char *out, size_t size)
+{
+  if (v == (uint64_t) RLIM_INFINITY)
+    snprintf (out, size, "unlimited");
+  else
+    snprintf (out, size, "%" PRIu64, v);
+}
+
+/* process.rlimits: each a name runc knows, its hard and soft limits no
+   higher than the engine's own hard limit (what the process gets without
+   the entry): above it only root's setrlimit raises, for the container. */
+static void
+rlimits (const struct ctx *c, struct jv *process, struct findings *f)
+{
+  struct jv *list = jget_type (process, "process", "rlimits", json_type_array, f);
+
+  for (size_t i = 0; list != NULL && i < jv_length (list); i++)
+    {
+      struct jv *e = jv_at (list, i), *t, *hard, *soft;
+      const char *name;
+      uint64_t h, s;
+      int r = -1;
+      char want[32], own[32];
+
+      if (! jv_is_type (e, json_type_object))
+        {
+          finding (f, "process.rlimits[%zu] is %s, not an object", i, jv_kind (e));
+          continue;
+        }
+      t = jget (e, "rlimit", "type", f);
+      name = jv_is_type (t, json_type_string) ? jv_string (t) : NULL;
+      for (int k = 0; name != NULL && k < KG_RLIM_COUNT; k++)
+        if (rlimit_names[k] != NULL && strcmp (name, rlimit_names[k]) == 0)
+          r = k;
+      if (r < 0)
+        {
+          finding (f, "process.rlimits[%zu] type %.64s is not a resource runc names", i,
+                   jv_text (t));
+          continue;
+        }
+      hard = jget (e, "rlimit", "hard", f);
+      soft = jget (e, "rlimit", "soft", f);
+      if (! spec_u64 (hard, &h) || ! spec_u64 (soft, &s))
+        {
+          finding (f, "%s: hard %.32s and soft %.32s are not both integers 0 .. 2^64-1", name,
+                   jv_text (hard), jv_text (soft));
+          continue;
+        }
+      if (! c->ns.rlim_ok[r])
+        {
+          finding (f, "%s: the engine's own limit cannot be read", name);
+          continue;
+        }
+      if (h > c->ns.rlim_max[r] || s > c->ns.rlim_max[r])
+        {
+          limit_text (h > s ? h : s, want, sizeof want);
+          limit_text (c->ns.rlim_max[r], own, sizeof own);
+          finding (f, "%s %s is above the engine's own hard limit (%s)", name, want, own);
+        }
+    }
+}
+
+/* process.oomScoreAdj: the kernel's range, and no lower than [policy]
+   min_oom_score_adj (-1000 exempts the process from the host's OOM
+   killer; -998 is CRI's pod sandbox, -997 a Guaranteed pod). */
+static void
+oom_score_adj (const struct ctx *c, struct jv *process, struct findings *f)
+{
+  struct jv *v = jget (process, "process", "oomScoreAdj", f);
+  int64_t adj;
+
+  if (v == NULL)
+    return;
+  if (! jv_is_type (v, json_type_int) || v->big)
+    {
+      finding (f, "process.oomScoreAdj is %s, not an integer", jv_kind (v));
+      return;
+    }
+  adj = jv_int64 (v);
+  if (adj < -1000 || adj > 1000)
+    finding (f, "process.oomScoreAdj %" PRId64 " is outside -1000 .. 1000", adj);
+  else if (adj < c->cfg->policy.min_oom_score_adj)
+    finding (f,
+             "process.oomScoreAdj %" PRId64 " is below [policy] min_oom_score_adj (%" PRId64 ")%s",
+             adj, c->cfg->policy.min_oom_score_adj,
+             adj == -1000 ? ": the host's OOM killer would never pick it" : "");
+}
+
+/* The CPUs (or memory nodes) list S names into BITS (POLICY_MAX_CPUSET
+   bits), by the grammar every reader takes alike: N or N-M (N <= M),
+   decimal digits only, joined by single commas.  Kata Go's Parse takes
+   "+1", ignores "1-2-3" and reads "3-1" as nothing; the kernel takes
+   spaces and "0-7:2/4": each refused.  "" is no list (empty BITS). */
+bool
+cpuset_parse (const char *s, unsigned char *bits)
+{
+  memset (bits, 0, POLICY_MAX_CPUSET / 8);
+  while (*s != '\0')
+    {
+      char *end;
+      unsigned long lo, hi;
+
+      if (! isdigit ((unsigned char) *s))
+        return false;
+      lo = hi = strtoul (s, &end, 10);
+      if (*end == '-' && isdigit ((unsigned char) end[1]))
+        hi = strtoul (end + 1, &end, 10);
+      if (lo > hi || hi >= POLICY_MAX_CPUSET || (*end != ',' && *end != '\0')
+          || (*end == ',' && end[1] == '\0'))
+        return false;
+      for (unsigned long i = lo; i <= hi; i++)
+        bits[i / 8] |= (unsigned char) (1u << (i % 8));
+      s = *end == ',' ? end + 1 : end;
+    }
+  return true;
+}
+
+static const char *const online_path[2] = { "/sys/devices/system/cpu/online",
+                                            "/sys/devices/system/node/online" };
+
+void
+host_online_gather (struct engine_ns *e, int which)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *buf = NULL;
+  size_t len;
+
+  e->online_err[which] = 0;
+  if (kg_read_file_bounded (online_path[which], 0, 1 << 16, &buf, &len, &err) < 0)
+    {
+      /* A kernel without NUMA has no node directory: node 0. */
+      if (err->errnum == ENOENT && which == 1)
+        cpuset_parse ("0", e->online[which]);
+      else
+        e->online_err[which] = err->errnum ? err->errnum : EIO;
+      return;
+    }
+  if (len > 0 && buf[len - 1] == '\n')
+    buf[--len] = '\0';
+  if (strlen (buf) != len || ! cpuset_parse (buf, e->online[which]))
+    e->online_err[which] = EINVAL;
+}
+
+/* linux.resources.cpu.cpus / mems: a list by the one grammar, of the
+   host's online CPUs / memory nodes. */
+static void
+cpuset_field (const struct ctx *c, struct jv *cpu, int which, struct findings *f)
+{
+  const char *key = which == 0 ? "cpus" : "mems";
+  const unsigned char *have = c->ns.online[which];
+  unsigned char want[POLICY_MAX_CPUSET / 8];
+  struct jv *v = jget (cpu, "cpu", key, f);
+
+  if (v == NULL)
+    return;
+  if (! jv_is_type (v, json_type_string) || ! cpuset_parse (jv_string (v), want))
+    {
+      finding (f,
+               "linux.resources.cpu.%s %.64s is not a list every reader takes alike (N or N-M, "
+               "joined by commas)",
+               key, jv_text (v));
+      return;
+    }
+  if (*jv_string (v) == '\0')
+    return;
+  if (c->ns.online_err[which] != 0)
+    {
+      finding (f, "linux.resources.cpu.%s cannot be checked: %s: %s", key, online_path[which],
+               strerror (c->ns.online_err[which]));
+      return;
+    }
+  for (size_t i = 0; i < POLICY_MAX_CPUSET; i++)
+    if ((want[i / 8] & (1u << (i % 8))) && ! (have[i / 8] & (1u << (i % 8))))
+      {
+        finding (f, "linux.resources.cpu.%s %.64s names %s %zu, not online on this host (%s)", key,
+                 jv_string (v), which == 0 ? "CPU" : "memory node", i, online_path[which]);
+        return;
+      }
+}
+
+void
+host_limits (const struct ctx *c, struct findings *f)
+{
+  struct jv *linux_, *process, *res, *cpu;
+
+  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
+  res = jget_type (linux_, "linux", "resources", json_type_object, f);
+  cpu = jget_type (res, "resources", "cpu", json_type_object, f);
+  cpuset_field (c, cpu, 0, f);
+  cpuset_field (c, cpu, 1, f);
+  if (c->pf->req->mode != KG_MODE_OCI)
+    return;
+  process = jget_type (c->spec, "spec", "process", json_type_object, f);
+  oom_score_adj (c, process, f);
+  rlimits (c, process, f);
+  if (jget (linux_, "linux", "intelRdt", f) != NULL && ! c->cfg->policy.intel_rdt)
+    finding (f, "linux.intelRdt asks for a resctrl group on the host (set [policy] intel_rdt = "
+                "true to allow it)");
+}

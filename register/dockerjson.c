@@ -317,8 +317,17 @@ daemonjson_uninstall (struct dj_edit *e, kg_error_t *err)
       /* For the same reason default-runtime goes back to Docker's own
          default instead of away: a reload keeps the value of a key that is
          gone. */
-      struct json_object *runc = json_object_new_string (DAEMONJSON_STOCK_RUNTIME);
+      const char *to = DAEMONJSON_STOCK_RUNTIME;
+      struct json_object *runc;
 
+      /* What install replaced, where dockerd still knows it. */
+      if (e->restore_default != NULL && strcmp (e->restore_default, e->name) != 0
+          && (strcmp (e->restore_default, DAEMONJSON_STOCK_RUNTIME) == 0
+              || (runtimes != NULL
+                  && json_object_object_get_ex (runtimes, e->restore_default, NULL))))
+        to = e->restore_default;
+      e->new_default = to;
+      runc = json_object_new_string (to);
       if (runc == NULL || json_object_object_add (root, "default-runtime", runc) < 0)
         return kg_error (err, ENOMEM, "cannot allocate");
       e->default_removed = changed = true;

@@ -46,6 +46,9 @@ struct dj_edit
   bool set_default; /* install: also default-runtime = NAME */
   bool force;       /* replace (or remove) a differing entry */
   bool dry_run;     /* compute the result, write nothing */
+  /* uninstall: default-runtime's value instead of "runc" when it is
+     "runc" or names a runtime of the file; NULL: "runc". */
+  const char *restore_default;
   /* Out. */
   enum dj_status status;
   bool changed;
@@ -54,9 +57,10 @@ struct dj_edit
   char *backup; /* the backup this run made, or NULL */
   char *result; /* the resulting bytes (the old ones when unchanged) */
   size_t result_len;
-  char *old_default;    /* install: the default-runtime that was replaced */
-  bool default_removed; /* uninstall: default-runtime named NAME, now "runc" */
-  bool entry_removed;   /* uninstall: runtimes.NAME is gone */
+  char *old_default;       /* install: the default-runtime that was replaced */
+  bool default_removed;    /* uninstall: default-runtime named NAME, now new_default */
+  const char *new_default; /* uninstall: "runc" or restore_default */
+  bool entry_removed;      /* uninstall: runtimes.NAME is gone */
   unsigned removed_temps;
 };
 
@@ -64,7 +68,8 @@ struct dj_edit
    else.  An equal entry is no change: the file is not written at all. */
 int daemonjson_install (struct dj_edit *e, kg_error_t *err);
 /* Remove runtimes.NAME when it is one of OURS (any entry with --force),
-   and set default-runtime back to "runc" when it names NAME.  Neither key
+   and set default-runtime back to RESTORE_DEFAULT (else "runc") when it
+   names NAME.  Neither key
    is removed: dockerd's reload (SIGHUP) keeps the old value of a key that
    is no longer in the file, so only a present "runtimes" (even {}) and
    "default-runtime" make a reload drop the guard. */

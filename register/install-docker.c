@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -215,6 +216,7 @@ uninstall_docker (const struct opts *o, kg_error_t *err)
   e.n_ours = 2;
   e.force = o->force;
   e.dry_run = o->dry_run;
+  e.restore_default = o->restore_default;
   if (daemonjson_uninstall (&e, &why) < 0)
     return edit_failed ("uninstall", &e, why, err);
   note_leftovers ("uninstall", &e);
@@ -225,9 +227,10 @@ uninstall_docker (const struct opts *o, kg_error_t *err)
       if (e.entry_removed)
         printf ("kata-guard: uninstall: removed runtime \"%s\" from %s\n", o->name, e.target);
       if (e.default_removed)
-        printf ("kata-guard: uninstall: default-runtime was \"%s\", now \"" DAEMONJSON_STOCK_RUNTIME
-                "\" (Docker's own default)\n",
-                o->name);
+        printf ("kata-guard: uninstall: default-runtime was \"%s\", now \"%s\" (%s)\n", o->name,
+                e.new_default,
+                strcmp (e.new_default, DAEMONJSON_STOCK_RUNTIME) == 0 ? "Docker's own default"
+                                                                      : "the one install replaced");
       if (e.backup != NULL)
         printf ("kata-guard: uninstall: the file as it was is saved as %s\n", e.backup);
       printf ("kata-guard: uninstall: %s", reload_hint);

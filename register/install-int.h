@@ -27,9 +27,12 @@ enum reg_mode
 
 struct opts
 {
-  bool docker, containerd, crio, set_default, dry_run, force;
+  bool docker, containerd, crio, all, set_default, dry_run, force;
   enum reg_mode mode;
   const char *daemon_json, *containerd_config, *crio_dir, *config, *name;
+  /* uninstall --docker: the default-runtime install replaced (recorded),
+     put back instead of "runc" when the file still names it; or NULL. */
+  const char *restore_default;
 };
 
 /* The running binary and its shim link, resolved through /proc/self/exe. */

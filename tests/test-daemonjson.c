@@ -143,8 +143,10 @@ install (const char *path, const char *name, const char *json, bool set_default,
   return r;
 }
 
+/* uninstall, default-runtime back to RESTORE (what install replaced,
+   recorded) rather than runc where the file allows. */
 static struct run
-uninstall (const char *path, const char *name, bool force, bool dry_run)
+uninstall_to (const char *path, const char *name, bool force, bool dry_run, const char *restore)
 {
   struct json_object *ours[2] = {
     entry (ENTRY), entry ("{\"runtimeType\": \"/usr/bin/containerd-shim-kata-guard-v2\"}")
@@ -158,6 +160,7 @@ uninstall (const char *path, const char *name, bool force, bool dry_run)
   r.e.n_ours = 2;
   r.e.force = force;
   r.e.dry_run = dry_run;
+  r.e.restore_default = restore;
   r.rc = daemonjson_uninstall (&r.e, &err);
   if (r.rc < 0)
     {
@@ -167,6 +170,60 @@ uninstall (const char *path, const char *name, bool force, bool dry_run)
   json_object_put (ours[0]);
   json_object_put (ours[1]);
   return r;
+}
+
+static struct run
+uninstall (const char *path, const char *name, bool force, bool dry_run)
+{
+  return uninstall_to (path, name, force, dry_run, NULL);
+}
+
+/* Issue 47: install --set-default replaced default-runtime "crun";
+   uninstall puts "crun" back when the file still has that runtime, and
+   "runc" (Docker's own) when it does not: dockerd refuses to start with a
+   default-runtime it does not know. */
+static void
+test_uninstall_restores_default (void)
+{
+  static const struct
+  {
+    const char *before, *restore, *want_default, *what;
+  } rows[] = {
+    { "{\"runtimes\": {\"crun\": {\"path\": \"/usr/bin/crun\"}}, \"default-runtime\": \"crun\"}",
+      "crun", "crun", "the replaced default, still a runtime of the file, comes back" },
+    { "{\"default-runtime\": \"crun\"}", "crun", "runc",
+      "the replaced default that is no runtime of the file: runc" },
+    { "{\"default-runtime\": \"runc\"}", "runc", "runc", "the replaced default runc: runc" },
+    { "{\"runtimes\": {\"crun\": {}}, \"default-runtime\": \"crun\"}", NULL, "runc",
+      "nothing recorded: runc" },
+    { "{\"runtimes\": {\"x\": {}}}", "kata-guard", "runc",
+      "a record naming the guard itself: runc" },
+  };
+  cleanup_free char *path = path_of ("daemon.json");
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      cleanup_free char *after = NULL, *want = NULL;
+      size_t len;
+      struct run r;
+
+      clean ();
+      write_str (path, rows[i].before);
+      r = install (path, "kata-guard", ENTRY, true, false, false);
+      run_release (&r);
+      r = uninstall_to (path, "kata-guard", false, false, rows[i].restore);
+      ok (r.rc == 0 && r.e.entry_removed && r.e.default_removed && r.e.new_default != NULL
+              && strcmp (r.e.new_default, rows[i].want_default) == 0,
+          "uninstall: %s (new_default %s)", rows[i].what,
+          r.e.new_default ? r.e.new_default : "(null)");
+      run_release (&r);
+      after = read_all (path, &len);
+      if (asprintf (&want, "\"default-runtime\": \"%s\"", rows[i].want_default) < 0)
+        want = NULL;
+      ok (after != NULL && want != NULL && strstr (after, want) != NULL
+              && strstr (after, "kata-guard") == NULL,
+          "uninstall: %s: the file says so, and no kata-guard is left", rows[i].what);
+    }
 }
 
 /* ---- the table: install into each input ---------------------------------- */
@@ -893,6 +950,7 @@ main (void)
   test_same_entry_and_idempotence ();
   test_force_and_default ();
   test_uninstall ();
+  test_uninstall_restores_default ();
   test_dry_run ();
   test_mode_owner_symlink ();
   test_backup_and_leftovers ();

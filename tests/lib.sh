@@ -67,6 +67,31 @@ kg_chattr_i() {
   KG_IMMUTABLE="$KG_IMMUTABLE $1"
 }
 
+# The guard's record of registrations (kata-guard install writes a line
+# per registration it made, for uninstall --all and the packages' removal):
+# a test that installs into files of its own drops those lines again, and
+# the record (and /var/lib/kata-guard) when it made them, so that no test
+# leaves the host's state other than it found it.  Noted when lib.sh is
+# sourced, before any install.
+KG_REG_RECORD=/var/lib/kata-guard/registrations
+KG_REG_HAD_DIR=no KG_REG_HAD_FILE=no
+[ -d /var/lib/kata-guard ] && KG_REG_HAD_DIR=yes
+[ -e "$KG_REG_RECORD" ] && KG_REG_HAD_FILE=yes
+# kg_registrations_forget DIR...: the record's lines naming a file under
+# a DIR dropped.
+kg_registrations_forget() {
+  if [ -f "$KG_REG_RECORD" ]; then
+    for r_d; do
+      [ -n "$r_d" ] || continue
+      grep -vF -- "$r_d/" "$KG_REG_RECORD" >"$KG_REG_RECORD.kg-new.$$"
+      chmod 0600 "$KG_REG_RECORD.kg-new.$$" && mv -f "$KG_REG_RECORD.kg-new.$$" "$KG_REG_RECORD"
+    done
+    [ -s "$KG_REG_RECORD" ] || [ "$KG_REG_HAD_FILE" = yes ] || rm -f "$KG_REG_RECORD"
+  fi
+  [ "$KG_REG_HAD_DIR" = yes ] || rmdir /var/lib/kata-guard 2>/dev/null
+  return 0
+}
+
 kg_cleanup() {
   for p in $KG_PIDS; do kill "$p" 2>/dev/null; done
   for p in $KG_PIDS; do
@@ -75,6 +100,7 @@ kg_cleanup() {
     kill -9 "$p" 2>/dev/null
   done
   KG_PIDS=""
+  kg_registrations_forget "${KG_TREE:-}" "${E:-}" "${T:-}"
   for f in $KG_IMMUTABLE; do chattr -i "$f" 2>/dev/null; done
   KG_IMMUTABLE=""
   kg_cache_forget

@@ -448,3 +448,15 @@ check_docker (struct preflight *pf)
     }
   json_object_put (root);
 }
+
+void
+docker_engine_ask (const struct guard_config *cfg, struct docker_engine *out, char **text)
+{
+  *out = (struct docker_engine){ .major = -1 };
+  *text = NULL;
+  if (access (cfg->docker.daemon_json, F_OK) == 0)
+    {
+      out->major = docker_version (text, &out->source);
+      out->version = *text;
+    }
+}

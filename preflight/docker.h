@@ -35,5 +35,11 @@ bool runtime_type_is_guard (const char *runtime_type);
    *VERSION gets the version text, *SOURCE the command that told; -1 when
    neither answers. */
 int docker_version (char **version, const char **source);
+/* OUT as the confined checker's docker.runtimes needs it (it runs no
+   program): asked with docker_version when CFG's daemon.json exists, else
+   major -1.  *TEXT holds the version text, for the caller to free. */
+struct guard_config;
+struct docker_engine;
+void docker_engine_ask (const struct guard_config *cfg, struct docker_engine *out, char **text);
 
 #endif

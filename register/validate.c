@@ -19,6 +19,7 @@
 
 #include "checker.h"
 #include "checks.h"
+#include "docker.h"
 #include "drift.h"
 #include "install.h"
 #include "prove.h"
@@ -188,6 +189,8 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   cleanup_report struct report rep = { 0 };
   cleanup_report struct report krep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
+  struct docker_engine docker = { .major = -1 };
+  cleanup_free char *docker_text = NULL;
   cleanup_guard_config struct guard_config cfg = { 0 };
   struct preflight pf;
   struct drift_meta meta;
@@ -247,8 +250,11 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   if (guard_config_load (config_path, &cfg, &cerr) < 0)
     return kg_error (err, 0, "%s", cerr->msg), KG_EXIT_USAGE;
 
-  /* The same confined checker as a start and as check. */
+  /* The same confined checker as a start and as check, told Docker's
+     version as check tells it (the checker runs no program). */
   report_add_file (&rep, cfg.path);
+  docker_engine_ask (&cfg, &docker, &docker_text);
+  req.docker = &docker;
   preflight_init (&pf, &req, &cfg, &rep);
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
     report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);

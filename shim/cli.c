@@ -376,11 +376,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   rep.policy_mode = cfg.policy.mode;
   /* docker.runtimes judges daemon.json as the Docker that reads it reads
      it; the confined checker runs no program, so ask here. */
-  if (access (cfg.docker.daemon_json, F_OK) == 0)
-    {
-      docker.major = docker_version (&docker_text, &docker.source);
-      docker.version = docker_text;
-    }
+  docker_engine_ask (&cfg, &docker, &docker_text);
   req.docker = &docker;
   preflight_init (&pf, &req, &cfg, &rep);
   /* The same confined checker as a start: the same verdicts. */

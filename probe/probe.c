@@ -14,7 +14,8 @@
  *   socket PATH (each one found) | kvm absent|present
  *   connect metadata|private|direct ADDR:PORT RESULT
  *   forward none | forward route GW RESULT | forward added GW RESULT
- *     | forward cannot WHY
+ *     | forward cannot WHY (words: the rest of the line, as prove.forward
+ *     shows it)
  *   proxy ADDR:PORT status CODE | proxy ADDR:PORT error WHY
  *   end
  *
@@ -327,7 +328,7 @@ forward (const char *outside)
 
   if (! parse_target (outside, &sa))
     {
-      printf ("forward cannot the-outside-address-is-not-ipv4\n");
+      printf ("forward cannot read the outside address as IPv4 ADDR:PORT\n");
       return;
     }
   if (default_gateway (&gw))
@@ -338,7 +339,7 @@ forward (const char *outside)
     }
   if (getifaddrs (&ifa) < 0)
     {
-      printf ("forward cannot getifaddrs:%s\n", strerror (errno));
+      printf ("forward cannot list the interfaces: %s\n", strerror (errno));
       return;
     }
   for (i = ifa; i != NULL; i = i->ifa_next)
@@ -372,7 +373,7 @@ forward (const char *outside)
   fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0 || ioctl (fd, SIOCADDRT, &rt) < 0)
     {
-      printf ("forward cannot add-a-default-route-via-%s:%s\n", gws, strerror (errno));
+      printf ("forward cannot add a default route via %s: %s\n", gws, strerror (errno));
       if (fd >= 0)
         close (fd);
       freeifaddrs (ifa);

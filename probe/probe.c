@@ -16,7 +16,8 @@
  *   forward none | forward route GW RESULT | forward added GW RESULT
  *     | forward cannot WHY (words: the rest of the line, as prove.forward
  *     shows it)
- *   proxy ADDR:PORT status CODE | proxy ADDR:PORT error WHY
+ *   proxy ADDR:PORT status CODE | proxy ADDR:PORT error WHY (words, as
+ *     forward cannot's)
  *   end
  *
  * RESULT: connected (it completed and the peer spoke or closed),
@@ -403,7 +404,7 @@ proxy (const char *target, const char *name)
 
   if (! parse_target (target, &sa))
     {
-      printf ("proxy %s error not-an-ipv4-address:port\n", target);
+      printf ("proxy %s error not an IPv4 ADDR:PORT\n", target);
       return;
     }
   r = try_connect (&sa, &fd, why, sizeof why);
@@ -416,7 +417,7 @@ proxy (const char *target, const char *name)
             name, name);
   if (write (fd, req, strlen (req)) != (ssize_t) strlen (req))
     {
-      printf ("proxy %s error write:%s\n", target, strerror (errno));
+      printf ("proxy %s error write: %s\n", target, strerror (errno));
       close (fd);
       return;
     }
@@ -435,7 +436,7 @@ proxy (const char *target, const char *name)
   if (sscanf (buf, "HTTP/1.%*1[01] %3d", &code) == 1)
     printf ("proxy %s status %d\n", target, code);
   else
-    printf ("proxy %s error no-http-status-line\n", target);
+    printf ("proxy %s error no HTTP status line in the answer\n", target);
 }
 
 int

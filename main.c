@@ -116,10 +116,10 @@ main (int argc, char **argv)
   } commands[] = {
     { "check", cli_check, cli_usage },
     { "install", cli_install, install_usage },
-    { "uninstall", cli_uninstall, install_usage },
+    { "uninstall", cli_uninstall, uninstall_usage },
     { "validate", validate_command, validate_usage },
     { "prove", prove_command, prove_usage },
-    { "version", cli_version, NULL },
+    { "version", cli_version, cli_version_usage },
     { "help", cli_help, NULL },
     { "--help", cli_help, NULL },
     { "-h", cli_help, NULL },

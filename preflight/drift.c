@@ -521,12 +521,16 @@ same_key (const struct stat *a, const struct stat *b)
          && a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+/* How many touched files drift.posture's warning names (the count is
+   whole). */
+#define TOUCHED_NAMED 8
+
 /* What became of recorded file REC: nothing, a change into F (*N
    counts them), or the same bytes under another stat key (*TOUCHED: each
    start hashes it again until the host is validated again). */
 static void
 compare_file (const struct item *rec, const char *validated, struct kg_buf *f, size_t *n,
-              size_t *touched)
+              struct kg_buf *touched_names, size_t *touched)
 {
   cleanup_error kg_error_t err = NULL;
   char hex[SHA256_HEX_LEN + 1], when[32];
@@ -544,7 +548,9 @@ compare_file (const struct item *rec, const char *validated, struct kg_buf *f, s
     }
   if (strcmp (hex, rec->hex) == 0)
     {
-      (*touched)++; /* touched, or copied back: the same bytes */
+      /* touched, or copied back: the same bytes; named, up to a few */
+      if ((*touched)++ < TOUCHED_NAMED)
+        sb_printf (touched_names, "%s%s %s", *touched > 1 ? ", " : "", rec->what, rec->path);
       return;
     }
   gmtime_r (&st.st_mtim.tv_sec, &tm);
@@ -688,7 +694,7 @@ check_drift (struct preflight *pf)
   cleanup_error kg_error_t err = NULL;
   cleanup_posture struct posture r = { 0 };
   cleanup_items struct items now = { 0 };
-  cleanup_kg_buf struct kg_buf f = { 0 };
+  cleanup_kg_buf struct kg_buf f = { 0 }, t = { 0 };
   size_t n = 0, touched = 0;
   const char *remedy = "test the sandbox, then kata-guard validate";
   /* validate --prove's canary: judged against the posture that run is
@@ -738,7 +744,7 @@ check_drift (struct preflight *pf)
         sb_printf (&f, "%s%s %s is no longer part of the sandbox validated on %s", n++ ? "; " : "",
                    rec->what, rec->path, r.validated);
       else
-        compare_file (rec, r.validated, &f, &n, &touched);
+        compare_file (rec, r.validated, &f, &n, &t, &touched);
     }
   if (strcmp (r.proxy, cfg->egress.proxy) != 0)
     sb_printf (&f, "%sthe egress proxy changed from \"%s\" to \"%s\" since validation on %s",
@@ -767,8 +773,9 @@ check_drift (struct preflight *pf)
     report_warn (pf->rep, "drift.posture",
                  "kata-guard validate again, so that starts stop hashing them",
                  "%zu files as validated on %s%s; %zu of them touched since (the same bytes, "
-                 "hashed at every start)",
-                 r.files.n, r.validated, cfg->drift.lock ? " ([drift] lock)" : "", touched);
+                 "hashed at every start): %s%s",
+                 r.files.n, r.validated, cfg->drift.lock ? " ([drift] lock)" : "", touched,
+                 sb_str (&t), touched > TOUCHED_NAMED ? ", ..." : "");
   else if (n == 0 && canary)
     report_pass (pf->rep, "drift.posture",
                  "%zu files as the kata-guard validate --prove run in progress is about to "

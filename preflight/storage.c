@@ -762,7 +762,13 @@ add_finding (struct storage_run *r, enum verdict v, const char *remedy, const ch
 static void
 add_name (struct storage_run *r, const char *name, bool snapshotter)
 {
-  sb_printf (&r->names, "%s%s", sb_str (&r->names)[0] ? ", " : "", name);
+  /* Docker's devicemapper graph driver is no containerd snapshotter:
+     said so, beside the devmapper one storage.pool reads. */
+  sb_printf (&r->names, "%s%s%s", sb_str (&r->names)[0] ? ", " : "",
+             snapshotter          ? "snapshotter "
+             : strchr (name, ' ') ? ""
+                                  : "graph driver ",
+             name);
   if (snapshotter && strcmp (name, "devmapper") == 0)
     r->devmapper = true;
 }
@@ -953,7 +959,9 @@ check_pool (struct preflight *pf, const struct storage_run *r, const struct cont
       if (r->n_findings == 0 || sb_str (&r->names)[0] == '\0')
         report_skip (pf->rep, "storage.pool", "not run: storage.snapshotter read no snapshotter");
       else
-        report_skip (pf->rep, "storage.pool", "the engine's snapshotter is %s, not devmapper",
+        report_skip (pf->rep, "storage.pool",
+                     "the engine stores rootfs with %s: no containerd devmapper snapshotter, "
+                     "whose thin pool this reads",
                      sb_str (&r->names));
       return;
     }

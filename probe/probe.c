@@ -14,8 +14,10 @@
  *   socket PATH (each one found) | kvm absent|present
  *   connect metadata|private|direct ADDR:PORT RESULT
  *   forward none | forward route GW RESULT | forward added GW RESULT
- *     | forward cannot WHY
- *   proxy ADDR:PORT status CODE | proxy ADDR:PORT error WHY
+ *     | forward cannot WHY (words: the rest of the line, as prove.forward
+ *     shows it)
+ *   proxy ADDR:PORT status CODE | proxy ADDR:PORT error WHY (words, as
+ *     forward cannot's)
  *   end
  *
  * RESULT: connected (it completed and the peer spoke or closed),
@@ -327,7 +329,7 @@ forward (const char *outside)
 
   if (! parse_target (outside, &sa))
     {
-      printf ("forward cannot the-outside-address-is-not-ipv4\n");
+      printf ("forward cannot read the outside address as IPv4 ADDR:PORT\n");
       return;
     }
   if (default_gateway (&gw))
@@ -338,7 +340,7 @@ forward (const char *outside)
     }
   if (getifaddrs (&ifa) < 0)
     {
-      printf ("forward cannot getifaddrs:%s\n", strerror (errno));
+      printf ("forward cannot list the interfaces: %s\n", strerror (errno));
       return;
     }
   for (i = ifa; i != NULL; i = i->ifa_next)
@@ -372,7 +374,7 @@ forward (const char *outside)
   fd = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
   if (fd < 0 || ioctl (fd, SIOCADDRT, &rt) < 0)
     {
-      printf ("forward cannot add-a-default-route-via-%s:%s\n", gws, strerror (errno));
+      printf ("forward cannot add a default route via %s: %s\n", gws, strerror (errno));
       if (fd >= 0)
         close (fd);
       freeifaddrs (ifa);
@@ -402,7 +404,7 @@ proxy (const char *target, const char *name)
 
   if (! parse_target (target, &sa))
     {
-      printf ("proxy %s error not-an-ipv4-address:port\n", target);
+      printf ("proxy %s error not an IPv4 ADDR:PORT\n", target);
       return;
     }
   r = try_connect (&sa, &fd, why, sizeof why);
@@ -415,7 +417,7 @@ proxy (const char *target, const char *name)
             name, name);
   if (write (fd, req, strlen (req)) != (ssize_t) strlen (req))
     {
-      printf ("proxy %s error write:%s\n", target, strerror (errno));
+      printf ("proxy %s error write: %s\n", target, strerror (errno));
       close (fd);
       return;
     }
@@ -434,7 +436,7 @@ proxy (const char *target, const char *name)
   if (sscanf (buf, "HTTP/1.%*1[01] %3d", &code) == 1)
     printf ("proxy %s status %d\n", target, code);
   else
-    printf ("proxy %s error no-http-status-line\n", target);
+    printf ("proxy %s error no HTTP status line in the answer\n", target);
 }
 
 int

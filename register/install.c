@@ -53,13 +53,6 @@ install_usage (FILE *out)
          "                          [--name NAME] [--dry-run] [--force]\n"
          "       kata-guard install --crio [--crio-dir DIR] [--config FILE] [--name NAME]\n"
          "                          [--mode shim|oci] [--dry-run] [--force]\n"
-         "       kata-guard uninstall [--docker] [--daemon-json FILE] [--name NAME] [--dry-run]\n"
-         "                          [--force]\n"
-         "       kata-guard uninstall --containerd [--containerd-config FILE] [--config FILE]\n"
-         "                          [--name NAME] [--dry-run] [--force]\n"
-         "       kata-guard uninstall --crio [--crio-dir DIR] [--config FILE] [--name NAME]\n"
-         "                          [--dry-run] [--force]\n"
-         "       kata-guard uninstall --all [--dry-run] [--force]\n"
          "\n"
          "Registers kata-guard as a runtime (default name kata-guard) in Docker's daemon.json\n"
          "(default " DAEMONJSON_DEFAULT "), keeping everything else in it; never restarts\n"
@@ -68,8 +61,8 @@ install_usage (FILE *out)
          "the file holding the CRI plugin's table, checked by `containerd config dump`. With\n"
          "--crio, writes CRI-O's drop-in DIR/50-NAME.conf (default DIR " CRIO_DIR "):\n"
          "runtime_type \"vm\" (--mode shim, the default) or \"oci\" (--mode oci).\n"
-         "Each registration is recorded in " REG_RECORD "; uninstall --all undoes\n"
-         "every recorded one (the packages' removal runs it).\n"
+         "Each registration is recorded in " REG_RECORD "; kata-guard uninstall\n"
+         "(uninstall --help) undoes it.\n"
          "\n"
          "  --mode shim|oci   shim: {\"runtimeType\": \"<dir>/" SHIM_NAME "\"}, which only\n"
          "                    Docker 24 and later read (refused for an older or unknown\n"
@@ -77,11 +70,35 @@ install_usage (FILE *out)
          "                    reads; default: by the version `docker version` (the running\n"
          "                    daemon) and `dockerd --version` tell, the lower of the two\n"
          "  --set-default     also set default-runtime to NAME\n"
-         "  --force           replace (uninstall: remove) an entry of that name that differs\n"
+         "  --force           replace an entry of that name that differs\n"
          "  --dry-run         print the resulting file; write nothing\n"
          "\n"
          "Exit status: 0 done or nothing to do, 1 the write failed (the file is unchanged),\n"
          "2 refused (a file that is not valid JSON, a conflicting entry, usage).\n",
+         out);
+}
+
+void
+uninstall_usage (FILE *out)
+{
+  fputs ("Usage: kata-guard uninstall [--docker] [--daemon-json FILE] [--name NAME] [--dry-run]\n"
+         "                            [--force]\n"
+         "       kata-guard uninstall --containerd [--containerd-config FILE] [--config FILE]\n"
+         "                            [--name NAME] [--dry-run] [--force]\n"
+         "       kata-guard uninstall --crio [--crio-dir DIR] [--config FILE] [--name NAME]\n"
+         "                            [--dry-run] [--force]\n"
+         "       kata-guard uninstall --all [--dry-run] [--force]\n"
+         "\n"
+         "Removes exactly what kata-guard install added: Docker's runtime entry (and\n"
+         "default-runtime back to the one --set-default replaced), containerd's table or\n"
+         "drop-in, CRI-O's drop-in; never restarts an engine. --all undoes every\n"
+         "registration recorded in " REG_RECORD " (the packages' removal runs it).\n"
+         "\n"
+         "  --force           remove an entry of that name that differs from install's\n"
+         "  --dry-run         print the resulting file; write nothing\n"
+         "\n"
+         "Exit status: 0 done or nothing to do, 1 the write failed (the file is unchanged),\n"
+         "2 refused (a file that is not valid JSON, an entry someone changed, usage).\n",
          out);
 }
 
@@ -189,7 +206,7 @@ parse_opts (const char *cmd, int argc, char **argv, struct opts *o, bool *usage,
         o->force = true;
         break;
       case 'h':
-        install_usage (stdout);
+        (install ? install_usage : uninstall_usage) (stdout);
         return 1;
       default:
         return cli_bad_option (argv, usage, err);

@@ -44,7 +44,8 @@ validate_usage (FILE *out)
          "a start refuses while the host differs from it.\n"
          "\n"
          "  --note TEXT   kept in the record (who tested what)\n"
-         "  --dry-run     print the record; write nothing\n"
+         "  --dry-run     print the record alone on standard output (the checks and\n"
+         "                messages go to standard error); write nothing\n"
          "  --prove -- PROVE-OPTIONS\n"
          "                run kata-guard prove with PROVE-OPTIONS too and record its verdicts\n"
          "                and call ([drift] require_proof refuses a record without a passing\n"
@@ -55,10 +56,15 @@ validate_usage (FILE *out)
          "(and [drift] require_proof waived for it alone), so that one run after a change\n"
          "records a passing proof where the sandbox is sound.\n"
          "\n"
-         "Exit status: 0 recorded (with --prove: with a passing proof), 1 a check failed or\n"
-         "the sandbox changed while it was proven (nothing recorded), or the proof failed\n"
-         "(recorded as failed), 2 usage, prove could not run (nothing recorded), or the\n"
-         "record could not be written.\n",
+         "drift.posture is not judged: this run replaces the record it compares with.\n"
+         "\n"
+         "Exit status: 0 recorded (with --prove: with a passing proof);\n"
+         "1 a check failed or the sandbox changed while it was proven (nothing recorded),\n"
+         "or recorded without a passing proof: the proof failed (recorded as failed), or\n"
+         "[drift] require_proof is on and there was no --prove (with require_proof, every\n"
+         "start refuses while such a record stands);\n"
+         "2 usage, prove could not run, or the record could not be written (nothing\n"
+         "recorded).\n",
          out);
 }
 
@@ -155,8 +161,37 @@ proxy_denied (const struct report *rep)
   return "";
 }
 
-/* Every check but drift.posture itself (which a first validation, or one
-   after a change, fails by design) must pass. */
+/* drift.posture compares the host with the record this run replaces: not
+   judged here (a first validation, or one after a change, fails it by
+   design), and said so instead of a fail and a verdict of fail above a
+   record written.  DRY_RUN: nothing is written. */
+static void
+posture_not_judged (struct report *rep, bool dry_run)
+{
+  for (size_t i = 0; i < rep->n; i++)
+    {
+      struct check_result *res = &rep->results[i];
+      char *reason = NULL;
+
+      if (strcmp (res->id, "drift.posture") != 0
+          || (res->verdict != VERDICT_FAIL && res->verdict != VERDICT_WARN))
+        continue;
+      if (asprintf (&reason, "not judged by validate, which %s the record anew (before it: %s)",
+                    dry_run ? "--dry-run: would write" : "writes", res->reason)
+          < 0)
+        {
+          rep->oom = true;
+          return;
+        }
+      free (res->reason);
+      free (res->remedy);
+      res->reason = reason;
+      res->remedy = NULL;
+      res->verdict = VERDICT_SKIP;
+    }
+}
+
+/* Every check but drift.posture itself (posture_not_judged) must pass. */
 static size_t
 failures (const struct report *rep)
 {
@@ -195,6 +230,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   struct preflight pf;
   struct drift_meta meta;
   bool dry_run = false, quiet = false, prove = false;
+  FILE *out = stdout; /* the checks and messages; with --dry-run the record alone is stdout's */
   cleanup_report struct report prep = { 0 };
   cleanup_kg_buf struct kg_buf call = { 0 };
   struct drift_proof proof = { 0 };
@@ -245,6 +281,8 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
     }
   if (cli_operands (argc, argv, err) < 0)
     return KG_EXIT_USAGE;
+  if (dry_run)
+    out = stderr;
   if (geteuid () != 0)
     return kg_error (err, 0, "validate records a root-only posture: run it as root"), KG_EXIT_USAGE;
   if (guard_config_load (config_path, &cfg, &cerr) < 0)
@@ -259,15 +297,17 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
     report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
   preflight_release (&pf);
+  posture_not_judged (&rep, dry_run);
   if (! quiet)
-    print (stdout, &rep);
+    print (out, &rep);
   nfail = failures (&rep);
   if (nfail > 0)
     {
       if (! quiet)
-        printf ("kata-guard: validate: %zu check%s failed: the sandbox is not validated, nothing "
-                "recorded\n",
-                nfail, nfail == 1 ? "" : "s");
+        fprintf (out,
+                 "kata-guard: validate: %zu check%s failed: the sandbox is not validated, nothing "
+                 "recorded\n",
+                 nfail, nfail == 1 ? "" : "s");
       return KG_EXIT_FAIL;
     }
 
@@ -320,7 +360,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
       if (rc != KG_EXIT_PASS)
         return preflight_release (&pf), kg_error_prefix (err, "--prove"), KG_EXIT_USAGE;
       if (! quiet)
-        print (stdout, &prep);
+        print (out, &prep);
       for (size_t i = 0; i < prep.n && i < ARRAY_SIZE (proof_ids); i++)
         {
           proof_ids[i] = prep.results[i].id;
@@ -342,28 +382,46 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   if (rc == 0 && candidate != NULL && ! posture_same (candidate, text))
     {
       if (! quiet)
-        printf ("kata-guard: validate: the sandbox changed while it was proven: nothing "
-                "recorded; validate --prove again\n");
+        fprintf (out, "kata-guard: validate: the sandbox changed while it was proven: nothing "
+                      "recorded; validate --prove again\n");
       return KG_EXIT_FAIL;
     }
   if (rc == 0 && dry_run)
-    fputs (text, stdout);
+    {
+      fputs (text, stdout);
+      if (! quiet)
+        fprintf (out, "kata-guard: validate: --dry-run: the record above is not written (%s)\n",
+                 cfg.drift.record);
+    }
   else if (rc == 0 && posture_write (cfg.drift.record, text, err) == 0)
     {
       if (! quiet)
-        printf ("kata-guard: validate: the sandbox's posture is recorded in %s%s\n",
-                cfg.drift.record,
-                cfg.drift.lock ? "; [drift] lock: a start refuses while the host differs from it"
-                               : " ([drift] lock is off: a difference is a warning)");
+        fprintf (out, "kata-guard: validate: the sandbox's posture is recorded in %s%s\n",
+                 cfg.drift.record,
+                 cfg.drift.lock ? "; [drift] lock: a start refuses while the host differs from it"
+                                : " ([drift] lock is off: a difference is a warning)");
     }
   else
     rc = -1;
-  if (rc == 0 && meta.proof != NULL && ! proof.pass && ! quiet)
-    printf ("kata-guard: validate: the proof failed (recorded as failed: with [drift] "
-            "require_proof every start refuses)\n");
-  if (fflush (stdout) != 0)
+  /* A record that refuses every start is not a success: the proof failed,
+     or require_proof finds no proof in it (exit 1, as validate --help). */
+  if (rc == 0 && ! quiet && meta.proof != NULL && ! proof.pass)
+    fprintf (out, "kata-guard: validate: the proof failed (%s as failed: %s)\n",
+             dry_run ? "it would be recorded" : "recorded",
+             cfg.drift.require_proof ? "with [drift] require_proof every start refuses"
+                                     : "[drift] require_proof is off: starts are not refused "
+                                       "for it");
+  else if (rc == 0 && ! quiet && meta.proof == NULL && cfg.drift.require_proof)
+    fprintf (out,
+             "kata-guard: validate: [drift] require_proof is on and %s holds no proof: every "
+             "start refuses until kata-guard validate --prove -- PROVE-OPTIONS records a "
+             "passing one\n",
+             dry_run ? "this record" : "the record");
+  if (fflush (stdout) != 0 || fflush (out) != 0)
     return KG_EXIT_USAGE;
   if (rc < 0)
     return KG_EXIT_USAGE;
-  return meta.proof != NULL && ! proof.pass ? KG_EXIT_FAIL : KG_EXIT_PASS;
+  if (meta.proof != NULL ? ! proof.pass : cfg.drift.require_proof)
+    return KG_EXIT_FAIL;
+  return KG_EXIT_PASS;
 }

@@ -423,9 +423,38 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   return status;
 }
 
+void
+cli_version_usage (FILE *out)
+{
+  fputs ("Usage: kata-guard version\n"
+         "\n"
+         "Prints kata-guard's version (Docker's `kata-guard --version`, an OCI runtime's\n"
+         "call, also prints the real runtime's).\n",
+         out);
+}
+
 int
 cli_version (int argc, char **argv, bool *usage, kg_error_t *err)
 {
+  static const struct option longopts[] = {
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  int c;
+
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long (argc, argv, "+h", longopts, NULL)) != -1)
+    switch (c)
+      {
+      case 'h':
+        cli_version_usage (stdout);
+        return KG_EXIT_PASS;
+      default:
+        return cli_bad_option (argv, usage, err), KG_EXIT_USAGE;
+      }
+  if (cli_operands (argc, argv, err) < 0)
+    return *usage = true, KG_EXIT_USAGE;
   printf ("kata-guard %s\n", PACKAGE_VERSION);
   return KG_EXIT_PASS;
 }

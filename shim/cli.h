@@ -11,5 +11,6 @@ kg_command cli_version, cli_help;
 
 kg_command cli_check;
 void cli_usage (FILE *out);
+void cli_version_usage (FILE *out);
 
 #endif

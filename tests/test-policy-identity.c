@@ -982,6 +982,8 @@ test_engine_words (void)
   cleanup_free char *hostnet = replace (spec_of (NULL, NULL, NULL, NULL, NULL),
                                         "{\"type\": \"network\"}, ", "");
   cleanup_free char *capadd = spec_of ("\"CAP_SYS_ADMIN\"", NULL, NULL, NULL, NULL);
+  cleanup_free char *unconfined = replace (spec_of (NULL, NULL, NULL, NULL, NULL), "\"process\": {",
+                                           "\"process\": {\"apparmorProfile\": \"unconfined\", ");
 
   words_row ("ctr, no memory limit", KG_MODE_SHIM, "default", nolimit, "policy.memory_limit",
              "ctr run --memory-limit BYTES", "(--memory)");
@@ -1009,6 +1011,14 @@ test_engine_words (void)
              "no ctr run --cap-add", NULL);
   words_row ("CRI, an added capability", KG_MODE_SHIM, "k8s.io", capadd, "policy.capabilities",
              "securityContext.capabilities.add", "--cap-add");
+  /* Issue 48: a remedy's "(no %s)" read "no an ..." and "no the ..." where
+     no engine is known. */
+  words_row ("no engine, the host's network", KG_MODE_CHECK, NULL, hostnet, "policy.namespaces",
+             "(no host namespaces in linux.namespaces)", "no the ");
+  words_row ("no engine, AppArmor unconfined", KG_MODE_CHECK, NULL, unconfined,
+             "policy.confinement", "(no AppArmor profile but the engines' defaults,", "no an ");
+  words_row ("Docker, AppArmor unconfined", KG_MODE_SHIM, "moby", unconfined, "policy.confinement",
+             "(no --security-opt apparmor=unconfined,", "no an ");
 }
 
 int

@@ -126,7 +126,7 @@ main (void)
        "prove.forward", "pass", "10.213.0.1");
   row ("forward: no CAP_NET_ADMIN",
        KERNEL_VM HOSTFS SOCKETS CONNECTS
-       "forward cannot add-a-default-route-via-10.213.0.1:Operation_not_permitted\n" PROXY,
+       "forward cannot add a default route via 10.213.0.1: Operation not permitted\n" PROXY,
        "prove.forward", "fail", "not proven");
   row ("the proxy lets it through",
        KERNEL_VM HOSTFS SOCKETS CONNECTS FORWARD "proxy 127.0.0.1:8888 status 200\nend\n",

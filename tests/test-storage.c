@@ -618,7 +618,12 @@ test_family (void)
   expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "graphdriver \"devmapper\"",
           "Docker storage-driver devmapper without the containerd store (no such graphdriver)");
   run (&rep, &kata_fc, ENGINE_DOCKER, true, "docker-devicemapper.json", NO_FILE, false);
-  expect (&rep, VERDICT_PASS, VERDICT_SKIP, "not devmapper", "Docker devicemapper graphdriver");
+  /* Docker's devicemapper is a graph driver, not containerd's devmapper
+     (issue 48: "devicemapper, blockfile, not devmapper"). */
+  expect (&rep, VERDICT_PASS, VERDICT_SKIP,
+          "the engine stores rootfs with graph driver devicemapper: no containerd devmapper "
+          "snapshotter, whose thin pool this reads",
+          "Docker devicemapper graphdriver: the pool's skip names it a graph driver");
   run (&rep, &kata_fc, ENGINE_DOCKER, true, "docker-malformed.json", NO_FILE, false);
   expect (&rep, VERDICT_FAIL, VERDICT_SKIP, "cannot read", "malformed daemon.json, firecracker");
   run (&rep, &kata_qemu, ENGINE_DOCKER, true, "docker-malformed.json", NO_FILE, false);

@@ -253,14 +253,35 @@ check_egress_netns (const struct ctx *c)
       return;
     }
   if (netns_judge (facts, nets, n_nets, &probe.proxy, &why, &seen) < 0)
-    rule_fail (c,
-               facts->untrusted[0] != '\0' || ! facts->owner_initial
-                   ? "name a network namespace that root made in the host's user namespace, by "
-                     "a path only root can change (/proc/PID/ns/net, /run/netns/NAME)"
-                   : "put the container on an internal network only (no default route, no "
-                     "route via a gateway, no other interface), with the proxy on it; see "
-                     "[egress] networks",
-               "network namespace %s: %s", p, sb_str (&why));
+    {
+      cleanup_kg_buf struct kg_buf fix = { 0 };
+      cleanup_free char *remedy = NULL;
+      bool rest = true;
+      size_t n_fix = 0;
+
+      /* The exact step for what it holds: a default route or one via a
+         gateway (Docker 20.10 gives one to a container on an --internal
+         network) is deleted by the commands named; only what those leave
+         is the generic advice. */
+      if (facts->untrusted[0] == '\0' && facts->owner_initial)
+        n_fix = netns_route_fixes (facts, nets, n_nets, &probe.proxy, p, &fix, &rest);
+      if (facts->untrusted[0] != '\0' || ! facts->owner_initial)
+        remedy = strdup ("name a network namespace that root made in the host's user namespace, "
+                         "by a path only root can change (/proc/PID/ns/net, /run/netns/NAME)");
+      else if (n_fix > 0
+               && asprintf (&remedy,
+                            "delete the %s in that namespace before the container joins it: %s%s",
+                            n_fix == 1 ? "route" : "routes", sb_str (&fix),
+                            rest ? "; and leave it only interfaces, addresses and routes on the "
+                                   "proxy's network (see [egress] networks)"
+                                 : "")
+                      < 0)
+        remedy = NULL;
+      else if (n_fix == 0)
+        remedy = strdup ("leave that namespace only interfaces, addresses and routes on the "
+                         "proxy's network, with the proxy on it (see [egress] networks)");
+      rule_fail (c, remedy, "network namespace %s: %s", p, sb_str (&why));
+    }
   else if (facts->probe_error == 0 && facts->probe_status == 0)
     rule_pass (c, "network namespace %s: %s", p, sb_str (&seen));
   else if (facts->probe_error != 0)

@@ -771,3 +771,84 @@ netns_judge (const struct netns_facts *f, const struct conf_net *allowed, size_t
   judge_links (f, allowed, n_allowed, why, &n_why);
   return n_why > 0 ? -1 : 0;
 }
+
+/* WORD for a POSIX shell: as it is when it holds nothing the shell would
+   read, else in single quotes (a path or an interface name is root's to
+   choose, but the remedy is pasted into a root shell). */
+static void
+sb_shell_word (struct kg_buf *sb, const char *word)
+{
+  if (word[0] != '\0'
+      && strspn (word, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                       "0123456789/._-:@%+=,")
+             == strlen (word))
+    {
+      sb_printf (sb, "%s", word);
+      return;
+    }
+  sb_printf (sb, "'");
+  for (const char *q = word; *q != '\0'; q++)
+    if (*q == '\'')
+      sb_printf (sb, "'\\''");
+    else
+      sb_printf (sb, "%c", *q);
+  sb_printf (sb, "'");
+}
+
+/* Whether the judge refuses a route R for itself, whatever the networks:
+   a default route, or one via a gateway (of a type Kata hands over). */
+static bool
+route_leads_out (const struct netns_facts *f, const struct netns_route *r)
+{
+  return route_kind (f, r) == ROUTE_COUNTS && (r->dst_len == 0 || r->has_gw);
+}
+
+size_t
+netns_route_fixes (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
+                   const struct sockaddr_storage *proxy, const char *ns, struct kg_buf *cmds,
+                   bool *rest)
+{
+  cleanup_kg_buf struct kg_buf why = { 0 }, seen = { 0 };
+  struct netns_facts *left;
+  size_t n = 0;
+  char a[INET6_ADDRSTRLEN];
+
+  *rest = true;
+  if (f->error != 0 || f->truncated || f->n_routes > NETNS_MAX_ROUTES
+      || f->n_links > NETNS_MAX_LINKS)
+    return 0;
+  left = malloc (sizeof *left);
+  if (left == NULL)
+    return 0;
+  *left = *f;
+  left->n_routes = 0;
+  for (uint32_t i = 0; i < f->n_routes; i++)
+    {
+      const struct netns_route *r = &f->routes[i];
+
+      if (! route_leads_out (f, r))
+        {
+          left->routes[left->n_routes++] = *r;
+          continue;
+        }
+      sb_printf (cmds, "%snsenter --net=", n++ ? "; " : "");
+      sb_shell_word (cmds, ns);
+      sb_printf (cmds, " ip %s route del ", r->family == AF_INET6 ? "-6" : "-4");
+      if (r->dst_len == 0)
+        sb_printf (cmds, "default");
+      else
+        sb_printf (cmds, "%s/%u", show_addr (r->family, r->dst, a, sizeof a), r->dst_len);
+      if (r->has_gw && r->nh_id == 0 && ! r->multipath)
+        sb_printf (cmds, " via %s", show_addr (r->family, r->gw, a, sizeof a));
+      if (r->oif != 0 && strcmp (link_name (f, r->oif), "?") != 0)
+        {
+          sb_printf (cmds, " dev ");
+          sb_shell_word (cmds, link_name (f, r->oif));
+        }
+      if (r->table != RT_TABLE_MAIN)
+        sb_printf (cmds, " table %u", r->table);
+    }
+  *rest = netns_judge (left, allowed, n_allowed, proxy, &why, &seen) < 0;
+  free (left);
+  return n;
+}

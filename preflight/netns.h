@@ -111,4 +111,14 @@ struct kg_buf;
 int netns_judge (const struct netns_facts *f, const struct conf_net *allowed, size_t n_allowed,
                  const struct sockaddr_storage *proxy, struct kg_buf *why, struct kg_buf *seen);
 
+/* The commands that make F pass as far as its routes go: for each route
+   the judge refuses whatever the networks (a default route, a route via
+   a gateway), "nsenter --net=NS ip -4|-6 route del DST [via GW] [dev IF]
+   [table T]", "; " between them, into CMDS (NS: the namespace's path, as
+   the spec names it).  *REST: whether the judge would still refuse F
+   without those routes (or F cannot be judged).  The number of commands. */
+size_t netns_route_fixes (const struct netns_facts *f, const struct conf_net *allowed,
+                          size_t n_allowed, const struct sockaddr_storage *proxy, const char *ns,
+                          struct kg_buf *cmds, bool *rest);
+
 #endif

@@ -34,7 +34,7 @@ MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/
   tests/e2e.test tests/e2e-docker-shim.test tests/e2e-policy.test tests/e2e-install.test
   tests/install.test tests/containerd-dump.test tests/stress.test tests/kubernetes.test
   tests/loader.test tests/cri.test
-  tests/e2e-podman.test
+  tests/e2e-podman.test tests/refdesign.test
   tests/fuzz/replay-toml tests/fuzz/replay-config tests/fuzz/replay-kata tests/fuzz/replay-policy
   tests/fuzz/replay-daemonjson tests/fuzz/replay-options tests/fuzz/replay-argv
   tests/fuzz/replay-status tests/fuzz/replay-checker tests/oracle.test tests/regex-oracle.test"

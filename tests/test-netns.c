@@ -345,6 +345,96 @@ test_owner_and_path (void)
   refuses ("", "its path is not trusted: xxx", "an untrusted path without its NUL");
 }
 
+/* The remedy's commands (netns_route_fixes): one "ip route del" for each
+   route the judge refuses whatever the networks, exact enough to run as
+   written; whether anything is left for the judge to refuse; the
+   namespace path and interface names quoted for a shell. */
+static void
+fixes (const char *ns, size_t want_n, const char *want, bool want_rest, const char *label)
+{
+  struct kg_buf cmds = { 0 };
+  bool rest = false;
+  size_t n = netns_route_fixes (&facts, NULL, 0, &proxy, ns, &cmds, &rest);
+
+  ok (n == want_n, "%s: %zu command(s)", label, want_n);
+  is_str (sb_str (&cmds), want, "%s: the commands", label);
+  ok (rest == want_rest, "%s: %s", label, want_rest ? "something is left" : "nothing is left");
+  kg_buf_release (&cmds);
+}
+
+static void
+test_route_fixes (void)
+{
+  const char *ns = "/proc/42/ns/net";
+  struct netns_route *r;
+
+  contained ();
+  fixes (ns, 0, "", false, "contained");
+  add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, "10.254.7.1", 2);
+  fixes (ns, 1, "nsenter --net=/proc/42/ns/net ip -4 route del default via 10.254.7.1 dev a0",
+         false, "a default route (Docker 20.10's on an --internal network)");
+
+  contained ();
+  add_route (RTN_UNICAST, 100, AF_INET, "192.0.2.0", 24, "10.254.7.1", 2);
+  add_route (RTN_MULTICAST, RT_TABLE_MAIN, AF_INET6, "::", 0, "fe80::1", 2);
+  fixes (ns, 2,
+         "nsenter --net=/proc/42/ns/net ip -4 route del 192.0.2.0/24 via 10.254.7.1 dev a0 "
+         "table 100; nsenter --net=/proc/42/ns/net ip -6 route del default via fe80::1 dev a0",
+         false, "a gateway route in table 100 and an IPv6 multicast default");
+
+  /* Next hops elsewhere: no single gateway or interface to name. */
+  contained ();
+  add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, NULL, 0);
+  r = &facts.routes[facts.n_routes - 1];
+  r->multipath = r->has_gw = true;
+  add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET, "198.51.100.0", 24, NULL, 2);
+  r = &facts.routes[facts.n_routes - 1];
+  r->nh_id = 7;
+  r->has_gw = true;
+  fixes (ns, 2,
+         "nsenter --net=/proc/42/ns/net ip -4 route del default; nsenter "
+         "--net=/proc/42/ns/net ip -4 route del 198.51.100.0/24 dev a0",
+         false, "a multipath default and a nexthop object");
+
+  /* What drops traffic and has no interface is not handed over: nothing
+     to delete.  On an interface it counts, and is named. */
+  contained ();
+  add_route (RTN_BLACKHOLE, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, NULL, 0);
+  fixes (ns, 0, "", false, "a blackhole default without an interface");
+  add_route (RTN_UNREACHABLE, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, NULL, 2);
+  fixes (ns, 1, "nsenter --net=/proc/42/ns/net ip -4 route del default dev a0", false,
+         "an unreachable default on a0");
+
+  /* What deleting routes does not fix: a type not known here, an on-link
+     route off the networks, another interface. */
+  contained ();
+  add_route (200, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, "10.254.7.1", 2);
+  fixes (ns, 0, "", true, "a default route of an unknown type");
+  contained ();
+  add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 1, NULL, 2);
+  add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, "10.254.7.1", 2);
+  fixes (ns, 1, "nsenter --net=/proc/42/ns/net ip -4 route del default via 10.254.7.1 dev a0", true,
+         "a default route and an on-link 0.0.0.0/1");
+  contained ();
+  add_link (3, "x0", IFF_UP);
+  fixes (ns, 0, "", true, "another interface");
+
+  /* Root chose these names, but the remedy is pasted into a root shell. */
+  contained ();
+  add_link (3, "e;x'", IFF_UP);
+  add_addr (3, AF_INET, "10.254.7.4", 24);
+  add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, "10.254.7.1", 3);
+  fixes ("/run/netns/a b", 1,
+         "nsenter --net='/run/netns/a b' ip -4 route del default via 10.254.7.1 dev 'e;x'\\'''",
+         false, "a path and an interface name a shell would read");
+
+  /* Facts the judge cannot judge: nothing offered. */
+  contained ();
+  add_route (RTN_UNICAST, RT_TABLE_MAIN, AF_INET, "0.0.0.0", 0, "10.254.7.1", 2);
+  facts.truncated = true;
+  fixes (ns, 0, "", true, "truncated facts");
+}
+
 int
 main (void)
 {
@@ -355,6 +445,7 @@ main (void)
   test_v6_local ();
   test_default_networks ();
   test_owner_and_path ();
+  test_route_fixes ();
   kg_buf_release (&why);
   return tap_done ();
 }

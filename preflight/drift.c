@@ -633,6 +633,43 @@ spec_token (struct jv *spec, char hex[SHA256_HEX_LEN + 1])
   return found == 1;
 }
 
+/* SPEC's annotation KEY (a string), or NULL. */
+static const char *
+spec_annotation (struct jv *spec, const char *key)
+{
+  struct jv *a;
+
+  return jv_get_ex (spec, "annotations", &a) && jv_is_type (a, json_type_object) ? jstr (a, key)
+                                                                                 : NULL;
+}
+
+/* The SHA-256 of the pod uid containerd's CRI annotates SPEC with, into
+   HEX: false when it has none. */
+static bool
+cri_pod_uid (struct jv *spec, char hex[SHA256_HEX_LEN + 1])
+{
+  const char *uid = spec_annotation (spec, "io.kubernetes.cri.sandbox-uid");
+  unsigned char md[SHA256_LEN];
+
+  if (uid == NULL || *uid == '\0')
+    return false;
+  sha256_mem (uid, strlen (uid), md);
+  sha256_hex (md, hex);
+  return true;
+}
+
+/* Whether SPEC is a CRI pod's sandbox starting as itself (containerd's
+   annotations: its type, its sandbox id the start's container id). */
+static bool
+cri_own_sandbox (struct jv *spec, const struct request *req)
+{
+  const char *type = spec_annotation (spec, "io.kubernetes.cri.container-type");
+  const char *sid = spec_annotation (spec, "io.kubernetes.cri.sandbox-id");
+
+  return type != NULL && strcmp (type, "sandbox") == 0 && sid != NULL
+         && strcmp (sid, req->container_id) == 0;
+}
+
 bool
 prove_window_match (const struct request *req, struct jv *spec, struct prove_window *out)
 {
@@ -640,7 +677,7 @@ prove_window_match (const struct request *req, struct jv *spec, struct prove_win
   cleanup_free char *buf = NULL;
   cleanup_close int pfd = -1, fd = -1;
   struct jv *w = NULL, *own = NULL, *na = NULL, *rec = NULL;
-  const char *format, *id, *token;
+  const char *format, *id, *token, *pod;
   char hex[SHA256_HEX_LEN + 1];
   struct trust_info info;
   struct stat st;
@@ -664,15 +701,26 @@ prove_window_match (const struct request *req, struct jv *spec, struct prove_win
   format = jstr (w, "format");
   id = jstr (w, "id");
   token = jstr (w, "token_sha256");
-  if (format != NULL && strcmp (format, DRIFT_WINDOW_FORMAT) == 0 && id != NULL && token != NULL
-      && jint (w, "expires", &expires) && strcmp (id, req->container_id) == 0
-      && (int64_t) time (NULL) <= expires && spec != NULL && spec_token (spec, hex)
-      && strcmp (hex, token) == 0 && jv_get_ex (w, "net_admin", &na)
-      && jv_is_type (na, json_type_boolean) && jv_get_ex (w, "record_sha256", &rec)
-      && (jv_is_type (rec, json_type_null)
-          || (jv_is_type (rec, json_type_string) && strlen (jv_string (rec)) == SHA256_HEX_LEN)))
+  pod = jstr (w, "pod_uid_sha256");
+  if (format == NULL || strcmp (format, DRIFT_WINDOW_FORMAT) != 0 || id == NULL || token == NULL
+      || ! jint (w, "expires", &expires) || (int64_t) time (NULL) > expires || spec == NULL
+      || ! jv_get_ex (w, "net_admin", &na) || ! jv_is_type (na, json_type_boolean)
+      || ! jv_get_ex (w, "record_sha256", &rec)
+      || ! (jv_is_type (rec, json_type_null)
+            || (jv_is_type (rec, json_type_string) && strlen (jv_string (rec)) == SHA256_HEX_LEN)))
+    ;
+  else if (id[0] != '\0')
+    /* docker, podman, ctr: the id the engine gave the canary, the token. */
+    ok = strcmp (id, req->container_id) == 0 && spec_token (spec, hex) && strcmp (hex, token) == 0;
+  else if (pod != NULL && cri_pod_uid (spec, hex) && strcmp (hex, pod) == 0)
+    /* A CRI pod (its ids are containerd's, given after it starts): the
+       pod's uid as prove chose it (128 random bits, in root's files
+       alone), as containerd's CRI annotates both the sandbox and its
+       containers; the canary's container holds the token too, and the
+       sandbox is the pod's own (its sandbox id its container id). */
+    ok = (spec_token (spec, hex) && strcmp (hex, token) == 0) || cri_own_sandbox (spec, req);
+  if (ok)
     {
-      ok = true;
       out->net_admin = jv_bool (na);
       if (jv_is_type (rec, json_type_string))
         snprintf (out->record, sizeof out->record, "%s", jv_string (rec));

@@ -90,7 +90,11 @@ bool posture_same (const char *a, const char *b);
    under its lock, root's alone (0600, directory 0700, where no container
    is given anything), once the engine has given the canary its id,
    DRIFT_WINDOW:
-     {"format": DRIFT_WINDOW_FORMAT, "id": the canary's container id,
+     {"format": DRIFT_WINDOW_FORMAT, "id": the canary's container id
+      ("" for a CRI pod: its ids are given after it starts),
+      "pod_uid_sha256": for a CRI pod, SHA-256 of the uid prove gave it
+      (containerd's CRI annotates the sandbox and each container with it:
+      io.kubernetes.cri.sandbox-uid), else null,
       "token_sha256": SHA-256 of the canary's DRIFT_TOKEN_ENV value,
       "net_admin": whether the canary may hold CAP_NET_ADMIN,
       "record_sha256": SHA-256 of the candidate's bytes, or null,
@@ -98,9 +102,11 @@ bool posture_same (const char *a, const char *b);
    The token (128 random bits) reaches the canary's environment from the
    engine client's own (docker/podman -e NAME; ctr --env-file and CRI's
    container config in the run's directory), never an argv.  A start is
-   the canary only when its id is the window's, its config.json's
-   process.env holds the token exactly once and the window has not
-   expired.  The canary alone may then hold CAP_NET_ADMIN beyond [policy]
+   the canary only while the window has not expired and when its id is
+   the window's and its config.json's process.env holds the token exactly
+   once; or, for a CRI pod, when its pod uid is the window's and it holds
+   the token (the container) or is the pod's own sandbox (its type
+   sandbox, its sandbox id its own).  The canary alone may then hold CAP_NET_ADMIN beyond [policy]
    capabilities (net_admin: prove.forward routes as a guest's kernel
    can), and under `kata-guard validate --prove` (record_sha256 set) it is
    judged against the posture that run is about to record

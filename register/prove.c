@@ -940,26 +940,37 @@ docker_companion (struct prove_opts *o, const char *name, char *id, size_t id_si
 
 /* ---- validate --prove's window (drift.h) -------------------------------- */
 
-/* DRIFT_WINDOW for the canary ID: the SHA-256 of its TOKEN, whether it
+/* DRIFT_WINDOW for the canary ID (a CRI pod: "", and POD_UID the uid
+   prove gave the pod; else NULL): the SHA-256 of its TOKEN, whether it
    may hold CAP_NET_ADMIN (NET_ADMIN), and under validate --prove the
    SHA-256 of the candidate's bytes (RECORD, hex; "" for none), until the
    canary's deadline. */
 static int
-window_write (const char *id, const char *token, bool net_admin, const char *record, int timeout_s,
-              kg_error_t *err)
+window_write (const char *id, const char *pod_uid, const char *token, bool net_admin,
+              const char *record, int timeout_s, kg_error_t *err)
 {
   unsigned char md[SHA256_LEN];
-  char th[SHA256_HEX_LEN + 1], text[700], rec[SHA256_HEX_LEN + 3] = "null";
+  char th[SHA256_HEX_LEN + 1], text[800], rec[SHA256_HEX_LEN + 3] = "null";
+  char pod[SHA256_HEX_LEN + 3] = "null";
   int n;
 
   sha256_mem (token, strlen (token), md);
   sha256_hex (md, th);
   if (record[0] != '\0')
     snprintf (rec, sizeof rec, "\"%s\"", record);
+  if (pod_uid != NULL)
+    {
+      sha256_mem (pod_uid, strlen (pod_uid), md);
+      pod[0] = '"';
+      sha256_hex (md, pod + 1);
+      strcat (pod, "\"");
+    }
   n = snprintf (text, sizeof text,
-                "{\"format\": \"" DRIFT_WINDOW_FORMAT "\", \"id\": \"%s\", \"token_sha256\": "
-                "\"%s\", \"net_admin\": %s, \"record_sha256\": %s, \"expires\": %lld}\n",
-                id, th, net_admin ? "true" : "false", rec, (long long) time (NULL) + timeout_s + 5);
+                "{\"format\": \"" DRIFT_WINDOW_FORMAT "\", \"id\": \"%s\", \"pod_uid_sha256\": "
+                "%s, \"token_sha256\": \"%s\", \"net_admin\": %s, \"record_sha256\": %s, "
+                "\"expires\": %lld}\n",
+                id, pod, th, net_admin ? "true" : "false", rec,
+                (long long) time (NULL) + timeout_s + 5);
   if (n < 0 || (size_t) n >= sizeof text)
     return kg_error (err, 0, "the canary's id is too long for " DRIFT_WINDOW);
   return writer_replace (DRIFT_WINDOW, text, (size_t) n, WRITER_PRIVATE, WRITER_DIR_PRIVATE, err);
@@ -982,7 +993,7 @@ window_canary (const struct prove_opts *o, char *const *create, const char *toke
     return status;
   if (! last_id (*out, id, sizeof id))
     return -1;
-  if (window_write (id, token, o->net_admin, record, o->timeout_s, &err) < 0)
+  if (window_write (id, NULL, token, o->net_admin, record, o->timeout_s, &err) < 0)
     {
       free (*out);
       *out = strdup (err->msg);
@@ -1140,7 +1151,7 @@ cri_linux (json_object *cfg, bool ctr, bool net_admin)
    probe, bound in read-only, with PROBE_ARGS. */
 static int
 cri_write_configs (const struct prove_opts *o, const char *dir, const char *name, const char *uid,
-                   char *const *probe_args, kg_error_t *err)
+                   const char *token, char *const *probe_args, kg_error_t *err)
 {
   json_object *pod = json_object_new_object (), *ctr = json_object_new_object ();
   json_object *meta;
@@ -1164,6 +1175,16 @@ cri_write_configs (const struct prove_opts *o, const char *dir, const char *name
   jset (jobj (ctr, "image"), "image", json_object_new_string (o->image));
   jset (ctr, "command", jstrings ((const char *const[]){ PROBE_IN_CANARY, NULL }));
   jset (ctr, "args", jstrings ((const char *const *) probe_args));
+  {
+    /* The canary's token (drift.h, DRIFT_WINDOW), in a file of the run's
+       directory, never an argv. */
+    json_object *envs = json_object_new_array (), *e = json_object_new_object ();
+
+    jset (e, "key", json_object_new_string (DRIFT_TOKEN_ENV));
+    jset (e, "value", json_object_new_string (token));
+    json_object_array_add (envs, e);
+    jset (ctr, "envs", envs);
+  }
   jset (ctr, "log_path", json_object_new_string ("probe.log"));
   jset (jobj (ctr, "labels"), CANARY_LABEL, json_object_new_string ("canary"));
   jset (m, "container_path", json_object_new_string (PROBE_IN_CANARY));
@@ -1298,8 +1319,8 @@ prove_usage (FILE *out)
          "                       default --memory 256m, ctr: --memory-limit 268435456;\n"
          "                       crictl: not taken, the pod asks for 256 MiB)\n"
          "  --net-admin          give the canary CAP_NET_ADMIN, so that prove.forward can\n"
-         "                       route as a guest's kernel can (the default but under\n"
-         "                       crictl: the guard allows it to this run's canary alone)\n"
+         "                       route as a guest's kernel can (the default: the guard\n"
+         "                       allows it to this run's canary alone)\n"
          "  --no-net-admin       do not (prove.forward is then not proven)\n"
          "  --probe PATH         the probe (default " PKGLIBEXECDIR "/kata-guard-probe)\n"
          "  --timeout SECONDS    for the whole canary (default 120)\n"
@@ -1428,7 +1449,6 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
   struct timespec t0, t1;
   struct sigaction sa;
   int c, status, lock_fd = -1;
-  bool net_admin_asked = false;
   char *end;
   long v;
 
@@ -1474,7 +1494,7 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
           return KG_EXIT_USAGE;
         break;
       case O_NET_ADMIN:
-        o.net_admin = net_admin_asked = true;
+        o.net_admin = true;
         break;
       case O_NO_NET_ADMIN:
         o.net_admin = false;
@@ -1519,10 +1539,6 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
     o.kind = ENG_CRICTL;
   else
     return kg_error (err, 0, "--engine %s: docker, podman, ctr or crictl", engine), KG_EXIT_USAGE;
-  /* crictl opens no window (its pod is judged as any other): its canary
-     holds CAP_NET_ADMIN only when asked for, under [policy] capabilities. */
-  if (o.kind == ENG_CRICTL && ! net_admin_asked)
-    o.net_admin = false;
   if (o.kind == ENG_CRICTL && (o.network != NULL || o.n_run_args > 0))
     return kg_error (err, 0,
                      "--engine crictl takes no --%s: the pod is the one a kubelet asks for "
@@ -1635,46 +1651,45 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
   /* The window (drift.h, DRIFT_WINDOW): the canary's token, so that the
      guard tells this run's canary from every other start (CAP_NET_ADMIN
      for it alone); under validate --prove also the candidate it is
-     judged against; under CRI the pod is judged as any other. */
-  if (o.kind != ENG_CRICTL)
-    {
-      unsigned char b[16], md[SHA256_LEN];
-      int fd;
+     judged against. */
+  {
+    unsigned char b[16], md[SHA256_LEN];
+    int fd;
 
-      window_files = true;
-      if (getrandom (b, sizeof b, 0) != (ssize_t) sizeof b)
-        return remove_run_dir (), kg_error (err, errno, "no random token for the canary"),
-               KG_EXIT_FAIL;
-      for (size_t i = 0; i < sizeof b; i++)
-        sprintf (token + 2 * i, "%02x", b[i]);
-      if (setenv (DRIFT_TOKEN_ENV, token, 1) < 0)
-        return remove_run_dir (), kg_error (err, errno, "setenv"), KG_EXIT_FAIL;
-      if (candidate != NULL
-          && writer_replace (DRIFT_CANDIDATE, candidate, strlen (candidate), WRITER_PRIVATE,
-                             WRITER_DIR_PRIVATE, err)
-                 < 0)
-        return remove_run_dir (), kg_error_prefix (err, "the candidate record"), KG_EXIT_FAIL;
-      if (candidate != NULL)
-        {
-          sha256_mem (candidate, strlen (candidate), md);
-          sha256_hex (md, record);
-        }
-      o.window = true;
-      if (o.kind == ENG_CTR)
-        {
-          snprintf (env_file, sizeof env_file, "%s/env", marker_dir);
-          fd = open (env_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-          if (fd < 0 || dprintf (fd, DRIFT_TOKEN_ENV "=%s\n", token) < 0)
-            {
-              kg_error (err, errno, "cannot write %s", env_file);
-              if (fd >= 0)
-                close (fd);
-              return remove_run_dir (), KG_EXIT_FAIL;
-            }
-          close (fd);
-          o.env_file = env_file;
-        }
-    }
+    window_files = true;
+    if (getrandom (b, sizeof b, 0) != (ssize_t) sizeof b)
+      return remove_run_dir (), kg_error (err, errno, "no random token for the canary"),
+             KG_EXIT_FAIL;
+    for (size_t i = 0; i < sizeof b; i++)
+      sprintf (token + 2 * i, "%02x", b[i]);
+    if (setenv (DRIFT_TOKEN_ENV, token, 1) < 0)
+      return remove_run_dir (), kg_error (err, errno, "setenv"), KG_EXIT_FAIL;
+    if (candidate != NULL
+        && writer_replace (DRIFT_CANDIDATE, candidate, strlen (candidate), WRITER_PRIVATE,
+                           WRITER_DIR_PRIVATE, err)
+               < 0)
+      return remove_run_dir (), kg_error_prefix (err, "the candidate record"), KG_EXIT_FAIL;
+    if (candidate != NULL)
+      {
+        sha256_mem (candidate, strlen (candidate), md);
+        sha256_hex (md, record);
+      }
+    o.window = true;
+    if (o.kind == ENG_CTR)
+      {
+        snprintf (env_file, sizeof env_file, "%s/env", marker_dir);
+        fd = open (env_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 || dprintf (fd, DRIFT_TOKEN_ENV "=%s\n", token) < 0)
+          {
+            kg_error (err, errno, "cannot write %s", env_file);
+            if (fd >= 0)
+              close (fd);
+            return remove_run_dir (), KG_EXIT_FAIL;
+          }
+        close (fd);
+        o.env_file = env_file;
+      }
+  }
 
   left = remove_leftovers (&o);
   if (left > 0)
@@ -1735,7 +1750,9 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
       random_hex (hex, 16);
       snprintf (uid, sizeof uid, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16,
                 hex + 20);
-      if (cri_write_configs (&o, marker_dir, name, uid, probe_args, &werr) < 0)
+      /* The window before the pod starts: its ids are given after. */
+      if (cri_write_configs (&o, marker_dir, name, uid, token, probe_args, &werr) < 0
+          || window_write ("", uid, token, o.net_admin, record, o.timeout_s, &werr) < 0)
         status = -1, out = strdup (werr->msg);
       else
         status = cri_canary (&o, marker_dir, o.timeout_s * 1000, pod, sizeof pod, rm_argv, &out);
@@ -1759,7 +1776,8 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
                    comp_dnet);
       if (o.window && o.kind != ENG_CTR)
         status = window_canary (&o, run.v, token, record, &out);
-      else if (o.window && window_write (name, token, o.net_admin, record, o.timeout_s, &werr) < 0)
+      else if (o.window
+               && window_write (name, NULL, token, o.net_admin, record, o.timeout_s, &werr) < 0)
         status = -1, out = strdup (werr->msg);
       else
         status = run_capture (run.v, o.timeout_s * 1000, &out);

@@ -639,21 +639,51 @@ spec_token (struct jv *spec, char hex[SHA256_HEX_LEN + 1])
   return found == 1;
 }
 
-/* Whether this start is the canary of the `kata-guard validate --prove`
-   run in progress (drift.h, DRIFT_WINDOW): its container id the window's,
-   the token in its environment, the window unexpired, the candidate's
-   bytes the window's.  True with the candidate in R.  Anything else
-   (no window, another container, a window or candidate that is not
-   root's alone) is no canary: the start is judged against the record. */
-static bool
-prove_canary (const struct preflight *pf, struct posture *r)
+/* SPEC's annotation KEY (a string), or NULL. */
+static const char *
+spec_annotation (struct jv *spec, const char *key)
 {
-  const struct request *req = pf->req;
+  struct jv *a;
+
+  return jv_get_ex (spec, "annotations", &a) && jv_is_type (a, json_type_object) ? jstr (a, key)
+                                                                                 : NULL;
+}
+
+/* The SHA-256 of the pod uid containerd's CRI annotates SPEC with, into
+   HEX: false when it has none. */
+static bool
+cri_pod_uid (struct jv *spec, char hex[SHA256_HEX_LEN + 1])
+{
+  const char *uid = spec_annotation (spec, "io.kubernetes.cri.sandbox-uid");
+  unsigned char md[SHA256_LEN];
+
+  if (uid == NULL || *uid == '\0')
+    return false;
+  sha256_mem (uid, strlen (uid), md);
+  sha256_hex (md, hex);
+  return true;
+}
+
+/* Whether SPEC is a CRI pod's sandbox starting as itself (containerd's
+   annotations: its type, its sandbox id the start's container id). */
+static bool
+cri_own_sandbox (struct jv *spec, const struct request *req)
+{
+  const char *type = spec_annotation (spec, "io.kubernetes.cri.container-type");
+  const char *sid = spec_annotation (spec, "io.kubernetes.cri.sandbox-id");
+
+  return type != NULL && strcmp (type, "sandbox") == 0 && sid != NULL
+         && strcmp (sid, req->container_id) == 0;
+}
+
+bool
+prove_window_match (const struct request *req, struct jv *spec, struct prove_window *out)
+{
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *buf = NULL;
   cleanup_close int pfd = -1, fd = -1;
-  struct jv *w = NULL, *spec = NULL;
-  const char *format, *id, *token, *record;
+  struct jv *w = NULL, *own = NULL, *na = NULL, *rec = NULL;
+  const char *format, *id, *token, *pod;
   char hex[SHA256_HEX_LEN + 1];
   struct trust_info info;
   struct stat st;
@@ -661,7 +691,8 @@ prove_canary (const struct preflight *pf, struct posture *r)
   bool ok = false;
   size_t len;
 
-  if (req == NULL || req->container_id == NULL || req->bundle == NULL)
+  memset (out, 0, sizeof *out);
+  if (req == NULL || req->container_id == NULL || (spec == NULL && req->bundle == NULL))
     return false;
   pfd = trust_open (DRIFT_WINDOW, TRUST_FILE, &info, &err);
   if (pfd < 0 || info.symlinks > 0 || (info.st.st_mode & 077) != 0)
@@ -671,19 +702,58 @@ prove_canary (const struct preflight *pf, struct posture *r)
   if (fd < 0 || kg_read_fd_bounded (fd, DRIFT_WINDOW, 4096, &buf, &len, &err) < 0
       || (w = policy_json_parse (DRIFT_WINDOW, buf, len, false, &err)) == NULL)
     return false;
+  if (spec == NULL)
+    spec = own = policy_spec_load (req->bundle, &err);
   format = jstr (w, "format");
   id = jstr (w, "id");
   token = jstr (w, "token_sha256");
-  record = jstr (w, "record_sha256");
-  if (format != NULL && strcmp (format, DRIFT_WINDOW_FORMAT) == 0 && id != NULL && token != NULL
-      && record != NULL && jint (w, "expires", &expires) && strcmp (id, req->container_id) == 0
-      && (int64_t) time (NULL) <= expires && (spec = policy_spec_load (req->bundle, &err)) != NULL
-      && spec_token (spec, hex) && strcmp (hex, token) == 0)
-    ok = posture_load (DRIFT_CANDIDATE, r, hex, &err) == 0 && strcmp (hex, record) == 0;
+  pod = jstr (w, "pod_uid_sha256");
+  if (format == NULL || strcmp (format, DRIFT_WINDOW_FORMAT) != 0 || id == NULL || token == NULL
+      || ! jint (w, "expires", &expires) || (int64_t) time (NULL) > expires || spec == NULL
+      || ! jv_get_ex (w, "net_admin", &na) || ! jv_is_type (na, json_type_boolean)
+      || ! jv_get_ex (w, "record_sha256", &rec)
+      || ! (jv_is_type (rec, json_type_null)
+            || (jv_is_type (rec, json_type_string) && strlen (jv_string (rec)) == SHA256_HEX_LEN)))
+    ;
+  else if (id[0] != '\0')
+    /* docker, podman, ctr: the id the engine gave the canary, the token. */
+    ok = strcmp (id, req->container_id) == 0 && spec_token (spec, hex) && strcmp (hex, token) == 0;
+  else if (pod != NULL && cri_pod_uid (spec, hex) && strcmp (hex, pod) == 0)
+    /* A CRI pod (its ids are containerd's, given after it starts): the
+       pod's uid as prove chose it (128 random bits, in root's files
+       alone), as containerd's CRI annotates both the sandbox and its
+       containers; the canary's container holds the token too, and the
+       sandbox is the pod's own (its sandbox id its container id). */
+    ok = (spec_token (spec, hex) && strcmp (hex, token) == 0) || cri_own_sandbox (spec, req);
+  if (ok)
+    {
+      out->net_admin = jv_bool (na);
+      if (jv_is_type (rec, json_type_string))
+        snprintf (out->record, sizeof out->record, "%s", jv_string (rec));
+    }
+  jv_free (own);
+  jv_free (w);
+  return ok;
+}
+
+/* Whether this start is the canary of the `kata-guard validate --prove`
+   run in progress (prove_window_match, with a candidate named): true
+   with the candidate in R.  Anything else (no window, another container,
+   a plain prove's window, a window or candidate that is not root's
+   alone) is no canary: the start is judged against the record. */
+static bool
+prove_canary (const struct preflight *pf, struct posture *r)
+{
+  cleanup_error kg_error_t err = NULL;
+  struct prove_window w;
+  char hex[SHA256_HEX_LEN + 1];
+  bool ok;
+
+  if (! prove_window_match (pf->req, NULL, &w) || w.record[0] == '\0')
+    return false;
+  ok = posture_load (DRIFT_CANDIDATE, r, hex, &err) == 0 && strcmp (hex, w.record) == 0;
   if (! ok)
     posture_release (r);
-  jv_free (spec);
-  jv_free (w);
   return ok;
 }
 

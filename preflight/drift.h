@@ -16,6 +16,7 @@
 
 #include "error.h"
 #include "rundir.h"
+#include "sha256.h"
 
 struct preflight;
 
@@ -84,26 +85,48 @@ int posture_epoch (const char *path, int64_t *epoch, int64_t *proven, kg_error_t
    with the same digest and stat key, and the same proxy. */
 bool posture_same (const char *a, const char *b);
 
-/* The window of `kata-guard validate --prove` (kata-guard(8), PROVE): the
-   canary that run starts is judged against the posture it is about to
-   record (DRIFT_CANDIDATE), not the old record, with [drift]
-   require_proof waived for it alone.  validate's prove writes, under its
-   lock, root's alone (0600, directory 0700, where no container is given
-   anything): the candidate record, then, once the engine has given the
-   canary its id, DRIFT_WINDOW:
-     {"format": DRIFT_WINDOW_FORMAT, "id": the canary's container id,
+/* The window of `kata-guard prove` (kata-guard(8), PROVE): the one
+   canary a prove run started, told from every other start.  prove writes,
+   under its lock, root's alone (0600, directory 0700, where no container
+   is given anything), once the engine has given the canary its id,
+   DRIFT_WINDOW:
+     {"format": DRIFT_WINDOW_FORMAT, "id": the canary's container id
+      ("" for a CRI pod: its ids are given after it starts),
+      "pod_uid_sha256": for a CRI pod, SHA-256 of the uid prove gave it
+      (containerd's CRI annotates the sandbox and each container with it:
+      io.kubernetes.cri.sandbox-uid), else null,
       "token_sha256": SHA-256 of the canary's DRIFT_TOKEN_ENV value,
-      "record_sha256": SHA-256 of the candidate's bytes,
+      "net_admin": whether the canary may hold CAP_NET_ADMIN,
+      "record_sha256": SHA-256 of the candidate's bytes, or null,
       "expires": epoch seconds}
    The token (128 random bits) reaches the canary's environment from the
-   engine client's own (docker/podman -e NAME; ctr --env-file in the run's
-   directory), never an argv.  A start is judged against the candidate
-   only when its id is the window's, its config.json's process.env holds
-   the token, the window has not expired and the candidate's digest is the
-   window's; both files are removed when the canary ends. */
+   engine client's own (docker/podman -e NAME; ctr --env-file and CRI's
+   container config in the run's directory), never an argv.  A start is
+   the canary only while the window has not expired and when its id is
+   the window's and its config.json's process.env holds the token exactly
+   once; or, for a CRI pod, when its pod uid is the window's and it holds
+   the token (the container) or is the pod's own sandbox (its type
+   sandbox, its sandbox id its own).  The canary alone may then hold CAP_NET_ADMIN beyond [policy]
+   capabilities (net_admin: prove.forward routes as a guest's kernel
+   can), and under `kata-guard validate --prove` (record_sha256 set) it is
+   judged against the posture that run is about to record
+   (DRIFT_CANDIDATE) instead of the old record, with [drift] require_proof
+   waived for it alone.  Both files are removed when the canary ends. */
 #define DRIFT_WINDOW RUNDIR "/prove/window"
 #define DRIFT_CANDIDATE RUNDIR "/prove/candidate.json"
-#define DRIFT_WINDOW_FORMAT "kata-guard prove window 1"
+#define DRIFT_WINDOW_FORMAT "kata-guard prove window 2"
 #define DRIFT_TOKEN_ENV "KATA_GUARD_PROVE_TOKEN"
+
+struct request;
+struct jv;
+
+/* What the window grants the start REQ (its spec SPEC, or NULL: read
+   from REQ's bundle) when it is the canary: true with *W filled. */
+struct prove_window
+{
+  bool net_admin;                  /* CAP_NET_ADMIN beyond [policy] capabilities */
+  char record[SHA256_HEX_LEN + 1]; /* the candidate's digest, "" when none */
+};
+bool prove_window_match (const struct request *req, struct jv *spec, struct prove_window *w);
 
 #endif

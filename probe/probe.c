@@ -473,6 +473,16 @@ main (int argc, char **argv)
         name = v;
       else if (strcmp (k, "--timeout-ms") == 0)
         timeout_ms = atoi (v) > 0 ? atoi (v) : timeout_ms;
+      else if (strcmp (k, "--hold") == 0)
+        {
+          /* prove's companion: hold the network namespace the canary
+             joins for SECONDS, until prove removes it. */
+          unsigned left = (unsigned) (atoi (v) > 0 ? atoi (v) : 1);
+
+          while (left > 0)
+            left = sleep (left);
+          return 0;
+        }
       else
         {
           printf ("kg-probe error unknown-argument\n");

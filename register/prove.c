@@ -9,6 +9,12 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <net/route.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -80,19 +86,26 @@ way_out (const char *result)
   return strncmp (result, "connected", 9) == 0;
 }
 
-/* Why a probe's line is missing: the probe did not run, or stopped. */
+/* Why a probe's line is missing: the probe did not run, or stopped.
+   When it did not run, the first probe (prove.kernel) says why once,
+   the engine's words whole and the call as run; the others name it. */
 static void
 missing (struct report *rep, const char *id, const char *what, const struct prove_host *h,
          const char *out)
 {
-  if (strstr (out, "kg-probe 1\n") == NULL)
-    report_fail (rep, id, "start the canary by hand with the same engine call and read its error",
-                 "the probe did not run in the canary, so %s cannot be told%s%.400s", what,
-                 h->engine_says && *h->engine_says ? ": " : "",
-                 h->engine_says ? h->engine_says : "");
-  else
+  if (strstr (out, "kg-probe 1\n") != NULL)
     report_fail (rep, id, "run prove again; a probe cut short is a failure",
                  "the probe did not report %s (its output ended early)", what);
+  else if (report_find (rep, "prove.kernel") != NULL && strcmp (id, "prove.kernel") != 0)
+    report_fail (rep, id, "see prove.kernel",
+                 "the probe did not run in the canary, so %s cannot be told (why: prove.kernel)",
+                 what);
+  else
+    report_fail (rep, id, "start the canary by hand with the same engine call and read its error",
+                 "the probe did not run in the canary, so %s cannot be told%s%s%s%s%s", what,
+                 h->engine_says && *h->engine_says ? ": " : "",
+                 h->engine_says ? h->engine_says : "", h->call ? " (engine call: " : "",
+                 h->call ? h->call : "", h->call ? ")" : "");
 }
 
 static void
@@ -254,8 +267,8 @@ judge_forward (const char *out, const struct prove_host *h, struct report *rep)
                  "the canary has no interface but loopback: no host address to route through");
   else if (strncmp (fw, "cannot ", 7) == 0)
     report_fail (rep, "prove.forward",
-                 "run prove with --net-admin (the canary gets CAP_NET_ADMIN: allow NET_ADMIN in "
-                 "[policy] capabilities for the proof)",
+                 "run prove without --no-net-admin (its canary alone is given CAP_NET_ADMIN; "
+                 "crictl: with --net-admin and NET_ADMIN in [policy] capabilities)",
                  "the probe could not route through the host as a guest's kernel can (%s): not "
                  "proven",
                  fw + 7);
@@ -654,6 +667,14 @@ remove_leftovers (const struct prove_opts *o)
   return n;
 }
 
+/* ARGV as one line into B, a word with a space or a quote in quotes. */
+static void
+argv_text (struct kg_buf *b, char *const *argv)
+{
+  for (size_t i = 0; argv[i] != NULL; i++)
+    sb_printf (b, strpbrk (argv[i], " \"'") ? "%s'%s'" : "%s%s", i ? " " : "", argv[i]);
+}
+
 /* The engine call that starts the canary NAME, the probe bound in
    read-only and run with PROBE_ARGS. */
 static void
@@ -727,29 +748,235 @@ canary_argv (const struct prove_opts *o, const char *name, char *const *probe_ar
     arg (a, probe_args[i]);
 }
 
+/* ---- docker without --network: the reference design, for this run ------- */
+
+/* Whether the IPv4 address ADDR is in SUBNET ("A.B.C.D/N"). */
+static bool
+in_subnet (const struct in_addr *addr, const char *subnet)
+{
+  char net[64];
+  struct in_addr a;
+  const char *slash = strchr (subnet, '/');
+  long bits;
+  uint32_t mask;
+
+  if (slash == NULL || (size_t) (slash - subnet) >= sizeof net)
+    return false;
+  memcpy (net, subnet, (size_t) (slash - subnet));
+  net[slash - subnet] = '\0';
+  bits = strtol (slash + 1, NULL, 10);
+  if (inet_pton (AF_INET, net, &a) != 1 || bits < 0 || bits > 32)
+    return false;
+  mask = bits == 0 ? 0 : htonl (~UINT32_C (0) << (32 - bits));
+  return (a.s_addr & mask) == (addr->s_addr & mask);
+}
+
+/* The Docker network (its name into NET) that holds the proxy's address,
+   an internal one first: where production's companions are. */
+static int
+docker_proxy_network (const struct prove_opts *o, char *net, size_t net_size, kg_error_t *err)
+{
+  struct argv_buf a = { .n = 0 };
+  cleanup_free char *ids = NULL, *out = NULL;
+  char host[64], *save = NULL, *tok;
+  const char *colon = strrchr (o->proxy, ':');
+  struct in_addr proxy;
+  bool internal = false;
+
+  if (colon == NULL || (size_t) (colon - o->proxy) >= sizeof host)
+    return kg_error (err, 0, "the proxy %s is not ADDR:PORT", o->proxy);
+  memcpy (host, o->proxy, (size_t) (colon - o->proxy));
+  host[colon - o->proxy] = '\0';
+  if (inet_pton (AF_INET, host, &proxy) != 1)
+    return kg_error (err, 0,
+                     "the proxy %s is no IPv4 address of a Docker network: name the agents' "
+                     "network with --network container:COMPANION",
+                     o->proxy);
+  engine_prefix (o, &a);
+  arg (&a, "network");
+  arg (&a, "ls");
+  arg (&a, "-q");
+  if (run_capture (a.v, 30000, &ids) != 0 || ids == NULL)
+    return kg_error (err, 0, "%s network ls failed: %.300s", o->engine_bin, ids ? ids : "");
+  a.n = 0;
+  engine_prefix (o, &a);
+  arg (&a, "network");
+  arg (&a, "inspect");
+  arg (&a, "--format");
+  arg (&a, "{{.Name}} {{.Internal}} {{range .IPAM.Config}}{{.Subnet}} {{end}}");
+  for (tok = strtok_r (ids, "\n", &save); tok != NULL; tok = strtok_r (NULL, "\n", &save))
+    if (hex_id (tok))
+      arg (&a, tok);
+  net[0] = '\0';
+  if (run_capture (a.v, 30000, &out) != 0 || out == NULL)
+    return kg_error (err, 0, "%s network inspect failed: %.300s", o->engine_bin, out ? out : "");
+  for (tok = strtok_r (out, "\n", &save); tok != NULL; tok = strtok_r (NULL, "\n", &save))
+    {
+      char *w = NULL, *name = strtok_r (tok, " ", &w), *in = strtok_r (NULL, " ", &w), *sub;
+      bool is_internal = in != NULL && strcmp (in, "true") == 0;
+
+      if (name == NULL || in == NULL || (internal && ! is_internal))
+        continue;
+      while ((sub = strtok_r (NULL, " ", &w)) != NULL)
+        if (in_subnet (&proxy, sub) && (net[0] == '\0' || (is_internal && ! internal)))
+          {
+            snprintf (net, net_size, "%s", name);
+            internal = is_internal;
+          }
+    }
+  if (net[0] == '\0')
+    return kg_error (err, 0,
+                     "no Docker network holds the proxy %s (the agents' internal network, "
+                     "as in the reference design): name the agents' network with --network "
+                     "container:COMPANION",
+                     o->proxy);
+  return 0;
+}
+
+/* Remove every default route (IPv4 and IPv6) from the network namespace
+   of process PID, as the reference design's companion does: its network's
+   addresses stay, its way out is the proxy alone.  0, or -1 with *ERR. */
+static int
+drop_default_routes (unsigned long pid, kg_error_t *err)
+{
+  char path[64];
+  pid_t child;
+  int status;
+
+  snprintf (path, sizeof path, "/proc/%lu/ns/net", pid);
+  child = fork ();
+  if (child < 0)
+    return kg_error (err, errno, "fork");
+  if (child == 0)
+    {
+      int ns = open (path, O_RDONLY | O_CLOEXEC), s4, s6, bad = 0;
+      struct rtentry rt;
+      struct in6_rtmsg rt6;
+
+      if (ns < 0 || setns (ns, CLONE_NEWNET) < 0)
+        _exit (1);
+      s4 = socket (AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      s6 = socket (AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      for (int i = 0; s4 >= 0 && i < 64; i++)
+        {
+          memset (&rt, 0, sizeof rt);
+          rt.rt_dst.sa_family = AF_INET;
+          rt.rt_genmask.sa_family = AF_INET;
+          rt.rt_flags = RTF_UP;
+          if (ioctl (s4, SIOCDELRT, &rt) < 0)
+            {
+              bad |= errno != ESRCH;
+              break;
+            }
+        }
+      for (int i = 0; s6 >= 0 && i < 64; i++)
+        {
+          memset (&rt6, 0, sizeof rt6);
+          rt6.rtmsg_flags = RTF_UP;
+          rt6.rtmsg_metric = 0;
+          if (ioctl (s6, SIOCDELRT, &rt6) < 0)
+            break;
+        }
+      _exit (bad ? 2 : 0);
+    }
+  if (waitpid (child, &status, 0) < 0 || ! WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return kg_error (err, 0, "cannot remove the default routes of %s", path);
+  return 0;
+}
+
+/* docker, no --network: the reference design for this run.  A companion
+   NAME (runc, the probe holding it open) on the Docker network that holds
+   the proxy (its name into NET), its default routes removed; the canary
+   joins it (--network container:ID, into NETWORK).  ID is the
+   companion's. */
+static int
+docker_companion (struct prove_opts *o, const char *name, char *id, size_t id_size, char *net,
+                  size_t net_size, char *network, size_t network_size, char *mount,
+                  size_t mount_size, kg_error_t *err)
+{
+  struct argv_buf a = { .n = 0 };
+  cleanup_free char *out = NULL;
+  unsigned long pid;
+
+  id[0] = '\0';
+  if (docker_proxy_network (o, net, net_size, err) < 0)
+    return -1;
+  snprintf (mount, mount_size, "%s:" PROBE_IN_CANARY ":ro", o->probe);
+  engine_prefix (o, &a);
+  arg (&a, "run");
+  arg (&a, "-d");
+  arg (&a, "--name");
+  arg (&a, name);
+  arg (&a, "--runtime");
+  arg (&a, "runc");
+  arg (&a, "--network");
+  arg (&a, net);
+  arg (&a, "-v");
+  arg (&a, mount);
+  arg (&a, "--entrypoint");
+  arg (&a, PROBE_IN_CANARY);
+  arg (&a, o->image);
+  arg (&a, "--hold");
+  arg (&a, "3600");
+  if (run_capture (a.v, o->timeout_s * 1000, &out) != 0 || ! last_id (out, id, id_size))
+    return kg_error (err, 0, "the companion on network %s did not start: %.600s", net,
+                     out ? out : "");
+  a.n = 0;
+  engine_prefix (o, &a);
+  arg (&a, "inspect");
+  arg (&a, "--format");
+  arg (&a, "{{.State.Pid}}");
+  arg (&a, id);
+  free (out);
+  out = NULL;
+  if (run_capture (a.v, 30000, &out) != 0 || out == NULL || (pid = strtoul (out, NULL, 10)) == 0)
+    return kg_error (err, 0, "the companion %s has no process: %.300s", name, out ? out : "");
+  if (drop_default_routes (pid, err) < 0)
+    return -1;
+  snprintf (network, network_size, "container:%s", id);
+  o->network = network;
+  return 0;
+}
+
 /* ---- validate --prove's window (drift.h) -------------------------------- */
 
-/* DRIFT_WINDOW for the canary ID: the SHA-256 of its TOKEN and of the
-   candidate's bytes (RECORD, hex), until the canary's deadline. */
+/* DRIFT_WINDOW for the canary ID (a CRI pod: "", and POD_UID the uid
+   prove gave the pod; else NULL): the SHA-256 of its TOKEN, whether it
+   may hold CAP_NET_ADMIN (NET_ADMIN), and under validate --prove the
+   SHA-256 of the candidate's bytes (RECORD, hex; "" for none), until the
+   canary's deadline. */
 static int
-window_write (const char *id, const char *token, const char *record, int timeout_s, kg_error_t *err)
+window_write (const char *id, const char *pod_uid, const char *token, bool net_admin,
+              const char *record, int timeout_s, kg_error_t *err)
 {
   unsigned char md[SHA256_LEN];
-  char th[SHA256_HEX_LEN + 1], text[600];
+  char th[SHA256_HEX_LEN + 1], text[800], rec[SHA256_HEX_LEN + 3] = "null";
+  char pod[SHA256_HEX_LEN + 3] = "null";
   int n;
 
   sha256_mem (token, strlen (token), md);
   sha256_hex (md, th);
+  if (record[0] != '\0')
+    snprintf (rec, sizeof rec, "\"%s\"", record);
+  if (pod_uid != NULL)
+    {
+      sha256_mem (pod_uid, strlen (pod_uid), md);
+      pod[0] = '"';
+      sha256_hex (md, pod + 1);
+      strcat (pod, "\"");
+    }
   n = snprintf (text, sizeof text,
-                "{\"format\": \"" DRIFT_WINDOW_FORMAT "\", \"id\": \"%s\", \"token_sha256\": "
-                "\"%s\", \"record_sha256\": \"%s\", \"expires\": %lld}\n",
-                id, th, record, (long long) time (NULL) + timeout_s + 5);
+                "{\"format\": \"" DRIFT_WINDOW_FORMAT "\", \"id\": \"%s\", \"pod_uid_sha256\": "
+                "%s, \"token_sha256\": \"%s\", \"net_admin\": %s, \"record_sha256\": %s, "
+                "\"expires\": %lld}\n",
+                id, pod, th, net_admin ? "true" : "false", rec,
+                (long long) time (NULL) + timeout_s + 5);
   if (n < 0 || (size_t) n >= sizeof text)
     return kg_error (err, 0, "the canary's id is too long for " DRIFT_WINDOW);
   return writer_replace (DRIFT_WINDOW, text, (size_t) n, WRITER_PRIVATE, WRITER_DIR_PRIVATE, err);
 }
 
-/* docker, podman under validate --prove: CREATE (the canary created, not
+/* docker, podman: CREATE (the canary created, not
    started), the window for the id the engine gave it, then `start -a`:
    its status and output as run_capture's. */
 static int
@@ -766,7 +993,7 @@ window_canary (const struct prove_opts *o, char *const *create, const char *toke
     return status;
   if (! last_id (*out, id, sizeof id))
     return -1;
-  if (window_write (id, token, record, o->timeout_s, &err) < 0)
+  if (window_write (id, NULL, token, o->net_admin, record, o->timeout_s, &err) < 0)
     {
       free (*out);
       *out = strdup (err->msg);
@@ -924,7 +1151,7 @@ cri_linux (json_object *cfg, bool ctr, bool net_admin)
    probe, bound in read-only, with PROBE_ARGS. */
 static int
 cri_write_configs (const struct prove_opts *o, const char *dir, const char *name, const char *uid,
-                   char *const *probe_args, kg_error_t *err)
+                   const char *token, char *const *probe_args, kg_error_t *err)
 {
   json_object *pod = json_object_new_object (), *ctr = json_object_new_object ();
   json_object *meta;
@@ -948,6 +1175,16 @@ cri_write_configs (const struct prove_opts *o, const char *dir, const char *name
   jset (jobj (ctr, "image"), "image", json_object_new_string (o->image));
   jset (ctr, "command", jstrings ((const char *const[]){ PROBE_IN_CANARY, NULL }));
   jset (ctr, "args", jstrings ((const char *const *) probe_args));
+  {
+    /* The canary's token (drift.h, DRIFT_WINDOW), in a file of the run's
+       directory, never an argv. */
+    json_object *envs = json_object_new_array (), *e = json_object_new_object ();
+
+    jset (e, "key", json_object_new_string (DRIFT_TOKEN_ENV));
+    jset (e, "value", json_object_new_string (token));
+    json_object_array_add (envs, e);
+    jset (ctr, "envs", envs);
+  }
   jset (ctr, "log_path", json_object_new_string ("probe.log"));
   jset (jobj (ctr, "labels"), CANARY_LABEL, json_object_new_string ("canary"));
   jset (m, "container_path", json_object_new_string (PROBE_IN_CANARY));
@@ -1066,7 +1303,10 @@ prove_usage (FILE *out)
          "                       runtime handler; ctr: io.containerd.kata-guard.v2)\n"
          "  --network NET        docker/podman --network (e.g. container:COMPANION);\n"
          "                       ctr: a network namespace path; crictl: not taken (the\n"
-         "                       pod's network is the one CNI gives every pod)\n"
+         "                       pod's network is the one CNI gives every pod); docker's\n"
+         "                       default: the reference design, made for the run (a\n"
+         "                       companion on the Docker network holding the proxy, no\n"
+         "                       default route), removed after it\n"
          "  --proxy ADDR:PORT    the egress proxy as the canary reaches it (default: the\n"
          "                       guard configuration's [egress] proxy)\n"
          "  --outside ADDR:PORT  an outside address to try directly (default 1.1.1.1:443)\n"
@@ -1079,7 +1319,9 @@ prove_usage (FILE *out)
          "                       default --memory 256m, ctr: --memory-limit 268435456;\n"
          "                       crictl: not taken, the pod asks for 256 MiB)\n"
          "  --net-admin          give the canary CAP_NET_ADMIN, so that prove.forward can\n"
-         "                       route as a guest's kernel can\n"
+         "                       route as a guest's kernel can (the default: the guard\n"
+         "                       allows it to this run's canary alone)\n"
+         "  --no-net-admin       do not (prove.forward is then not proven)\n"
          "  --probe PATH         the probe (default " PKGLIBEXECDIR "/kata-guard-probe)\n"
          "  --timeout SECONDS    for the whole canary (default 120)\n"
          "  --config FILE        the guard configuration ([egress] proxy)\n"
@@ -1154,6 +1396,7 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
     O_ENGINE_ARG,
     O_RUN_ARG,
     O_NET_ADMIN,
+    O_NO_NET_ADMIN,
     O_PROBE,
     O_TIMEOUT,
     O_FORMAT,
@@ -1172,6 +1415,7 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
     { "engine-arg", required_argument, NULL, O_ENGINE_ARG },
     { "run-arg", required_argument, NULL, O_RUN_ARG },
     { "net-admin", no_argument, NULL, O_NET_ADMIN },
+    { "no-net-admin", no_argument, NULL, O_NO_NET_ADMIN },
     { "probe", required_argument, NULL, O_PROBE },
     { "timeout", required_argument, NULL, O_TIMEOUT },
     { "format", required_argument, NULL, O_FORMAT },
@@ -1180,9 +1424,11 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
     { "help", no_argument, NULL, 'h' },
     { NULL, 0, NULL, 0 },
   };
-  struct prove_opts o = {
-    .kind = ENG_DOCKER, .outside = "1.1.1.1:443", .metadata = "169.254.169.254:80", .timeout_s = 120
-  };
+  struct prove_opts o = { .kind = ENG_DOCKER,
+                          .outside = "1.1.1.1:443",
+                          .metadata = "169.254.169.254:80",
+                          .timeout_s = 120,
+                          .net_admin = true };
   const char *engine = NULL, *format = "text", *config_path = guard_config_default_path ();
   cleanup_free char *probe = NULL, *proxy = NULL, *out = NULL, *init = NULL;
   cleanup_free char *boot_id = NULL, *marker_dir = NULL, *marker = NULL;
@@ -1191,6 +1437,10 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
   struct report *rep = rep_out;
   char name[sizeof CANARY_PREFIX + 40], word[40], timeout_ms[16], mount[4200], withns[4200];
   char token[40] = "", record[SHA256_HEX_LEN + 1] = "", env_file[4200];
+  char comp_name[sizeof CANARY_PREFIX + 40] = "", comp_id[160], comp_net[200], comp_mount[4200];
+  char comp_dnet[256] = "";
+  struct argv_buf comp_rm = { .n = 0 };
+  cleanup_kg_buf struct kg_buf call = { 0 };
   struct argv_buf run = { .n = 0 }, rm_argv[MAX_STEPS];
   char *probe_args[40];
   size_t np = 0, left;
@@ -1245,6 +1495,9 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
         break;
       case O_NET_ADMIN:
         o.net_admin = true;
+        break;
+      case O_NO_NET_ADMIN:
+        o.net_admin = false;
         break;
       case O_PROBE:
         o.probe = optarg;
@@ -1395,47 +1648,79 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
   probe_args[np++] = timeout_ms;
   probe_args[np] = NULL;
 
-  /* validate --prove: the candidate, and the canary's token (drift.h,
-     DRIFT_WINDOW); under CRI the pod is judged against the record. */
-  if (candidate != NULL && o.kind != ENG_CRICTL)
-    {
-      unsigned char b[16], md[SHA256_LEN];
-      int fd;
+  /* The window (drift.h, DRIFT_WINDOW): the canary's token, so that the
+     guard tells this run's canary from every other start (CAP_NET_ADMIN
+     for it alone); under validate --prove also the candidate it is
+     judged against. */
+  {
+    unsigned char b[16], md[SHA256_LEN];
+    int fd;
 
-      window_files = true;
-      if (getrandom (b, sizeof b, 0) != (ssize_t) sizeof b)
-        return remove_run_dir (), kg_error (err, errno, "no random token for the canary"),
-               KG_EXIT_FAIL;
-      for (size_t i = 0; i < sizeof b; i++)
-        sprintf (token + 2 * i, "%02x", b[i]);
-      if (setenv (DRIFT_TOKEN_ENV, token, 1) < 0
-          || writer_replace (DRIFT_CANDIDATE, candidate, strlen (candidate), WRITER_PRIVATE,
-                             WRITER_DIR_PRIVATE, err)
-                 < 0)
-        return remove_run_dir (), kg_error_prefix (err, "the candidate record"), KG_EXIT_FAIL;
-      sha256_mem (candidate, strlen (candidate), md);
-      sha256_hex (md, record);
-      o.window = true;
-      if (o.kind == ENG_CTR)
-        {
-          snprintf (env_file, sizeof env_file, "%s/env", marker_dir);
-          fd = open (env_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-          if (fd < 0 || dprintf (fd, DRIFT_TOKEN_ENV "=%s\n", token) < 0)
-            {
-              kg_error (err, errno, "cannot write %s", env_file);
-              if (fd >= 0)
-                close (fd);
-              return remove_run_dir (), KG_EXIT_FAIL;
-            }
-          close (fd);
-          o.env_file = env_file;
-        }
-    }
+    window_files = true;
+    if (getrandom (b, sizeof b, 0) != (ssize_t) sizeof b)
+      return remove_run_dir (), kg_error (err, errno, "no random token for the canary"),
+             KG_EXIT_FAIL;
+    for (size_t i = 0; i < sizeof b; i++)
+      sprintf (token + 2 * i, "%02x", b[i]);
+    if (setenv (DRIFT_TOKEN_ENV, token, 1) < 0)
+      return remove_run_dir (), kg_error (err, errno, "setenv"), KG_EXIT_FAIL;
+    if (candidate != NULL
+        && writer_replace (DRIFT_CANDIDATE, candidate, strlen (candidate), WRITER_PRIVATE,
+                           WRITER_DIR_PRIVATE, err)
+               < 0)
+      return remove_run_dir (), kg_error_prefix (err, "the candidate record"), KG_EXIT_FAIL;
+    if (candidate != NULL)
+      {
+        sha256_mem (candidate, strlen (candidate), md);
+        sha256_hex (md, record);
+      }
+    o.window = true;
+    if (o.kind == ENG_CTR)
+      {
+        snprintf (env_file, sizeof env_file, "%s/env", marker_dir);
+        fd = open (env_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 || dprintf (fd, DRIFT_TOKEN_ENV "=%s\n", token) < 0)
+          {
+            kg_error (err, errno, "cannot write %s", env_file);
+            if (fd >= 0)
+              close (fd);
+            return remove_run_dir (), KG_EXIT_FAIL;
+          }
+        close (fd);
+        o.env_file = env_file;
+      }
+  }
 
   left = remove_leftovers (&o);
   if (left > 0)
     fprintf (stderr, "kata-guard: prove: removed %zu canar%s an earlier run left\n", left,
              left == 1 ? "y" : "ies");
+  /* docker without --network: the reference design, made for this run
+     (a companion on the proxy's network, no default route). */
+  if (o.kind == ENG_DOCKER && o.network == NULL)
+    {
+      char hex[40];
+
+      random_hex (hex, 12);
+      snprintf (comp_name, sizeof comp_name, CANARY_PREFIX "%s", hex);
+      comp_rm.n = 0;
+      engine_prefix (&o, &comp_rm);
+      arg (&comp_rm, "rm");
+      arg (&comp_rm, "-f");
+      arg (&comp_rm, comp_name);
+      if (docker_companion (&o, comp_name, comp_id, sizeof comp_id, comp_dnet, sizeof comp_dnet,
+                            comp_net, sizeof comp_net, comp_mount, sizeof comp_mount, err)
+          < 0)
+        {
+          run_quiet (comp_rm.v);
+          unsetenv (DRIFT_TOKEN_ENV);
+          return remove_run_dir (), kg_error_prefix (err, "prove's companion"), KG_EXIT_FAIL;
+        }
+      fprintf (stderr,
+               "kata-guard: prove: the canary joins prove's companion %s on Docker network %s "
+               "(its default route removed: the reference design)\n",
+               comp_name, comp_dnet);
+    }
 
   /* An interrupt from here on removes the canary before prove exits
      (a CRI pod's: once its id is known). */
@@ -1445,6 +1730,8 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
 
       for (size_t s = 0; s < n; s++)
         cleanup_argv[s] = rm_argv[s].v;
+      if (comp_name[0] != '\0')
+        cleanup_argv[n] = comp_rm.v;
       cleanup_pause = o.kind == ENG_CTR;
     }
   memset (&sa, 0, sizeof sa);
@@ -1463,7 +1750,9 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
       random_hex (hex, 16);
       snprintf (uid, sizeof uid, "%.8s-%.4s-%.4s-%.4s-%.12s", hex, hex + 8, hex + 12, hex + 16,
                 hex + 20);
-      if (cri_write_configs (&o, marker_dir, name, uid, probe_args, &werr) < 0)
+      /* The window before the pod starts: its ids are given after. */
+      if (cri_write_configs (&o, marker_dir, name, uid, token, probe_args, &werr) < 0
+          || window_write ("", uid, token, o.net_admin, record, o.timeout_s, &werr) < 0)
         status = -1, out = strdup (werr->msg);
       else
         status = cri_canary (&o, marker_dir, o.timeout_s * 1000, pod, sizeof pod, rm_argv, &out);
@@ -1479,13 +1768,22 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
       cleanup_error kg_error_t werr = NULL;
 
       canary_argv (&o, name, probe_args, &run, mount, sizeof mount, withns, sizeof withns);
+      argv_text (&call, run.v);
+      if (o.window && o.kind != ENG_CTR)
+        sb_printf (&call, ", then %s start -a ID", o.engine_bin);
+      if (comp_name[0] != '\0')
+        sb_printf (&call, "; the network: prove's companion %s on Docker network %s", comp_name,
+                   comp_dnet);
       if (o.window && o.kind != ENG_CTR)
         status = window_canary (&o, run.v, token, record, &out);
-      else if (o.window && window_write (name, token, record, o.timeout_s, &werr) < 0)
+      else if (o.window
+               && window_write (name, NULL, token, o.net_admin, record, o.timeout_s, &werr) < 0)
         status = -1, out = strdup (werr->msg);
       else
         status = run_capture (run.v, o.timeout_s * 1000, &out);
       remove_canary (&o, name);
+      if (comp_name[0] != '\0')
+        run_quiet (comp_rm.v);
     }
   for (size_t i = 0; i < ARRAY_SIZE (cleanup_argv); i++)
     cleanup_argv[i] = NULL;
@@ -1500,20 +1798,20 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
   if (out == NULL && (out = strdup ("")) == NULL)
     return kg_error (err, ENOMEM, "out of memory"), KG_EXIT_FAIL;
   {
-    /* What the engine said, when the probe did not run: its last line. */
+    /* What the engine said, when the probe did not run: the guard's
+       refusal whole (every reason), else the engine's last 2000 bytes;
+       lines joined. */
     const char *refusal = strstr (out, "kata-guard: refusing to start container");
-    char *said = refusal ? strndup (refusal, 400) : out[0] ? strdup (out) : NULL;
+    char *said = refusal ? strdup (refusal) : out[0] ? strdup (out) : NULL;
 
     if (said != NULL)
       {
         size_t l = strlen (said);
 
-        /* Its last 300 bytes, lines joined: docker ends its refusal
-           with a line of advice. */
         while (l > 0 && said[l - 1] == '\n')
           said[--l] = '\0';
-        if (refusal == NULL && l > 300)
-          memmove (said, said + l - 300, 301);
+        if (refusal == NULL && l > 2000)
+          memmove (said, said + l - 2000, 2001);
         for (char *p = said; *p; p++)
           if (*p == '\n')
             *p = ' ';
@@ -1526,6 +1824,7 @@ prove_collect (int argc, char **argv, const char *candidate, bool *usage, struct
           said = NULL;
       }
     host.engine_says = said;
+    host.call = call.len > 0 ? sb_str (&call) : NULL;
     prove_judge (out, &host, rep);
     free (said);
     host.engine_says = NULL;

@@ -24,6 +24,7 @@ struct prove_host
   const char *outside;     /* the outside address tried, ADDR:PORT */
   const char *proxy;       /* the proxy, ADDR:PORT */
   const char *engine_says; /* the engine's own words when no probe line came (or NULL) */
+  const char *call;        /* the engine call that started the canary, as run (or NULL) */
   /* The statuses that mean the proxy denied, as egress.denies reads them
      ([egress] expect_status, else deny_statuses). */
   const int64_t *deny;

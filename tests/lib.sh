@@ -11,6 +11,9 @@
 #                     installed as an EXIT trap by kg_tree_create; it then
 #                     runs $KG_ON_EXIT (a test's own cleanup command).
 #
+# Sourced as root, lib.sh first runs the test again in a mount namespace
+# of its own, with the guard's host state private to it (below).
+#
 # Variables set: KG_TREE (the root of the tree), KG_KATA_CONFIG,
 # KG_RUNTIME, KG_KERNEL, KG_IMAGE, KG_PROXY_PORT, KG_PROXY_PID.
 # KG_TREE_RUNTIME (optional, before kg_tree_create): a file to copy in as
@@ -23,6 +26,49 @@ KG_IMMUTABLE=""
 # KG_UNIT_ONLY=1 (make check-unit): as if not root, so that a unit test's
 # parts that need root (a root-owned tree, tinyproxy, /dev/kvm) skip.
 kg_is_root() { [ -z "${KG_UNIT_ONLY:-}" ] && [ "$(id -u)" -eq 0 ]; }
+
+# The guard's host state, private to each test.  The guard keeps it in
+# two directories: /run/kata-guard (rundir.h: the runtime and capacity
+# records, the SHA-256 digest cache, prove's markers and lock, drift's
+# window) and /var/lib/kata-guard (conf.h: the registrations record, the
+# default posture record).  Sourced as root, lib.sh runs the test again
+# under unshare --mount --propagation private, and there mounts a tmpfs
+# of the test's own on each: the guards its daemons start (they inherit
+# the namespace) see this test's records, cache and locks only, never the
+# host's live guard's nor another test's, so make -j check runs the engine
+# tests side by side, and nothing a test does there outlives it.  Only a
+# missing mount point is made on the host (empty, 0700, as the guard
+# makes it).  KG_PRIVATE_STATE: unset (not yet), "new" (run again, to
+# mount) or "yes" (done; what the test's children inherit, and what
+# tests/matrix.sh gives its inner tests, whose root's /run is a tmpfs of
+# that run's own already).  Where that cannot be made (root without
+# CAP_SYS_ADMIN, no unshare, unshare -r), a test that runs as root skips,
+# and check-unit's (KG_UNIT_ONLY) goes on, saying so.
+KG_STATE_DIRS="/run/kata-guard /var/lib/kata-guard"
+case ${KG_PRIVATE_STATE:-} in
+  yes) ;;
+  new)
+    for kg_d in $KG_STATE_DIRS; do
+      mount -t tmpfs -o mode=0700,size=64m kg-test-state "$kg_d" ||
+        { echo "Bail out! cannot mount a tmpfs on $kg_d in the test's mount namespace"; exit 1; }
+    done
+    KG_PRIVATE_STATE=yes ;;
+  *)
+    if [ "$(id -u)" -eq 0 ]; then
+      # (Tried first: under unshare -r, say, the mount points cannot be made.)
+      if mkdir -p -m 0700 $KG_STATE_DIRS 2>/dev/null &&
+        unshare --mount --propagation private /bin/sh -c \
+          'for d; do mount -t tmpfs -o mode=0700 kg-test-state "$d" || exit 1; done' \
+          sh $KG_STATE_DIRS 2>/dev/null; then
+        KG_PRIVATE_STATE=new
+        export KG_PRIVATE_STATE
+        # The same shell, on the same script and arguments.
+        exec unshare --mount --propagation private "$(readlink /proc/$$/exe)" "$0" "$@"
+      fi
+      kg_is_root && skip_all "no mount namespace with a tmpfs on $KG_STATE_DIRS of the test's own (unshare --mount)"
+      echo "# no mount namespace with a tmpfs on $KG_STATE_DIRS of the test's own (unshare --mount): the guard sees the host's"
+    fi ;;
+esac
 
 # kg_records ID: the guard's records (/run/kata-guard/runtimes) of
 # container ID that name one of this tree's runtimes.
@@ -53,10 +99,11 @@ kg_kvm_pick() {
   echo "# kvm: STAND-IN: this host has no /dev/kvm; the guard under test is the test build $KG_BIN, whose kvm family passes a missing /dev/kvm and hands every other device path to the real family"
 }
 
-# kg_prove_serial: kata-guard prove allows one run per host (it refuses a
-# second while its lock is held), and make -j check runs tests side by
-# side: a test that runs prove takes this lock first, and holds it until
-# it exits (fd 8).  Waits up to 30 minutes.
+# kg_prove_serial: prove.test routes TEST-NET-2 (198.51.100.0/24) to a
+# namespace of its own through the host's one network stack, which two
+# runs on one host (two builds' make check) would both claim: it takes this
+# lock first (on the host's $KG_TEST_BASE, which no namespace hides) and
+# holds it until it exits (fd 8).  Waits up to 30 minutes.
 kg_prove_serial() {
   mkdir -p "$KG_TEST_BASE" && exec 8>"$KG_TEST_BASE/.prove.lock" && flock -w 1800 8
 }
@@ -67,31 +114,6 @@ kg_chattr_i() {
   KG_IMMUTABLE="$KG_IMMUTABLE $1"
 }
 
-# The guard's record of registrations (kata-guard install writes a line
-# per registration it made, for uninstall --all and the packages' removal):
-# a test that installs into files of its own drops those lines again, and
-# the record (and /var/lib/kata-guard) when it made them, so that no test
-# leaves the host's state other than it found it.  Noted when lib.sh is
-# sourced, before any install.
-KG_REG_RECORD=/var/lib/kata-guard/registrations
-KG_REG_HAD_DIR=no KG_REG_HAD_FILE=no
-[ -d /var/lib/kata-guard ] && KG_REG_HAD_DIR=yes
-[ -e "$KG_REG_RECORD" ] && KG_REG_HAD_FILE=yes
-# kg_registrations_forget DIR...: the record's lines naming a file under
-# a DIR dropped.
-kg_registrations_forget() {
-  if [ -f "$KG_REG_RECORD" ]; then
-    for r_d; do
-      [ -n "$r_d" ] || continue
-      grep -vF -- "$r_d/" "$KG_REG_RECORD" >"$KG_REG_RECORD.kg-new.$$"
-      chmod 0600 "$KG_REG_RECORD.kg-new.$$" && mv -f "$KG_REG_RECORD.kg-new.$$" "$KG_REG_RECORD"
-    done
-    [ -s "$KG_REG_RECORD" ] || [ "$KG_REG_HAD_FILE" = yes ] || rm -f "$KG_REG_RECORD"
-  fi
-  [ "$KG_REG_HAD_DIR" = yes ] || rmdir /var/lib/kata-guard 2>/dev/null
-  return 0
-}
-
 kg_cleanup() {
   for p in $KG_PIDS; do kill "$p" 2>/dev/null; done
   for p in $KG_PIDS; do
@@ -100,48 +122,15 @@ kg_cleanup() {
     kill -9 "$p" 2>/dev/null
   done
   KG_PIDS=""
-  kg_registrations_forget "${KG_TREE:-}" "${E:-}" "${T:-}"
   for f in $KG_IMMUTABLE; do chattr -i "$f" 2>/dev/null; done
   KG_IMMUTABLE=""
-  kg_cache_forget
   if [ -n "${KG_TREE:-}" ] && [ -d "$KG_TREE" ]; then
     # Whatever a test made immutable under the tree, too.
     find "$KG_TREE" -xdev \( -type f -o -type d \) -exec chattr -i {} + 2>/dev/null
     rm -rf "$KG_TREE"
   fi
   [ -n "${KG_BIN_DIR:-}" ] && rm -rf "$KG_BIN_DIR"
-  # The guard's records of containers that ran this tree's runtimes.
-  if [ -n "${KG_TREE:-}" ] && [ -d /run/kata-guard/runtimes ]; then
-    grep -lF -- "$KG_TREE/" /run/kata-guard/runtimes/* 2>/dev/null | xargs -r rm -f
-  fi
   eval "${KG_ON_EXIT:-}"
-  # policy.capacity's records of the test VMs whose bundles are gone (a
-  # later start would prune them; the tests leave none behind).
-  for f in /run/kata-guard/capacity/shim-* /run/kata-guard/capacity/oci-*; do
-    [ -f "$f" ] || continue
-    b=$(sed -n 5p "$f")
-    case $b in "$KG_TEST_BASE"/*) [ -d "$b" ] || rm -f "$f" ;; esac
-  done
-}
-
-# kg_cache_forget: drop from the host's SHA-256 digest cache
-# (/run/kata-guard/sha256.cache, the product's state) the entries of the
-# files under $KG_TREE, by device and inode, while they still exist: a
-# test that pins a file leaves nothing behind.  The rest of the cache is
-# kept byte for byte (the file is replaced by rename, as the guard writes
-# it; an entry a start adds meanwhile is at worst hashed again).
-KG_DIGEST_CACHE=/run/kata-guard/sha256.cache
-kg_cache_forget() {
-  [ -n "${KG_TREE:-}" ] && [ -d "$KG_TREE" ] && [ -s "$KG_DIGEST_CACHE" ] || return 0
-  find "$KG_TREE" -xdev -type f -exec stat -c '%d %i' {} + 2>/dev/null >"$KG_DIGEST_CACHE.kg-keys.$$"
-  awk 'NR == FNR { dead[$1 " " $2] = 1; next } FNR == 1 || ! (($1 " " $2) in dead)' \
-    "$KG_DIGEST_CACHE.kg-keys.$$" "$KG_DIGEST_CACHE" >"$KG_DIGEST_CACHE.kg-new.$$" &&
-    if cmp -s "$KG_DIGEST_CACHE" "$KG_DIGEST_CACHE.kg-new.$$"; then
-      rm -f "$KG_DIGEST_CACHE.kg-new.$$"
-    else
-      chmod 0600 "$KG_DIGEST_CACHE.kg-new.$$" && mv -f "$KG_DIGEST_CACHE.kg-new.$$" "$KG_DIGEST_CACHE"
-    fi
-  rm -f "$KG_DIGEST_CACHE.kg-keys.$$" "$KG_DIGEST_CACHE.kg-new.$$"
 }
 
 # kg_trusted_bin: a copy of $KG_BIN, with the shim link beside it, in a

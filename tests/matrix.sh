@@ -7,6 +7,10 @@
 # root bound onto itself so that runc can pivot_root, proc, /sys, /dev);
 # every daemon the tests start there is the tests' own and is stopped by
 # them, and anything still running in the root afterwards is killed.  The
+# guard's host state there is the run's own: /run is a tmpfs of the
+# namespace's, and so is /var/lib/kata-guard (a root may serve two runs);
+# the inner tests, one at a time, keep to that namespace (KG_PRIVATE_STATE,
+# tests/lib.sh), whose processes matrix_kill_ns finds.  The
 # root is entered with pivot_root, so that it is the namespace's whole
 # file system, as a machine's is.
 #
@@ -106,14 +110,17 @@ matrix_run() {
     r=$1 t=$2 n=$3
     readlink /proc/self/ns/mnt >"$r/src/$n.mntns"
     mount --bind "$r" "$r" && mount -t proc proc "$r/proc" && mount --rbind /sys "$r/sys" &&
-      mount --rbind /dev "$r/dev" && mount -t tmpfs -o mode=0755 tmpfs "$r/run" || exit 1
+      mount --rbind /dev "$r/dev" && mount -t tmpfs -o mode=0755 tmpfs "$r/run" &&
+      mkdir -p -m 0700 "$r/var/lib/kata-guard" &&
+      mount -t tmpfs -o mode=0700 tmpfs "$r/var/lib/kata-guard" || exit 1
     # The root becomes the namespace'"'"'s root (pivot_root, not chroot: a
     # chrooted runc exec does not reach a container'"'"'s mounts).
     mkdir -p "$r/.kg-old-root" && cd "$r" && pivot_root . .kg-old-root && cd / &&
       umount -l /.kg-old-root && rmdir /.kg-old-root || exit 1
     # A clean environment: an outer make passes its own TESTS and flags
     # down through MAKEFLAGS.
-    exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 KG_CRI_SHIM_V2="$4" /bin/sh -c "
+    exec env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 KG_CRI_SHIM_V2="$4" \
+      KG_PRIVATE_STATE=yes /bin/sh -c "
       cd /src/\$1 && ./autogen.sh >/dev/null 2>&1 &&
       ./configure --enable-werror --sysconfdir=/etc >configure.log 2>&1 &&
       make -j2 >make.log 2>&1 && make -j1 check TESTS=\"\$0\" >check.log 2>&1

@@ -1,29 +1,43 @@
 # Shell TAP helpers for tests/*.test (sourced; POSIX sh).
 # Each test prints "ok N - name" / "not ok N - name"; tap_done prints the plan.
+# ok, is and contains return 0 when the assertion held and 1 when it
+# failed, so that `ok $? NAME || exit 1` stops a test whose setup failed
+# and `ok $? NAME || sed ... LOG` shows a log only then (tests/tap.test).
 tap_n=0
 tap_fail=0
 
 ok() { # ok CONDITION-EXIT-STATUS NAME...
   st=$1; shift
   tap_n=$((tap_n + 1))
-  if [ "$st" -eq 0 ]; then
+  if [ "$st" -eq 0 ] 2>/dev/null; then
     echo "ok $tap_n - $*"
-  else
-    echo "not ok $tap_n - $*"
-    tap_fail=$((tap_fail + 1))
+    return 0
   fi
+  echo "not ok $tap_n - $*"
+  tap_fail=$((tap_fail + 1))
+  return 1
 }
 
 # is GOT WANT NAME...
 is() {
   got=$1; want=$2; shift 2
-  if [ "$got" = "$want" ]; then ok 0 "$@"; else ok 1 "$@"; echo "#   got '$got', want '$want'"; fi
+  if [ "$got" = "$want" ]; then ok 0 "$@"; else
+    ok 1 "$@"
+    echo "#   got '$got', want '$want'"
+    return 1
+  fi
 }
 
 # contains FILE STRING NAME...: FILE holds STRING (fixed string)
 contains() {
   f=$1; s=$2; shift 2
-  if grep -qF -- "$s" "$f"; then ok 0 "$@"; else ok 1 "$@"; echo "#   '$s' not in $f:"; sed 's/^/#   | /' "$f" | head -20; echo; fi
+  if grep -qF -- "$s" "$f"; then ok 0 "$@"; else
+    ok 1 "$@"
+    echo "#   '$s' not in $f:"
+    sed 's/^/#   | /' "$f" | head -20
+    echo
+    return 1
+  fi
 }
 
 skip() { # skip NAME... (one skipped assertion)

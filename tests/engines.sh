@@ -9,6 +9,7 @@
 #                    a static busybox are here; the guard under test is
 #                    the product, or without /dev/kvm its stand-in build
 #                    (kg_kvm_pick, tests/lib.sh)
+# eng_find           whether they are here (ENG_MISSING says what is not)
 # eng_init           the Kata tree (kg_tree_create), the denying proxy, the
 #                    engines' directory $E and the EXIT trap that undoes
 #                    everything (eng_cleanup, then kg_cleanup)
@@ -19,6 +20,9 @@
 # eng_rootfs, eng_start_containerd
 #                    its first two parts, for a test that puts its own shim
 #                    in $E/bin
+# eng_containerd_up CONFIG, eng_dockerd_up DAEMON_JSON, eng_dk_image,
+# eng_stop PID       the daemons on a config of the test's own, the
+#                    docker image, a daemon stopped by its pid
 # ctr_run NAME ID [ctr run options...]
 # dk_run NAME [docker run options...]
 #                    one container that runs /bin/echo ok through the guard;
@@ -35,19 +39,31 @@
 
 eng_require() {
   kg_is_root || skip_all "needs root"
+  eng_find || skip_all "$ENG_MISSING"
+  kg_kvm_pick
+}
+
+# eng_find: DOCKERD, RUNC and BUSYBOX set when the engines and a static
+# busybox are here; else false, with ENG_MISSING saying what is missing.
+eng_find() {
   # Debian's docker.io: /usr/bin/docker and /usr/sbin/dockerd (a docker in
   # /usr/local/bin may be an unrelated newer client).
   DOCKERD=/usr/sbin/dockerd
   [ -x "$DOCKERD" ] || DOCKERD=/usr/bin/dockerd
   for b in containerd ctr /usr/bin/docker "$DOCKERD" /usr/bin/containerd-shim-runc-v2 runc \
            tinyproxy python3 chattr; do
-    command -v "$b" >/dev/null 2>&1 || skip_all "needs $b (containerd, docker.io, runc, tinyproxy)"
+    command -v "$b" >/dev/null 2>&1 || {
+      ENG_MISSING="needs $b (containerd, docker.io, runc, tinyproxy)"
+      return 1
+    }
   done
   RUNC=$(command -v runc)
   BUSYBOX=/bin/busybox
   # busybox-static: the container's whole userland, no image pull.
-  [ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || skip_all "needs a static /bin/busybox (busybox-static)"
-  kg_kvm_pick
+  [ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" >/dev/null 2>&1 || {
+    ENG_MISSING="needs a static /bin/busybox (busybox-static)"
+    return 1
+  }
 }
 
 eng_init() {
@@ -71,6 +87,16 @@ eng_init() {
   LOG="$E/decisions.log"
 }
 
+# eng_stop PID: a daemon this test started, by its pid: TERM, up to 10
+# seconds, then KILL.
+eng_stop() {
+  kill "$1" 2>/dev/null
+  i=0
+  while kill -0 "$1" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+  kill -9 "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+}
+
 # Containers first (while the daemons can still remove them), then the
 # daemons by pid, then whatever they left mounted under our directories.
 eng_cleanup() {
@@ -85,13 +111,7 @@ eng_cleanup() {
       timeout 10 $CTR c rm "$c" >/dev/null 2>&1
     done
   fi
-  for p in ${DOCKERD_PID:-} ${CTD_PID:-}; do
-    kill "$p" 2>/dev/null
-    i=0
-    while kill -0 "$p" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-    kill -9 "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
+  for p in ${DOCKERD_PID:-} ${CTD_PID:-}; do eng_stop "$p"; done
   DOCKERD_PID="" CTD_PID=""
   [ -n "${KEY_JSON_NEW:-}" ] && rm -f /etc/docker/key.json
   # Without $E, the patterns below would match everything.
@@ -136,17 +156,23 @@ disabled_plugins = ["io.containerd.grpc.v1.cri", "io.containerd.snapshotter.v1.b
 [grpc]
   address = "$E/ctd.sock"
 EOF
+  eng_containerd_up "$E/containerd.toml" && eng_ctr_image
+}
+
+# eng_containerd_up CONFIG: containerd --config CONFIG (whose grpc address
+# is $E/ctd.sock), $E/bin first on its PATH, the guard config $G; its log
+# is appended to $E/containerd.log; waits until it answers.  Sets CTD_PID.
+eng_containerd_up() {
   # From $E: containerd 1.6 looks for a shim binary in its working
   # directory before PATH, and a build directory holds a shim link too.
-  (cd "$E" && KATA_GUARD_CONFIG="$G" PATH="$E/bin:$PATH" exec containerd --config "$E/containerd.toml") \
-    >"$E/containerd.log" 2>&1 </dev/null &
+  (cd "$E" && KATA_GUARD_CONFIG="$G" PATH="$E/bin:$PATH" exec containerd --config "$1") \
+    >>"$E/containerd.log" 2>&1 </dev/null &
   CTD_PID=$!
   i=0
   until $CTR version >/dev/null 2>&1; do
     i=$((i + 1)); [ $i -lt 100 ] || { echo "# containerd did not start"; tail "$E/containerd.log"; return 1; }
     sleep 0.1
   done
-  eng_ctr_image
 }
 
 # eng_ctr_image: the busybox image $CTR_IMAGE imported into containerd's
@@ -181,16 +207,31 @@ eng_start() {
   "deprecated-key-path": "$E/key.json"
 }
 EOF
+  eng_dockerd_up "$E/daemon.json" && eng_dk_image
+}
+
+# eng_dockerd_up DAEMON_JSON: dockerd on $E/docker.sock with its data and
+# exec roots under $E, the containerd of eng_containerd_up, no bridge, no
+# iptables, and the guard config $G; its log is appended to
+# $E/dockerd.log; waits until it answers.  Sets DOCKERD_PID.  DAEMON_JSON
+# names "deprecated-key-path" (Docker 20.10 writes /etc/docker/key.json
+# otherwise).
+eng_dockerd_up() {
   KATA_GUARD_CONFIG="$G" "$DOCKERD" --containerd="$E/ctd.sock" --data-root "$E/docker" \
     --exec-root "$E/dexec" --pidfile "$E/docker.pid" -H "unix://$E/docker.sock" \
     --bridge=none --iptables=false --ip-forward=false --ip-masq=false --storage-driver=vfs \
-    --config-file "$E/daemon.json" >"$E/dockerd.log" 2>&1 </dev/null &
+    --config-file "$1" >>"$E/dockerd.log" 2>&1 </dev/null &
   DOCKERD_PID=$!
   i=0
   until $DK version >/dev/null 2>&1; do
     i=$((i + 1)); [ $i -lt 300 ] || { echo "# dockerd did not start"; tail "$E/dockerd.log"; return 1; }
     sleep 0.1
   done
+}
+
+# eng_dk_image: the busybox rootfs $E/rootfs imported into dockerd as
+# kg-e2e:latest (docker import; nothing is pulled).
+eng_dk_image() {
   tar -C "$E/rootfs" -cf "$E/rootfs.tar" . && $DK import "$E/rootfs.tar" kg-e2e:latest >/dev/null
 }
 

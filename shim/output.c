@@ -345,20 +345,30 @@ refusal_layout (struct refusal_fit *f)
     sbuf_put (b, "; the report is incomplete (out of memory)", SIZE_MAX);
 }
 
+/* How many of the first LEN bytes of S fit in COST bytes of conmon's
+   JSON line ('"' and '\\' escaped: two bytes each); LEN when all do. */
+static size_t
+json_fit (const char *s, size_t len, size_t cost)
+{
+  size_t used = 0;
+
+  for (size_t i = 0; i < len; i++)
+    {
+      used += s[i] == '"' || s[i] == '\\' ? 2 : 1;
+      if (used > cost)
+        return i;
+    }
+  return len;
+}
+
 /* Whether the layout F now describes fits KG_REFUSAL_MAX as conmon's
-   JSON line carries it ('"' and '\\' escaped: two bytes each).  Memory
-   running out ends the search (the caller returns NULL). */
+   JSON line carries it.  Memory running out ends the search (the caller
+   returns NULL). */
 static bool
 refusal_fits (struct refusal_fit *f)
 {
-  size_t cost = 0;
-
   refusal_layout (f);
-  if (f->b.failed)
-    return true;
-  for (size_t i = 0; i < f->b.len; i++)
-    cost += f->b.s[i] == '"' || f->b.s[i] == '\\' ? 2 : 1;
-  return cost <= KG_REFUSAL_MAX;
+  return f->b.failed || json_fit (f->b.s, f->b.len, KG_REFUSAL_MAX) == f->b.len;
 }
 
 /* *FIELD set to the largest value in [LO, HI] with which F fits (LO when
@@ -458,6 +468,17 @@ output_message (const char *fmt, ...)
   sbuf_put (&b, "kata-guard: ", SIZE_MAX);
   sbuf_put (&b, raw, SIZE_MAX);
   free (raw);
+  /* Within KG_REFUSAL_MAX as conmon's JSON line carries it too: cut
+     where it stops fitting (on a character boundary), marked. */
+  n = (int) json_fit (b.s, b.len, KG_REFUSAL_MAX);
+  if ((size_t) n < b.len)
+    {
+      n = (int) json_fit (b.s, b.len, KG_REFUSAL_MAX - 3);
+      while (n > 0 && ((unsigned char) b.s[n] & 0xc0) == 0x80)
+        n--;
+      b.len = (size_t) n;
+      kg_buf_add (&b, "...", 3);
+    }
   return b.s;
 }
 

@@ -330,6 +330,13 @@ test_refusal_all (void)
     has_str (s, "5 checks failed: policy.q0, policy.q1, policy.q2, policy.q3, policy.q4",
              "quotes: every id named");
     free (s);
+    /* The wrapper's own messages (an exec's or update's refusal) too. */
+    s = output_message ("refusing exec in container c1: policy.capabilities: %s", quotes);
+    ok (s && json_cost (s) <= KG_REFUSAL_MAX && strlen (s) > 3
+            && strcmp (s + strlen (s) - 3, "...") == 0,
+        "quotes: a message of the wrapper's own, cut where podman's bound is, marked (%zu)",
+        json_cost (s));
+    free (s);
     report_release (&r);
   }
 }

@@ -48,8 +48,8 @@ bool output_want_color (FILE *f);
    runtime's stderr as one line {"data": -1, "message": "..."} of which
    podman reads a whole message only up to about 4060 bytes (measured;
    beyond it podman shows its own JSON error).  Docker 20.10, 26 and 28
-   (path and shim runtimes) and ctr on containerd 1.6, 1.7 and 2.1 show
-   20000 bytes whole.  With its newline it is also one atomic pipe write
+   (a path runtime; 26 and 28 a runtimeType one too) and ctr on
+   containerd 1.6, 1.7 and 2.1 show 20000 bytes whole.  With its newline it is also one atomic pipe write
    (PIPE_BUF), which conmon reads with one read (2). */
 #define KG_REFUSAL_MAX 4000
 

@@ -16,9 +16,12 @@
 #include "codec.h"
 #include "error.h"
 
-/* A decision line longer than this is one error, skipped (a real one is a
-   few hundred bytes, the refusal text at most KG_REFUSAL_MAX). */
-#define FACTS_LINE_MAX 65536
+/* A decision line longer than this is one error, skipped: the most the
+   strict JSON reader takes (DAEMONJSON_MAX_SIZE).  A real one is a few
+   hundred bytes to a few KiB: the refusal text at most KG_REFUSAL_MAX,
+   and each failure's and warning's reason and remedy whole (each at most
+   CHECKER_TEXT_MAX). */
+#define FACTS_LINE_MAX (1024 * 1024)
 /* Distinct check ids broken out of the decision log; a line naming one
    more counts as an error (the guard has about forty ids). */
 #define FACTS_LOG_IDS 128

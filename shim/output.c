@@ -117,6 +117,24 @@ print_json (FILE *out, json_object *root)
   return 0;
 }
 
+/* C as {"id", "verdict", "reason", "remedy"} appended to the array A
+   (check --json's "checks", the decision log's). */
+static int
+add_check (json_object *a, const struct check_result *c)
+{
+  json_object *o = json_object_new_object ();
+
+  if (o == NULL || json_object_array_add (a, o) < 0)
+    {
+      json_object_put (o);
+      return -1;
+    }
+  if (add_string (o, "id", c->id) < 0 || add_string (o, "verdict", verdict_name (c->verdict)) < 0
+      || add_string (o, "reason", c->reason) < 0 || add_string (o, "remedy", c->remedy) < 0)
+    return -1;
+  return 0;
+}
+
 int
 output_json (FILE *out, const struct report *r, const char *config_path)
 {
@@ -147,20 +165,8 @@ output_json (FILE *out, const struct report *r, const char *config_path)
     if (json_object_array_add (files, json_object_new_string (r->files[i])) < 0)
       return -1;
   for (size_t i = 0; i < r->n; i++)
-    {
-      const struct check_result *c = &r->results[i];
-      json_object *o = json_object_new_object ();
-
-      if (o == NULL || json_object_array_add (checks, o) < 0)
-        {
-          json_object_put (o);
-          return -1;
-        }
-      if (add_string (o, "id", c->id) < 0
-          || add_string (o, "verdict", verdict_name (c->verdict)) < 0
-          || add_string (o, "reason", c->reason) < 0 || add_string (o, "remedy", c->remedy) < 0)
-        return -1;
-    }
+    if (add_check (checks, &r->results[i]) < 0)
+      return -1;
   return print_json (out, root);
 }
 
@@ -188,10 +194,11 @@ sbuf_init (struct kg_buf *b, size_t cap)
   return kg_buf_reserve (b, b->max) == 0;
 }
 
+/* Room left in B (an unbounded one, MAX 0, has all). */
 static size_t
 sbuf_room (const struct kg_buf *b)
 {
-  return b->max - b->len;
+  return b->max == 0 ? SIZE_MAX : b->max - b->len;
 }
 
 /* Append at most MAX bytes of S (control characters become '?'), cutting
@@ -217,14 +224,14 @@ sbuf_put (struct kg_buf *b, const char *s, size_t max)
     kg_buf_add (b, "...", sbuf_room (b) < 3 ? sbuf_room (b) : 3);
 }
 
-/* How much of a reason each part of the refusal may use. */
+/* The refusal's layout (kata-guard(8), MESSAGES): every failed id in the
+   list that leads it, then each check's part, "ID: REASON (remedy:
+   REMEDY)", while they fit.  What is shortened to fit: the reasons first
+   (alike, down to REFUSAL_TEXT_MIN), then the remedies, then the parts of
+   the least actionable checks are left out (their ids stay listed). */
 #define REFUSAL_ID_MAX 128
-#define REFUSAL_FIRST_MAX 512
-#define REFUSAL_REMEDY_MAX 240
-#define REFUSAL_OTHER_MAX 96
-#define REFUSAL_MORE_ROOM 48 /* "; N more failed" */
+#define REFUSAL_TEXT_MIN 64
 #define AUDIT_ONLY " (audit only)"
-#define ALSO_FAILED "; also failed: "
 
 /* Whether result C is one audit mode lets through (AUDIT: [policy]
    mode = "audit"): a rule whose refusal stays inside the container's VM. */
@@ -234,31 +241,24 @@ audit_only (const struct check_result *c, bool audit)
   return audit && policy_rule_in_vm (c->id);
 }
 
-/* The failures of R in the order the refusal names them: the enforced
-   ones first, then those audit mode alone would have let through. */
+/* The failures of R, most actionable first: the enforced ones before
+   those audit mode alone would let through, and of each, those with a
+   remedy before those without; the report's order otherwise. */
 static size_t
 refusal_order (const struct report *r, bool audit, const struct check_result **out)
 {
   size_t n = 0;
 
-  for (int pass = 0; pass < 2; pass++)
+  for (int rank = 0; rank < 4; rank++)
     for (size_t i = 0; i < r->n; i++)
-      if (r->results[i].verdict == VERDICT_FAIL
-          && audit_only (&r->results[i], audit) == (pass == 1))
-        out[n++] = &r->results[i];
+      {
+        const struct check_result *c = &r->results[i];
+
+        if (c->verdict == VERDICT_FAIL
+            && 2 * (int) audit_only (c, audit) + (c->remedy == NULL) == rank)
+          out[n++] = c;
+      }
   return n;
-}
-
-/* Room the ids of FAILED[FROM..N) take in the closing list. */
-static size_t
-ids_room (const struct check_result *const *failed, size_t from, size_t n, bool audit)
-{
-  size_t room = from < n ? strlen (ALSO_FAILED) : 0;
-
-  for (size_t i = from; i < n; i++)
-    room += strnlen (failed[i]->id, REFUSAL_ID_MAX) + 2
-            + (audit_only (failed[i], audit) ? strlen (AUDIT_ONLY) : 0);
-  return room;
 }
 
 static void
@@ -269,89 +269,182 @@ put_id (struct kg_buf *b, const struct check_result *c, bool audit)
     sbuf_put (b, AUDIT_ONLY, SIZE_MAX);
 }
 
+/* Whether FAILED[I]'s id is an earlier one's (an id can fail twice). */
+static bool
+id_repeats (const struct check_result *const *failed, size_t i)
+{
+  for (size_t j = 0; j < i; j++)
+    if (strcmp (failed[j]->id, failed[i]->id) == 0)
+      return true;
+  return false;
+}
+
+/* One layout of a refusal: how much of each reason and remedy it keeps
+   (SIZE_MAX: all), how many checks get a part, how many ids the list
+   names (the rest counted). */
+struct refusal_fit
+{
+  const struct report *r;
+  const char *container_id;
+  bool audit;
+  const struct check_result *const *failed;
+  size_t n, distinct;
+  size_t reason, remedy, parts, listed;
+  struct kg_buf b; /* unbounded: the layout is measured, then kept or redone */
+};
+
+static void
+refusal_layout (struct refusal_fit *f)
+{
+  struct kg_buf *b = &f->b;
+  size_t listed = 0;
+
+  b->len = 0;
+  if (b->s != NULL)
+    b->s[0] = '\0';
+  sbuf_put (b, "kata-guard: refusing to start container ", SIZE_MAX);
+  sbuf_put (b, f->container_id && *f->container_id ? f->container_id : "(no id)", REFUSAL_ID_MAX);
+  sbuf_put (b, ": ", SIZE_MAX);
+  if (f->distinct > 1)
+    {
+      char head[64];
+
+      snprintf (head, sizeof head, "%zu checks failed: ", f->distinct);
+      sbuf_put (b, head, SIZE_MAX);
+      for (size_t i = 0; i < f->n && listed < f->listed; i++)
+        if (! id_repeats (f->failed, i))
+          {
+            if (listed++ > 0)
+              sbuf_put (b, ", ", SIZE_MAX);
+            put_id (b, f->failed[i], f->audit);
+          }
+      if (listed < f->distinct)
+        {
+          snprintf (head, sizeof head, "%s%zu more", listed > 0 ? ", and " : "",
+                    f->distinct - listed);
+          sbuf_put (b, head, SIZE_MAX);
+        }
+    }
+  for (size_t i = 0; i < f->parts; i++)
+    {
+      const struct check_result *c = f->failed[i];
+
+      if (i > 0 || f->distinct > 1)
+        sbuf_put (b, "; ", SIZE_MAX);
+      put_id (b, c, f->audit);
+      sbuf_put (b, ": ", SIZE_MAX);
+      sbuf_put (b, c->reason, f->reason);
+      if (c->remedy != NULL)
+        {
+          sbuf_put (b, " (remedy: ", SIZE_MAX);
+          sbuf_put (b, c->remedy, f->remedy);
+          sbuf_put (b, ")", SIZE_MAX);
+        }
+    }
+  if (f->r->oom)
+    sbuf_put (b, "; the report is incomplete (out of memory)", SIZE_MAX);
+}
+
+/* How many of the first LEN bytes of S fit in COST bytes of conmon's
+   JSON line ('"' and '\\' escaped: two bytes each); LEN when all do. */
+static size_t
+json_fit (const char *s, size_t len, size_t cost)
+{
+  size_t used = 0;
+
+  for (size_t i = 0; i < len; i++)
+    {
+      used += s[i] == '"' || s[i] == '\\' ? 2 : 1;
+      if (used > cost)
+        return i;
+    }
+  return len;
+}
+
+/* Whether the layout F now describes fits KG_REFUSAL_MAX as conmon's
+   JSON line carries it.  Memory running out ends the search (the caller
+   returns NULL). */
+static bool
+refusal_fits (struct refusal_fit *f)
+{
+  refusal_layout (f);
+  return f->b.failed || json_fit (f->b.s, f->b.len, KG_REFUSAL_MAX) == f->b.len;
+}
+
+/* *FIELD set to the largest value in [LO, HI] with which F fits (LO when
+   none does). */
+static void
+refusal_largest (struct refusal_fit *f, size_t *field, size_t lo, size_t hi)
+{
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo + 1) / 2;
+
+      *field = mid;
+      if (refusal_fits (f))
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  *field = lo;
+}
+
 char *
 output_refusal (const struct report *r, const char *container_id, bool audit)
 {
-  struct kg_buf b;
-  cleanup_free const struct check_result **failed = NULL;
-  size_t n, shown = 1, reserve;
+  cleanup_free const struct check_result **failed = calloc (r->n + 1, sizeof *failed);
+  struct refusal_fit f = { .r = r, .container_id = container_id, .audit = audit };
+  size_t longest = REFUSAL_TEXT_MIN;
 
-  if (! sbuf_init (&b, KG_REFUSAL_MAX + 1))
-    return NULL;
-  sbuf_put (&b, "kata-guard: refusing to start container ", SIZE_MAX);
-  sbuf_put (&b, container_id && *container_id ? container_id : "(no id)", REFUSAL_ID_MAX);
-  sbuf_put (&b, ": ", SIZE_MAX);
-  failed = calloc (r->n + 1, sizeof *failed);
   if (failed == NULL)
+    return NULL;
+  f.failed = failed;
+  f.n = refusal_order (r, audit, failed);
+  if (f.n == 0)
     {
-      kg_buf_release (&b);
-      return NULL;
-    }
-  n = refusal_order (r, audit, failed);
-  if (n == 0)
-    {
+      struct kg_buf b;
+
       /* report_overall () fails an empty or incomplete report: say so. */
+      if (! sbuf_init (&b, KG_REFUSAL_MAX + 1))
+        return NULL;
+      sbuf_put (&b, "kata-guard: refusing to start container ", SIZE_MAX);
+      sbuf_put (&b, container_id && *container_id ? container_id : "(no id)", REFUSAL_ID_MAX);
       sbuf_put (&b,
-                r->oom ? "report: out of memory, the check report is incomplete"
-                       : "report: no check reached a verdict",
+                r->oom ? ": report: out of memory, the check report is incomplete"
+                       : ": report: no check reached a verdict",
                 SIZE_MAX);
       return b.s;
     }
-  /* Every failed id is named: the room their list takes is kept before
-     any reason is written (when even that cannot fit, they are
-     counted). */
-  reserve = ids_room (failed, 1, n, audit);
-  if (reserve + 256 > sbuf_room (&b))
-    reserve = REFUSAL_MORE_ROOM;
-  put_id (&b, failed[0], audit);
-  sbuf_put (&b, ": ", SIZE_MAX);
-  {
-    size_t room = sbuf_room (&b) > reserve + 64 ? sbuf_room (&b) - reserve - 64 : 16;
+  for (size_t i = 0; i < f.n; i++)
+    {
+      size_t l = strlen (failed[i]->reason);
 
-    sbuf_put (&b, failed[0]->reason, room < REFUSAL_FIRST_MAX ? room : REFUSAL_FIRST_MAX);
-  }
-  if (failed[0]->remedy != NULL && sbuf_room (&b) > reserve + 200)
-    {
-      sbuf_put (&b, " (remedy: ", SIZE_MAX);
-      sbuf_put (&b, failed[0]->remedy, REFUSAL_REMEDY_MAX);
-      sbuf_put (&b, ")", SIZE_MAX);
+      f.distinct += ! id_repeats (failed, i);
+      if (l > longest)
+        longest = l;
+      if (failed[i]->remedy != NULL && (l = strlen (failed[i]->remedy)) > longest)
+        longest = l;
     }
-  /* The others with their reasons while they fit beside the list of the
-     rest. */
-  for (; shown < n; shown++)
+  f.reason = f.remedy = f.listed = SIZE_MAX;
+  f.parts = f.n;
+  if (! refusal_fits (&f))
     {
-      const struct check_result *c = failed[shown];
-      size_t rest = ids_room (failed, shown + 1, n, audit), need, room;
-
-      need = 2 + strnlen (c->id, REFUSAL_ID_MAX) + strlen (AUDIT_ONLY) + 2 + 24;
-      if (sbuf_room (&b) < need + rest)
-        break;
-      sbuf_put (&b, "; ", SIZE_MAX);
-      put_id (&b, c, audit);
-      sbuf_put (&b, ": ", SIZE_MAX);
-      room = sbuf_room (&b) - rest;
-      sbuf_put (&b, c->reason, room < REFUSAL_OTHER_MAX ? room : REFUSAL_OTHER_MAX);
+      f.remedy = SIZE_MAX;
+      refusal_largest (&f, &f.reason, REFUSAL_TEXT_MIN, longest);
+      if (! refusal_fits (&f))
+        refusal_largest (&f, &f.remedy, REFUSAL_TEXT_MIN, longest);
+      if (! refusal_fits (&f))
+        refusal_largest (&f, &f.parts, 1, f.n);
+      if (! refusal_fits (&f))
+        refusal_largest (&f, &f.listed, 0, f.distinct);
+      refusal_fits (&f);
     }
-  if (shown < n && ids_room (failed, shown, n, audit) <= sbuf_room (&b))
+  if (f.b.failed)
     {
-      sbuf_put (&b, ALSO_FAILED, SIZE_MAX);
-      for (size_t i = shown; i < n; i++)
-        {
-          if (i > shown)
-            sbuf_put (&b, ", ", SIZE_MAX);
-          put_id (&b, failed[i], audit);
-        }
+      kg_buf_release (&f.b);
+      return NULL;
     }
-  else if (shown < n)
-    {
-      char more[REFUSAL_MORE_ROOM];
-
-      snprintf (more, sizeof more, "; %zu more failed", n - shown);
-      sbuf_put (&b, more, SIZE_MAX);
-    }
-  if (r->oom)
-    sbuf_put (&b, "; the report is incomplete (out of memory)", SIZE_MAX);
-  return b.s;
+  return f.b.s;
 }
 
 char *
@@ -375,6 +468,17 @@ output_message (const char *fmt, ...)
   sbuf_put (&b, "kata-guard: ", SIZE_MAX);
   sbuf_put (&b, raw, SIZE_MAX);
   free (raw);
+  /* Within KG_REFUSAL_MAX as conmon's JSON line carries it too: cut
+     where it stops fitting (on a character boundary), marked. */
+  n = (int) json_fit (b.s, b.len, KG_REFUSAL_MAX);
+  if ((size_t) n < b.len)
+    {
+      n = (int) json_fit (b.s, b.len, KG_REFUSAL_MAX - 3);
+      while (n > 0 && ((unsigned char) b.s[n] & 0xc0) == 0x80)
+        n--;
+      b.len = (size_t) n;
+      kg_buf_add (&b, "...", 3);
+    }
   return b.s;
 }
 
@@ -480,6 +584,33 @@ ids_with (const struct report *r, enum verdict v)
   return a;
 }
 
+/* Whether result C is one the decision log details: a failure or a
+   warning. */
+static bool
+logged (const struct check_result *c)
+{
+  return c->verdict == VERDICT_FAIL || c->verdict == VERDICT_WARN;
+}
+
+/* "checks": every failure and warning of R with its reason and remedy
+   whole, as `check --json` gives them (the message may have had to
+   shorten them). */
+static int
+add_checks (json_object *o, const struct report *r)
+{
+  json_object *a = json_object_new_array ();
+
+  if (a == NULL || json_object_object_add (o, "checks", a) < 0)
+    {
+      json_object_put (a);
+      return -1;
+    }
+  for (size_t i = 0; r != NULL && i < r->n; i++)
+    if (logged (&r->results[i]) && add_check (a, &r->results[i]) < 0)
+      return -1;
+  return 0;
+}
+
 char *
 output_decision_json (const struct decision *d)
 {
@@ -515,7 +646,7 @@ output_decision_json (const struct decision *d)
   if (add_string (o, "kata_config", d->kata_config) < 0
       || add_string (o, "config", d->guard_config) < 0
       || add_string (o, "options_type", d->options_type) < 0
-      || add_string (o, "message", d->message) < 0)
+      || add_string (o, "message", d->message) < 0 || add_checks (o, d->rep) < 0)
     return NULL;
   s = json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
   if (s == NULL || asprintf (&line, "%s\n", s) < 0)
@@ -573,10 +704,9 @@ sbuf_put_ids (struct kg_buf *b, const char *key, const struct report *r, enum ve
 char *
 output_decision_syslog (const struct decision *d)
 {
-  struct kg_buf b;
+  struct kg_buf b = { 0 }; /* unbounded: the reasons are whole */
+  struct kg_buf checks = { 0 };
 
-  if (! sbuf_init (&b, 2 * KG_REFUSAL_MAX + 512))
-    return NULL;
   sbuf_put_kv (&b, "verdict", decision_verdict (d));
   sbuf_put_kv (&b, "mode", mode_name (d->mode));
   sbuf_put_kv (&b, "namespace", d->ns);
@@ -589,6 +719,25 @@ output_decision_syslog (const struct decision *d)
     sbuf_put_kv (&b, "options_type", d->options_type);
   if (d->message != NULL)
     sbuf_put_kv (&b, "message", d->message);
+  /* checks="ID: REASON (remedy: REMEDY); ...": each failure and warning
+     whole. */
+  for (size_t i = 0; d->rep != NULL && i < d->rep->n; i++)
+    if (logged (&d->rep->results[i]))
+      {
+        const struct check_result *c = &d->rep->results[i];
+
+        sb_printf (&checks, "%s%s: %s", checks.len > 0 ? "; " : "", c->id, c->reason);
+        if (c->remedy != NULL)
+          sb_printf (&checks, " (remedy: %s)", c->remedy);
+      }
+  if (checks.len > 0 && ! checks.failed)
+    sbuf_put_kv (&b, "checks", checks.s);
+  kg_buf_release (&checks);
+  if (b.failed || checks.failed)
+    {
+      kg_buf_release (&b);
+      return NULL;
+    }
   return b.s;
 }
 

@@ -42,17 +42,29 @@ bool output_want_color (FILE *f);
 
 /* ---- the runtime wrapper's channels (kata-guard(8), MESSAGES) ---- */
 
-/* Longest refusal text, terminator excluded. */
-#define KG_REFUSAL_MAX 1024
+/* Longest refusal text, terminator excluded, counted as a JSON string
+   takes it ('"' and '\\' two bytes each).  The tightest engine sets it:
+   conmon (2.1.6, 2.1.12, 2.1.13) hands podman (4.3, 5.4, 5.8) the
+   runtime's stderr as one line {"data": -1, "message": "..."} of which
+   podman reads a whole message only up to about 4060 bytes (measured;
+   beyond it podman shows its own JSON error).  Docker 20.10, 26 and 28
+   (a path runtime; 26 and 28 a runtimeType one too) and ctr on
+   containerd 1.6, 1.7 and 2.1 show 20000 bytes whole.  With its newline it is also one atomic pipe write
+   (PIPE_BUF), which conmon reads with one read (2). */
+#define KG_REFUSAL_MAX 4000
 
-/* The refusal, one line without a newline, at most KG_REFUSAL_MAX bytes:
-   "kata-guard: refusing to start container ID: CHECK: REASON (remedy: ...)"
-   then "; CHECK: REASON" for further failures, shortened, while they fit,
-   and "; also failed: CHECK, CHECK": every failed id is named.  The
-   enforced failures come first; under AUDIT ([policy] mode = "audit")
-   those audit mode alone would let through come last, each marked
-   " (audit only)".  Control characters become '?'.  Returns a malloc'd
-   string, or NULL when memory ran out. */
+/* The refusal, one line without a newline, within KG_REFUSAL_MAX:
+   "kata-guard: refusing to start container ID: " then, when more than
+   one check failed, "N checks failed: CHECK, CHECK, ...; " (every failed
+   id, most actionable first: the enforced ones, and of them those with a
+   remedy, first), then "CHECK: REASON (remedy: REMEDY)" for each, joined
+   by "; ".  To fit, the reasons are shortened alike first (to 64 bytes at
+   the least), then the remedies, then the last checks' parts are left
+   out (their ids stay in the list).  Under AUDIT ([policy] mode =
+   "audit") the failures audit mode alone would let through come last,
+   each marked " (audit only)".  Control characters become '?'.  Returns a
+   malloc'd string, or NULL when memory ran out.  The decision log has
+   every reason and remedy whole (output_decision_json, _syslog). */
 char *output_refusal (const struct report *r, const char *container_id, bool audit);
 /* A message of the wrapper's own ("kata-guard: WHAT"), cleaned and bounded
    the same way. */
@@ -93,7 +105,9 @@ decision_verdict (const struct decision *d)
 }
 
 /* The decision log's lines: one JSON object and a newline (the [log]
-   file), and one syslog message (key=value pairs). */
+   file), and one syslog message (key=value pairs).  Each carries every
+   failure and warning with its reason and remedy whole ("checks"), as
+   the report has them: what the engine's message had to shorten. */
 char *output_decision_json (const struct decision *d);
 char *output_decision_syslog (const struct decision *d);
 

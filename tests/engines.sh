@@ -32,6 +32,9 @@
 #
 # dk_major, dk_refusal FILE
 #                    the dockerd's major version; FILE holds a refusal
+# all_remedies ERRFILE ID...
+#                    every ID named in the engine's error with its remedy,
+#                    and whole in the decision log
 #
 # Variables: E, BIN, OPT, G, LOG, CTR, DK, P (a container name prefix),
 # DOCKERD, RUNC, BUSYBOX, CTD_PID, DOCKERD_PID.  KG_DOCKER_REG=runtimeType
@@ -287,4 +290,38 @@ no_docker_shim() {
     i=$((i + 1)); [ $i -lt 50 ] || return 1
     sleep 0.1
   done
+}
+
+# all_remedies ERRFILE ID...: the engine's error in ERRFILE names every
+# ID with a part of its own that holds its remedy, whole, and the last
+# decision line of $LOG carries each ID's reason and remedy whole, the
+# part's reason its beginning (issue 48: a refusal with several failures showed
+# the first reason cut and no remedy of the others, in the engine's
+# error and the log alike).
+all_remedies() {
+  python3 - "$LOG" "$@" <<'PY'
+import json, sys
+log, err, ids = sys.argv[1], sys.argv[2], sys.argv[3:]
+text = open(err, encoding="utf-8", errors="replace").read()
+d = json.loads(open(log).read().splitlines()[-1])
+checks = {c["id"]: c for c in d.get("checks", []) if c["verdict"] == "fail"}
+good = True
+starts = sorted(p for f in set(d["failed"]) for p in [text.find(f + ": ")] if p >= 0)
+for i in ids:
+    c = checks.get(i)
+    if c is None or not c.get("reason") or not c.get("remedy"):
+        print("#   the log has no reason and remedy of " + i); good = False; continue
+    if i not in d["failed"] or c["reason"].endswith("...") or c["remedy"].endswith("..."):
+        print("#   the log cut " + i); good = False
+    head = text.find(i + ": ")
+    if head < 0 or not text.startswith(c["reason"][:40], head + len(i) + 2):
+        print("#   the engine's error has no part of " + i + " with its reason"); good = False
+        continue
+    # The part ends where the next failed check's begins.
+    nxt = min([p for p in starts if p > head] + [len(text)])
+    if "(remedy: " + c["remedy"] + ")" not in text[head:nxt]:
+        print("#   the engine's error lacks the remedy of " + i + ": " + c["remedy"]); good = False
+print("#   failed: " + ", ".join(d["failed"]))
+sys.exit(not good)
+PY
 }

@@ -24,6 +24,19 @@
 #include "tap.h"
 #include "util.h"
 #include "wrapper.h"
+/* N failures PREFIX0, PREFIX1, ... into R, each with REASON and REMEDY. */
+static void
+fail_many (struct report *r, const char *prefix, int n, const char *reason, const char *remedy)
+{
+  for (int i = 0; i < n; i++)
+    {
+      char id[32];
+
+      snprintf (id, sizeof id, "%s%d", prefix, i);
+      report_fail (r, id, remedy, "%s", reason);
+    }
+}
+
 static void
 test_output (void)
 {
@@ -37,10 +50,23 @@ test_output (void)
   report_fail (&r, "egress.proxy", NULL, "127.0.0.1:9 refused the connection\nsecond line");
   s = output_refusal (&r, "c1", false);
   is_str (s,
-          "kata-guard: refusing to start container c1: kvm.open: cannot open /dev/kvm: Permission "
-          "denied (remedy: load kvm); egress.proxy: 127.0.0.1:9 refused the connection?second "
-          "line",
-          "refusal: first failure with remedy, then the others, one line");
+          "kata-guard: refusing to start container c1: 2 checks failed: kvm.open, egress.proxy; "
+          "kvm.open: cannot open /dev/kvm: Permission denied (remedy: load kvm); egress.proxy: "
+          "127.0.0.1:9 refused the connection?second line",
+          "refusal: every failed id, then each with its reason and remedy, one line");
+  free (s);
+  /* One failure: no list. */
+  {
+    struct report one = { 0 };
+
+    report_fail (&one, "kvm.open", "load kvm", "cannot open /dev/kvm");
+    s = output_refusal (&one, "c1", false);
+    is_str (s,
+            "kata-guard: refusing to start container c1: kvm.open: cannot open /dev/kvm (remedy: "
+            "load kvm)",
+            "refusal: one failure, with its remedy");
+    report_release (&one);
+  }
   free (s);
 
   /* Many long failures: bounded, and the rest counted. */
@@ -49,13 +75,7 @@ test_output (void)
 
     memset (longr, 'x', sizeof longr - 1);
     longr[sizeof longr - 1] = '\0';
-    for (int i = 0; i < 40; i++)
-      {
-        char id[32];
-
-        snprintf (id, sizeof id, "fam.check%d", i);
-        report_fail (&r, id, "remedy", "%s", longr);
-      }
+    fail_many (&r, "fam.check", 40, longr, "remedy");
     s = output_refusal (&r, "c1", false);
     ok (s && strlen (s) <= KG_REFUSAL_MAX, "refusal: bounded (%zu bytes)", s ? strlen (s) : 0);
     /* Every failed id is named, not counted (issue 39: "1 more failed"
@@ -77,9 +97,9 @@ test_output (void)
             printf ("#   %s is not named in: %s\n", id, s);
         }
       ok (all, "refusal: every one of 40 failed ids is named");
-      ok (s && strstr (s, "more failed") == NULL, "refusal: none is only counted");
-      ok (s && strstr (s, "; also failed: ") != NULL,
-          "refusal: those without room for a reason listed");
+      ok (s && strstr (s, " more") == NULL, "refusal: none is only counted");
+      has_str (s, "42 checks failed: kvm.open, fam.check0, fam.check1, ",
+               "refusal: the line begins with the list of them all");
     }
     ok (s && strchr (s, '\n') == NULL, "refusal: one line");
     free (s);
@@ -97,15 +117,20 @@ test_output (void)
     report_fail (&a, "policy.capabilities", NULL, "CAP_SYS_ADMIN");
     s = output_refusal (&a, "c1", true);
     has_str (s,
-             "container c1: egress.netns: the host's network (remedy: use a network of the proxy)",
+             "container c1: 3 checks failed: egress.netns, policy.seccomp (audit only), "
+             "policy.capabilities (audit only); egress.netns: the host's network (remedy: use a "
+             "network of the proxy)",
              "audit: the enforced failure leads, with its remedy");
     has_str (s, "; policy.seccomp (audit only): no seccomp filter",
              "audit: what audit mode lets through is marked");
     has_str (s, "policy.capabilities (audit only)", "audit: every audit-only failure marked");
     free (s);
     s = output_refusal (&a, "c1", false);
-    has_str (s, "container c1: policy.seccomp: no seccomp filter; egress.netns",
-             "enforce: the report's order, nothing marked");
+    has_str (s,
+             "container c1: 3 checks failed: egress.netns, policy.seccomp, policy.capabilities; "
+             "egress.netns: the host's network (remedy: use a network of the proxy); "
+             "policy.seccomp: no seccomp filter",
+             "enforce: those with a remedy first, then the report's order, nothing marked");
     ok (s && strstr (s, "audit only") == NULL, "enforce: no audit mark");
     free (s);
     report_release (&a);
@@ -177,10 +202,142 @@ test_output (void)
     is_str (s,
             "verdict=refuse mode=shim namespace=default container=c9 failed=kvm.device "
             "warnings=egress.enabled kata_config=/opt/kata/configuration.toml "
-            "config=/etc/kata-guard/config.toml message=\"kata-guard: refusing\"",
+            "config=/etc/kata-guard/config.toml message=\"kata-guard: refusing\" "
+            "checks=\"kvm.device: missing; egress.enabled: off\"",
             "decision: syslog line");
     free (s);
     report_release (&d_rep);
+  }
+}
+
+/* ---- a refusal with several failures (issue 48) ---- */
+
+/* The bytes the refusal takes in conmon's sync line to podman (a JSON
+   string: '"' and '\\' doubled), the tightest channel an engine gives it. */
+static size_t
+json_cost (const char *s)
+{
+  size_t n = 0;
+
+  for (; s && *s; s++)
+    n += (*s == '"' || *s == '\\') ? 2 : 1;
+  return n;
+}
+
+/* S names ID with REASON's first FROM bytes and with its remedy REMEDY
+   whole: "ID: REASON... (remedy: REMEDY)". */
+static bool
+names_with_remedy (const char *s, const char *id, const char *remedy)
+{
+  cleanup_free char *want = NULL;
+  const char *p;
+
+  if (s == NULL || asprintf (&want, "(remedy: %s)", remedy) < 0)
+    return false;
+  for (p = s; (p = strstr (p, id)) != NULL; p++)
+    if (strncmp (p + strlen (id), ": ", 2) == 0)
+      {
+        const char *r = strstr (p, want), *next = strstr (p + 1, "; ");
+
+        /* Its own remedy: before the next check's part. */
+        return r != NULL && (next == NULL || r < next);
+      }
+  return false;
+}
+
+static void
+test_refusal_all (void)
+{
+  struct report r = { 0 };
+  struct decision d = { 0 };
+  char reason[3][2000], remedy[3][300];
+  static const char *const ids[] = { "policy.mounts", "egress.netns", "policy.memory_limit" };
+  char *s;
+
+  /* Three failures, each with a long reason and its own remedy, as the
+     first Docker start on a private data root had (issue 48: the line
+     showed the first reason cut and no remedy of the others). */
+  for (int i = 0; i < 3; i++)
+    {
+      memset (reason[i], 'a' + i, sizeof reason[i] - 1);
+      reason[i][sizeof reason[i] - 1] = '\0';
+      memcpy (reason[i], "root.path /", 11);
+      snprintf (remedy[i], sizeof remedy[i],
+                "remedy %d: list the engine's data root in [policy] engine_roots and restart, "
+                "or put the container on a network of the proxy, or give it a memory limit "
+                "(docker run --memory); see kata-guard(8), the section of this check",
+                i);
+      report_fail (&r, ids[i], remedy[i], "%s", reason[i]);
+    }
+  s = output_refusal (&r, "c1", false);
+  has_str (s,
+           "kata-guard: refusing to start container c1: 3 checks failed: policy.mounts, "
+           "egress.netns, policy.memory_limit",
+           "three failures: the line begins with every failed id");
+  for (int i = 0; i < 3; i++)
+    ok (names_with_remedy (s, ids[i], remedy[i]), "three failures: %s with its whole remedy",
+        ids[i]);
+  ok (s && json_cost (s) <= KG_REFUSAL_MAX && strchr (s, '\n') == NULL,
+      "three failures: one line within the bound (%zu)", json_cost (s));
+  ok (s && strstr (s, reason[2]) == NULL,
+      "three failures: the reasons shortened to fit (the log has them whole)");
+
+  d.mode = KG_MODE_OCI;
+  d.container_id = "c1";
+  d.rep = &r;
+  d.message = s;
+  {
+    cleanup_free char *line = output_decision_json (&d);
+    json_object *o = line ? json_tokener_parse (line) : NULL, *checks = NULL;
+    bool whole = o != NULL && json_object_object_get_ex (o, "checks", &checks)
+                 && json_object_array_length (checks) == 3;
+
+    for (size_t i = 0; whole && i < 3; i++)
+      {
+        json_object *c = json_object_array_get_idx (checks, i), *v;
+
+        whole = json_object_object_get_ex (c, "id", &v)
+                && strcmp (json_object_get_string (v), ids[i]) == 0
+                && json_object_object_get_ex (c, "reason", &v)
+                && strcmp (json_object_get_string (v), reason[i]) == 0
+                && json_object_object_get_ex (c, "remedy", &v)
+                && strcmp (json_object_get_string (v), remedy[i]) == 0;
+      }
+    ok (whole, "three failures: the log file's line has every reason and remedy whole");
+    json_object_put (o);
+  }
+  {
+    cleanup_free char *line = output_decision_syslog (&d);
+    bool whole = line != NULL;
+
+    for (int i = 0; whole && i < 3; i++)
+      whole = strstr (line, reason[i]) != NULL && strstr (line, remedy[i]) != NULL;
+    ok (whole, "three failures: the syslog message has every reason and remedy whole");
+  }
+  free (s);
+  report_release (&r);
+
+  /* Quotes double in conmon's JSON line: the bound counts them twice. */
+  {
+    char quotes[2000];
+
+    memset (quotes, '"', sizeof quotes - 1);
+    quotes[sizeof quotes - 1] = '\0';
+    fail_many (&r, "policy.q", 5, quotes, quotes);
+    s = output_refusal (&r, "c1", false);
+    ok (s && json_cost (s) <= KG_REFUSAL_MAX, "quotes: within the bound as podman reads it (%zu)",
+        json_cost (s));
+    has_str (s, "5 checks failed: policy.q0, policy.q1, policy.q2, policy.q3, policy.q4",
+             "quotes: every id named");
+    free (s);
+    /* The wrapper's own messages (an exec's or update's refusal) too. */
+    s = output_message ("refusing exec in container c1: policy.capabilities: %s", quotes);
+    ok (s && json_cost (s) <= KG_REFUSAL_MAX && strlen (s) > 3
+            && strcmp (s + strlen (s) - 3, "...") == 0,
+        "quotes: a message of the wrapper's own, cut where podman's bound is, marked (%zu)",
+        json_cost (s));
+    free (s);
+    report_release (&r);
   }
 }
 
@@ -232,6 +389,7 @@ int
 main (void)
 {
   test_output ();
+  test_refusal_all ();
   test_audit ();
   return tap_done ();
 }

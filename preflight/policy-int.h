@@ -386,6 +386,14 @@ uint64_t allowed_caps (const struct guard_config *cfg);
 const char *annotation (const struct ctx *c, const char *name);
 const char *below (const char *p, const char *root);
 bool apparmor_profile_allowed (const struct guard_config *cfg, const char *profile);
+/* PROCESS's selinuxLabel (the label, or NULL when none or "") judged by
+   [policy] selinux_types, a finding that ends in EFFECT when it is not
+   one; its apparmorProfile by [policy] apparmor_profiles.  A start's
+   process (policy.labels, policy.confinement) and runc exec's
+   process.json alike. */
+const char *process_label (const struct guard_config *cfg, struct jv *process, const char *effect,
+                           struct findings *f);
+void process_apparmor (const struct guard_config *cfg, struct jv *process, struct findings *f);
 bool cap_parse (const char *name, cap_value_t *v);
 void cap_upper (cap_value_t v, char *out, size_t size);
 bool cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid);

@@ -98,6 +98,21 @@ policy_exec_limits_judge (const struct guard_config *cfg, const struct engine_ns
 }
 
 int
+policy_exec_label_judge (const struct guard_config *cfg, struct jv *process, bool apparmor,
+                         kg_error_t *err)
+{
+  cleanup_findings struct findings f = { 0 };
+
+  if (process != NULL && apparmor)
+    process_apparmor (cfg, process, &f);
+  else if (process != NULL)
+    process_label (cfg, process, " (runc labels the exec'd process on the host)", &f);
+  if (f.n > 0)
+    return kg_error (err, 0, "%s", sb_str (&f.text));
+  return 0;
+}
+
+int
 policy_update_judge (const struct guard_config *cfg, const struct engine_ns *ns,
                      struct jv *resources, const char *rdt, kg_error_t *err)
 {

@@ -74,6 +74,12 @@ int policy_exec_judge (const struct guard_config *cfg, struct jv *process, const
 struct engine_ns;
 int policy_exec_limits_judge (const struct guard_config *cfg, const struct engine_ns *ns,
                               struct jv *process, kg_error_t *err);
+/* runc exec (OCI mode): PROCESS's selinuxLabel by a start's policy.labels
+   ([policy] selinux_types), or with APPARMOR its apparmorProfile by a
+   start's policy.confinement ([policy] apparmor_profiles).  0, or -1 with
+   why. */
+int policy_exec_label_judge (const struct guard_config *cfg, struct jv *process, bool apparmor,
+                             kg_error_t *err);
 /* runc update (OCI mode): RESOURCES, in the spec's linux.resources shape
    (the flags already folded in), may not lift the memory limit (with
    require_memory_limit), nor set one above [policy] max_vm_memory_mib or a

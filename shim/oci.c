@@ -189,7 +189,9 @@ with_defaults (const char *why, const struct kg_error *load_err, char **buf)
 
 /* exec: its --cap values and the capability sets of --process, against
    [policy] capabilities, and the process's rlimits and oomScoreAdj by the
-   start's policy.resources rules (against NS, the engine's limits).
+   start's policy.resources rules (against NS, the engine's limits), its
+   SELinux label and AppArmor profile by the start's policy.labels and
+   policy.confinement.
    Returns -1 when the exec may pass, else the exit status of the
    refusal. */
 static int
@@ -216,6 +218,16 @@ judge_exec (const struct oci_call_args *c, const struct guard_config *cfg,
                          with_defaults (err->msg, load_err, &judged),
                          "exec with the limits the container started with (no --ulimit above "
                          "the engine's own, no oomScoreAdj below [policy] min_oom_score_adj)");
+  else if (policy_exec_label_judge (cfg, obj, false, &err) < 0)
+    status = oci_refuse (ch, "exec", c->id, "policy.labels",
+                         with_defaults (err->msg, load_err, &judged),
+                         "exec with the container's label, or list a confined type in [policy] "
+                         "selinux_types");
+  else if (policy_exec_label_judge (cfg, obj, true, &err) < 0)
+    status = oci_refuse (ch, "exec", c->id, "policy.confinement",
+                         with_defaults (err->msg, load_err, &judged),
+                         "exec with the container's AppArmor profile, or list it in [policy] "
+                         "apparmor_profiles");
   jv_free (obj);
   return status;
 }

@@ -205,29 +205,32 @@ judge_exec (const struct oci_call_args *c, const struct guard_config *cfg,
   size_t len = 0;
   int status = -1;
 
+  /* Each rule of a start that judges what the exec hands the runtime, in
+     turn: its id, and the remedy of its refusal. */
+  static const char *const rules[][2] = {
+    { "policy.capabilities", "exec without added capabilities (no --privileged, no --cap-add), "
+                             "or add them to [policy] capabilities" },
+    { "policy.resources", "exec with the limits the container started with (no --ulimit above "
+                          "the engine's own, no oomScoreAdj below [policy] min_oom_score_adj)" },
+    { "policy.labels", "exec with the container's label, or list a confined type in [policy] "
+                       "selinux_types" },
+    { "policy.confinement", "exec with the container's AppArmor profile, or list it in [policy] "
+                            "apparmor_profiles" },
+  };
+
   if (c->process != NULL && (obj = read_json_arg (c->process, false, &text, &len, &err)) == NULL)
-    status = oci_refuse (ch, "exec", c->id, "policy.capabilities", err->msg,
-                         "pass a process.json runc can read");
-  else if (policy_exec_judge (cfg, obj, c->caps, c->n_caps, &err) < 0)
-    status = oci_refuse (ch, "exec", c->id, "policy.capabilities",
-                         with_defaults (err->msg, load_err, &judged),
-                         "exec without added capabilities (no --privileged, no --cap-add), "
-                         "or add them to [policy] capabilities");
-  else if (policy_exec_limits_judge (cfg, ns, obj, &err) < 0)
-    status = oci_refuse (ch, "exec", c->id, "policy.resources",
-                         with_defaults (err->msg, load_err, &judged),
-                         "exec with the limits the container started with (no --ulimit above "
-                         "the engine's own, no oomScoreAdj below [policy] min_oom_score_adj)");
-  else if (policy_exec_label_judge (cfg, obj, false, &err) < 0)
-    status = oci_refuse (ch, "exec", c->id, "policy.labels",
-                         with_defaults (err->msg, load_err, &judged),
-                         "exec with the container's label, or list a confined type in [policy] "
-                         "selinux_types");
-  else if (policy_exec_label_judge (cfg, obj, true, &err) < 0)
-    status = oci_refuse (ch, "exec", c->id, "policy.confinement",
-                         with_defaults (err->msg, load_err, &judged),
-                         "exec with the container's AppArmor profile, or list it in [policy] "
-                         "apparmor_profiles");
+    return oci_refuse (ch, "exec", c->id, "policy.capabilities", err->msg,
+                       "pass a process.json runc can read");
+  for (size_t r = 0; status < 0 && r < ARRAY_SIZE (rules); r++)
+    {
+      int bad = r == 0   ? policy_exec_judge (cfg, obj, c->caps, c->n_caps, &err)
+                : r == 1 ? policy_exec_limits_judge (cfg, ns, obj, &err)
+                         : policy_exec_label_judge (cfg, obj, r == 3, &err);
+
+      if (bad < 0)
+        status = oci_refuse (ch, "exec", c->id, rules[r][0],
+                             with_defaults (err->msg, load_err, &judged), rules[r][1]);
+    }
   jv_free (obj);
   return status;
 }

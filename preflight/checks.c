@@ -57,4 +57,5 @@ preflight_release (struct preflight *pf)
   pf->from_assets.cache_len = 0;
   jv_free (pf->from_policy.spec);
   pf->from_policy.spec = NULL;
+  ns_pins_release (&pf->pins);
 }

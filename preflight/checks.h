@@ -12,6 +12,7 @@
 
 #include "conf.h"
 #include "engine.h"
+#include "nspin.h"
 #include "result.h"
 
 struct jv;
@@ -58,6 +59,10 @@ struct preflight
     char *cache;
     size_t cache_len;
   } from_assets;
+  /* Each namespace the checker's parent answered about by a process
+     (/proc/PID/ns/NAME), pinned (nspin.h): checked again right before the
+     runtime is executed.  Written by checker_run alone. */
+  struct ns_pins pins;
 };
 
 typedef void (*check_fn) (struct preflight *pf);

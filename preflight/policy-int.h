@@ -386,6 +386,14 @@ uint64_t allowed_caps (const struct guard_config *cfg);
 const char *annotation (const struct ctx *c, const char *name);
 const char *below (const char *p, const char *root);
 bool apparmor_profile_allowed (const struct guard_config *cfg, const char *profile);
+/* PROCESS's selinuxLabel (the label, or NULL when none or "") judged by
+   [policy] selinux_types, a finding that ends in EFFECT when it is not
+   one; its apparmorProfile by [policy] apparmor_profiles.  A start's
+   process (policy.labels, policy.confinement) and runc exec's
+   process.json alike. */
+const char *process_label (const struct guard_config *cfg, struct jv *process, const char *effect,
+                           struct findings *f);
+void process_apparmor (const struct guard_config *cfg, struct jv *process, struct findings *f);
 bool cap_parse (const char *name, cap_value_t *v);
 void cap_upper (cap_value_t v, char *out, size_t size);
 bool cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
@@ -403,6 +411,16 @@ bool selinux_context_judge (const char *label, const char *role, const char *con
 __attribute__ ((format (printf, 2, 3))) void finding (struct findings *f, const char *fmt, ...);
 void findings_release (struct findings *f);
 void host_limits (const struct ctx *c, struct findings *f);
+/* The pieces of host_limits, for every entry point that hands the runtime
+   the same fields (a start's config.json; runc exec's process.json and
+   runc update's resources, policy-runc.c): cpu.cpus and cpu.mems of CPU
+   (a linux.resources.cpu object, or NULL) against NS's online lists;
+   PROCESS's oomScoreAdj against CFG and rlimits against NS's hard limits;
+   a resctrl group (WHAT asks for it) unless [policy] intel_rdt. */
+void limits_cpuset (const struct engine_ns *ns, struct jv *cpu, struct findings *f);
+void limits_process (const struct guard_config *cfg, const struct engine_ns *ns, struct jv *process,
+                     struct findings *f);
+void limits_intel_rdt (const struct guard_config *cfg, const char *what, struct findings *f);
 bool is_crio_sandbox (const struct ctx *c);
 bool is_pod_member (const struct ctx *c);
 bool is_pod_sandbox (const struct ctx *c);

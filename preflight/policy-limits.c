@@ -77,7 +77,7 @@ limit_text (uint64_t v, char *out, size_t size)
    higher than the engine's own hard limit (what the process gets without
    the entry): above it only root's setrlimit raises, for the container. */
 static void
-rlimits (const struct ctx *c, struct jv *process, struct findings *f)
+rlimits (const struct engine_ns *ns, struct jv *process, struct findings *f)
 {
   struct jv *list = jget_type (process, "process", "rlimits", json_type_array, f);
 
@@ -113,15 +113,15 @@ rlimits (const struct ctx *c, struct jv *process, struct findings *f)
                    jv_text (hard), jv_text (soft));
           continue;
         }
-      if (! c->ns.rlim_ok[r])
+      if (! ns->rlim_ok[r])
         {
           finding (f, "%s: the engine's own limit cannot be read", name);
           continue;
         }
-      if (h > c->ns.rlim_max[r] || s > c->ns.rlim_max[r])
+      if (h > ns->rlim_max[r] || s > ns->rlim_max[r])
         {
           limit_text (h > s ? h : s, want, sizeof want);
-          limit_text (c->ns.rlim_max[r], own, sizeof own);
+          limit_text (ns->rlim_max[r], own, sizeof own);
           finding (f, "%s %s is above the engine's own hard limit (%s)", name, want, own);
         }
     }
@@ -131,7 +131,7 @@ rlimits (const struct ctx *c, struct jv *process, struct findings *f)
    min_oom_score_adj (-1000 exempts the process from the host's OOM
    killer; -998 is CRI's pod sandbox, -997 a Guaranteed pod). */
 static void
-oom_score_adj (const struct ctx *c, struct jv *process, struct findings *f)
+oom_score_adj (const struct guard_config *cfg, struct jv *process, struct findings *f)
 {
   struct jv *v = jget (process, "process", "oomScoreAdj", f);
   int64_t adj;
@@ -146,10 +146,10 @@ oom_score_adj (const struct ctx *c, struct jv *process, struct findings *f)
   adj = jv_int64 (v);
   if (adj < -1000 || adj > 1000)
     finding (f, "process.oomScoreAdj %" PRId64 " is outside -1000 .. 1000", adj);
-  else if (adj < c->cfg->policy.min_oom_score_adj)
+  else if (adj < cfg->policy.min_oom_score_adj)
     finding (f,
              "process.oomScoreAdj %" PRId64 " is below [policy] min_oom_score_adj (%" PRId64 ")%s",
-             adj, c->cfg->policy.min_oom_score_adj,
+             adj, cfg->policy.min_oom_score_adj,
              adj == -1000 ? ": the host's OOM killer would never pick it" : "");
 }
 
@@ -211,10 +211,10 @@ host_online_gather (struct engine_ns *e, int which)
 /* linux.resources.cpu.cpus / mems: a list by the one grammar, of the
    host's online CPUs / memory nodes. */
 static void
-cpuset_field (const struct ctx *c, struct jv *cpu, int which, struct findings *f)
+cpuset_field (const struct engine_ns *ns, struct jv *cpu, int which, struct findings *f)
 {
   const char *key = which == 0 ? "cpus" : "mems";
-  const unsigned char *have = c->ns.online[which];
+  const unsigned char *have = ns->online[which];
   unsigned char want[POLICY_MAX_CPUSET / 8];
   struct jv *v = jget (cpu, "cpu", key, f);
 
@@ -230,10 +230,10 @@ cpuset_field (const struct ctx *c, struct jv *cpu, int which, struct findings *f
     }
   if (*jv_string (v) == '\0')
     return;
-  if (c->ns.online_err[which] != 0)
+  if (ns->online_err[which] != 0)
     {
       finding (f, "linux.resources.cpu.%s cannot be checked: %s: %s", key, online_path[which],
-               strerror (c->ns.online_err[which]));
+               strerror (ns->online_err[which]));
       return;
     }
   for (size_t i = 0; i < POLICY_MAX_CPUSET; i++)
@@ -246,6 +246,30 @@ cpuset_field (const struct ctx *c, struct jv *cpu, int which, struct findings *f
 }
 
 void
+limits_cpuset (const struct engine_ns *ns, struct jv *cpu, struct findings *f)
+{
+  cpuset_field (ns, cpu, 0, f);
+  cpuset_field (ns, cpu, 1, f);
+}
+
+void
+limits_process (const struct guard_config *cfg, const struct engine_ns *ns, struct jv *process,
+                struct findings *f)
+{
+  oom_score_adj (cfg, process, f);
+  rlimits (ns, process, f);
+}
+
+void
+limits_intel_rdt (const struct guard_config *cfg, const char *what, struct findings *f)
+{
+  if (! cfg->policy.intel_rdt)
+    finding (f,
+             "%s asks for a resctrl group on the host (set [policy] intel_rdt = true to allow it)",
+             what);
+}
+
+void
 host_limits (const struct ctx *c, struct findings *f)
 {
   struct jv *linux_, *process, *res, *cpu;
@@ -253,14 +277,11 @@ host_limits (const struct ctx *c, struct findings *f)
   linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
   res = jget_type (linux_, "linux", "resources", json_type_object, f);
   cpu = jget_type (res, "resources", "cpu", json_type_object, f);
-  cpuset_field (c, cpu, 0, f);
-  cpuset_field (c, cpu, 1, f);
+  limits_cpuset (&c->ns, cpu, f);
   if (c->pf->req->mode != KG_MODE_OCI)
     return;
   process = jget_type (c->spec, "spec", "process", json_type_object, f);
-  oom_score_adj (c, process, f);
-  rlimits (c, process, f);
-  if (jget (linux_, "linux", "intelRdt", f) != NULL && ! c->cfg->policy.intel_rdt)
-    finding (f, "linux.intelRdt asks for a resctrl group on the host (set [policy] intel_rdt = "
-                "true to allow it)");
+  limits_process (c->cfg, &c->ns, process, f);
+  if (jget (linux_, "linux", "intelRdt", f) != NULL)
+    limits_intel_rdt (c->cfg, "linux.intelRdt", f);
 }

@@ -134,12 +134,7 @@ check_confinement (const struct ctx *c)
         break;
       }
   /* process.selinuxLabel is policy.labels': Kata applies it on the host. */
-  v = jget_type (process, "process", "apparmorProfile", json_type_string, &f);
-  if (v != NULL && ! apparmor_profile_allowed (c->cfg, jv_string (v)))
-    finding (&f,
-             "AppArmor profile \"%.64s\" (process.apparmorProfile) is not one of [policy] "
-             "apparmor_profiles",
-             jv_string (v));
+  process_apparmor (c->cfg, process, &f);
   /* The agent's mount context in the guest (kata_agent.go passes it on, or
      drops it with guest SELinux off): the engines' file type, or none. */
   v = jget_type (linux_, "linux", "mountLabel", json_type_string, &f);

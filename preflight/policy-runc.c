@@ -2,8 +2,9 @@
 /*
  * runc exec and update in OCI mode (shim/oci.c asks): a process added to
  * a running container, or its resources changed, judged by the same
- * [policy] rules as its start (policy.capabilities, policy.resources),
- * with the helpers those rules share (policy-int.h).
+ * [policy] rules as its start (policy.capabilities, policy.resources:
+ * the process's rlimits and oomScoreAdj, the cpuset lists, a resctrl
+ * group), with the helpers those rules share (policy-int.h).
  */
 #include "config.h"
 
@@ -84,7 +85,36 @@ policy_exec_judge (const struct guard_config *cfg, struct jv *process, const cha
 }
 
 int
-policy_update_judge (const struct guard_config *cfg, struct jv *resources, kg_error_t *err)
+policy_exec_limits_judge (const struct guard_config *cfg, const struct engine_ns *ns,
+                          struct jv *process, kg_error_t *err)
+{
+  cleanup_findings struct findings f = { 0 };
+
+  if (process != NULL)
+    limits_process (cfg, ns, process, &f);
+  if (f.n > 0)
+    return kg_error (err, 0, "%s", sb_str (&f.text));
+  return 0;
+}
+
+int
+policy_exec_label_judge (const struct guard_config *cfg, struct jv *process, bool apparmor,
+                         kg_error_t *err)
+{
+  cleanup_findings struct findings f = { 0 };
+
+  if (process != NULL && apparmor)
+    process_apparmor (cfg, process, &f);
+  else if (process != NULL)
+    process_label (cfg, process, " (runc labels the exec'd process on the host)", &f);
+  if (f.n > 0)
+    return kg_error (err, 0, "%s", sb_str (&f.text));
+  return 0;
+}
+
+int
+policy_update_judge (const struct guard_config *cfg, const struct engine_ns *ns,
+                     struct jv *resources, const char *rdt, kg_error_t *err)
 {
   cleanup_findings struct findings f = { 0 };
   cleanup_error kg_error_t merr = NULL;
@@ -132,6 +162,9 @@ policy_update_judge (const struct guard_config *cfg, struct jv *resources, kg_er
                  "than [policy] max_vcpus (%" PRId64 ")",
                  q, p, cpus, cfg->policy.max_vcpus);
     }
+  limits_cpuset (ns, cpu, &f);
+  if (rdt != NULL)
+    limits_intel_rdt (cfg, rdt, &f);
   if (f.n > 0)
     return kg_error (err, 0, "%s", sb_str (&f.text));
   return 0;

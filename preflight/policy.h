@@ -66,11 +66,29 @@ bool policy_valid_id (const char *id);
 struct guard_config;
 int policy_exec_judge (const struct guard_config *cfg, struct jv *process, const char *const *caps,
                        size_t n_caps, kg_error_t *err);
+/* runc exec (OCI mode): PROCESS (a process.json, or NULL) by the start's
+   policy.resources rules for a process: its oomScoreAdj within -1000 ..
+   1000 and not below [policy] min_oom_score_adj, each of its rlimits a
+   resource runc names and no higher than the engine's own hard limit (in
+   NS, engine_ns_gather).  0, or -1 with why. */
+struct engine_ns;
+int policy_exec_limits_judge (const struct guard_config *cfg, const struct engine_ns *ns,
+                              struct jv *process, kg_error_t *err);
+/* runc exec (OCI mode): PROCESS's selinuxLabel by a start's policy.labels
+   ([policy] selinux_types), or with APPARMOR its apparmorProfile by a
+   start's policy.confinement ([policy] apparmor_profiles).  0, or -1 with
+   why. */
+int policy_exec_label_judge (const struct guard_config *cfg, struct jv *process, bool apparmor,
+                             kg_error_t *err);
 /* runc update (OCI mode): RESOURCES, in the spec's linux.resources shape
    (the flags already folded in), may not lift the memory limit (with
    require_memory_limit), nor set one above [policy] max_vm_memory_mib or a
-   CPU quota above [policy] max_vcpus.  0, or -1 with why. */
-int policy_update_judge (const struct guard_config *cfg, struct jv *resources, kg_error_t *err);
+   CPU quota above [policy] max_vcpus, nor name cpu.cpus or cpu.mems a
+   start's policy.resources refuses (NS's online lists); RDT, when not
+   NULL, names what asks for a resctrl group (refused unless [policy]
+   intel_rdt).  0, or -1 with why. */
+int policy_update_judge (const struct guard_config *cfg, const struct engine_ns *ns,
+                         struct jv *resources, const char *rdt, kg_error_t *err);
 
 /* policy.capacity's bound on the memory all guarded VMs alive may
    commit, *MAX MiB, and where it comes from, into WHY: [policy]

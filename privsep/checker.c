@@ -39,6 +39,7 @@
 #include "egress.h"
 #include "jtree.h"
 #include "netns.h"
+#include "nspin.h"
 #include "policy.h"
 #include "request.h"
 #include "storage.h"
@@ -64,6 +65,7 @@ checker_parent_release (struct checker_parent *parent)
 {
   names_release (&parent->names);
   parent->names_read = false;
+  ns_pins_release (&parent->pins);
 }
 
 /* O's member KEY when it is of TYPE, else NULL. */
@@ -300,14 +302,14 @@ parse_pool (uint32_t arg, const unsigned char *buf, size_t len, struct checker_r
 
 /* readlink /proc/PID/exe: the target. */
 static int32_t
-answer_exe (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
+answer_exe (const struct checker_request *rq, struct checker_parent *parent, int64_t left_ms,
             const void **body, size_t *n)
 {
   static char target[CHECKER_PATH_MAX];
   char path[64];
   ssize_t r;
 
-  (void) cfg, (void) left_ms;
+  (void) parent, (void) left_ms;
   *body = target;
   *n = 0;
   snprintf (path, sizeof path, "/proc/%u/exe", (unsigned) rq->pid);
@@ -320,21 +322,24 @@ answer_exe (const struct checker_request *rq, const struct guard_config *cfg, in
   return 0;
 }
 
-/* stat /proc/PID/ns/NAME: a struct checker_ns_reply. */
+/* stat /proc/PID/ns/NAME: a struct checker_ns_reply, the namespace
+   pinned in PARENT with the process that was in it (nspin.h): the
+   wrapper checks the pin again right before the runtime runs. */
 static int32_t
-answer_ns (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
+answer_ns (const struct checker_request *rq, struct checker_parent *parent, int64_t left_ms,
            const void **body, size_t *n)
 {
   static struct checker_ns_reply r;
-  char path[64];
+  struct ns_pin pin;
   struct stat st;
 
-  (void) cfg, (void) left_ms;
+  (void) left_ms;
   r = (struct checker_ns_reply){ 0, 0 };
   *body = &r;
   *n = sizeof r;
-  snprintf (path, sizeof path, "/proc/%u/ns/%s", (unsigned) rq->pid, rq->ns_name);
-  if (stat (path, &st) < 0)
+  if (ns_pin_take (rq->pid, rq->ns_name, &pin, &st) < 0)
+    return errno;
+  if (ns_pins_add (&parent->pins, &pin) < 0)
     return errno;
   r = (struct checker_ns_reply){ st.st_dev, st.st_ino };
   return 0;
@@ -343,23 +348,42 @@ answer_ns (const struct checker_request *rq, const struct guard_config *cfg, int
 /* A network namespace's facts (netns.h), of a process's namespace (pid)
    or a path's, probed with the parent's own probe: a struct netns_facts.
    The gathering, probe included, ends within LEFT_MS, the start's time
-   left: a slow proxy cannot hold the start past [runtime] deadline_ms. */
+   left: a slow proxy cannot hold the start past [runtime] deadline_ms.
+   A process's namespace is pinned before (nspin.h) and must still hold
+   after: the facts are of the namespace that process was in throughout,
+   and the wrapper checks the pin again right before the runtime runs. */
 static int32_t
-answer_netns (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
+answer_netns (const struct checker_request *rq, struct checker_parent *parent, int64_t left_ms,
               const void **body, size_t *n)
 {
   static struct netns_facts facts;
   cleanup_error kg_error_t gerr = NULL;
   const struct netns_request *q = &rq->netns;
   struct netns_probe probe;
+  struct ns_pin pin = { .pidfd = -1 };
 
   memset (&facts, 0, sizeof facts);
   *body = &facts;
   *n = sizeof facts;
-  if (parent_probe (cfg, &probe) < 0)
+  if (parent_probe (parent->cfg, &probe) < 0)
     return EPERM;
+  if (q->pid != 0 && ns_pin_take (q->pid, "net", &pin, NULL) < 0)
+    return errno;
   if (netns_gather_within (q->pid, q->pid ? NULL : q->path, &probe, left_ms, &facts, &gerr) < 0)
-    return gerr->errnum ? gerr->errnum : EIO;
+    {
+      if (pin.pidfd >= 0)
+        close (pin.pidfd);
+      return gerr->errnum ? gerr->errnum : EIO;
+    }
+  if (q->pid != 0 && (ns_pin_check (&pin) < 0 || ns_pins_add (&parent->pins, &pin) < 0))
+    {
+      int32_t e = errno;
+
+      if (pin.pidfd >= 0)
+        close (pin.pidfd);
+      memset (&facts, 0, sizeof facts);
+      return e;
+    }
   return 0;
 }
 
@@ -367,9 +391,10 @@ answer_netns (const struct checker_request *rq, const struct guard_config *cfg, 
    containerd_config names (storage.h): the status, or on an error its
    message. */
 static int32_t
-answer_pool (const struct checker_request *rq, const struct guard_config *cfg, int64_t left_ms,
+answer_pool (const struct checker_request *rq, struct checker_parent *parent, int64_t left_ms,
              const void **body, size_t *n)
 {
+  const struct guard_config *cfg = parent->cfg;
   static char text[1024];
   cleanup_error kg_error_t perr = NULL;
   char name[128];
@@ -480,7 +505,7 @@ static const struct request_kind
                                struct checker_request *rq);
   size_t (*budget) (const struct checker_names *n);
   bool (*permitted) (const struct checker_names *n, const struct checker_request *rq);
-  int32_t (*answer) (const struct checker_request *rq, const struct guard_config *cfg,
+  int32_t (*answer) (const struct checker_request *rq, struct checker_parent *parent,
                      int64_t left_ms, const void **body, size_t *n);
   size_t reply_size; /* a body of this size; 0: a counted body */
 } request_kinds[CHECKER_REQ_KINDS] = {
@@ -545,7 +570,7 @@ answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
   if (e == 0 && left <= 0)
     e = ETIMEDOUT;
   if (e == 0)
-    e = k->answer (rq, parent->cfg, left, &body, &n);
+    e = k->answer (rq, parent, left, &body, &n);
   if (k->reply_size != 0 && n != k->reply_size)
     return errno = EINVAL, -1;
   return checker_reply_send (sock, e, body, n, k->reply_size == 0);
@@ -1141,6 +1166,14 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
   r = checker_collect (pid, sv[0], deadline_ms, refused, &parent, pf->rep, &fd, &cache, &cache_len,
                        err);
   close (sv[0]);
+  /* What the answers pinned goes to the wrapper, which checks it again
+     right before the runtime runs. */
+  if (r == 0)
+    {
+      ns_pins_release (&pf->pins);
+      pf->pins = parent.pins;
+      parent.pins.n = 0;
+    }
   checker_parent_release (&parent);
   munmap ((void *) refused, sizeof *refused);
   if (r < 0)

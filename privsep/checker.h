@@ -33,6 +33,7 @@
 #include "codec.h"
 #include "error.h"
 #include "mode.h"
+#include "nspin.h"
 #include "result.h"
 
 struct preflight;
@@ -89,6 +90,7 @@ struct checker_parent
   const char *bundle;
   bool names_read; /* NAMES read, at the first request */
   struct checker_names names;
+  struct ns_pins pins; /* each namespace it answered about by pid (nspin.h) */
 };
 
 void checker_parent_release (struct checker_parent *parent);

@@ -318,6 +318,10 @@ enum
   U_MEMORY_SWAP,
   U_CPU_QUOTA,
   U_CPU_PERIOD,
+  U_CPUSET_CPUS,
+  U_CPUSET_MEMS,
+  U_L3_CACHE_SCHEMA,
+  U_MEM_BW_SCHEMA,
   U_OTHER,
   U_NSTR,
 };
@@ -333,14 +337,14 @@ static const struct goflag update_flags[] = {
   { "cpu-rt-period", GOFLAG_STRING, U_OTHER },
   { "cpu-rt-runtime", GOFLAG_STRING, U_OTHER },
   { "cpu-idle", GOFLAG_STRING, U_OTHER },
-  { "cpuset-cpus", GOFLAG_STRING, U_OTHER },
-  { "cpuset-mems", GOFLAG_STRING, U_OTHER },
+  { "cpuset-cpus", GOFLAG_STRING, U_CPUSET_CPUS },
+  { "cpuset-mems", GOFLAG_STRING, U_CPUSET_MEMS },
   { "kernel-memory", GOFLAG_STRING, U_OTHER },
   { "kernel-memory-tcp", GOFLAG_STRING, U_OTHER },
   { "memory-reservation", GOFLAG_STRING, U_OTHER },
   { "pids-limit", GOFLAG_STRING, U_OTHER },
-  { "l3-cache-schema", GOFLAG_STRING, U_OTHER },
-  { "mem-bw-schema", GOFLAG_STRING, U_OTHER },
+  { "l3-cache-schema", GOFLAG_STRING, U_L3_CACHE_SCHEMA },
+  { "mem-bw-schema", GOFLAG_STRING, U_MEM_BW_SCHEMA },
   { "help", GOFLAG_BOOL, 0 },
   { "h", GOFLAG_BOOL, 0 },
 };
@@ -497,6 +501,10 @@ oci_parse_call (int argc, char **argv, int i, bool exec, struct oci_call_args *c
       c->memory_swap = strs[U_MEMORY_SWAP];
       c->cpu_quota = strs[U_CPU_QUOTA];
       c->cpu_period = strs[U_CPU_PERIOD];
+      c->cpuset_cpus = strs[U_CPUSET_CPUS];
+      c->cpuset_mems = strs[U_CPUSET_MEMS];
+      c->l3_cache_schema = strs[U_L3_CACHE_SCHEMA];
+      c->mem_bw_schema = strs[U_MEM_BW_SCHEMA];
     }
   return 0;
 }

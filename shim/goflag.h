@@ -91,6 +91,8 @@ struct oci_call_args
   const char *resources; /* update */
   int resources_at;      /* update: ARGV index of the --resources flag, or -1 */
   const char *memory, *memory_swap, *cpu_quota, *cpu_period; /* update */
+  const char *cpuset_cpus, *cpuset_mems;                     /* update */
+  const char *l3_cache_schema, *mem_bw_schema;               /* update: Intel RDT */
 };
 /* Parse the arguments after runc's subcommand at ARGV[I] ("exec" with
    EXEC, else "update").  Returns -1 when memory runs out; C->caps is the

@@ -188,11 +188,15 @@ with_defaults (const char *why, const struct kg_error *load_err, char **buf)
 }
 
 /* exec: its --cap values and the capability sets of --process, against
-   [policy] capabilities.  Returns -1 when the exec may pass, else the exit
-   status of the refusal. */
+   [policy] capabilities, and the process's rlimits and oomScoreAdj by the
+   start's policy.resources rules (against NS, the engine's limits), its
+   SELinux label and AppArmor profile by the start's policy.labels and
+   policy.confinement.
+   Returns -1 when the exec may pass, else the exit status of the
+   refusal. */
 static int
 judge_exec (const struct oci_call_args *c, const struct guard_config *cfg,
-            const struct kg_error *load_err, const struct channel *ch)
+            const struct engine_ns *ns, const struct kg_error *load_err, const struct channel *ch)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *text = NULL;
@@ -201,14 +205,32 @@ judge_exec (const struct oci_call_args *c, const struct guard_config *cfg,
   size_t len = 0;
   int status = -1;
 
+  /* Each rule of a start that judges what the exec hands the runtime, in
+     turn: its id, and the remedy of its refusal. */
+  static const char *const rules[][2] = {
+    { "policy.capabilities", "exec without added capabilities (no --privileged, no --cap-add), "
+                             "or add them to [policy] capabilities" },
+    { "policy.resources", "exec with the limits the container started with (no --ulimit above "
+                          "the engine's own, no oomScoreAdj below [policy] min_oom_score_adj)" },
+    { "policy.labels", "exec with the container's label, or list a confined type in [policy] "
+                       "selinux_types" },
+    { "policy.confinement", "exec with the container's AppArmor profile, or list it in [policy] "
+                            "apparmor_profiles" },
+  };
+
   if (c->process != NULL && (obj = read_json_arg (c->process, false, &text, &len, &err)) == NULL)
-    status = oci_refuse (ch, "exec", c->id, "policy.capabilities", err->msg,
-                         "pass a process.json runc can read");
-  else if (policy_exec_judge (cfg, obj, c->caps, c->n_caps, &err) < 0)
-    status = oci_refuse (ch, "exec", c->id, "policy.capabilities",
-                         with_defaults (err->msg, load_err, &judged),
-                         "exec without added capabilities (no --privileged, no --cap-add), "
-                         "or add them to [policy] capabilities");
+    return oci_refuse (ch, "exec", c->id, "policy.capabilities", err->msg,
+                       "pass a process.json runc can read");
+  for (size_t r = 0; status < 0 && r < ARRAY_SIZE (rules); r++)
+    {
+      int bad = r == 0   ? policy_exec_judge (cfg, obj, c->caps, c->n_caps, &err)
+                : r == 1 ? policy_exec_limits_judge (cfg, ns, obj, &err)
+                         : policy_exec_label_judge (cfg, obj, r == 3, &err);
+
+      if (bad < 0)
+        status = oci_refuse (ch, "exec", c->id, rules[r][0],
+                             with_defaults (err->msg, load_err, &judged), rules[r][1]);
+    }
   jv_free (obj);
   return status;
 }
@@ -219,12 +241,17 @@ judge_exec (const struct oci_call_args *c, const struct guard_config *cfg,
    status of the refusal. */
 static int
 judge_update (const struct oci_call_args *c, char **argv, const struct guard_config *cfg,
-              const struct kg_error *load_err, const struct channel *ch)
+              const struct engine_ns *ns, const struct kg_error *load_err, const struct channel *ch)
 {
-  static const char *const cg_keys[][2] = {
-    { "memory", "limit" }, { "memory", "swap" }, { "cpu", "quota" }, { "cpu", "period" }
-  };
-  const char *const cg_values[] = { c->memory, c->memory_swap, c->cpu_quota, c->cpu_period };
+  static const char *const cg_keys[][2] = { { "memory", "limit" }, { "memory", "swap" },
+                                            { "cpu", "quota" },    { "cpu", "period" },
+                                            { "cpu", "cpus" },     { "cpu", "mems" } };
+  const char *const cg_values[] = { c->memory,     c->memory_swap, c->cpu_quota,
+                                    c->cpu_period, c->cpuset_cpus, c->cpuset_mems };
+  /* runc takes a schema flag, like a cpuset flag, only when not empty. */
+  const char *rdt = c->l3_cache_schema != NULL && *c->l3_cache_schema ? "--l3-cache-schema"
+                    : c->mem_bw_schema != NULL && *c->mem_bw_schema   ? "--mem-bw-schema"
+                                                                      : NULL;
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *text = NULL;
   cleanup_free char *judged = NULL;
@@ -247,13 +274,15 @@ judge_update (const struct oci_call_args *c, char **argv, const struct guard_con
     {
       const char *v = cg_values[k];
       struct json_object *sub = NULL;
-      int64_t n;
+      int64_t n = 0;
       char *end;
 
-      if (v == NULL)
+      if (v == NULL || (k >= 4 && *v == '\0'))
         continue;
       errno = 0;
-      if (k < 2 ? ram_in_bytes (v, &n) < 0 : (n = strtoll (v, &end, 10), errno || *end || end == v))
+      if (k < 4
+          && (k < 2 ? ram_in_bytes (v, &n) < 0
+                    : (n = strtoll (v, &end, 10), errno || *end || end == v)))
         {
           status = oci_refuse (ch, "update", c->id, "args", "a value runc would refuse",
                                "use the values runc documents");
@@ -265,14 +294,16 @@ judge_update (const struct oci_call_args *c, char **argv, const struct guard_con
           sub = json_object_new_object ();
           json_object_object_add (obj, cg_keys[k][0], sub);
         }
-      json_object_object_add (sub, cg_keys[k][1], json_object_new_int64 (n));
+      json_object_object_add (sub, cg_keys[k][1],
+                              k < 4 ? json_object_new_int64 (n) : json_object_new_string (v));
     }
   if (status < 0 && (merged = jv_from_json_c (obj)) == NULL)
     status = oci_refuse (ch, "update", c->id, "policy.resources", "out of memory", "retry");
-  if (status < 0 && policy_update_judge (cfg, merged, &err) < 0)
+  if (status < 0 && policy_update_judge (cfg, ns, merged, rdt, &err) < 0)
     status = oci_refuse (ch, "update", c->id, "policy.resources",
                          with_defaults (err->msg, load_err, &judged),
-                         "keep the limits within [policy] max_vm_memory_mib and max_vcpus");
+                         "keep the limits within [policy] max_vm_memory_mib and max_vcpus, and the "
+                         "cpusets to this host's online CPUs and memory nodes");
   /* What was judged is what the runtime reads: the text of --resources
      (stdin or a file) becomes its stdin. */
   if (status < 0 && c->resources_at >= 0)
@@ -303,6 +334,7 @@ oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct 
   cleanup_free char *text = NULL;
   struct oci_call_args c;
   struct guard_config cfg;
+  struct engine_ns ns;
   bool exec = strcmp (a->command, "exec") == 0;
   int status;
 
@@ -323,7 +355,8 @@ oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct 
      one does not block a plain exec). */
   if (exec ? c.n_caps == 0 && c.process == NULL
            : c.resources == NULL && c.memory == NULL && c.memory_swap == NULL && c.cpu_quota == NULL
-                 && c.cpu_period == NULL)
+                 && c.cpu_period == NULL && c.cpuset_cpus == NULL && c.cpuset_mems == NULL
+                 && c.l3_cache_schema == NULL && c.mem_bw_schema == NULL)
     {
       free (c.caps);
       return -1;
@@ -341,7 +374,11 @@ oci_judge (int argc, char **argv, int i, const struct oci_args *a, const struct 
         }
       load_err = steal_pointer (&err);
     }
-  status = exec ? judge_exec (&c, &cfg, load_err, ch) : judge_update (&c, argv, &cfg, load_err, ch);
+  /* The engine's limits (the guard's own, inherited) and the host's
+     online CPUs and nodes, as a start's checker is given them. */
+  engine_ns_gather (&ns);
+  status = exec ? judge_exec (&c, &cfg, &ns, load_err, ch)
+                : judge_update (&c, argv, &cfg, &ns, load_err, ch);
   guard_config_release (&cfg);
   free (c.caps);
   return status;

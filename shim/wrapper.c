@@ -336,11 +336,12 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
    audited (audit mode lets through what only VM-contained rules refuse,
    said so in the decision with the refusal it would have been, in
    *AUDIT_MSG) or refuse.  A start that goes ahead has the checked
-   runtime descriptor in *FD and its VM recorded. */
+   runtime descriptor in *FD, the namespaces the checks pinned in *PINS
+   and its VM recorded. */
 static void
 decide (const struct request *req, struct report *pre, const struct channel *ch,
         const char *options_type, struct guard_config *cfg, struct decision_sink *sink,
-        struct decision *d, int *fd, char **audit_msg)
+        struct decision *d, int *fd, struct ns_pins *pins, char **audit_msg)
 {
   const char *config_path = guard_config_default_path ();
   cleanup_error kg_error_t err = NULL;
@@ -396,6 +397,11 @@ decide (const struct request *req, struct report *pre, const struct channel *ch,
                    "the checks passed but no checked runtime descriptor was handed over");
       d->allow = false;
     }
+  if (d->allow)
+    {
+      *pins = pf.pins;
+      pf.pins.n = 0;
+    }
   preflight_release (&pf);
   /* The start goes ahead only once its VM is recorded. */
   if (d->allow && capacity_commit (&cap, &err) < 0)
@@ -421,15 +427,31 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   cleanup_free char *audit_msg = NULL;
   cleanup_free char *msg = NULL;
   cleanup_close int fd = -1;
+  struct ns_pins pins = { .n = 0 };
+  int r;
 
-  decide (req, pre, ch, options_type, &cfg, &sink, &d, &fd, &audit_msg);
+  decide (req, pre, ch, options_type, &cfg, &sink, &d, &fd, &pins, &audit_msg);
   if (! d.allow)
     return refuse (req, pre, ch, &d, &sink);
+  /* A namespace named by a process (/proc/PID/ns/NAME), which the runtime
+     opens by the same path: the process that was checked, in the namespace
+     that was checked, still, or the pid names another one now. */
+  if (ns_pins_verify (&pins, &err) < 0)
+    {
+      ns_pins_release (&pins);
+      report_fail (pre, "policy.namespaces",
+                   "start the container again (its namespace's process must outlive the start)",
+                   "the namespace changed after it was checked: %s", err->msg);
+      capacity_forget (req->mode, ch->scope, req->container_id, NULL);
+      return refuse (req, pre, ch, &d, &sink);
+    }
 
   argv[0] = req->mode == KG_MODE_OCI ? cfg.runtime.oci : cfg.runtime.shim;
   if (req->mode == KG_MODE_SHIM && pre->pod_sandbox)
     {
-      return sandbox_start (fd, argv, req, pre, ch, &d, &sink);
+      r = sandbox_start (fd, argv, req, pre, ch, &d, &sink);
+      ns_pins_release (&pins);
+      return r;
     }
   decision_log (&d, &sink);
   /* OCI mode: every later call about the container goes through the
@@ -438,7 +460,11 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
      without the record, teardown falls back to the guard config. */
   if (req->mode == KG_MODE_OCI)
     record_write (req->mode, ch->scope, req->container_id, argv[0], NULL);
-  exec_runtime (fd, argv, &err);
+  /* Once more right before the exec: what the decision log and the record
+     took no longer goes by unchecked. */
+  if (ns_pins_verify (&pins, &err) == 0)
+    exec_runtime (fd, argv, &err);
+  ns_pins_release (&pins);
   capacity_forget (req->mode, ch->scope, req->container_id, NULL);
   msg = output_message ("cannot start container %s: exec: %s",
                         req->container_id ? req->container_id : "(no id)", err->msg);

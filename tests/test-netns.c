@@ -5,6 +5,10 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <errno.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
@@ -15,6 +19,7 @@
 #include <sys/socket.h>
 
 #include "netns.h"
+#include "nspin.h"
 #include "tap.h"
 #include "util.h"
 
@@ -435,9 +440,60 @@ test_route_fixes (void)
   fixes (ns, 0, "", true, "truncated facts");
 }
 
+/* A namespace named by a process, pinned (nspin.h): it holds while the
+   process lives in that namespace; a process that moved to another one
+   (EXDEV), or that exited and was reaped (its pid no one's, or another
+   process's), does not. */
+static void
+test_pins (void)
+{
+  int go[2], done[2];
+  struct ns_pin pin;
+  pid_t child;
+  char c = 0;
+  bool moved;
+
+  ok (ns_pin_take (0, "uts", &pin, NULL) < 0 && errno == EINVAL, "pin: pid 0 refused");
+  ok (ns_pin_take ((unsigned long) getpid (), "uts-long-name", &pin, NULL) < 0 && errno == EINVAL,
+      "pin: a name too long refused");
+  if (pipe (go) < 0 || pipe (done) < 0 || (child = fork ()) < 0)
+    {
+      ok (0, "pin: a child to pin");
+      return;
+    }
+  if (child == 0)
+    {
+      /* Move to a uts namespace of its own when told, say whether it
+         could, then wait to be killed. */
+      if (read (go[0], &c, 1) == 1)
+        c = unshare (CLONE_NEWUTS) == 0 ? 'y' : 'n';
+      if (write (done[1], &c, 1) != 1)
+        _exit (1);
+      pause ();
+      _exit (0);
+    }
+  ok (ns_pin_take ((unsigned long) child, "uts", &pin, NULL) == 0
+          && pin.pid == (unsigned long) child && pin.start > 0,
+      "pin: a live process's uts namespace, with its start time");
+  ok (ns_pin_check (&pin) == 0, "pin: holds while the process is there, in that namespace");
+  moved = write (go[1], "x", 1) == 1 && read (done[0], &c, 1) == 1 && c == 'y';
+  if (moved)
+    ok (ns_pin_check (&pin) < 0 && errno == EXDEV,
+        "pin: the same process in another uts namespace: EXDEV");
+  else
+    printf ("ok %d # SKIP unshare(CLONE_NEWUTS) needs CAP_SYS_ADMIN\n", ++tap_count);
+  kill (child, SIGKILL);
+  waitpid (child, NULL, 0);
+  ok (ns_pin_check (&pin) < 0 && errno != EXDEV, "pin: the process gone (reaped): refused");
+  if (pin.pidfd >= 0)
+    close (pin.pidfd);
+  close (go[0]), close (go[1]), close (done[0]), close (done[1]);
+}
+
 int
 main (void)
 {
+  test_pins ();
   test_baseline ();
   test_route_types ();
   test_reject_types ();

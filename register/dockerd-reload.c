@@ -11,8 +11,8 @@
  * A dockerd is a process whose /proc/PID/exe is named dockerd; the file
  * it reads is its --config-file (default /etc/docker/daemon.json), in its
  * own mount namespace and working directory, the same file when its
- * device and inode are the uninstalled file's.  A dockerd reading any
- * other file is never signalled.  Whether it reloaded is asked of the
+ * device and inode are the uninstalled file's, run by the file's owner.
+ * A dockerd reading any other file is never signalled.  Whether it reloaded is asked of the
  * daemon itself, GET /info on its socket (-H/--host, else daemon.json's
  * "hosts", else /var/run/docker.sock), where the peer of the connection
  * must be that dockerd (or, socket-activated, pid 1, which made its
@@ -149,6 +149,11 @@ dockerd_of (pid_t pid, const struct stat *file_st, const struct stat *mnt, struc
   size_t len;
   ssize_t n;
 
+  /* Run by the owner of the file (root for /etc/docker/daemon.json): a
+     user's process that calls itself dockerd is no one's daemon. */
+  snprintf (p, sizeof p, "/proc/%d", (int) pid);
+  if (stat (p, &st) < 0 || st.st_uid != file_st->st_uid)
+    return 0;
   snprintf (p, sizeof p, "/proc/%d/exe", (int) pid);
   if ((n = readlink (p, exe, sizeof exe - 1)) <= 0)
     return 0;
@@ -160,7 +165,7 @@ dockerd_of (pid_t pid, const struct stat *file_st, const struct stat *mnt, struc
   snprintf (p, sizeof p, "/proc/%d/cmdline", (int) pid);
   if (kg_read_file_bounded (p, 0, CMDLINE_MAX, &cmd, &len, &why) < 0 || len == 0)
     return 0;
-  *d = (struct dockerd) { .pid = pid, .same_mnt = same_ns (pid, mnt) };
+  *d = (struct dockerd){ .pid = pid, .same_mnt = same_ns (pid, mnt) };
   if (parse_cmdline (cmd, len, d) < 0 || (config = their_path (d, d->config)) == NULL)
     return dockerd_release (d), -1;
   if (stat (config, &st) == 0 && st.st_dev == file_st->st_dev && st.st_ino == file_st->st_ino)
@@ -194,14 +199,13 @@ socket_of (const struct dockerd *d, const char *file)
 
 enum state
 {
-  ST_CLEAN,     /* no runtime NAME, default-runtime another */
-  ST_HAS,       /* still NAME */
-  ST_UNKNOWN,   /* cannot be asked: *WHY */
+  ST_CLEAN,   /* no runtime NAME, default-runtime another */
+  ST_HAS,     /* still NAME */
+  ST_UNKNOWN, /* cannot be asked: *WHY */
 };
 
 /* ST_UNKNOWN, *WHY the message (NULL when memory ran out). */
-static enum state __attribute__ ((format (printf, 2, 3)))
-unknown (char **why, const char *fmt, ...)
+static enum state __attribute__ ((format (printf, 2, 3))) unknown (char **why, const char *fmt, ...)
 {
   va_list ap;
 
@@ -223,7 +227,7 @@ ask (const struct dockerd *d, const char *sock, const char *name, char **why)
   cleanup_error kg_error_t err = NULL;
   cleanup_json struct json_object *info = NULL;
   struct json_object *runtimes, *def;
-  struct ucred cred;
+  struct ucred cred = { 0 };
   socklen_t cl = sizeof cred;
   const char *body;
   size_t len;
@@ -242,8 +246,8 @@ ask (const struct dockerd *d, const char *sock, const char *name, char **why)
       || kg_read_fd_deadline (fd, sock, INFO_MAX, INFO_TIMEOUT_MS, &buf, &len, &err) < 0)
     return unknown (why, "%s: GET /info: %s", sock, err ? err->msg : strerror (errno));
   body = strstr (buf, "\r\n\r\n");
-  if (strncmp (buf, "HTTP/1.", 7) != 0 || strncmp (buf + 8, " 200", 4) != 0 || body == NULL
-      || (info = json_tokener_parse (body + 4)) == NULL
+  if (len < 12 || strncmp (buf, "HTTP/1.", 7) != 0 || strncmp (buf + 8, " 200", 4) != 0
+      || body == NULL || (info = json_tokener_parse (body + 4)) == NULL
       || ! json_object_object_get_ex (info, "Runtimes", &runtimes)
       || ! json_object_object_get_ex (info, "DefaultRuntime", &def))
     return unknown (why, "%s: GET /info: not Docker's answer", sock);
@@ -312,7 +316,9 @@ reload_one (const struct dockerd *d, const char *file, const char *name, kg_erro
                    "kata-guard's binary is gone; reload it: kill -HUP %d (or systemctl "
                    "reload docker), then check `docker info`",
                    (int) d->pid, file, name, RELOAD_TIMEOUT_MS / 1000,
-                   s == ST_HAS ? "it still lists it" : why ? why : "it no longer answers",
+                   s == ST_HAS ? "it still lists it"
+                   : why       ? why
+                               : "it no longer answers",
                    (int) d->pid);
 }
 

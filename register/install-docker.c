@@ -221,8 +221,11 @@ uninstall_docker (const struct opts *o, kg_error_t *err)
     return edit_failed ("uninstall", &e, why, err);
   note_leftovers ("uninstall", &e);
   if (o->dry_run)
-    dry_run_result ("uninstall", &e);
-  else if (e.changed)
+    {
+      dry_run_result ("uninstall", &e);
+      return KG_EXIT_PASS;
+    }
+  if (e.changed)
     {
       if (e.entry_removed)
         printf ("kata-guard: uninstall: removed runtime \"%s\" from %s\n", o->name, e.target);
@@ -233,10 +236,15 @@ uninstall_docker (const struct opts *o, kg_error_t *err)
                                                                       : "the one install replaced");
       if (e.backup != NULL)
         printf ("kata-guard: uninstall: the file as it was is saved as %s\n", e.backup);
-      printf ("kata-guard: uninstall: %s", reload_hint);
     }
   else
     printf ("kata-guard: uninstall: runtime \"%s\" is not registered in %s; nothing changed\n",
             o->name, e.target ? e.target : o->daemon_json);
+  /* A running dockerd keeps what it read: its runtime (and default) would
+     name a binary that the package's removal takes away, and every
+     docker run through it would fail.  Also when nothing changed here: a
+     run that stopped before its reload is run again. */
+  if (dockerd_reload (e.target ? e.target : o->daemon_json, o->name, err) < 0)
+    return KG_EXIT_FAIL;
   return KG_EXIT_PASS;
 }

@@ -52,6 +52,11 @@ int error_and_outcome (kg_error_t *err, const char *cmd, kg_error_t why, const c
 /* The engines' registrations: an exit status, ERR set when it is not 0. */
 int install_docker (const struct opts *o, kg_error_t *err);
 int uninstall_docker (const struct opts *o, kg_error_t *err);
+/* After uninstall rewrote FILE (daemon.json): SIGHUP to every running
+   dockerd that reads FILE and still has runtime NAME, and wait until it
+   has not (dockerd-reload.c); each said on stdout.  0, or -1 with ERR
+   (the command that reloads it) when one did not reload. */
+int dockerd_reload (const char *file, const char *name, kg_error_t *err);
 int containerd_cmd (const struct opts *o, bool install, kg_error_t *err);
 int crio_cmd (const struct opts *o, bool install, kg_error_t *err);
 

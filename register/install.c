@@ -12,7 +12,10 @@
  * real runtime must), because whoever can replace a registered runtime
  * runs code as root in every container start.
  *
- * No daemon is ever restarted or signalled: the operator reloads it.
+ * No daemon is ever restarted.  install leaves the reload to the operator;
+ * uninstall of Docker sends SIGHUP to the dockerds that read the file it
+ * rewrote (dockerd-reload.c), so none keeps a runtime whose binary may be
+ * about to go.
  */
 #include "config.h"
 
@@ -91,14 +94,17 @@ uninstall_usage (FILE *out)
          "\n"
          "Removes exactly what kata-guard install added: Docker's runtime entry (and\n"
          "default-runtime back to the one --set-default replaced), containerd's table or\n"
-         "drop-in, CRI-O's drop-in; never restarts an engine. --all undoes every\n"
-         "registration recorded in " REG_RECORD " (the packages' removal runs it).\n"
+         "drop-in, CRI-O's drop-in; never restarts an engine. Every running dockerd that\n"
+         "reads the daemon.json is sent SIGHUP and waited for until it no longer has the\n"
+         "runtime (restart containerd or CRI-O yourself). --all undoes every registration\n"
+         "recorded in " REG_RECORD " (the packages' removal runs it).\n"
          "\n"
          "  --force           remove an entry of that name that differs from install's\n"
          "  --dry-run         print the resulting file; write nothing\n"
          "\n"
-         "Exit status: 0 done or nothing to do, 1 the write failed (the file is unchanged),\n"
-         "2 refused (a file that is not valid JSON, an entry someone changed, usage).\n",
+         "Exit status: 0 done or nothing to do, 1 the write failed (the file is unchanged)\n"
+         "or a dockerd reading the file did not reload (the command to run is said), 2\n"
+         "refused (a file that is not valid JSON, an entry someone changed, usage).\n",
          out);
 }
 

@@ -114,8 +114,9 @@ eng_cleanup() {
       timeout 10 $CTR c rm "$c" >/dev/null 2>&1
     done
   fi
-  for p in ${DOCKERD_PID:-} ${CTD_PID:-}; do eng_stop "$p"; done
-  DOCKERD_PID="" CTD_PID=""
+  # ENG_MORE_PIDS: daemons of a test's own on that containerd.
+  for p in ${DOCKERD_PID:-} ${ENG_MORE_PIDS:-} ${CTD_PID:-}; do eng_stop "$p"; done
+  DOCKERD_PID="" ENG_MORE_PIDS="" CTD_PID=""
   [ -n "${KEY_JSON_NEW:-}" ] && rm -f /etc/docker/key.json
   # Without $E, the patterns below would match everything.
   [ -n "${E:-}" ] && [ -d "$E" ] || return 0

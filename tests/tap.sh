@@ -18,6 +18,15 @@ ok() { # ok CONDITION-EXIT-STATUS NAME...
   return 1
 }
 
+# show_log FILE: its tail as TAP comments (after a failure).
+show_log() { tail -n 40 "$1" | sed 's/^/#   | /'; }
+# ok_log STATUS FILE NAME...: ok, and FILE's tail when it failed.
+ok_log() {
+  st=$1 log=$2
+  shift 2
+  ok "$st" "$@" || { show_log "$log"; return 1; }
+}
+
 # is GOT WANT NAME...
 is() {
   got=$1; want=$2; shift 2

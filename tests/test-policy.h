@@ -202,6 +202,7 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   struct preflight pf;
   kg_error_t err = NULL;
   bool own_podman = policy != NULL && strstr (policy, "podman_roots") != NULL;
+  bool own_drift = policy != NULL && strstr (policy, "[drift]") != NULL;
 
   if (run_without_bundle)
     bundle = NULL;
@@ -223,7 +224,15 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
       test_write_text (spec_path, spec);
     }
   if (asprintf (&cfg_path, "%s/guard.toml", tmpdir) < 0
-      || asprintf (&cfg_text, "[egress]\n%s\n[policy]\n%s%s%s%s%s\n",
+      || asprintf (&cfg_text, "%s%s%s[egress]\n%s\n[policy]\n%s%s%s%s%s\n",
+                   /* The posture record in the test directory unless the
+                      row names its own: policy.mounts resolves the guard's
+                      own files, and where a guard ran (or a root test made
+                      it), /var/lib/kata-guard is root's 0700, so without
+                      root every row would fail "cannot resolve a [policy]
+                      path" (the package's build as nobody, tests/packages.test). */
+                   own_drift ? "" : "[drift]\nrecord = \"", own_drift ? "" : tmpdir,
+                   own_drift ? "" : "/posture.json\"\n",
                    /* egress.netns has rows of its own (test_network). */
                    run_egress ? run_egress : "enabled = false",
                    /* A fixed maximum, so that no row depends on this host's memory. */

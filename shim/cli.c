@@ -16,6 +16,7 @@
 #include "checks.h"
 #include "cli.h"
 #include "conf.h"
+#include "cri.h"
 #include "docker.h"
 #include "facts.h"
 #include "kata.h"
@@ -322,6 +323,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   struct request req = { .mode = KG_MODE_CHECK };
   struct docker_engine docker = { .major = -1 };
   cleanup_free char *docker_text = NULL;
+  struct cri_answer cri = { 0 };
   struct preflight pf;
   struct check_args a;
   struct facts facts = { 0 };
@@ -378,6 +380,9 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
      it; the confined checker runs no program, so ask here. */
   docker_engine_ask (&cfg, &docker, &docker_text);
   req.docker = &docker;
+  /* cri.handler asks the running CRI, which the checker cannot. */
+  cri_ask (&cfg, &cri);
+  req.cri = &cri;
   preflight_init (&pf, &req, &cfg, &rep);
   /* The same confined checker as a start: the same verdicts. */
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
@@ -396,6 +401,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
     }
   facts.kata_runtime = kata_runtime_name (&pf);
   preflight_release (&pf);
+  cri_answer_release (&cri);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
   read_facts (&a, &cfg, &facts);

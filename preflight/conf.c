@@ -312,9 +312,9 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   if (! cfg->storage.containerd_config || ! cfg->policy.mode || ! cfg->drift.record
       || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->cri.endpoint || ! cfg->cri.handler
-      || ! cfg->nfd.file || ! cfg->runtime.shim || ! cfg->runtime.oci
-      || ! cfg->kvm.device || ! cfg->kata.config || ! cfg->kata.runtime
-      || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
+      || ! cfg->nfd.file || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device
+      || ! cfg->kata.config || ! cfg->kata.runtime || cfg->kata.n_hypervisors != 1
+      || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
 }

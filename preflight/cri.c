@@ -31,6 +31,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,33 @@ crio_get_config (const char *path, size_t *len, char *why, size_t size)
   return steal_pointer (&buf);
 }
 
+static struct json_object *jobj (struct json_object *o, const char *key);
+
+/* JSON (LEN bytes) as containerd's `crictl info`: the CRI plugin's
+   config.containerd.runtimes, or NULL; *ROOT to put. */
+static struct json_object *
+containerd_runtimes (const char *json, size_t len, struct json_object **root)
+{
+  struct json_tokener *tok = json_tokener_new ();
+
+  *root = NULL;
+  if (tok != NULL && len <= INT32_MAX)
+    *root = json_tokener_parse_ex (tok, json, (int) len);
+  if (tok != NULL)
+    json_tokener_free (tok);
+  return jobj (jobj (jobj (*root, "config"), "containerd"), "runtimes");
+}
+
+static bool
+containerd_runtimes_in (const char *json, size_t len)
+{
+  struct json_object *root;
+  bool found = containerd_runtimes (json, len, &root) != NULL;
+
+  json_object_put (root);
+  return found;
+}
+
 void
 cri_ask (const struct guard_config *cfg, struct cri_answer *out)
 {
@@ -160,9 +188,9 @@ cri_ask (const struct guard_config *cfg, struct cri_answer *out)
 
     out->info = kg_capture_argv_max (argv, CRI_ASK_TIMEOUT_MS, CRI_ANSWER_MAX, &out->info_len);
   }
-  /* containerd's answer holds its config; CRI-O's crictl info does not
-     hold the runtimes: then its own endpoint. */
-  if (out->info != NULL && strstr (out->info, "\"containerd\"") != NULL)
+  /* containerd's answer holds its CRI plugin's runtimes; CRI-O's
+     does not: then its own endpoint. */
+  if (out->info != NULL && containerd_runtimes_in (out->info, out->info_len))
     return;
   out->crio = crio_get_config (cfg->cri.endpoint, &out->crio_len, crio_why, sizeof crio_why);
   if (out->crio != NULL)
@@ -226,17 +254,11 @@ enum verdict
 cri_judge_containerd (const char *json, size_t len, const char *handler, const char *kata_file,
                       char *why, size_t size)
 {
-  struct json_tokener *tok = json_tokener_new ();
-  struct json_object *root = NULL, *runtimes, *rt;
+  struct json_object *root, *runtimes = containerd_runtimes (json, len, &root), *rt;
   const char *type, *path, *cpath;
   enum verdict v = VERDICT_FAIL;
   char sub[256];
 
-  if (tok != NULL && len <= INT32_MAX)
-    root = json_tokener_parse_ex (tok, json, (int) len);
-  if (tok != NULL)
-    json_tokener_free (tok);
-  runtimes = jobj (jobj (jobj (root, "config"), "containerd"), "runtimes");
   if (runtimes == NULL)
     snprintf (why, size,
               "containerd's running CRI configuration (crictl info: "

@@ -611,6 +611,13 @@ put_label (FILE *out, const char *s)
     }
 }
 
+/* One gauge NAME with its HELP and TYPE lines, at V. */
+static void
+put_gauge (FILE *out, const char *name, const char *help, long long v)
+{
+  fprintf (out, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, v);
+}
+
 /* What the posture record and the decision log say (facts.h). */
 static void
 prometheus_facts (FILE *out, const struct facts *f)
@@ -675,28 +682,19 @@ prometheus_gate (FILE *out, const struct report *rep, const struct facts *f)
   int handler = verdict_of (rep, "cri.handler");
 
   if (handler == VERDICT_PASS || handler == VERDICT_FAIL)
-    {
-      fputs ("# HELP kata_guard_handler_served Whether the node's running CRI serves the guard's "
-             "runtime handler with the Kata configuration the guard judges (cri.handler).\n"
-             "# TYPE kata_guard_handler_served gauge\n",
-             out);
-      fprintf (out, "kata_guard_handler_served %d\n", handler == VERDICT_PASS);
-    }
+    put_gauge (out, "kata_guard_handler_served",
+               "Whether the node's running CRI serves the guard's runtime handler with the Kata "
+               "configuration the guard judges (cri.handler).",
+               handler == VERDICT_PASS);
   if (f == NULL || ! f->nfd_configured)
     return;
   if (f->nfd_read)
-    {
-      fputs ("# HELP kata_guard_nfd_file_age_seconds Seconds since the Node Feature Discovery "
-             "feature file was written.\n"
-             "# TYPE kata_guard_nfd_file_age_seconds gauge\n",
-             out);
-      fprintf (out, "kata_guard_nfd_file_age_seconds %lld\n", f->nfd_age);
-    }
-  fputs ("# HELP kata_guard_gate_open Whether the feature file says posture=pass and has not "
-         "expired (0: missing, failing or stale).\n"
-         "# TYPE kata_guard_gate_open gauge\n",
-         out);
-  fprintf (out, "kata_guard_gate_open %d\n", f->nfd_open);
+    put_gauge (out, "kata_guard_nfd_file_age_seconds",
+               "Seconds since the Node Feature Discovery feature file was written.", f->nfd_age);
+  put_gauge (out, "kata_guard_gate_open",
+             "Whether the feature file says posture=pass and has not expired (0: missing, "
+             "failing or stale).",
+             f->nfd_open);
 }
 
 void

@@ -87,11 +87,11 @@ void preflight_release (struct preflight *pf);
    preflight *), in NAME.c, and reports NAME.* ids (kvm, kata, assets,
    egress, drift: against `kata-guard validate`; policy: per container,
    policy-rules.c, needs req->bundle; storage: the engine's snapshotter
-   and the thin pool; docker: `kata-guard check` only).  checks.c makes
+   and the thin pool; docker, cri: `kata-guard check` only).  checks.c makes
    the table of it.  Adding a family takes three places: its unit with
    check_NAME, its name here, the unit in Makefile.am. */
 #define KG_FAMILIES(X)                                                                             \
-  X (kvm) X (kata) X (assets) X (egress) X (drift) X (policy) X (storage) X (docker)
+  X (kvm) X (kata) X (assets) X (egress) X (drift) X (policy) X (storage) X (docker) X (cri)
 
 #define KG_FAMILY_DECLARE(name) void check_##name (struct preflight *pf);
 KG_FAMILIES (KG_FAMILY_DECLARE)

@@ -148,6 +148,9 @@ static const struct key_spec keys[] = {
   { "drift", "record", KEY_STRING, FIELD (drift.record), 0, STR_ABS_PATH, 0, 0 },
   { "drift", "files", KEY_STRING_ARRAY, FIELD (drift.files), FIELD (drift.n_files), STR_ABS_PATH, 0,
     0 },
+  { "cri", "endpoint", KEY_STRING, FIELD (cri.endpoint), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
+  { "cri", "handler", KEY_STRING, FIELD (cri.handler), 0, STR_NAMESPACE, 0, 0 },
+  { "nfd", "file", KEY_STRING, FIELD (nfd.file), 0, STR_ABS_PATH_OR_EMPTY, 0, 0 },
   { "docker", "daemon_json", KEY_STRING, FIELD (docker.daemon_json), 0, STR_ABS_PATH, 0, 0 },
   { "storage", "containerd_config", KEY_STRING, FIELD (storage.containerd_config), 0, STR_ABS_PATH,
     0, 0 },
@@ -268,6 +271,9 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
   cfg->log.syslog = true;
   cfg->log.file = strdup ("");
   cfg->docker.daemon_json = strdup (DAEMONJSON_DEFAULT);
+  cfg->cri.endpoint = strdup ("");
+  cfg->cri.handler = strdup (KG_CRI_HANDLER_DEFAULT);
+  cfg->nfd.file = strdup ("");
   cfg->storage.containerd_config = strdup (KG_CONTAINERD_CONFIG_DEFAULT);
   cfg->storage.pool_data_max_percent = 90;
   cfg->storage.pool_metadata_max_percent = 90;
@@ -305,9 +311,10 @@ set_defaults (struct guard_config *cfg, kg_error_t *err)
       || ! set_list (&cfg->drift.files, &cfg->drift.n_files, NULL, 0))
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   if (! cfg->storage.containerd_config || ! cfg->policy.mode || ! cfg->drift.record
-      || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->runtime.shim || ! cfg->runtime.oci
-      || ! cfg->kvm.device || ! cfg->kata.config || ! cfg->kata.runtime
-      || cfg->kata.n_hypervisors != 1 || ! cfg->egress.proxy || ! cfg->egress.probe_host)
+      || ! cfg->log.file || ! cfg->docker.daemon_json || ! cfg->cri.endpoint || ! cfg->cri.handler
+      || ! cfg->nfd.file || ! cfg->runtime.shim || ! cfg->runtime.oci || ! cfg->kvm.device
+      || ! cfg->kata.config || ! cfg->kata.runtime || cfg->kata.n_hypervisors != 1
+      || ! cfg->egress.proxy || ! cfg->egress.probe_host)
     return kg_error (err, ENOMEM, "cannot allocate the configuration");
   return 0;
 }
@@ -1084,6 +1091,9 @@ guard_config_release (struct guard_config *cfg)
   free (cfg->assets.pins);
   free (cfg->log.file);
   free (cfg->docker.daemon_json);
+  free (cfg->cri.endpoint);
+  free (cfg->cri.handler);
+  free (cfg->nfd.file);
   free (cfg->storage.containerd_config);
   free_list (cfg->policy.capabilities, cfg->policy.n_capabilities);
   free_list (cfg->policy.devices, cfg->policy.n_devices);

@@ -146,6 +146,19 @@ struct guard_config
   {
     char *daemon_json;
   } docker;
+  /* [cri]: the node's CRI, asked whether it serves the guard's runtime
+     handler (cri.handler; kata-guard(8), CHECKS). */
+  struct
+  {
+    char *endpoint; /* the CRI socket's path; "" = no CRI: cri.handler skips */
+    char *handler;  /* the runtime handler (a RuntimeClass's handler) */
+  } cri;
+  /* [nfd]: the Node Feature Discovery feature file a start rewrites to
+     posture=fail when a host check refuses it (kata-guard(8), Node labels). */
+  struct
+  {
+    char *file; /* "" = none */
+  } nfd;
   /* [storage]: where storage.* reads containerd's configuration, and how
      full its devmapper thin pool may be (kata-guard(8), Storage). */
   struct
@@ -158,6 +171,9 @@ struct guard_config
 
 /* Where containerd reads its configuration unless told otherwise. */
 #define KG_CONTAINERD_CONFIG_DEFAULT "/etc/containerd/config.toml"
+
+/* The runtime handler kata-guard install registers unless named. */
+#define KG_CRI_HANDLER_DEFAULT "kata-guard"
 
 /* The guard's own state directory, and where `kata-guard validate` keeps
    the posture record in it ([drift] record). */

@@ -695,7 +695,7 @@ config_choose (struct preflight *pf, enum kata_runtime rt, const char **source)
    the merged document, or NULL after reporting the failure; LAST (of
    PATH_MAX) is the file whose settings win (struct kata_config). */
 static struct toml_value *
-load_config (struct preflight *pf, const struct runtime_choice *rc, char *last)
+load_config (struct preflight *pf, const struct runtime_choice *rc, char *file, char *last)
 {
   struct report *rep = pf->rep;
   cleanup_error kg_error_t err = NULL;
@@ -726,6 +726,7 @@ load_config (struct preflight *pf, const struct runtime_choice *rc, char *last)
     }
   report_add_kata_file (rep, info.path);
   snprintf (last, PATH_MAX, "%s", info.path);
+  snprintf (file, PATH_MAX, "%s", info.path);
   doc = parse_verified (fd, &info, &err);
   if (doc == NULL)
     {
@@ -1584,11 +1585,11 @@ check_kata (struct preflight *pf)
 {
   cleanup_toml struct toml_value *doc = NULL;
   struct runtime_choice rc = { 0 };
-  char last[PATH_MAX] = "";
+  char last[PATH_MAX] = "", file[PATH_MAX] = "";
 
   check_runtime (pf, &rc);
 
-  doc = load_config (pf, &rc, last);
+  doc = load_config (pf, &rc, file, last);
   if (doc == NULL)
     {
       skip_later (pf->rep, "kata.config failed");
@@ -1596,7 +1597,11 @@ check_kata (struct preflight *pf)
     }
   check_hypervisor (pf, &doc, rc.rt);
   if (pf->from_kata.config != NULL)
-    snprintf (pf->from_kata.config->last_file, sizeof pf->from_kata.config->last_file, "%s", last);
+    {
+      snprintf (pf->from_kata.config->last_file, sizeof pf->from_kata.config->last_file, "%s",
+                last);
+      snprintf (pf->from_kata.config->file, sizeof pf->from_kata.config->file, "%s", file);
+    }
   check_jailer (pf);
   check_debug (pf, pf->from_kata.config ? pf->from_kata.config->doc : doc);
   check_kata_annotations (pf);

@@ -33,6 +33,9 @@ struct kata_config
      else the configuration itself (after its symlinks).  What a remedy
      tells the operator to edit. */
   char last_file[PATH_MAX];
+  /* The configuration itself, after its symlinks: the file an engine's
+     ConfigPath must name (cri.handler). */
+  char file[PATH_MAX];
 };
 
 /* Where each runtime keeps a sandbox's state, by its id alone (Go:

@@ -79,6 +79,7 @@ struct docker_engine
 };
 
 /* What the entry point learned from argv, the environment and stdin. */
+struct cri_answer;
 struct netns_probe;
 struct netns_facts;
 
@@ -118,6 +119,10 @@ struct request
      point before the checker forks (the confined checker runs no
      program); NULL: docker.c asks itself (unconfined callers). */
   const struct docker_engine *docker;
+  /* `check` only: the running CRI's answer at [cri] endpoint, asked by
+     the entry point (cri_ask, cri.h) for the same reason; NULL: not
+     asked (cri.handler then fails). */
+  const struct cri_answer *cri;
 };
 
 #endif

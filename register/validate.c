@@ -19,6 +19,7 @@
 
 #include "checker.h"
 #include "checks.h"
+#include "cri.h"
 #include "docker.h"
 #include "drift.h"
 #include "install.h"
@@ -223,6 +224,7 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   __attribute__ ((cleanup (found_engines_release))) struct found_engines eng = { 0 };
   cleanup_report struct report rep = { 0 };
   cleanup_report struct report krep = { 0 };
+  struct cri_answer cri = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
   struct docker_engine docker = { .major = -1 };
   cleanup_free char *docker_text = NULL;
@@ -293,10 +295,15 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   report_add_file (&rep, cfg.path);
   docker_engine_ask (&cfg, &docker, &docker_text);
   req.docker = &docker;
+  /* And the running CRI, as check asks it (cri.handler). */
+  cri_ask (&cfg, &cri);
+  req.cri = &cri;
   preflight_init (&pf, &req, &cfg, &rep);
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
     report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
   preflight_release (&pf);
+  cri_answer_release (&cri);
+  req.cri = NULL;
   posture_not_judged (&rep, dry_run);
   if (! quiet)
     print (out, &rep);

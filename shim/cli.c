@@ -16,6 +16,7 @@
 #include "checks.h"
 #include "cli.h"
 #include "conf.h"
+#include "cri.h"
 #include "docker.h"
 #include "facts.h"
 #include "kata.h"
@@ -212,20 +213,7 @@ static int
 write_nfd (const char *path, const struct report *rep, const struct facts *facts, long long now,
            kg_error_t *err)
 {
-  cleanup_free char *buf = NULL;
-  size_t len = 0;
-  FILE *m = open_memstream (&buf, &len);
-  bool bad;
-
-  if (m == NULL)
-    return kg_error (err, errno, "--nfd %s", path);
-  output_nfd (m, rep, facts, now);
-  bad = ferror (m) != 0;
-  if (fclose (m) != 0 || bad)
-    return kg_error (err, ENOMEM, "--nfd %s: cannot format the labels", path);
-  if (len > OUTPUT_NFD_MAX)
-    return kg_error (err, E2BIG, "--nfd %s: %zu bytes of labels, more than NFD reads", path, len);
-  if (writer_replace (path, buf, len, WRITER_PUBLIC, WRITER_DIR_PUBLIC, err) < 0)
+  if (output_nfd_write (path, rep, facts, now, err) < 0)
     return kg_error_prefix (err, "--nfd");
   return 0;
 }
@@ -257,6 +245,19 @@ read_facts (const struct check_args *a, const struct guard_config *cfg, struct f
   /* A log that is not there yet, or not readable, is left out. */
   if (metrics && cfg->log.file[0] != '\0')
     facts_read_log (facts, cfg->log.file, &lerr);
+}
+
+/* The feature file as the gate metrics tell it: --nfd's, else [nfd]
+   file's (the one a refused start rewrites). */
+static void
+read_nfd_facts (const struct check_args *a, const struct guard_config *cfg, struct facts *facts)
+{
+  const char *path = a->nfd != NULL ? a->nfd : cfg->nfd.file;
+
+  if (a->format != FMT_PROMETHEUS || *path == '\0')
+    return;
+  facts->nfd_configured = true;
+  facts_read_nfd (facts, path, (long long) time (NULL));
 }
 
 /* Where the report goes: standard output, or with --output a buffer
@@ -322,6 +323,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   struct request req = { .mode = KG_MODE_CHECK };
   struct docker_engine docker = { .major = -1 };
   cleanup_free char *docker_text = NULL;
+  struct cri_answer cri = { 0 };
   struct preflight pf;
   struct check_args a;
   struct facts facts = { 0 };
@@ -378,6 +380,9 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
      it; the confined checker runs no program, so ask here. */
   docker_engine_ask (&cfg, &docker, &docker_text);
   req.docker = &docker;
+  /* cri.handler asks the running CRI, which the checker cannot. */
+  cri_ask (&cfg, &cri);
+  req.cri = &cri;
   preflight_init (&pf, &req, &cfg, &rep);
   /* The same confined checker as a start: the same verdicts. */
   if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
@@ -396,9 +401,16 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
     }
   facts.kata_runtime = kata_runtime_name (&pf);
   preflight_release (&pf);
+  cri_answer_release (&cri);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
   read_facts (&a, &cfg, &facts);
+  status = overall == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
+  /* After the checks, whatever they found: a failure is what the
+     labels are for.  Before the report, whose gate metrics read it. */
+  if (a.nfd != NULL && write_nfd (a.nfd, &rep, &facts, (long long) wall.tv_sec, err) < 0)
+    status = KG_EXIT_USAGE;
+  read_nfd_facts (&a, &cfg, &facts);
   if (out.print)
     switch (a.format)
       {
@@ -413,11 +425,6 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
         output_text (out.f, &rep, a.output == NULL && output_want_color (stdout));
         break;
       }
-  status = overall == VERDICT_FAIL ? KG_EXIT_FAIL : KG_EXIT_PASS;
-  /* After the checks, whatever they found: a failure is what the
-     labels are for. */
-  if (a.nfd != NULL && write_nfd (a.nfd, &rep, &facts, (long long) wall.tv_sec, err) < 0)
-    status = KG_EXIT_USAGE;
   if (out_close (&a, &out, err) < 0)
     return KG_EXIT_USAGE;
   return status;

@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -40,6 +42,45 @@ facts_read_posture (struct facts *f, const char *path)
   f->validated_epoch = (long long) epoch;
   f->proven = proven >= 0;
   f->proven_epoch = (long long) proven;
+  return true;
+}
+
+/* The most of a feature file that is read (NFD reads no more). */
+#define NFD_READ_MAX 65536
+
+bool
+facts_read_nfd (struct facts *f, const char *path, long long now)
+{
+  cleanup_close int fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  cleanup_free char *buf = NULL;
+  struct stat st;
+  size_t n = 0;
+  ssize_t r;
+  bool pass = false;
+  long long expiry = 0;
+  char *line, *save = NULL;
+
+  if (fd < 0 || fstat (fd, &st) < 0 || ! S_ISREG (st.st_mode) || st.st_uid != 0
+      || st.st_size > NFD_READ_MAX || (buf = malloc (NFD_READ_MAX + 1)) == NULL)
+    return false;
+  while (n < NFD_READ_MAX && (r = read (fd, buf + n, NFD_READ_MAX - n)) > 0)
+    n += (size_t) r;
+  buf[n] = '\0';
+  f->nfd_read = true;
+  /* A file written during this run, or a clock set back: age 0. */
+  f->nfd_age = now > (long long) st.st_mtime ? now - (long long) st.st_mtime : 0;
+  for (line = strtok_r (buf, "\n", &save); line != NULL; line = strtok_r (NULL, "\n", &save))
+    {
+      struct tm tm = { 0 };
+      const char *end;
+
+      if (strcmp (line, "kata-guard.io/posture=pass") == 0)
+        pass = true;
+      else if (strncmp (line, "# +expiry-time=", 15) == 0
+               && (end = strptime (line + 15, "%Y-%m-%dT%H:%M:%SZ", &tm)) != NULL && *end == '\0')
+        expiry = (long long) timegm (&tm);
+    }
+  f->nfd_open = pass && expiry > now;
   return true;
 }
 

@@ -60,6 +60,12 @@ struct facts
   /* "go" or "runtime-rs": which Kata runtime reads the configuration,
      when kata.runtime passed; else NULL. */
   const char *kata_runtime;
+  /* The feature file (check --nfd FILE, else [nfd] file), as written
+     last: by check, or by a start that a host check refused. */
+  bool nfd_configured; /* a feature file is named: kata_guard_gate_open is told */
+  bool nfd_read;
+  long long nfd_age; /* seconds since it was written (its mtime) */
+  bool nfd_open;     /* it says posture=pass and has not expired */
 };
 
 /* The name of a verdict as the decision log writes it. */
@@ -68,6 +74,13 @@ const char *facts_verdict_name (enum facts_verdict v);
 /* Read the posture record PATH into F->validated and F->validated_epoch;
    false (F unchanged) when it is missing or not as above. */
 bool facts_read_posture (struct facts *f, const char *path);
+
+/* Read the feature file PATH at NOW into F->nfd_*: F->nfd_open when it
+   says posture=pass and its expiry is after NOW (a file without one never
+   opens the gate); a regular file,
+   root's, at most OUTPUT_NFD_MAX bytes, not through a symlink; false (F
+   unchanged) otherwise. */
+bool facts_read_nfd (struct facts *f, const char *path, long long now);
 
 /* Count the decision log PATH into F (F->log_read true), one line at a
    time through a FACTS_LINE_MAX buffer: a line that is not a JSON object

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 #include "output.h"
 #include "policy.h"
 #include "util.h"
+#include "writer.h"
 
 static const char *
 verdict_color (enum verdict v)
@@ -758,6 +760,13 @@ put_label (FILE *out, const char *s)
     }
 }
 
+/* One gauge NAME with its HELP and TYPE lines, at V. */
+static void
+put_gauge (FILE *out, const char *name, const char *help, long long v)
+{
+  fprintf (out, "# HELP %s %s\n# TYPE %s gauge\n%s %lld\n", name, help, name, name, v);
+}
+
 /* What the posture record and the decision log say (facts.h). */
 static void
 prometheus_facts (FILE *out, const struct facts *f)
@@ -811,6 +820,32 @@ prometheus_facts (FILE *out, const struct facts *f)
   fprintf (out, "kata_guard_decision_log_errors_total %" PRIu64 "\n", f->log_errors);
 }
 
+static int verdict_of (const struct report *rep, const char *id);
+
+/* What a fleet's gate reads (kata-guard(8), Node labels): whether the CRI
+   serves the handler (no series when cri.handler skipped or did not
+   run), and the feature file's age and whether it opens the gate. */
+static void
+prometheus_gate (FILE *out, const struct report *rep, const struct facts *f)
+{
+  int handler = verdict_of (rep, "cri.handler");
+
+  if (handler == VERDICT_PASS || handler == VERDICT_FAIL)
+    put_gauge (out, "kata_guard_handler_served",
+               "Whether the node's running CRI serves the guard's runtime handler with the Kata "
+               "configuration the guard judges (cri.handler).",
+               handler == VERDICT_PASS);
+  if (f == NULL || ! f->nfd_configured)
+    return;
+  if (f->nfd_read)
+    put_gauge (out, "kata_guard_nfd_file_age_seconds",
+               "Seconds since the Node Feature Discovery feature file was written.", f->nfd_age);
+  put_gauge (out, "kata_guard_gate_open",
+             "Whether the feature file says posture=pass and has not expired (0: missing, "
+             "failing or stale).",
+             f->nfd_open);
+}
+
 void
 output_prometheus (FILE *out, const struct report *rep, const struct facts *facts, double seconds,
                    long long now)
@@ -860,6 +895,7 @@ output_prometheus (FILE *out, const struct report *rep, const struct facts *fact
          "# TYPE kata_guard_last_run_timestamp_seconds gauge\n",
          out);
   fprintf (out, "kata_guard_last_run_timestamp_seconds %lld\n", now);
+  prometheus_gate (out, rep, facts);
   if (facts != NULL)
     prometheus_facts (out, facts);
 }
@@ -914,9 +950,21 @@ first_failure (const struct report *r, size_t i)
   return true;
 }
 
+/* The verdict of check ID in REP, or -1 when it has none. */
+static int
+verdict_of (const struct report *rep, const char *id)
+{
+  for (size_t i = 0; rep != NULL && i < rep->n; i++)
+    if (strcmp (rep->results[i].id, id) == 0)
+      return (int) rep->results[i].verdict;
+  return -1;
+}
+
 void
 output_nfd (FILE *out, const struct report *rep, const struct facts *facts, long long now)
 {
+  int handler = verdict_of (rep, "cri.handler");
+
   struct timespec expiry = { .tv_sec = (time_t) (now + OUTPUT_NFD_LIFETIME) };
   char ts[40], name[K8S_LABEL_MAX + 2], num[24];
   size_t failed = 0;
@@ -937,10 +985,52 @@ output_nfd (FILE *out, const struct report *rep, const struct facts *facts, long
       }
   if (facts->kata_runtime != NULL)
     put_nfd_label (out, "kata-runtime", facts->kata_runtime);
+  /* cri.handler's verdict (a warning is none of its); none when the
+     report has no cri.handler (a start's), which no rule reads as pass. */
+  if (handler >= 0)
+    put_nfd_label (out, "handler",
+                   handler == VERDICT_PASS   ? "pass"
+                   : handler == VERDICT_SKIP ? "skip"
+                                             : "fail");
   if (facts->validated)
     snprintf (num, sizeof num, "%lld", facts->validated_epoch);
   put_nfd_label (out, "validated", facts->validated ? num : "never");
   if (facts->proven)
     snprintf (num, sizeof num, "%lld", facts->proven_epoch);
   put_nfd_label (out, "proven", facts->proven ? num : "never");
+}
+
+int
+output_nfd_write (const char *path, const struct report *rep, const struct facts *facts,
+                  long long now, kg_error_t *err)
+{
+  cleanup_free char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream (&buf, &len);
+  bool bad;
+
+  if (m == NULL)
+    return kg_error (err, errno, "%s", path);
+  output_nfd (m, rep, facts, now);
+  bad = ferror (m) != 0;
+  if (fclose (m) != 0 || bad)
+    return kg_error (err, ENOMEM, "%s: cannot format the labels", path);
+  if (len > OUTPUT_NFD_MAX)
+    return kg_error (err, E2BIG, "%s: %zu bytes of labels, more than NFD reads", path, len);
+  return writer_replace (path, buf, len, WRITER_PUBLIC, WRITER_DIR_PUBLIC, err);
+}
+
+bool
+output_host_check (const char *id)
+{
+  static const char *const prefixes[] = { "kvm.", "kata.", "assets.", "egress.", "drift." };
+  static const char *const ids[] = { "storage.pool", "config" };
+
+  for (size_t i = 0; i < ARRAY_SIZE (prefixes); i++)
+    if (strncmp (id, prefixes[i], strlen (prefixes[i])) == 0)
+      return true;
+  for (size_t i = 0; i < ARRAY_SIZE (ids); i++)
+    if (strcmp (id, ids[i]) == 0)
+      return true;
+  return false;
 }

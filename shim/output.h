@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "error.h"
 #include "facts.h"
 #include "mode.h"
 #include "result.h"
@@ -32,6 +33,18 @@ void output_prometheus (FILE *out, const struct report *rep, const struct facts 
    (NOW + OUTPUT_NFD_LIFETIME), then one kata-guard.io/NAME=VALUE line per
    label, each a valid Kubernetes label (kata-guard(8), Node labels). */
 void output_nfd (FILE *out, const struct report *rep, const struct facts *facts, long long now);
+/* output_nfd into PATH, replaced whole by the guard's writer (writer.h:
+   root's, 0644, no symlink, atomic); -1 with *ERR. */
+int output_nfd_write (const char *path, const struct report *rep, const struct facts *facts,
+                      long long now, kg_error_t *err);
+/* Whether a failure of check ID is the host's, whatever the container
+   asks: kvm.*, kata.*, assets.*, egress.* (the proxy, probed from the
+   host), drift.*, storage.pool and config.  A start refused by one
+   rewrites [nfd] file to posture=fail (wrapper.c); a start refused only
+   by what its spec asks (policy.*, storage.snapshotter, the sandbox's
+   answer, the checker's deadline) never does: whoever writes a spec must
+   not be able to close the node's gate for everyone. */
+bool output_host_check (const char *id);
 /* A feature file that is not refreshed stops labelling the node: a stale
    posture=pass must not keep pods on a node nobody checks any more. */
 #define OUTPUT_NFD_LIFETIME 600

@@ -31,6 +31,7 @@
 #include "conf.h"
 #include "decision.h"
 #include "exec.h"
+#include "facts.h"
 #include "options.h"
 #include "output.h"
 #include "record.h"
@@ -416,6 +417,31 @@ decide (const struct request *req, struct report *pre, const struct channel *ch,
   clock_gettime (CLOCK_REALTIME, &d->when);
 }
 
+/* [nfd] file: a start that a host check refused closes the node's gate
+   at once (posture=fail and the failing host checks, the posture
+   record's times), not at the feature file's next refresh.  Only the
+   host's failures count (output_host_check): a start refused for what
+   its spec asks never writes, or whoever writes a spec could take every
+   node out of the pool.  Best effort: the refusal stands whatever the
+   write does, and the next `check --nfd` writes the file again. */
+static void
+close_gate (const struct guard_config *cfg, const struct report *pre, const struct timespec *when)
+{
+  cleanup_report struct report host = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  struct facts facts = { 0 };
+
+  if (cfg->nfd.file == NULL || *cfg->nfd.file == '\0')
+    return;
+  for (size_t i = 0; i < pre->n; i++)
+    if (pre->results[i].verdict == VERDICT_FAIL && output_host_check (pre->results[i].id))
+      report_fail (&host, pre->results[i].id, pre->results[i].remedy, "%s", pre->results[i].reason);
+  if (report_count (&host, VERDICT_FAIL) == 0)
+    return;
+  facts_read_posture (&facts, cfg->drift.record);
+  output_nfd_write (cfg->nfd.file, &host, &facts, (long long) when->tv_sec, &err);
+}
+
 int
 wrapper_start (const struct request *req, struct report *pre, const struct channel *ch,
                const char *options_type, char **argv)
@@ -432,7 +458,10 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
 
   decide (req, pre, ch, options_type, &cfg, &sink, &d, &fd, &pins, &audit_msg);
   if (! d.allow)
-    return refuse (req, pre, ch, &d, &sink);
+    {
+      close_gate (&cfg, pre, &d.when);
+      return refuse (req, pre, ch, &d, &sink);
+    }
   /* A namespace named by a process (/proc/PID/ns/NAME), which the runtime
      opens by the same path: the process that was checked, in the namespace
      that was checked, still, or the pid names another one now. */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cri.handler's reading of the running CRI's answers (preflight/cri.c):
+   containerd's `crictl info` (the keys containerd 1.6, 1.7 and 2.1 answer,
+   as tests/cri-handler.test asks the real ones) and CRI-O's GET /config
+   TOML (what `crio status config` prints), and cri_ask's HTTP exchange
+   with a socket that answers as CRI-O's does. */
+#include "config.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "conf.h"
+#include "cri.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/kg-test-cri.XXXXXX";
+static char kata[128], other[128], self[256];
+
+static void
+touch (const char *p)
+{
+  FILE *f = fopen (p, "w");
+
+  if (f != NULL)
+    fclose (f);
+}
+
+static enum verdict
+ctd (const char *runtimes, const char *handler, char *why)
+{
+  char json[4096];
+
+  snprintf (json, sizeof json,
+            "{\"status\": {}, \"config\": {\"containerd\": {\"runtimes\": {%s}}, "
+            "\"cni\": {}}, \"golang\": \"go1.22\"}",
+            runtimes);
+  return cri_judge_containerd (json, strlen (json), handler, kata, why, 512);
+}
+
+static void
+containerd (void)
+{
+  char why[512], rt[2048];
+
+  snprintf (rt, sizeof rt,
+            "\"runc\": {\"runtimeType\": \"io.containerd.runc.v2\", \"options\": null}, "
+            "\"kata-guard\": {\"runtimeType\": \"io.containerd.kata-guard.v2\", "
+            "\"runtimePath\": \"\", \"options\": {\"ConfigPath\": \"%s\"}}",
+            kata);
+  is_int (ctd (rt, "kata-guard", why), VERDICT_PASS, "containerd: the guard's handler: %s", why);
+  is_int (ctd (rt, "kata", why), VERDICT_FAIL, "containerd: another handler name: fail");
+  has_str (why, "no runtime handler \"kata\"", "  it says the running configuration lacks it");
+  snprintf (rt, sizeof rt,
+            "\"kata-guard\": {\"runtimeType\": \"io.containerd.kata-guard.v2\", "
+            "\"options\": {\"ConfigPath\": \"%s\"}}",
+            other);
+  is_int (ctd (rt, "kata-guard", why), VERDICT_FAIL, "containerd: ConfigPath another file: fail");
+  has_str (why, other, "  it names the file handed on");
+  is_int (ctd ("\"kata-guard\": {\"runtimeType\": \"io.containerd.kata-guard.v2\", "
+               "\"options\": null}",
+               "kata-guard", why),
+          VERDICT_PASS,
+          "containerd: no ConfigPath (Kata's search order, which kata.config judged)");
+  snprintf (rt, sizeof rt,
+            "\"kata-guard\": {\"runtimeType\": \"io.containerd.kata.v2\", "
+            "\"options\": {\"ConfigPath\": \"%s\"}}",
+            kata);
+  is_int (ctd (rt, "kata-guard", why), VERDICT_FAIL, "containerd: Kata's own shim: fail");
+  /* 1.7 and later: runtime_path is the binary, whatever the type says. */
+  snprintf (rt, sizeof rt,
+            "\"kata-guard\": {\"runtimeType\": \"io.containerd.kata-guard.v2\", "
+            "\"runtimePath\": \"/bin/true\", \"options\": {\"ConfigPath\": \"%s\"}}",
+            kata);
+  is_int (ctd (rt, "kata-guard", why), VERDICT_FAIL,
+          "containerd: runtime_path another binary under the guard's type: fail");
+  snprintf (rt, sizeof rt,
+            "\"kata-guard\": {\"runtimeType\": \"io.containerd.other.v2\", "
+            "\"runtimePath\": \"%s\", \"options\": {\"ConfigPath\": \"%s\"}}",
+            self, kata);
+  is_int (ctd (rt, "kata-guard", why), VERDICT_PASS,
+          "containerd: runtime_path the guard itself: %s", why);
+  is_int (ctd ("\"kata-guard\": \"io.containerd.kata-guard.v2\"", "kata-guard", why), VERDICT_FAIL,
+          "containerd: a handler that is not an object: fail");
+  is_int (cri_judge_containerd ("{\"status\": {}}", 14, "kata-guard", kata, why, sizeof why),
+          VERDICT_FAIL, "containerd: no config in the answer: fail");
+  is_int (cri_judge_containerd ("{\"config\": ", 11, "kata-guard", kata, why, sizeof why),
+          VERDICT_FAIL, "containerd: a cut answer: fail");
+}
+
+static enum verdict
+crio (const char *table, const char *handler, char *why)
+{
+  char toml[4096];
+
+  snprintf (toml, sizeof toml,
+            "[crio]\nroot = \"/var/lib/containers/storage\"\n"
+            "[crio.runtime]\ndefault_runtime = \"runc\"\n"
+            "[crio.runtime.runtimes.runc]\nruntime_path = \"/usr/bin/runc\"\n"
+            "runtime_type = \"oci\"\nruntime_root = \"/run/runc\"\n%s"
+            "[crio.image]\npause_image = \"registry.k8s.io/pause:3.9\"\n",
+            table);
+  return cri_judge_crio (toml, strlen (toml), handler, kata, why, 512);
+}
+
+static void
+crio_tests (void)
+{
+  char why[512], t[2048];
+
+  snprintf (t, sizeof t,
+            "[crio.runtime.runtimes.kata-guard]\nruntime_path = \"%s\"\nruntime_type = \"vm\"\n"
+            "runtime_root = \"/run/vc\"\nruntime_config_path = \"%s\"\n"
+            "privileged_without_host_devices = true\n",
+            self, kata);
+  is_int (crio (t, "kata-guard", why), VERDICT_PASS, "CRI-O: vm handler running the guard: %s",
+          why);
+  is_int (crio (t, "kata", why), VERDICT_FAIL, "CRI-O: another handler name: fail");
+  snprintf (t, sizeof t,
+            "[crio.runtime.runtimes.kata-guard]\nruntime_path = \"%s\"\nruntime_type = \"oci\"\n"
+            "runtime_root = \"/run/kata-guard\"\nruntime_config_path = \"\"\n",
+            self);
+  is_int (crio (t, "kata-guard", why), VERDICT_PASS, "CRI-O: oci handler running the guard: %s",
+          why);
+  snprintf (t, sizeof t,
+            "[crio.runtime.runtimes.kata-guard]\nruntime_path = \"%s\"\nruntime_type = \"vm\"\n"
+            "runtime_config_path = \"%s\"\n",
+            self, other);
+  is_int (crio (t, "kata-guard", why), VERDICT_FAIL, "CRI-O: runtime_config_path another file");
+  snprintf (t, sizeof t,
+            "[crio.runtime.runtimes.kata-guard]\n"
+            "runtime_path = \"/opt/kata/bin/containerd-shim-kata-v2\"\nruntime_type = \"vm\"\n"
+            "runtime_config_path = \"%s\"\n",
+            kata);
+  is_int (crio (t, "kata-guard", why), VERDICT_FAIL, "CRI-O: Kata's own shim: fail");
+  is_int (crio ("[crio.runtime.runtimes.kata-guard]\nruntime_type = \"vm\"\n", "kata-guard", why),
+          VERDICT_FAIL, "CRI-O: no runtime_path: fail");
+  snprintf (t, sizeof t,
+            "[crio.runtime.runtimes.kata-guard]\nruntime_path = \"%s\"\nruntime_type = \"pod\"\n",
+            self);
+  is_int (crio (t, "kata-guard", why), VERDICT_FAIL, "CRI-O: runtime_type pod: fail");
+  is_int (cri_judge_crio ("[crio\n", 6, "kata-guard", kata, why, sizeof why), VERDICT_FAIL,
+          "CRI-O: an answer that does not parse: fail");
+}
+
+/* A socket that answers GET /config as CRI-O's (HTTP/1.0, the TOML). */
+static void
+ask_tests (void)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  struct guard_config cfg = { 0 };
+  struct cri_answer a;
+  char path[100], body[1024], why[512];
+  int fd;
+  pid_t pid;
+
+  snprintf (path, sizeof path, "%s/crio.sock", dir);
+  memcpy (sa.sun_path, path, strlen (path) + 1);
+  fd = socket (AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0 || bind (fd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (fd, 4) < 0)
+    {
+      ok (0, "a listening socket");
+      return;
+    }
+  snprintf (body, sizeof body,
+            "[crio.runtime.runtimes.kata-guard]\nruntime_path = \"%s\"\nruntime_type = \"vm\"\n"
+            "runtime_config_path = \"%s\"\n",
+            self, kata);
+  pid = fork ();
+  if (pid == 0)
+    {
+      /* Every connection (crictl's, when one is installed, then ours):
+         read the request, answer, close. */
+      for (;;)
+        {
+          char req[4096], head[256];
+          int c = accept (fd, NULL, NULL);
+          ssize_t n;
+
+          if (c < 0)
+            _exit (0);
+          n = read (c, req, sizeof req - 1);
+          if (n > 0 && strncmp (req, "GET /config HTTP/1.0\r\n", 22) == 0)
+            {
+              snprintf (
+                  head, sizeof head,
+                  "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %zu\r\n\r\n",
+                  strlen (body));
+              (void) ! write (c, head, strlen (head));
+              (void) ! write (c, body, strlen (body));
+            }
+          else
+            (void) ! write (c, "HTTP/1.0 404 Not Found\r\n\r\n", 26);
+          close (c);
+        }
+    }
+  close (fd);
+  cfg.cri.endpoint = path;
+  cri_ask (&cfg, &a);
+  ok (a.crio != NULL && a.info == NULL, "cri_ask: CRI-O's socket answers GET /config (%s)", a.why);
+  if (a.crio != NULL)
+    is_int (cri_judge_crio (a.crio, a.crio_len, "kata-guard", kata, why, sizeof why), VERDICT_PASS,
+            "  and its TOML judges: %s", why);
+  cri_answer_release (&a);
+  kill (pid, SIGKILL);
+  waitpid (pid, NULL, 0);
+  cfg.cri.endpoint = (char *) "";
+  cri_ask (&cfg, &a);
+  ok (a.crio == NULL && a.info == NULL, "cri_ask: no [cri] endpoint, nothing asked");
+  snprintf (path, sizeof path, "%s/none.sock", dir);
+  cfg.cri.endpoint = path;
+  cri_ask (&cfg, &a);
+  ok (a.crio == NULL && a.info == NULL && strstr (a.why, "cannot connect") != NULL,
+      "cri_ask: nothing listening says so: %s", a.why);
+}
+
+int
+main (void)
+{
+  ssize_t n;
+
+  if (mkdtemp (dir) == NULL)
+    return 1;
+  snprintf (kata, sizeof kata, "%s/configuration.toml", dir);
+  snprintf (other, sizeof other, "%s/other.toml", dir);
+  touch (kata);
+  touch (other);
+  n = readlink ("/proc/self/exe", self, sizeof self - 1);
+  if (n < 0)
+    return 1;
+  self[n] = '\0';
+  containerd ();
+  crio_tests ();
+  ask_tests ();
+  unlink (kata);
+  unlink (other);
+  rmdir (dir);
+  return tap_done ();
+}

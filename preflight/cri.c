@@ -228,26 +228,29 @@ same_kata_file (const char *config_path, const char *kata_file, char *why, size_
   return true;
 }
 
-static const char *
-jstr (struct json_object *o, const char *key)
+/* O's member KEY when it is of TYPE, else NULL. */
+static struct json_object *
+jtyped (struct json_object *o, const char *key, json_type type)
 {
   struct json_object *v;
 
-  if (o != NULL && json_object_object_get_ex (o, key, &v)
-      && json_object_is_type (v, json_type_string))
-    return json_object_get_string (v);
+  if (o != NULL && json_object_object_get_ex (o, key, &v) && json_object_is_type (v, type))
+    return v;
   return NULL;
+}
+
+static const char *
+jstr (struct json_object *o, const char *key)
+{
+  struct json_object *v = jtyped (o, key, json_type_string);
+
+  return v != NULL ? json_object_get_string (v) : NULL;
 }
 
 static struct json_object *
 jobj (struct json_object *o, const char *key)
 {
-  struct json_object *v;
-
-  if (o != NULL && json_object_object_get_ex (o, key, &v)
-      && json_object_is_type (v, json_type_object))
-    return v;
-  return NULL;
+  return jtyped (o, key, json_type_object);
 }
 
 enum verdict

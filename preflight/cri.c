@@ -30,7 +30,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +37,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -66,15 +64,6 @@ cri_answer_release (struct cri_answer *a)
   a->info_len = a->crio_len = 0;
 }
 
-static long long
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return (long long) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* CRI-O's GET /config over the socket PATH, as HTTP/1.0 (no chunked
    encoding back): the body of a 200, or NULL with WHY. */
 static char *
@@ -84,8 +73,8 @@ crio_get_config (const char *path, size_t *len, char *why, size_t size)
   struct sockaddr_un sa = { .sun_family = AF_UNIX };
   cleanup_close int fd = -1;
   cleanup_free char *buf = NULL;
-  long long deadline = now_ms () + CRI_ASK_TIMEOUT_MS;
-  size_t n = 0, cap = 65536;
+  cleanup_error kg_error_t err = NULL;
+  size_t n;
   char *body;
 
   if (strlen (path) >= sizeof sa.sun_path)
@@ -94,42 +83,10 @@ crio_get_config (const char *path, size_t *len, char *why, size_t size)
   fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0 || connect (fd, (struct sockaddr *) &sa, sizeof sa) < 0)
     return snprintf (why, size, "cannot connect to %s: %s", path, strerror (errno)), NULL;
-  if (write (fd, req, sizeof req - 1) != (ssize_t) sizeof req - 1)
+  if (kg_send_all (fd, req, sizeof req - 1) < 0)
     return snprintf (why, size, "%s: cannot send GET /config", path), NULL;
-  buf = malloc (cap + 1);
-  if (buf == NULL)
-    return snprintf (why, size, "out of memory"), NULL;
-  for (;;)
-    {
-      struct pollfd p = { .fd = fd, .events = POLLIN };
-      long long left = deadline - now_ms ();
-      ssize_t r;
-
-      if (left <= 0 || poll (&p, 1, (int) left) <= 0)
-        return snprintf (why, size, "%s: no answer to GET /config in time", path), NULL;
-      if (n == cap)
-        {
-          char *nb;
-
-          if (cap >= CRI_ANSWER_MAX)
-            return snprintf (why, size, "%s: GET /config answered more than %u bytes", path,
-                             CRI_ANSWER_MAX),
-                   NULL;
-          nb = realloc (buf, cap * 2 + 1);
-          if (nb == NULL)
-            return snprintf (why, size, "out of memory"), NULL;
-          buf = nb, cap *= 2;
-        }
-      r = read (fd, buf + n, cap - n);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r < 0)
-        return snprintf (why, size, "%s: %s", path, strerror (errno)), NULL;
-      if (r == 0)
-        break;
-      n += (size_t) r;
-    }
-  buf[n] = '\0';
+  if (kg_read_fd_deadline (fd, path, CRI_ANSWER_MAX, CRI_ASK_TIMEOUT_MS, &buf, &n, &err) < 0)
+    return snprintf (why, size, "GET /config: %s", err->msg), NULL;
   if (strncmp (buf, "HTTP/1.", 7) != 0 || strncmp (buf + 8, " 200", 4) != 0)
     return snprintf (why, size, "%s: GET /config: not HTTP 200 (%.40s)", path, buf), NULL;
   body = strstr (buf, "\r\n\r\n");

@@ -13,34 +13,6 @@
 #include "nspin.h"
 #include "util.h"
 
-/* The start time of process PID (field 22 of /proc/PID/stat, after the
-   command name, which may hold anything but ends at the last ')'). */
-static int
-start_time (unsigned long pid, uint64_t *start)
-{
-  char path[64];
-  cleanup_free char *text = NULL;
-  cleanup_error kg_error_t err = NULL;
-  size_t len;
-  const char *p;
-  char *end;
-
-  snprintf (path, sizeof path, "/proc/%lu/stat", pid);
-  if (kg_read_file_bounded (path, 0, 4096, &text, &len, &err) < 0)
-    return errno = err->errnum ? err->errnum : EIO, -1;
-  p = strrchr (text, ')');
-  /* ") S ppid ...": the state is field 3, the start time field 22. */
-  for (int field = 2; p != NULL && field < 22; field++)
-    p = strchr (p + 1, ' ');
-  if (p == NULL)
-    return errno = EIO, -1;
-  errno = 0;
-  *start = strtoull (p + 1, &end, 10);
-  if (errno != 0 || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
-    return errno = EIO, -1;
-  return 0;
-}
-
 /* Whether PIN's process is alive: its pidfd takes signal 0 (a process
    that exited, reaped or not, refuses with ESRCH).  Without a pidfd, the
    start time alone says it. */
@@ -83,11 +55,11 @@ ns_pin_take (unsigned long pid, const char *name, struct ns_pin *pin, struct sta
   if (pin->pidfd < 0 && errno != ENOSYS)
     return -1;
 #endif
-  if (start_time (pid, &pin->start) < 0 || ns_stat (pin, st) < 0)
+  if (kg_proc_start (pid, NULL, &pin->start) < 0 || ns_stat (pin, st) < 0)
     goto fail;
   pin->dev = st->st_dev;
   pin->ino = st->st_ino;
-  if (alive (pin) < 0 || start_time (pid, &again) < 0)
+  if (alive (pin) < 0 || kg_proc_start (pid, NULL, &again) < 0)
     goto fail;
   if (again != pin->start)
     {
@@ -109,7 +81,7 @@ ns_pin_check (const struct ns_pin *pin)
   struct stat st;
   uint64_t start;
 
-  if (alive (pin) < 0 || start_time (pin->pid, &start) < 0)
+  if (alive (pin) < 0 || kg_proc_start (pin->pid, NULL, &start) < 0)
     return errno = ESRCH, -1;
   if (start != pin->start)
     return errno = ESRCH, -1;

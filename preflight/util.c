@@ -270,6 +270,37 @@ kg_monotonic_ms (void)
   return (int64_t) t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+int
+kg_proc_start (unsigned long pid, char *state, uint64_t *start)
+{
+  char path[64];
+  cleanup_free char *text = NULL;
+  cleanup_error kg_error_t err = NULL;
+  size_t len;
+  const char *p;
+  char *end;
+
+  snprintf (path, sizeof path, "/proc/%lu/stat", pid);
+  if (kg_read_file_bounded (path, 0, 4096, &text, &len, &err) < 0)
+    return errno = err->errnum ? err->errnum : EIO, -1;
+  /* The command name may hold anything but ends at the last ')';
+     ") S ppid ...": the state is field 3, the start time field 22. */
+  p = strrchr (text, ')');
+  if (p == NULL || p[1] != ' ' || p[2] == '\0')
+    return errno = EIO, -1;
+  if (state != NULL)
+    *state = p[2];
+  for (int field = 2; p != NULL && field < 22; field++)
+    p = strchr (p + 1, ' ');
+  if (p == NULL)
+    return errno = EIO, -1;
+  errno = 0;
+  *start = strtoull (p + 1, &end, 10);
+  if (errno != 0 || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
+    return errno = EIO, -1;
+  return 0;
+}
+
 static int
 read_fd (int fd, const char *name, size_t max, size_t first, int timeout_ms, char **out,
          size_t *len, kg_error_t *err)

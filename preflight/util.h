@@ -218,5 +218,9 @@ bool kg_path_clean (const char *p);
 
 /* Milliseconds on CLOCK_MONOTONIC: deadlines. */
 int64_t kg_monotonic_ms (void);
+/* Process PID's start time in clock ticks after boot (field 22 of
+   /proc/PID/stat) and, when STATE is not NULL, its state (field 3): 0,
+   or -1 with errno (the read's, EIO for a line that is not the kernel's). */
+int kg_proc_start (unsigned long pid, char *state, uint64_t *start);
 
 #endif

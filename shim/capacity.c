@@ -218,14 +218,12 @@ pid_alive (const char *path, int64_t when, int64_t now, int64_t btime)
 {
   cleanup_close int fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
   cleanup_free char *buf = NULL;
-  cleanup_free char *stat_text = NULL;
   cleanup_error kg_error_t err = NULL;
-  char proc[64], state;
+  char state;
   struct stat st;
   size_t len;
   int64_t pid;
-  unsigned long long start;
-  const char *p;
+  uint64_t start;
   long tck = sysconf (_SC_CLK_TCK);
 
   if (fd < 0)
@@ -236,22 +234,13 @@ pid_alive (const char *path, int64_t when, int64_t now, int64_t btime)
   buf[strcspn (buf, "\n")] = '\0';
   if (! number (buf, &pid) || pid <= 0 || pid > INT32_MAX)
     return true;
-  snprintf (proc, sizeof proc, "/proc/%" PRId64 "/stat", pid);
-  if (kg_read_file_bounded (proc, 0, 4096, &stat_text, &len, &err) < 0)
-    return err->errnum != ENOENT && err->errnum != ESRCH;
-  /* After the command's ")": state, then 18 fields to starttime (22nd). */
-  p = strrchr (stat_text, ')');
-  if (p == NULL
-      || sscanf (p + 1,
-                 " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
-                 &state, &start)
-             != 2)
-    return true;
+  if (kg_proc_start ((unsigned long) pid, &state, &start) < 0)
+    return errno != ENOENT && errno != ESRCH;
   if (state == 'Z' || state == 'X')
     return false;
   if (btime == 0 || tck <= 0)
     return true;
-  return btime + (int64_t) (start / (unsigned long long) tck) <= (int64_t) st.st_mtime + 2;
+  return btime + (int64_t) (start / (uint64_t) tck) <= (int64_t) st.st_mtime + 2;
 }
 
 /* The shim of the bundle BUNDLE: alive until the socket it wrote to the

@@ -385,11 +385,29 @@ test_audit (void)
   audit_row ("audit", "kvm.device policy.seccomp", false);
 }
 
+/* The checks whose refusal closes the node's gate at once ([nfd] file):
+   the host's, never one that judges what the spec chose (its mounts, its
+   network namespace), or whoever writes a spec could close every gate. */
+static void
+test_host_checks (void)
+{
+  const char *host[] = { "kvm.device",    "kata.annotations", "assets.kernel", "egress.reachable",
+                         "egress.denies", "drift.posture",    "storage.pool",  "config" };
+  const char *spec[] = { "policy.mounts", "egress.netns", "storage.snapshotter", "sandbox" };
+
+  for (size_t i = 0; i < sizeof host / sizeof *host; i++)
+    ok (output_host_check (host[i]), "%s is the host's: it closes the gate", host[i]);
+  for (size_t i = 0; i < sizeof spec / sizeof *spec; i++)
+    ok (! output_host_check (spec[i]), "%s judges the spec's choice: it never closes the gate",
+        spec[i]);
+}
+
 int
 main (void)
 {
   test_output ();
   test_refusal_all ();
   test_audit ();
+  test_host_checks ();
   return tap_done ();
 }

@@ -211,6 +211,7 @@ ask_tests (void)
   cri_answer_release (&a);
   kill (pid, SIGKILL);
   waitpid (pid, NULL, 0);
+  unlink (path);
   cfg.cri.endpoint = (char *) "";
   cri_ask (&cfg, &a);
   ok (a.crio == NULL && a.info == NULL, "cri_ask: no [cri] endpoint, nothing asked");

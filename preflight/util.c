@@ -591,6 +591,18 @@ kg_capture_argv (char *const argv[], int timeout_ms)
   return kg_capture_argv_max (argv, timeout_ms, 4095, &len);
 }
 
+char *
+kg_capture_engine (char *const argv[])
+{
+  return kg_capture_argv (argv, KG_ENGINE_TIMEOUT_MS);
+}
+
+char *
+kg_capture_engine_max (char *const argv[], size_t max, size_t *len)
+{
+  return kg_capture_argv_max (argv, KG_ENGINE_TIMEOUT_MS, max, len);
+}
+
 int
 kg_version_major (const char *s)
 {

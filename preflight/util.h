@@ -201,6 +201,12 @@ char *kg_capture_argv (char *const argv[], int timeout_ms);
 /* The same with at most MAX bytes (*LEN of them); NULL for output that
    filled MAX. */
 char *kg_capture_argv_max (char *const argv[], int timeout_ms, size_t max, size_t *len);
+/* An engine's command ARGV (`containerd --version`, `containerd config
+   dump`) as kg_capture_argv and kg_capture_argv_max run it, within the
+   KG_ENGINE_TIMEOUT_MS an engine may take to answer. */
+#define KG_ENGINE_TIMEOUT_MS 10000
+char *kg_capture_engine (char *const argv[]);
+char *kg_capture_engine_max (char *const argv[], size_t max, size_t *len);
 /* The major of a version "24.0.7", "v2.0.0", "20.10.24+dfsg1" (a number,
    a dot, a digit): -1 when S does not start so. */
 int kg_version_major (const char *s);

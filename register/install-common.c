@@ -20,9 +20,6 @@
 #include "trust.h"
 #include "util.h"
 
-/* How long `dockerd --version` / `docker version` may take. */
-#define VERSION_TIMEOUT_MS 10000
-
 /* ---- the running binary ------------------------------------------------------ */
 
 /* The running kata-guard and the shim link beside it (both absolute). */
@@ -82,28 +79,13 @@ check_registrable (const char *exe, const char *shim, bool need_shim, kg_error_t
 
 /* ---- asking the engines their version ------------------------------------------- */
 
-/* Run ARGV (looked up on PATH) with no input, capture its stdout (at most
-   4 KiB; stderr discarded; a child that writes more is killed).  Returns
-   its output when it exited 0 within the timeout, else NULL. */
-char *
-install_capture (char *const argv[])
-{
-  return kg_capture_argv (argv, VERSION_TIMEOUT_MS);
-}
-
-char *
-install_capture_max (char *const argv[], size_t max, size_t *len)
-{
-  return kg_capture_argv_max (argv, VERSION_TIMEOUT_MS, max, len);
-}
-
 /* containerd's major version from `containerd --version`
    ("containerd github.com/containerd/containerd 1.6.20~ds1 ..."). */
 int
 containerd_major (void)
 {
   static char *const argv[] = { (char *) "containerd", (char *) "--version", NULL };
-  cleanup_free char *out = install_capture (argv);
+  cleanup_free char *out = kg_capture_engine (argv);
   char *save = NULL, *tok;
   int i = 0;
 

@@ -587,7 +587,7 @@ containerd_dump (const char *config, kg_error_t *err)
   cleanup_free char *out = NULL;
   size_t len = 0;
 
-  out = install_capture_max (argv, TOML_MAX_SIZE, &len);
+  out = kg_capture_engine_max (argv, TOML_MAX_SIZE, &len);
   if (out == NULL)
     return kg_error (err, 0, "`containerd --config %s config dump` failed (run it to see why)",
                      config),

@@ -42,9 +42,6 @@ int check_registrable (const char *exe, const char *shim, bool need_shim, kg_err
 /* containerd's major version, asked of its binary; -1 unknown.  Docker's
    is docker_version (docker.h), which `kata-guard check` asks too. */
 int containerd_major (void);
-/* install_capture (install.h) with up to MAX bytes of output, its length
-   in *LEN; output of MAX bytes or more is no answer. */
-char *install_capture_max (char *const argv[], size_t max, size_t *len);
 /* WHY, then "kata-guard: CMD: FILE OUTCOME": -1. */
 int error_and_outcome (kg_error_t *err, const char *cmd, kg_error_t why, const char *file,
                        const char *outcome);

@@ -11,9 +11,5 @@
 kg_command cli_install, cli_uninstall;
 void install_usage (FILE *out);
 void uninstall_usage (FILE *out);
-/* Run ARGV (looked up on PATH) with no input and capture its standard
-   output (at most 4 KiB): its output when it exited 0 within a few
-   seconds, else NULL (caller frees). */
-char *install_capture (char *const argv[]);
 
 #endif

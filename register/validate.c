@@ -22,7 +22,6 @@
 #include "cri.h"
 #include "docker.h"
 #include "drift.h"
-#include "install.h"
 #include "prove.h"
 #include "replace.h"
 #include "request.h"
@@ -92,7 +91,7 @@ found_engines_release (struct found_engines *e)
 static char *
 version_text (char *const argv[])
 {
-  char *out = install_capture (argv), *w;
+  char *out = kg_capture_engine (argv), *w;
   bool space = false;
 
   if (out == NULL)

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A command of the command line, as every wing that has one writes it
- * (shim/cli.c: check, version, help; register/: install, uninstall,
- * validate), and the one composition root, main.c, dispatches it.  Here,
- * beside main.c, so that registration includes it without reaching the
- * start path (shim/).
+ * (check/: check, version, help; verify/: validate, prove; register/:
+ * install, uninstall), and the one composition root, main.c, dispatches
+ * it.  Here, beside main.c, so that each of those wings includes it
+ * without reaching another.
  */
 #ifndef KG_COMMAND_H
 #define KG_COMMAND_H

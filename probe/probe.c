@@ -4,7 +4,7 @@
  * (kata-guard(8), PROVE).  Static, linked with nothing of the guard, bound
  * into the canary read-only: the image needs nothing of its own.  It looks
  * from inside and says what it saw on stdout, one fact a line; the host
- * side (register/prove.c) judges every line against the host.  It judges
+ * side (verify/prove.c) judges every line against the host.  It judges
  * nothing itself: a probe that a hostile guest replaced could only lie in
  * the direction of failing, since a missing or malformed line fails.
  *

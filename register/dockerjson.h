@@ -2,7 +2,7 @@
 /*
  * Docker's daemon.json for registration: the runtime entry edits of
  * `kata-guard install` / `uninstall` (kata-guard(8), COMMANDS), and the
- * stable writer they write with.  The reader is preflight/daemonjson.h.
+ * stable writer they write with.  The reader is preflight/parse/daemonjson.h.
  *
  * Writing prints the document in one stable form whatever the json-c
  * version: two-space indent, "key": value, {} and [] for empty containers,

@@ -2,8 +2,8 @@
 /*
  * `kata-guard install` / `uninstall` for Docker (kata-guard(8), COMMANDS):
  * merge the runtime entry into daemon.json (register/dockerjson.c does the
- * merge, register/replace.c the atomic write, preflight/daemonjson.c the
- * reading).  The entry names the running binary (install.c: self_paths).
+ * merge, preflight/base/replace.c the atomic write,
+ * preflight/parse/daemonjson.c the reading).  The entry names the running binary (install.c: self_paths).
  */
 #include "config.h"
 

@@ -33,7 +33,10 @@ MATRIX_TESTS_DEFAULT="tests/test-toml tests/test-config tests/test-report tests/
   tests/test-policy tests/test-policy-mounts tests/test-policy-identity tests/test-policy-devices
   tests/test-policy-hooks tests/test-policy-resources tests/test-policy-labels
   tests/test-daemonjson tests/test-confine tests/test-goflag tests/test-output
-  tests/test-exec tests/test-codec tests/test-wings
+  tests/test-exec tests/test-codec
+  tests/wings/base tests/wings/parse tests/wings/families tests/wings/policy tests/wings/preflight
+  tests/wings/privsep tests/wings/output tests/wings/start tests/wings/check tests/wings/verify
+  tests/wings/register
   tests/cli.test tests/shim.test tests/policy.test tests/assets.test tests/egress.test
   tests/e2e.test tests/e2e-docker-shim.test tests/e2e-policy.test tests/e2e-install.test
   tests/install.test tests/containerd-dump.test tests/stress.test tests/kubernetes.test

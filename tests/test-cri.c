@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cri.handler's reading of the running CRI's answers (preflight/cri.c):
+/* cri.handler's reading of the running CRI's answers (preflight/families/cri.c):
    containerd's `crictl info` (the keys containerd 1.6, 1.7 and 2.1 answer,
    as tests/cri-handler.test asks the real ones) and CRI-O's GET /config
    TOML (what `crio status config` prints), and cri_ask's HTTP exchange

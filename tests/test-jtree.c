@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The policy's JSON tree (preflight/jtree.c) held against json-c's: the
+/* The policy's JSON tree (preflight/parse/jtree.c) held against json-c's: the
    same documents accepted, the same words for those refused, and every
    accessor answering as json-c's does, value by value. */
 #include "config.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* kata-guard prove's judging (register/prove.c): each probe line against
+/* kata-guard prove's judging (verify/prove.c): each probe line against
    the host, each prove.* id failing where its lines are missing, cut
    short or malformed.  tests/prove.test runs real canaries. */
 #include "config.h"

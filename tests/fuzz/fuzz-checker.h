@@ -19,7 +19,7 @@
 #define FUZZ_CHECKER_MODES 3
 
 /* What the parent's report may hold before the checker's is appended:
-   the guard config it read (shim/wrapper.c and `kata-guard check` add
+   the guard config it read (start/wrapper.c and `kata-guard check` add
    it) and a result of its own, an id the checker may not repeat. */
 #define FUZZ_CHECKER_PARENT_ID "config"
 #define FUZZ_CHECKER_PARENT_FILE "/etc/kata-guard/config.toml"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The policy's JSON tree (preflight/jtree.c) against json-c's reading of
+ * The policy's JSON tree (preflight/parse/jtree.c) against json-c's reading of
  * the same bytes (json_read_strict): both refuse, in the same words, or
  * both read, and the tree, copied to json-c, is json-c's own, printed the
  * same; every member is found by its key, and none that is not there.

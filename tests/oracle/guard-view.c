@@ -183,7 +183,7 @@ plant_string (struct json_object *tree, const char *obj, const char *key)
 /* ---- spec --------------------------------------------------------------- */
 
 /* What the guard makes of each mount of DOC (policy_spec_parse's tree), as
-   policy.mounts reads them (preflight/policy-mounts.c, check_mounts and
+   policy.mounts reads them (preflight/policy/policy-mounts.c, check_mounts and
    mount_options): its options' words through the guard's own table
    (mount_option_words), then
      bind    a "bind" or "rbind" option, or the type "bind"
@@ -230,7 +230,7 @@ mount_readings (struct jv *doc)
 
 static struct guard_config cfg;
 
-/* The start's own rule (shim/wrapper.c): it goes ahead unless a result is a
+/* The start's own rule (start/wrapper.c): it goes ahead unless a result is a
    fail.  The first policy.* fail, as "ID: reason", or NULL. */
 static const struct check_result *
 first_policy_fail (const struct report *rep)

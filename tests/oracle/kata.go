@@ -56,7 +56,7 @@ type kataHypervisor struct {
 	DisableSeccomp         bool     `toml:"disable_seccomp" json:"disable_seccomp"`                           // :175
 
 	// Gone from HEAD but read by the Kata releases that had them, and
-	// checked by the guard (preflight/kata.c, sensitive annotations):
+	// checked by the guard (preflight/families/kata.c, sensitive annotations):
 	// config.go:86 and :112 at fefcf7cfa4^ ("acrn: Drop support"), :105
 	// and :121 at 70d8f1bf3d^ ("runtime: remove file_mem_backend").
 	CtlPath               string   `toml:"ctlpath" json:"ctlpath"`
@@ -80,7 +80,7 @@ type kataRuntime struct {
 
 	// Not a field of the Go runtime: runtime-rs's (src/libs/kata-types),
 	// which picks the hypervisor table by it; the guard reads it
-	// (preflight/kata.c).  A string there too.
+	// (preflight/families/kata.c).  A string there too.
 	HypervisorName string `toml:"hypervisor_name" json:"hypervisor_name"`
 }
 

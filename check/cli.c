@@ -14,15 +14,16 @@
 #include "capacity.h"
 #include "checker.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "conf.h"
 #include "cri.h"
 #include "docker.h"
+#include "error.h"
 #include "facts.h"
 #include "kata.h"
 #include "output.h"
 #include "request.h"
-#include "util.h"
 #include "writer.h"
 
 void

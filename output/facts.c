@@ -11,10 +11,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "daemonjson.h"
 #include "drift.h"
+#include "error.h"
 #include "facts.h"
-#include "util.h"
+#include "jsonc.h"
 
 static const char *const verdict_names[FACTS_N_VERDICTS] = {
   [FACTS_ALLOW] = "allow",

@@ -10,9 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
+#include "jsonc.h"
 #include "output.h"
 #include "policy.h"
-#include "util.h"
+#include "text.h"
 #include "writer.h"
 
 static const char *

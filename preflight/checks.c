@@ -7,11 +7,11 @@
 
 #include <json-c/json.h>
 
+#include "array.h"
 #include "checks.h"
 #include "jtree.h"
 #include "kata.h"
 #include "toml.h"
-#include "util.h"
 
 /* Checks that are not implemented are not listed: nothing may show as
    passing that was not verified. */

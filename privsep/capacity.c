@@ -18,11 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "capacity.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "policy.h"
+#include "proc.h"
 #include "record.h"
 #include "rundir.h"
-#include "util.h"
 
 #define CAP_SUB "capacity"
 #define CAP_DIR RUNDIR "/" CAP_SUB

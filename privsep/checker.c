@@ -30,13 +30,18 @@
 #include <unistd.h>
 #include <seccomp.h>
 
+#include "array.h"
 #include "assets.h"
 #include "checker.h"
 #include "checks.h"
+#include "cleanup.h"
+#include "clock.h"
 #include "codec.h"
 #include "conf.h"
 #include "confine.h"
 #include "egress.h"
+#include "error.h"
+#include "fdio.h"
 #include "jtree.h"
 #include "netns.h"
 #include "nspin.h"
@@ -44,7 +49,6 @@
 #include "request.h"
 #include "storage.h"
 #include "trust.h"
-#include "util.h"
 
 #include <json-c/json.h>
 

@@ -12,8 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
+#include "cleanup.h"
 #include "codec.h"
-#include "util.h"
+#include "error.h"
+#include "fdio.h"
+#include "text.h"
 
 /* ---- the report: encoding --------------------------------------------- */
 

@@ -28,8 +28,9 @@
 #include <netinet/in.h>
 #include <seccomp.h>
 
+#include "array.h"
 #include "confine-rules.h"
-#include "util.h"
+#include "error.h"
 
 /* Allowed with any arguments: reading, memory, time, signals of its own,
    and the calls a connected TCP socket needs.  Measured in the child after

@@ -38,10 +38,11 @@
 #include <linux/seccomp.h>
 #include <seccomp.h>
 
+#include "array.h"
 #include "confine-rules.h"
 #include "confine.h"
+#include "error.h"
 #include "seccomp-filter.h"
-#include "util.h"
 
 static bool
 have_setpcap (void)

@@ -18,7 +18,7 @@
 
 #include "confine-rules.h"
 #include "confine.h"
-#include "util.h"
+#include "error.h"
 
 int
 main (void)

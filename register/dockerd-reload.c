@@ -37,9 +37,13 @@
 
 #include <json-c/json.h>
 
+#include "cleanup.h"
+#include "clock.h"
 #include "dockerjson.h"
+#include "error.h"
+#include "fdio.h"
 #include "install-int.h"
-#include "util.h"
+#include "jsonc.h"
 
 #define DOCKERD_SOCKET "/var/run/docker.sock"
 /* How long a dockerd has to reload, and to answer one /info. */

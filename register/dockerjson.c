@@ -13,9 +13,11 @@
 
 #include <json-c/json.h>
 
+#include "cleanup.h"
 #include "dockerjson.h"
+#include "error.h"
+#include "jsonc.h"
 #include "replace.h"
-#include "util.h"
 
 /* ---- the stable form ------------------------------------------------------- */
 

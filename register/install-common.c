@@ -15,10 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "install.h"
+#include "capture.h"
+#include "cleanup.h"
+#include "error.h"
 #include "install-int.h"
+#include "install.h"
 #include "trust.h"
-#include "util.h"
 
 /* ---- the running binary ------------------------------------------------------ */
 

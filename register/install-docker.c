@@ -12,12 +12,14 @@
 
 #include <json-c/json.h>
 
+#include "cleanup.h"
 #include "command.h"
 #include "conf.h"
 #include "docker.h"
 #include "dockerjson.h"
+#include "error.h"
 #include "install-int.h"
-#include "util.h"
+#include "jsonc.h"
 
 /* ---- Docker ---------------------------------------------------------------------- */
 

@@ -22,13 +22,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "capture.h"
+#include "cleanup.h"
 #include "command.h"
+#include "error.h"
+#include "fdio.h"
 #include "install-int.h"
 #include "kata.h"
 #include "replace.h"
 #include "storage.h"
+#include "text.h"
 #include "toml.h"
-#include "util.h"
 
 /* The engine a drop-in is for, in what install and uninstall say. */
 struct dropin_engine

@@ -30,12 +30,15 @@
 
 #include <json-c/json.h>
 
+#include "cleanup.h"
 #include "conf.h"
 #include "dockerjson.h"
-#include "install.h"
+#include "error.h"
+#include "fdio.h"
 #include "install-int.h"
+#include "install.h"
+#include "jsonc.h"
 #include "toml.h"
-#include "util.h"
 #include "writer.h"
 
 /* What install registered (kata-guard(8), FILES), for uninstall --all:

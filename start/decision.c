@@ -8,10 +8,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "decision.h"
-#include "policy.h"
+#include "error.h"
 #include "output.h"
-#include "util.h"
+#include "policy.h"
 #include "writer.h"
 
 int

@@ -11,9 +11,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "error.h"
 #include "exec.h"
 #include "trust.h"
-#include "util.h"
 
 extern char **environ;
 

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "goflag.h"
-#include "util.h"
 
 /* ---- Go's flag package, as containerd's shims and runc parse argv ---- */
 

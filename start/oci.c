@@ -19,14 +19,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "cleanup.h"
 #include "conf.h"
+#include "error.h"
+#include "fdio.h"
 #include "goflag.h"
 #include "jtree.h"
 #include "options.h"
 #include "output.h"
 #include "policy.h"
 #include "record.h"
-#include "util.h"
 #include "wrapper.h"
 
 /* A process.json or a resources document is far smaller than this. */

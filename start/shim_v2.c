@@ -21,13 +21,15 @@
 #include <unistd.h>
 
 #include "capacity.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "goflag.h"
 #include "jsonscan.h"
 #include "kata.h"
 #include "options.h"
 #include "output.h"
 #include "policy.h"
-#include "util.h"
 #include "wrapper.h"
 
 /* ---- start ---- */

@@ -25,19 +25,23 @@
 
 #include <json-c/json.h>
 
+#include "buf.h"
 #include "capacity.h"
+#include "capture.h"
 #include "checker.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "conf.h"
 #include "decision.h"
+#include "error.h"
 #include "exec.h"
 #include "facts.h"
+#include "fdio.h"
 #include "options.h"
 #include "output.h"
 #include "record.h"
 #include "toml.h"
 #include "trust.h"
-#include "util.h"
 #include "wrapper.h"
 
 /* ---- the wrapper's two endings: a guarded start, a pass-through ------- */

@@ -29,12 +29,12 @@
 #include "assets.h"
 #include "check-helpers.h"
 #include "checks.h"
+#include "error.h"
 #include "kata.h"
 #include "request.h"
 #include "sha256.h"
 #include "tap.h"
 #include "toml.h"
-#include "util.h"
 
 static char base[] = "/var/lib/kata-guard-test/unit-assets.XXXXXX";
 static bool have_base;

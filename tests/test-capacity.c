@@ -10,14 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "capacity.h"
-#include "policy.h"
-#include "record.h"
-#include "sha256.h"
 #include "check-helpers.h"
+#include "error.h"
+#include "policy.h"
+#include "proc.h"
+#include "record.h"
 #include "rundir.h"
+#include "sha256.h"
 #include "tap.h"
-#include "util.h"
 
 /* policy.capacity of `check --bundle` for a claim VM after REP's other
    results: its verdict, and its reason in *WHY (static). */

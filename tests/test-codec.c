@@ -22,17 +22,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "checker.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "codec.h"
 #include "conf.h"
 #include "egress.h"
+#include "error.h"
+#include "fdio.h"
 #include "fuzz/fuzz-checker.h"
 #include "kata.h"
 #include "request.h"
 #include "tap.h"
 #include "test-files.h"
-#include "util.h"
 
 /* ---- building messages by hand ----------------------------------------- */
 

@@ -7,10 +7,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "cleanup.h"
 #include "conf.h"
+#include "error.h"
 #include "tap.h"
 #include "test-files.h"
-#include "util.h"
 
 static char tmpdir[] = "/tmp/kg-test-config.XXXXXX";
 

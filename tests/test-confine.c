@@ -28,12 +28,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "checker.h"
+#include "cleanup.h"
 #include "confine-rules.h"
 #include "confine.h"
+#include "error.h"
 #include "seccomp-filter.h"
 #include "tap.h"
-#include "util.h"
 
 /* ---- the confinement -------------------------------------------------- */
 

@@ -17,10 +17,14 @@
 
 #include <json-c/json.h>
 
+#include "array.h"
+#include "cleanup.h"
 #include "daemonjson.h"
 #include "dockerjson.h"
+#include "error.h"
+#include "fdio.h"
+#include "jsonc.h"
 #include "tap.h"
-#include "util.h"
 
 static void
 skip (const char *why)

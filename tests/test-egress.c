@@ -15,7 +15,6 @@
 #include "egress.h"
 #include "request.h"
 #include "tap.h"
-#include "util.h"
 
 /* S with CR, LF and other control bytes shown as escapes, for test names
    (a raw newline would break the TAP stream). */

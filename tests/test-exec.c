@@ -19,12 +19,13 @@
 #include <unistd.h>
 
 #include "decision.h"
+#include "error.h"
 #include "exec.h"
+#include "fdio.h"
 #include "options.h"
 #include "output.h"
 #include "tap.h"
 #include "test-files.h"
-#include "util.h"
 #include "wrapper.h"
 static char dir[] = "/tmp/kg-test-exec.XXXXXX";
 

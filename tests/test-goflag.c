@@ -20,11 +20,10 @@
 
 #include "decision.h"
 #include "exec.h"
+#include "goflag.h"
 #include "options.h"
 #include "output.h"
 #include "tap.h"
-#include "util.h"
-#include "goflag.h"
 #include "wrapper.h"
 static void
 test_shim_args (void)

@@ -8,9 +8,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "error.h"
 #include "jsonscan.h"
 #include "tap.h"
-#include "util.h"
 
 /* jscan_top_string_mem of DOC for "NetworkMode": its value, "(absent)",
    or "!" and the error (static). */

@@ -10,10 +10,12 @@
 
 #include <json-c/json.h>
 
+#include "array.h"
+#include "buf.h"
 #include "daemonjson.h"
+#include "error.h"
 #include "jtree.h"
 #include "tap.h"
-#include "util.h"
 
 /* json_read_strict's tree: json-c's own reading of the text. */
 static struct json_object *

@@ -22,14 +22,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "check-helpers.h"
 #include "checks.h"
+#include "error.h"
+#include "fdio.h"
 #include "kata.h"
 #include "request.h"
 #include "tap.h"
 #include "test-files.h"
 #include "toml.h"
-#include "util.h"
 
 #define TEST_BASE "/var/lib/kata-guard-test"
 #define DEFAULTS "opt/kata/share/defaults/kata-containers"

@@ -9,12 +9,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "check-helpers.h"
 #include "checks.h"
 #include "kvm.h"
 #include "request.h"
 #include "tap.h"
-#include "util.h"
 
 static void
 run (const char *device, bool create_vm, struct report *rep)

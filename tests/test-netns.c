@@ -18,10 +18,11 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "array.h"
+#include "buf.h"
 #include "netns.h"
 #include "nspin.h"
 #include "tap.h"
-#include "util.h"
 
 static struct netns_facts facts;
 static struct sockaddr_storage proxy;

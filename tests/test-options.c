@@ -19,11 +19,11 @@
 #include <unistd.h>
 
 #include "decision.h"
+#include "error.h"
 #include "exec.h"
 #include "options.h"
 #include "output.h"
 #include "tap.h"
-#include "util.h"
 #include "wrapper.h"
 
 /* ---- a tiny protobuf writer ---- */

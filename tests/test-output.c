@@ -17,12 +17,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "decision.h"
 #include "exec.h"
 #include "options.h"
 #include "output.h"
 #include "tap.h"
-#include "util.h"
 #include "wrapper.h"
 /* N failures PREFIX0, PREFIX1, ... into R, each with REASON and REMEDY. */
 static void

@@ -33,11 +33,15 @@
 #include "request.h"
 #include <json-c/json_c_version.h>
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "tap.h"
 #include "test-files.h"
 #include "toml.h"
 #include "trust.h"
-#include "util.h"
 
 /* The rows' directory (policy_test_start): not under /tmp, which
    policy.mounts refuses as a whole, where it can be helped. */

@@ -9,10 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "output.h"
 #include "result.h"
 #include "tap.h"
-#include "util.h"
 
 static char *
 render (const struct report *r, int json, bool color)
@@ -31,7 +34,7 @@ render (const struct report *r, int json, bool color)
   return buf;
 }
 
-/* The one growable buffer (util.h): growth, the maximum, the sticky
+/* The one growable buffer (buf.h): growth, the maximum, the sticky
    FAILED flag. */
 static void
 test_buf (void)

@@ -12,16 +12,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "buf.h"
 #include "check-helpers.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "conf.h"
+#include "error.h"
+#include "fdio.h"
 #include "kata.h"
 #include "request.h"
 #include "storage.h"
 #include "tap.h"
 #include "test-files.h"
 #include "toml.h"
-#include "util.h"
 
 static const char *fixtures;
 static char tmpdir[] = "/tmp/kg-test-storage.XXXXXX";

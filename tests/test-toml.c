@@ -9,9 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "cleanup.h"
+#include "error.h"
 #include "tap.h"
 #include "toml.h"
-#include "util.h"
 
 /* Tests of the strict TOML reader: real Kata configurations, every
    supported feature, and malformed input that must be refused with the

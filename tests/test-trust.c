@@ -11,10 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "error.h"
 #include "tap.h"
 #include "test-files.h"
 #include "trust.h"
-#include "util.h"
 
 static char base[] = "/var/lib/kg-test-trust.XXXXXX";
 

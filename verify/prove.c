@@ -34,12 +34,18 @@
 
 #include <json-c/json.h>
 
+#include "array.h"
+#include "buf.h"
+#include "capture.h"
+#include "cleanup.h"
+#include "clock.h"
 #include "conf.h"
 #include "drift.h"
+#include "error.h"
+#include "fdio.h"
 #include "prove.h"
 #include "rundir.h"
 #include "sha256.h"
-#include "util.h"
 #include "writer.h"
 
 #define CANARY_PREFIX "kata-guard-prove-"

@@ -17,18 +17,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "buf.h"
+#include "capture.h"
 #include "checker.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "cri.h"
 #include "docker.h"
 #include "drift.h"
+#include "error.h"
 #include "prove.h"
 #include "replace.h"
 #include "request.h"
 #include "trust.h"
-#include "util.h"
-#include "writer.h"
 #include "validate.h"
+#include "writer.h"
 
 /* Where the engines are looked for: a fixed PATH, not the caller's. */
 

@@ -10,8 +10,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "nspin.h"
-#include "util.h"
+#include "proc.h"
 
 /* Whether PIN's process is alive: its pidfd takes signal 0 (a process
    that exited, reaped or not, refuses with ESRCH).  Without a pidfd, the

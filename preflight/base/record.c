@@ -10,10 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
 #include "record.h"
 #include "rundir.h"
 #include "sha256.h"
-#include "util.h"
 
 #define RECORD_MAGIC "kata-guard runtime record 1"
 #define RECORD_MAX 16384

@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "replace.h"
-#include "util.h"
 #include "writer.h"
 
 int

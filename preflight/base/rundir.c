@@ -10,9 +10,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "rundir.h"
 #include "trust.h"
-#include "util.h"
 #include "writer.h"
 
 #define RUNDIR_PARENT "/run"

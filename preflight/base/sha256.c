@@ -15,9 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
+#include "cleanup.h"
+#include "error.h"
 #include "lazylib.h"
 #include "sha256.h"
-#include "util.h"
 
 #define HASH_CHUNK (64 * 1024)
 

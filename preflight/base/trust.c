@@ -10,8 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "error.h"
 #include "trust.h"
-#include "util.h"
 
 bool
 trust_stat_ok (const struct stat *st, char *why, size_t why_size)

@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "trust.h"
-#include "util.h"
 #include "writer.h"
 
 /* The rule's one wording, before what the walk found. */

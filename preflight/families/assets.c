@@ -30,15 +30,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "assets.h"
 #include "checks.h"
+#include "cleanup.h"
+#include "error.h"
 #include "kata.h"
 #include "lazylib.h"
 #include "rundir.h"
 #include "sha256.h"
 #include "toml.h"
 #include "trust.h"
-#include "util.h"
 
 /* In root's private directory (rundir.h). */
 #define CACHE_NAME "sha256.cache"

@@ -41,14 +41,17 @@
 
 #include <json-c/json.h>
 
+#include "capture.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "conf.h"
 #include "cri.h"
 #include "docker.h"
+#include "error.h"
+#include "fdio.h"
 #include "kata.h"
 #include "request.h"
 #include "toml.h"
-#include "util.h"
 
 #define REMEDY_HANDLER                                                                             \
   "register the handler (kata-guard install --containerd or --crio, with [cri] handler's "         \

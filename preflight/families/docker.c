@@ -42,11 +42,14 @@
 
 #include <json-c/json.h>
 
+#include "array.h"
+#include "capture.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "daemonjson.h"
 #include "docker.h"
+#include "error.h"
 #include "request.h"
-#include "util.h"
 
 #define GUARD_RUNTIME_TYPE "io.containerd.kata-guard.v2"
 /* How long `dockerd --version` / `docker version` may take. */

@@ -24,9 +24,11 @@
 #include <time.h>
 
 #include "checks.h"
+#include "cleanup.h"
 #include "conf.h"
 #include "egress.h"
-#include "util.h"
+#include "error.h"
+#include "text.h"
 
 /* The longest status line we read (CRLF included).  Real ones are a few
    dozen bytes; anything longer is not a proxy we understand. */

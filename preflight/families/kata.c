@@ -22,12 +22,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "array.h"
+#include "buf.h"
 #include "checks.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "kata.h"
 #include "request.h"
+#include "text.h"
 #include "toml.h"
 #include "trust.h"
-#include "util.h"
 
 const char *const kata_search_path[KATA_SEARCH_PATH_N] = {
   "/etc/kata-containers/configuration.toml",

@@ -17,9 +17,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include "array.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "kvm.h"
-#include "util.h"
 
 #define KVM_MAJOR 10
 #define KVM_MINOR 232

@@ -33,10 +33,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "cleanup.h"
+#include "clock.h"
 #include "egress.h"
+#include "error.h"
+#include "fdio.h"
 #include "netns.h"
 #include "trust.h"
-#include "util.h"
 
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673

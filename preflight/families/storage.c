@@ -24,15 +24,20 @@
 #include <json-c/json.h>
 #include <libdevmapper.h>
 
+#include "array.h"
+#include "buf.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "daemonjson.h"
 #include "docker.h"
+#include "error.h"
+#include "fdio.h"
+#include "jsonc.h"
 #include "kata.h"
 #include "lazylib.h"
 #include "request.h"
 #include "storage.h"
 #include "toml.h"
-#include "util.h"
 
 /* ---- the thin pool's status line -------------------------------------- */
 

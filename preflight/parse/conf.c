@@ -12,10 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "cleanup.h"
 #include "conf.h"
 #include "daemonjson.h"
+#include "error.h"
+#include "path.h"
+#include "text.h"
 #include "toml.h"
-#include "util.h"
 
 #ifndef KG_SYSCONFDIR
 #define KG_SYSCONFDIR "/etc"

@@ -16,9 +16,13 @@
 
 #include <json-c/json.h>
 
+#include "cleanup.h"
 #include "daemonjson.h"
+#include "error.h"
+#include "fdio.h"
+#include "jsonc.h"
 #include "jsonscan.h"
-#include "util.h"
+#include "text.h"
 
 /* Line and column of byte AT of DATA, for a message. */
 static void

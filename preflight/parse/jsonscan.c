@@ -17,9 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
+#include "cleanup.h"
 #include "daemonjson.h"
+#include "error.h"
 #include "jsonscan.h"
-#include "util.h"
+#include "text.h"
 
 #define READ_CHUNK (1 << 16)
 

@@ -10,10 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
 #include "daemonjson.h"
+#include "error.h"
+#include "hash.h"
 #include "jsonscan.h"
 #include "jtree.h"
-#include "util.h"
 
 /* ---- the arena ---------------------------------------------------------- */
 

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "error.h"
 #include "options.h"
-#include "util.h"
+#include "text.h"
 
 /* Protobuf wire types (the deprecated groups, 3 and 4, are refused). */
 enum

@@ -11,8 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
+#include "text.h"
 #include "toml.h"
-#include "util.h"
 
 /*
  * A strict TOML 1.0 reader; toml.h says what it accepts and refuses.

@@ -24,8 +24,13 @@
 
 #include <json-c/json.h>
 
+#include "array.h"
+#include "buf.h"
 #include "checks.h"
+#include "cleanup.h"
 #include "drift.h"
+#include "error.h"
+#include "fdio.h"
 #include "jtree.h"
 #include "kata.h"
 #include "policy.h"
@@ -33,7 +38,6 @@
 #include "sha256.h"
 #include "toml.h"
 #include "trust.h"
-#include "util.h"
 
 /* The hypervisor table's files, as kata.c and assets.c read them. */
 static const struct

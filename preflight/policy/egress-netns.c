@@ -29,6 +29,10 @@
 #include "netns.h"
 #include "policy.h"
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
 #include "policy-int.h"
 /* ---- egress.netns ------------------------------------------------------ */
 

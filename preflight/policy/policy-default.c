@@ -22,6 +22,9 @@
 
 #include "policy.h"
 
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
 #include "policy-int.h"
 
 /* Docker's least memory limit (linuxMinMemory, 6 MiB, in moby's

@@ -25,6 +25,10 @@
 #include "kata.h"
 #include "toml.h"
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "path.h"
 #include "policy-int.h"
 /* ---- policy.capabilities -------------------------------------------- */
 

@@ -25,6 +25,10 @@
 #include "kata.h"
 #include "policy.h"
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
 #include "policy-int.h"
 /* ---- policy.hooks --------------------------------------------------- */
 

@@ -26,6 +26,10 @@
 #include "jsonscan.h"
 #include "policy.h"
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
 #include "policy-int.h"
 /* ---- policy.privileged ---------------------------------------------- */
 

@@ -14,10 +14,10 @@
 #include <sys/capability.h>
 #include <sys/stat.h>
 
+#include "buf.h"
 #include "checks.h"
 #include "error.h"
 #include "request.h"
-#include "util.h"
 
 /* One finding of a rule: counted (the verdict) and listed (the reason). */
 struct findings

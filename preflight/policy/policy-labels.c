@@ -31,6 +31,7 @@
 
 #include "policy.h"
 
+#include "buf.h"
 #include "policy-int.h"
 
 /* The longest context judged: go-selinux's are under 64 bytes. */

@@ -32,6 +32,9 @@
 
 #include "policy.h"
 
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "policy-int.h"
 
 _Static_assert(POLICY_MAX_CPUSET == KG_CPUSET_MAX, "one bound for a cpuset");

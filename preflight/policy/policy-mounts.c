@@ -28,6 +28,11 @@
 #include "rundir.h"
 #include "trust.h"
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
 #include "policy-int.h"
 /* ---- policy.mounts -------------------------------------------------- */
 

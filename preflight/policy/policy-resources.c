@@ -26,7 +26,12 @@
 #include "kata.h"
 #include "policy.h"
 
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
+#include "path.h"
 #include "policy-int.h"
+#include "proc.h"
 /* ---- policy.resources ----------------------------------------------- */
 
 /* A positive integer from the spec: not a string, not a float, not

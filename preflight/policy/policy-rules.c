@@ -37,6 +37,10 @@
 #include "daemonjson.h"
 #include "policy.h"
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
 #include "policy-int.h"
 /* ---- policy.confinement --------------------------------------------- */
 

@@ -26,7 +26,11 @@
 #include "daemonjson.h"
 #include "policy.h"
 
+#include "array.h"
+#include "buf.h"
+#include "error.h"
 #include "policy-int.h"
+#include "proc.h"
 
 /* ---- runc exec and update (OCI mode) ---------------------------------- */
 

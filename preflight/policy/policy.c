@@ -27,7 +27,14 @@
 #include "daemonjson.h"
 #include "policy.h"
 
+#include "array.h"
+#include "buf.h"
+#include "cleanup.h"
+#include "error.h"
+#include "fdio.h"
+#include "hash.h"
 #include "policy-int.h"
+#include "proc.h"
 /* ---- small helpers -------------------------------------------------- */
 
 void

@@ -11,9 +11,9 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "error.h"
 #include "fuzz.h"
 #include "jsonscan.h"
-#include "util.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

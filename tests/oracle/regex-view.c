@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "error.h"
 #include "kata.h"
 #include "toml.h"
-#include "util.h"
 
 /* FIELD ("x" and hex digits, up to a blank or the end) decoded into OUT,
    NUL-terminated; the byte after the field, or NULL when it is not one

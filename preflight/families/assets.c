@@ -1155,6 +1155,14 @@ check_pins (struct assets_run *run)
 }
 
 void
+release_assets (struct preflight *pf)
+{
+  free (pf->from_assets.cache);
+  pf->from_assets.cache = NULL;
+  pf->from_assets.cache_len = 0;
+}
+
+void
 check_assets (struct preflight *pf)
 {
   struct assets_run run = { .pf = pf };

@@ -71,6 +71,11 @@ struct check_family
 {
   const char *name; /* the id prefix: "kvm" for kvm.* */
   check_fn run;
+  /* Frees what the family hands on (its from_NAME), in the family's own
+     unit: release_NAME, or NULL for a family that hands on nothing.
+     preflight_release calls each, so that checks.c knows no family's
+     fields. */
+  check_fn release;
 };
 
 /* Every family, in the order they run (KG_FAMILIES). */
@@ -87,14 +92,31 @@ void preflight_release (struct preflight *pf);
    preflight *), in NAME.c, and reports NAME.* ids (kvm, kata, assets,
    egress, drift: against `kata-guard validate`; policy: per container,
    policy-rules.c, needs req->bundle; storage: the engine's snapshotter
-   and the thin pool; docker, cri: `kata-guard check` only).  checks.c makes
-   the table of it.  Adding a family takes three places: its unit with
-   check_NAME, its name here, the unit in Makefile.am. */
+   and the thin pool; docker, cri: `kata-guard check` only).  RELEASE is
+   own when the family hands something on in struct preflight: then its
+   unit has release_NAME (struct preflight *) too (kata.c, assets.c,
+   policy-release.c), else none.  checks.c makes the table of it.  Adding
+   a family takes three places: its unit with check_NAME, its row here,
+   the unit in Makefile.am. */
 #define KG_FAMILIES(X)                                                                             \
-  X (kvm) X (kata) X (assets) X (egress) X (drift) X (policy) X (storage) X (docker) X (cri)
+  X (kvm, none)                                                                                    \
+  X (kata, own)                                                                                    \
+  X (assets, own)                                                                                  \
+  X (egress, none)                                                                                 \
+  X (drift, none)                                                                                  \
+  X (policy, own)                                                                                  \
+  X (storage, none)                                                                                \
+  X (docker, none)                                                                                 \
+  X (cri, none)
 
-#define KG_FAMILY_DECLARE(name) void check_##name (struct preflight *pf);
+#define KG_RELEASE_DECLARE_own(name) void release_##name (struct preflight *pf);
+#define KG_RELEASE_DECLARE_none(name)
+#define KG_FAMILY_DECLARE(name, release)                                                           \
+  void check_##name (struct preflight *pf);                                                        \
+  KG_RELEASE_DECLARE_##release (name)
 KG_FAMILIES (KG_FAMILY_DECLARE)
 #undef KG_FAMILY_DECLARE
+#undef KG_RELEASE_DECLARE_own
+#undef KG_RELEASE_DECLARE_none
 
 #endif

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <regex.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1583,6 +1582,20 @@ check_kata_annotations (struct preflight *pf)
                "[hypervisor.%s] enable_annotations (%zu patterns) enables no executable, boot "
                "asset, host path or guest hook",
                k->hypervisor_name, list->u.array.n);
+}
+
+void
+release_kata (struct preflight *pf)
+{
+  if (pf->from_kata.config != NULL)
+    {
+      toml_free (pf->from_kata.config->doc);
+      free (pf->from_kata.config);
+      pf->from_kata.config = NULL;
+    }
+  if (pf->from_kata.runtime_fd >= 0)
+    close (pf->from_kata.runtime_fd);
+  pf->from_kata.runtime_fd = -1;
 }
 
 void

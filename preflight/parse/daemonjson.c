@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +144,7 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
     return NULL;
 
   /* The grammar is valid: json-c builds the tree (its own checks agree). */
-  tok = json_tokener_new_ex (DAEMONJSON_MAX_DEPTH + 2);
+  tok = json_tokener_new_ex (JSON_STRICT_MAX_DEPTH + 2);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
   /* The scan above checked the UTF-8 itself (json-c 0.18's check refuses

@@ -4,7 +4,7 @@
  * `kata-guard check` and for registration; its grammar check reads the
  * bundle's config.json too.
  *
- * Reading is bounded (DAEMONJSON_MAX_SIZE bytes, DAEMONJSON_MAX_DEPTH levels)
+ * Reading is bounded (DAEMONJSON_MAX_SIZE bytes, JSON_STRICT_MAX_DEPTH levels)
  * and strict (RFC 8259): the document must be one object; trailing data,
  * duplicate keys, NaN/Infinity, single quotes, raw control characters in
  * strings, invalid UTF-8, lone surrogates, a key or a string holding
@@ -34,7 +34,6 @@ struct json_object;
    default, and install's --daemon-json. */
 #define DAEMONJSON_DEFAULT "/etc/docker/daemon.json"
 #define DAEMONJSON_MAX_SIZE (1024 * 1024)
-#define DAEMONJSON_MAX_DEPTH 64
 
 /* The strict reader of a JSON document the guard decides by: strict
    UTF-8 (JSON is UTF-8, and json-c 0.18 refuses four-byte forms), json-c

@@ -19,7 +19,6 @@
 
 #include "buf.h"
 #include "cleanup.h"
-#include "daemonjson.h"
 #include "error.h"
 #include "jsonscan.h"
 #include "text.h"
@@ -888,7 +887,7 @@ json_scan (struct json_scanner *s, int fd, const char *data, size_t len)
 int
 json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err)
 {
-  struct json_scanner s = { .max_depth = DAEMONJSON_MAX_DEPTH, .keep_keys = true };
+  struct json_scanner s = { .max_depth = JSON_STRICT_MAX_DEPTH, .keep_keys = true };
 
   if (json_scan (&s, -1, data, len) < 0)
     return kg_error (err, 0, "%s:%u:%u: %s", name, s.line, s.col, s.what);

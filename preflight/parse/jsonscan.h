@@ -111,8 +111,11 @@ int json_scan (struct json_scanner *s, int fd, const char *data, size_t len);
 
 /* ---- its uses ---- */
 
+/* How deep json_strict_scan lets a document nest (and json-c, which
+   builds the tree after it, daemonjson.c). */
+#define JSON_STRICT_MAX_DEPTH 64
 /* The strict grammar check of any JSON text the guard decides by
-   (daemon.json and config.json): depth at most DAEMONJSON_MAX_DEPTH, no
+   (daemon.json and config.json): depth at most JSON_STRICT_MAX_DEPTH, no
    key twice in one object.  Errors "NAME:LINE:COL: what". */
 int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
 

@@ -35,7 +35,6 @@
 #ifndef KG_CAPACITY_H
 #define KG_CAPACITY_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "conf.h"

@@ -17,7 +17,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <linux/kvm.h>

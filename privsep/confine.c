@@ -21,17 +21,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
-#include <linux/fs.h>
-#include <linux/kvm.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/capability.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <linux/filter.h>

@@ -39,7 +39,7 @@
 
 #include "cleanup.h"
 #include "clock.h"
-#include "dockerjson.h"
+#include "daemonjson.h"
 #include "error.h"
 #include "fdio.h"
 #include "install-int.h"

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 
 #include "cleanup.h"
+#include "daemonjson.h"
 #include "dockerjson.h"
 #include "error.h"
 #include "jsonc.h"

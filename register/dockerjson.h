@@ -15,7 +15,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "daemonjson.h"
 #include "error.h"
 
 struct json_object;

@@ -19,7 +19,6 @@
 #include "cleanup.h"
 #include "error.h"
 #include "install-int.h"
-#include "install.h"
 #include "trust.h"
 
 /* ---- the running binary ------------------------------------------------------ */

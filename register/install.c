@@ -32,6 +32,7 @@
 
 #include "cleanup.h"
 #include "conf.h"
+#include "daemonjson.h"
 #include "dockerjson.h"
 #include "error.h"
 #include "fdio.h"

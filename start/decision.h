@@ -9,7 +9,6 @@
 #define KG_DECISION_H
 
 #include <stdbool.h>
-#include <time.h>
 
 #include "error.h"
 #include "output.h"

@@ -28,7 +28,6 @@
 #include "drift.h"
 #include "error.h"
 #include "prove.h"
-#include "replace.h"
 #include "request.h"
 #include "trust.h"
 #include "validate.h"

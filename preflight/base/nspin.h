@@ -11,7 +11,6 @@
 #ifndef KG_NSPIN_H
 #define KG_NSPIN_H
 
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>

@@ -33,7 +33,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>

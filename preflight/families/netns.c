@@ -30,7 +30,6 @@
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"

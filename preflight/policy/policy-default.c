@@ -16,7 +16,6 @@
 #include "config.h"
 
 #include <inttypes.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
 

@@ -8,19 +8,16 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <seccomp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "daemonjson.h"
 #include "drift.h"
 #include "kata.h"
 #include "toml.h"

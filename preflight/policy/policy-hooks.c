@@ -6,22 +6,14 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
-#include <inttypes.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <seccomp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
-#include "daemonjson.h"
 #include "kata.h"
 #include "policy.h"
 

@@ -27,9 +27,6 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/capability.h>
-
-#include "policy.h"
 
 #include "buf.h"
 #include "policy-int.h"

@@ -11,20 +11,15 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <limits.h>
-#include <seccomp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
-#include "daemonjson.h"
 #include "policy.h"
 
 #include "array.h"

@@ -11,7 +11,6 @@
 
 #include <getopt.h>
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 
 #include "error.h"

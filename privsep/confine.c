@@ -19,7 +19,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,7 +7,6 @@
 #define KG_INSTALL_INT_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "error.h"
 

@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 

@@ -94,6 +94,44 @@ LIBRARY = {
     r"|(local|gm)time(_r)?|strftime|strptime|mktime|timegm|nanosleep|difftime|timer_\w+|tzset"
     r"|c?time_r?|asctime\w*|TIMER_\w+",
     "errno.h": r"errno|E[A-Z0-9]+|program_invocation_\w+",
+    "limits.h": r"CHAR_BIT|S?CHAR_(MAX|MIN)|UCHAR_MAX|U?SHRT_(MAX|MIN)|U?INT_(MAX|MIN)"
+    r"|U?LONG_(MAX|MIN|BIT)|U?LLONG_(MAX|MIN)|SSIZE_MAX|PATH_MAX|NAME_MAX|PIPE_BUF|HOST_NAME_MAX"
+    r"|LOGIN_NAME_MAX|IOV_MAX|NGROUPS_MAX|LINE_MAX|MB_LEN_MAX|ARG_MAX|TTY_NAME_MAX|XATTR_\w+"
+    r"|\w+_WIDTH",
+    "stddef.h": r"size_t|ptrdiff_t|NULL|offsetof|max_align_t|wchar_t",
+    "stdint.h": r"u?int(8|16|32|64|ptr|max)_t|u?int_(least|fast)\d+_t|U?INT(8|16|32|64|PTR|MAX)_(MAX|MIN)"
+    r"|U?INT(8|16|32|64|MAX)_C|SIZE_MAX|PTRDIFF_(MAX|MIN)|SIG_ATOMIC_\w+|WCHAR_\w+|WINT_\w+",
+    "sys/types.h": r"pid_t|uid_t|gid_t|off_t|off64_t|ssize_t|mode_t|dev_t|ino_t|id_t|key_t|loff_t"
+    r"|nlink_t|blksize_t|blkcnt_t|time_t|clockid_t|u_\w+|u?int\d+_t|major|minor|makedev|size_t",
+    "stdio.h": r"v?[sdf]?n?printf|v?as?printf|f?puts|f?putc|putchar|fgetc|getc|getchar|fgets|getline"
+    r"|getdelim|fopen|fdopen|freopen|fclose|fflush|fread|fwrite|fseeko?|ftello?|fileno|FILE"
+    r"|std(in|out|err)|EOF|BUFSIZ|perror|renameat2?|rename|remove|open_memstream|fmemopen"
+    r"|v?f?s?scanf|setv?buf|setlinebuf|_IO\w+|ferror|feof|clearerr|rewind|tmpfile|popen|pclose"
+    r"|L_tmpnam|P_tmpdir|SEEK_\w+|\w+_unlocked|f(un)?lockfile|ungetc|fgetpos|fsetpos|fpos_t|off_t"
+    r"|ssize_t|size_t|NULL|va_list|RENAME_\w+",
+    "stdlib.h": r"malloc|calloc|realloc|reallocarray|free|exit|_Exit|abort|atexit|on_exit"
+    r"|(secure_)?getenv|setenv|unsetenv|putenv|clearenv|strto(l|ul|ll|ull|d|f|ld|imax|umax)|ato[il]l?"
+    r"|atof|qsort|bsearch|l?l?abs|l?l?div|EXIT_\w+|mkstemps?|mkdtemp|mkostemps?|realpath|system"
+    r"|s?rand(om)?|arc4random\w*|canonicalize_file_name|posix_memalign|aligned_alloc|RAND_MAX"
+    r"|MB_CUR_MAX|size_t|NULL|wchar_t|getloadavg|mblen|mbtowc|wctomb|mbstowcs|wcstombs",
+    "string.h": r"str\w+|mem\w+|bzero|explicit_bzero|stpn?cpy|ffs\w*|rawmemchr|size_t|NULL",
+    "unistd.h": r"read|write|pread|pwrite|close|close_range|pipe2?|dup[23]?|fork|vfork|execv[pe]?"
+    r"|execvpe|execl[pe]?|fexecve|execveat|_exit|get(e?[ug]id|pid|ppid|pgrp|sid|cwd|pagesize"
+    r"|hostname|groups|res[ug]id|entropy|opt|login|tid|domainname|dtablesize)|set(e?[ug]id|res[ug]id"
+    r"|re[ug]id|sid|pgid|hostname|groups|domainname)|f?chdir|f?chown(at)?|lchown"
+    r"|(f|euid|e)?access(at)?|unlink(at)?|rmdir|(sym)?link(at)?|readlink(at)?|lseek\w*|f?sync|syncfs"
+    r"|fdatasync|f?truncate|sysconf|_SC_\w+|_PC_\w+|f?pathconf|confstr|isatty|ttyname\w*|u?sleep"
+    r"|alarm|pause|nice|syscall|lockf|F_(LOCK|ULOCK|TLOCK|TEST)|ssize_t|off_t|pid_t|uid_t|gid_t"
+    r"|useconds_t|intptr_t|socklen_t|size_t|NULL|[RWXF]_OK|STD(IN|OUT|ERR)_FILENO|SEEK_\w+|environ"
+    r"|opt(arg|ind|err|opt)|copy_file_range|tcgetpgrp|tcsetpgrp|chroot|pivot_root|acct|daemon",
+    "fcntl.h": r"open(at|at2)?|creat|fcntl|O_\w+|F_\w+|AT_\w+|FD_CLOEXEC|posix_fadvise"
+    r"|posix_fallocate|fallocate|splice|tee|vmsplice|name_to_handle_at|open_by_handle_at"
+    r"|RESOLVE_\w+|open_how|SPLICE_\w+|FALLOC_\w+|readahead|sync_file_range|mode_t|off_t|pid_t"
+    r"|S_I\w+|SEEK_\w+|flock|l_\w+|POSIX_FADV_\w+|DN_\w+|LOCK_\w+|MAX_HANDLE_SZ|file_handle|statx"
+    r"|STATX_\w+|renameat2|RENAME_\w+",
+    "sys/stat.h": r"f?l?stat(at)?|stat64|statx|STATX_\w+|mkdir(at)?|mknod(at)?|mkfifo(at)?"
+    r"|f?chmod(at)?|umask|S_\w+|st_\w+|stx_\w+|mode_t|dev_t|ino_t|nlink_t|off_t|blksize_t|blkcnt_t"
+    r"|uid_t|gid_t|time_t|utimensat|futimens|UTIME_\w+|timespec",
     "linux/kvm.h": r"(KVM|kvm)_\w+",
     "linux/fs.h": r"(FS|BLK|FI|RENAME|FS_IOC)\w*|BLKGETSIZE64|FICLONE\w*|file_clone_range",
     "linux/filter.h": r"sock_f(ilter|prog)|BPF_\w+|filter|len|code|jt|jf|k",
@@ -127,16 +165,24 @@ TOKEN = re.compile(
 )
 
 
-def strip(text):
-    """TEXT with line continuations joined, comments made a space, and
-    each string or character literal made "" or '' (its delimiters kept,
-    so an #include "x.h" line is still read as one); line breaks kept."""
-    text = text.replace("\\\n", "")
+def strip(text, keep_strings=False):
+    """TEXT with comments made a space and each string or character
+    literal made "" or '' (its delimiters kept, so that an #include "x.h"
+    line still reads as one), or kept whole with KEEP_STRINGS; a line
+    continued with a backslash is joined to the next, the line breaks
+    moved after it, so that every line keeps its number."""
     out = []
-    i, n = 0, len(text)
+    i, n, joined = 0, len(text), 0
     while i < n:
         c = text[i]
-        if text.startswith("/*", i):
+        if text.startswith("\\\n", i):
+            joined += 1
+            i += 2
+        elif c == "\n":
+            out.append("\n" * (1 + joined))
+            joined = 0
+            i += 1
+        elif text.startswith("/*", i):
             j = text.find("*/", i + 2)
             j = n if j < 0 else j + 2
             out.append(" " + "\n" * text.count("\n", i, j))
@@ -149,7 +195,7 @@ def strip(text):
             j = i + 1
             while j < n and text[j] != c and text[j] != "\n":
                 j += 2 if text[j] == "\\" else 1
-            out.append(c + c)
+            out.append(text[i : j + 1] if keep_strings else c + c)
             i = j + 1
         else:
             out.append(c)
@@ -168,7 +214,7 @@ class Source:
         self.path = path
         raw = open(path, encoding="utf-8").read()
         # The includes, from the text as written (their names are strings).
-        bare = strip_comments_only(raw)
+        bare = strip(raw, keep_strings=True)
         self.includes = [
             (m.group(1), m.group(2), bare.count("\n", 0, m.start()) + 1)
             for m in INCLUDE.finditer(bare)
@@ -216,32 +262,6 @@ class Source:
                 (self.used_members if after else self.used).add(t)
         self.members = set()
         self.provides = self.defines | declared(self.tokens, self.members)
-
-
-def strip_comments_only(raw):
-    """RAW with comments blanked and strings kept: where #include lines are
-    read from (a commented-out #include is no include)."""
-    raw = raw.replace("\\\n", "")
-    out, i, n = [], 0, len(raw)
-    while i < n:
-        if raw.startswith("/*", i):
-            j = raw.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out.append(" " + "\n" * raw.count("\n", i, j))
-            i = j
-        elif raw.startswith("//", i):
-            j = raw.find("\n", i)
-            i = n if j < 0 else j
-        elif raw[i] in "\"'":
-            j = i + 1
-            while j < n and raw[j] != raw[i] and raw[j] != "\n":
-                j += 2 if raw[j] == "\\" else 1
-            out.append(raw[i : j + 1])
-            i = j + 1
-        else:
-            out.append(raw[i])
-            i += 1
-    return "".join(out)
 
 
 def skip_group(toks, i):
@@ -305,7 +325,7 @@ def declarator(stmt):
     """The declared names of one file-scope statement STMT (no ';')."""
     if not stmt or stmt[0] == "_Static_assert":
         return set()
-    if len(stmt) <= 3 and stmt[0] in ("struct", "union", "enum"):
+    if len(stmt) == 2 and stmt[0] in ("struct", "union", "enum"):
         return set()  # struct x; a forward declaration
     names = set()
     for part in split_commas(stmt):
@@ -365,31 +385,10 @@ def enumerators(body):
 
 
 def members(body):
-    """The member names of a struct or union body (nested ones too)."""
-    names = set()
-    stmt = []
-    i = 0
-    while i < len(body):
-        t = body[i]
-        if t == "{":
-            end = skip_group(body, i)
-            names |= members(body[i + 1 : end - 1])
-            stmt.append("{}")
-            i = end
-            continue
-        if t == ";":
-            names |= declarator(stmt)
-            stmt = []
-        elif t == ":" and stmt:
-            # a bit-field's width
-            names |= declarator(stmt)
-            stmt = ["int"]
-            while i + 1 < len(body) and body[i + 1] not in (";", ","):
-                i += 1
-        else:
-            stmt.append(t)
-        i += 1
-    return names
+    """The member names of a struct or union body, nested ones too: its
+    declarations read as a file's (a bit-field's width is no name)."""
+    nested = set()
+    return declared(body, nested) | nested
 
 
 def makefile_sources(srcdir):

@@ -17,7 +17,6 @@
 #define KG_RECORD_H
 
 #include <stdbool.h>
-#include <stddef.h>
 
 #include "error.h"
 #include "mode.h"

@@ -8,12 +8,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "egress.h"
 #include "jsonscan.h"

@@ -10,7 +10,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <seccomp.h>
 #include <stdio.h>
 #include <string.h>

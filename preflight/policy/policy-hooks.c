@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <stdio.h>

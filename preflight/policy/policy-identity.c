@@ -8,9 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>

@@ -19,12 +19,9 @@
  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "policy.h"
 

@@ -8,14 +8,11 @@
  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>
-#include <sys/stat.h>
 
 #include "policy.h"
 

@@ -478,10 +478,17 @@ checker_header_wants_fd (const unsigned char *buf, size_t len)
 
 /* ---- the requests ------------------------------------------------------ */
 
+const char checker_request_magic[CHECKER_REQ_KINDS][4] = {
+#define CHECKER_REQ_MAGIC(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                     \
+  [CHECKER_REQ_##KIND] = MAGIC,
+  KG_REQUESTS (CHECKER_REQ_MAGIC)
+#undef CHECKER_REQ_MAGIC
+};
+
 static void
-request_head (unsigned char *out, const char *m, uint32_t arg)
+request_head (unsigned char *out, enum checker_request_kind kind, uint32_t arg)
 {
-  memcpy (out, m, 4);
+  memcpy (out, checker_request_magic[kind], 4);
   memcpy (out + 4, &arg, 4);
 }
 
@@ -493,7 +500,7 @@ checker_request_exe (unsigned long pid, unsigned char *out)
       errno = EINVAL;
       return -1;
     }
-  request_head (out, CHECKER_MAGIC_EXE, (uint32_t) pid);
+  request_head (out, CHECKER_REQ_EXE, (uint32_t) pid);
   return 0;
 }
 
@@ -505,7 +512,7 @@ checker_request_ns (unsigned long pid, int k, unsigned char *out)
       errno = EINVAL;
       return -1;
     }
-  request_head (out, CHECKER_MAGIC_NS, (uint32_t) pid | ((uint32_t) k << 24));
+  request_head (out, CHECKER_REQ_NS, (uint32_t) pid | ((uint32_t) k << 24));
   return 0;
 }
 
@@ -525,7 +532,7 @@ checker_request_netns (unsigned long pid, const char *path, const struct netns_p
   if (path != NULL)
     memcpy (rq.path, path, strlen (path) + 1);
   rq.probe = *probe;
-  request_head (out, CHECKER_MAGIC_NETNS, (uint32_t) sizeof rq);
+  request_head (out, CHECKER_REQ_NETNS, (uint32_t) sizeof rq);
   memcpy (out + CHECKER_REQUEST_HEAD, &rq, sizeof rq);
   return 0;
 }
@@ -533,7 +540,7 @@ checker_request_netns (unsigned long pid, const char *path, const struct netns_p
 int
 checker_request_pool (unsigned char *out)
 {
-  request_head (out, CHECKER_MAGIC_POOL, 0);
+  request_head (out, CHECKER_REQ_POOL, 0);
   return 0;
 }
 

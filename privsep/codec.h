@@ -40,6 +40,7 @@
 
 #include "error.h"
 #include "netns.h"
+#include "request-list.h"
 #include "result.h"
 
 #define CHECKER_VERSION 2
@@ -97,20 +98,18 @@ struct netns_request
 
 #define CHECKER_NETNS_REQUEST_LEN (CHECKER_REQUEST_HEAD + sizeof (struct netns_request))
 
+/* The request kinds, one per row of request-list.h, in its order. */
 enum checker_request_kind
 {
-  CHECKER_REQ_EXE,   /* readlink /proc/PID/exe */
-  CHECKER_REQ_NS,    /* stat /proc/PID/ns/NAME */
-  CHECKER_REQ_NETNS, /* a network namespace's facts */
-  CHECKER_REQ_POOL,  /* the devmapper thin pool's status */
-  CHECKER_REQ_KINDS
+#define CHECKER_REQ_ENUM(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY) CHECKER_REQ_##KIND,
+  KG_REQUESTS (CHECKER_REQ_ENUM)
+#undef CHECKER_REQ_ENUM
+      CHECKER_REQ_KINDS
 };
 
-/* Each kind's magic, the first 4 bytes of its request (no NUL). */
-#define CHECKER_MAGIC_EXE "KGRQ"
-#define CHECKER_MAGIC_NS "KGNS"
-#define CHECKER_MAGIC_NETNS "KGNN"
-#define CHECKER_MAGIC_POOL "KGDM"
+/* Each kind's magic, the first 4 bytes of its request (no NUL), from its
+   row. */
+extern const char checker_request_magic[CHECKER_REQ_KINDS][4];
 
 /* One request as the parent answers it. */
 struct checker_request

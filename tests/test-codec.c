@@ -769,6 +769,43 @@ v6 (struct netns_request *r)
   r->probe.proxy_len = sizeof *s6;
 }
 
+/* request-list.h's rows: each kind's magic is its row's, distinct, and
+   the parent reads a request that starts with it as that kind. */
+static void
+test_request_list (void)
+{
+  static const struct
+  {
+    const char *magic;
+    enum checker_request_kind kind;
+    const char *name;
+  } rows[] = {
+#define ROW(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                                   \
+  { MAGIC, CHECKER_REQ_##KIND, #NAME },
+    KG_REQUESTS (ROW)
+#undef ROW
+  };
+
+  is_int ((int) ARRAY_SIZE (rows), CHECKER_REQ_KINDS, "one kind per row of the list");
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      unsigned char b[CHECKER_REQUEST_HEAD] = { 0 };
+      struct checker_request rq = { 0 };
+      enum checker_parse p;
+
+      ok (rows[i].kind == (enum checker_request_kind) i
+              && memcmp (checker_request_magic[i], rows[i].magic, 4) == 0,
+          "%s: kind %zu, magic %s", rows[i].name, i, rows[i].magic);
+      for (size_t j = 0; j < i; j++)
+        ok (memcmp (rows[j].magic, rows[i].magic, 4) != 0, "%s's magic is not %s's", rows[i].name,
+            rows[j].name);
+      memcpy (b, rows[i].magic, 4);
+      p = checker_request_parse (b, sizeof b, &rq);
+      ok (p != CHECKER_PARSE_NONE && p != CHECKER_PARSE_PARTIAL && rq.kind == rows[i].kind,
+          "a request with %s's magic is read as %s", rows[i].name, rows[i].name);
+    }
+}
+
 static void
 test_requests (void)
 {
@@ -1236,6 +1273,7 @@ main (int argc, char **argv)
   test_vm_claim ();
   test_refusals ();
   test_validators ();
+  test_request_list ();
   test_requests ();
   test_control_bytes ();
   test_kata_file ();

@@ -3,6 +3,8 @@
    (tests/test-policy.h: what every part of policy.*'s tests shares.) */
 #include "test-policy.h"
 
+#include "jtree.h"
+
 static void
 hooks_row (const char *name, const char *hooks, const char *policy, const char *fails,
            const char *needle)
@@ -75,6 +77,62 @@ test_hooks (void)
              "policy.hooks", "prestart hook 0 has no program path");
   hooks_row ("a relative hook", "\"hooks\": {\"prestart\": [{\"path\": \"dockerd\"}]}", NULL,
              "policy.hooks", "dockerd: not an absolute path");
+}
+
+static unsigned exe_asked;
+
+static ssize_t
+count_proc_exe (unsigned long pid, char *buf, size_t size)
+{
+  char path[64];
+
+  exe_asked++;
+  snprintf (path, sizeof path, "/proc/%lu/exe", pid);
+  return readlink (path, buf, size);
+}
+
+/* policy.hooks asks the parent exactly as often as it declares
+   (policy_hooks_asks, request-list.h): the parent's budget is that
+   count, on its own parse of the same spec. */
+static void
+test_hooks_asks (void)
+{
+  static const char *const hooks[] = {
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/PID/exe\"}]}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/PID/exe\"}, {\"path\": \"/proc/PID/exe\"}], "
+    "\"poststop\": [{\"path\": \"/proc/PID/exe\"}]}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/self/exe\"}, {\"path\": \"/proc/PID/cwd\"}, "
+    "{\"path\": \"/proc/0/exe\"}, {\"path\": \"/proc/4294967296/exe\"}, {\"path\": \"/bin/sh\"}]}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/0PID/exe\"}, {\"path\": \"/proc/PID/exe/\"}], "
+    "\"createRuntime\": null, \"poststart\": {\"path\": \"/proc/PID/exe\"}}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/PID/exe\", \"env\": [\"A=1\"]}, "
+    "{\"args\": [\"/proc/PID/exe\"]}, \"/proc/PID/exe\"]}",
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (hooks); i++)
+    {
+      cleanup_free char *spec = NULL;
+      char me[16];
+      cleanup_error kg_error_t err = NULL;
+      struct report rep = { 0 };
+      struct jv *tree;
+      size_t declared;
+
+      snprintf (me, sizeof me, "%d", (int) getpid ());
+      spec = replace (spec_of (NULL, NULL, NULL, NULL, hooks[i]), "PID", me);
+      tree = jv_read_strict ("config.json", spec, strlen (spec), 64, NULL, &err);
+      if (tree == NULL)
+        abort ();
+      declared = policy_hooks_asks (tree);
+      jv_free (tree);
+      exe_asked = 0;
+      run_proc_exe = count_proc_exe;
+      run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+      run_proc_exe = NULL;
+      ok (report_find (&rep, "policy.hooks") != NULL && exe_asked == declared,
+          "hooks %zu: policy.hooks asks %u times, declares %zu", i, exe_asked, declared);
+      report_release (&rep);
+    }
 }
 
 /* A spec whose annotations are ANN, judged by policy.annotations. */
@@ -233,6 +291,7 @@ main (void)
 {
   policy_test_start ();
   test_hooks ();
+  test_hooks_asks ();
   test_annotations ();
   test_annotations_runtimes ();
   return policy_test_end ();

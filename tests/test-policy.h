@@ -178,6 +178,10 @@ static bool run_without_bundle;
 /* The engine's namespaces and bounding set the rows run with (NULL: this
    process's, read in place). */
 static const struct engine_ns *run_engine_ns;
+/* The privileged requests, as the confined checker would make them
+   (request-list.h); NULL: the rules do it in place. */
+static ssize_t (*run_proc_exe) (unsigned long pid, char *buf, size_t size);
+static int (*run_ns_stat) (unsigned long pid, int k, struct stat *st);
 
 static __attribute__ ((unused)) void
 mkdir_p (const char *dir)
@@ -202,7 +206,9 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   struct request req = { .mode = run_mode,
                          .container_id = id,
                          .ns = run_mode == KG_MODE_SHIM ? run_ns : NULL,
-                         .engine_ns = run_engine_ns };
+                         .engine_ns = run_engine_ns,
+                         .proc_exe = run_proc_exe,
+                         .ns_stat = run_ns_stat };
   struct preflight pf;
   kg_error_t err = NULL;
   bool own_podman = policy != NULL && strstr (policy, "podman_roots") != NULL;

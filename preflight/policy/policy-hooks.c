@@ -23,6 +23,27 @@
 #include "policy-int.h"
 /* ---- policy.hooks --------------------------------------------------- */
 
+/* The process whose program PATH names as /proc/PID/exe, the one path
+   policy.hooks asks the parent about: 0 when PATH is not of that form
+   or PID is not a process id. */
+static unsigned long
+hook_exe_pid (const char *path)
+{
+  const char *q = path + 6;
+  size_t digits;
+  unsigned long pid;
+  char *end;
+
+  if (strncmp (path, "/proc/", 6) != 0)
+    return 0;
+  digits = strspn (q, "0123456789");
+  if (digits == 0 || strcmp (q + digits, "/exe") != 0)
+    return 0;
+  errno = 0;
+  pid = strtoul (q, &end, 10);
+  return errno != 0 || end != q + digits || pid > INT32_MAX ? 0 : pid;
+}
+
 /* /proc/PID/exe -> the program; any other /proc path cannot be judged
    (/proc/self/exe is whichever program runs the hook). */
 static int
@@ -39,12 +60,9 @@ hook_program (const struct request *req, const char *path, char **out, kg_error_
         return kg_error (err, 0, "%s: names whichever program runs the hook", path);
       if (req->proc_exe != NULL)
         {
-          char *end;
-          unsigned long pid;
+          unsigned long pid = hook_exe_pid (path);
 
-          errno = 0;
-          pid = strtoul (q, &end, 10);
-          if (errno != 0 || end != q + digits || pid == 0 || pid > INT32_MAX)
+          if (pid == 0)
             return kg_error (err, 0, "%s: not a process id", path);
           n = req->proc_exe (pid, target, PATH_MAX);
         }
@@ -60,6 +78,32 @@ hook_program (const struct request *req, const char *path, char **out, kg_error_
   if (path[0] != '/')
     return kg_error (err, 0, "%s: not an absolute path", path);
   return policy_path_resolve ("/", path, true, out, err);
+}
+
+/* The EXE requests check_hooks makes on SPEC (request-list.h): one per
+   hook entry, of any kind, whose path hook_exe_pid takes. */
+size_t
+policy_hooks_asks (struct jv *spec)
+{
+  struct jv *hooks = NULL;
+  size_t n = 0;
+
+  if (! jv_is_type (spec, json_type_object) || ! jv_get_ex (spec, "hooks", &hooks)
+      || ! jv_is_type (hooks, json_type_object))
+    return 0;
+  jv_foreach (hooks, kind, list)
+  {
+    (void) kind;
+    for (size_t i = 0; jv_is_type (list, json_type_array) && i < jv_length (list); i++)
+      {
+        struct jv *h = jv_at (list, i), *path;
+
+        if (jv_is_type (h, json_type_object) && jv_get_ex (h, "path", &path)
+            && jv_is_type (path, json_type_string) && hook_exe_pid (jv_string (path)) != 0)
+          n++;
+      }
+  }
+  return n;
 }
 
 static bool

@@ -103,4 +103,10 @@ int policy_committed_bound (const struct guard_config *cfg, int64_t *max, char *
    start's own. */
 bool policy_rule_in_vm (const char *id);
 
+/* The privileged requests policy.hooks and policy.namespaces make on
+   SPEC, each by the test it asks by (request-list.h's ASKS): the parent's
+   budget of each kind. */
+size_t policy_hooks_asks (struct jv *spec);      /* policy-hooks.c */
+size_t policy_namespaces_asks (struct jv *spec); /* policy-identity.c */
+
 #endif

@@ -245,7 +245,7 @@ sbuf_put (struct kg_buf *b, const char *s, size_t max)
 static bool
 audit_only (const struct check_result *c, bool audit)
 {
-  return audit && policy_rule_in_vm (c->id);
+  return audit && c->reach == REACH_VM;
 }
 
 /* The failures of R, most actionable first: the enforced ones before

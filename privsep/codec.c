@@ -130,7 +130,7 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       put_u16 (&b, (uint16_t) reason);
       put_u16 (&b, (uint16_t) remedy);
       put_u8 (&b, r->remedy != NULL);
-      put_u8 (&b, 0);
+      put_u8 (&b, (uint8_t) r->reach);
       put (&b, r->id, id);
       put (&b, rs, reason);
       put (&b, rm, remedy);
@@ -314,16 +314,17 @@ static int
 decode_result (struct cursor *c, const struct header *h, uint32_t i, struct report *tmp,
                const struct report *rep, kg_error_t *err)
 {
-  uint8_t verdict, id_len, has_remedy, pad;
+  uint8_t verdict, id_len, has_remedy, reach;
   uint16_t reason_len, remedy_len;
+  size_t at;
   cleanup_free char *id = NULL;
   cleanup_free char *reason = NULL;
   cleanup_free char *remedy = NULL;
 
   if (! take (c, &verdict, 1) || ! take (c, &id_len, 1) || ! take (c, &reason_len, 2)
-      || ! take (c, &remedy_len, 2) || ! take (c, &has_remedy, 1) || ! take (c, &pad, 1))
+      || ! take (c, &remedy_len, 2) || ! take (c, &has_remedy, 1) || ! take (c, &reach, 1))
     return short_body (h, err);
-  if (verdict > VERDICT_FAIL || has_remedy > 1 || pad != 0 || reason_len > CHECKER_TEXT_MAX
+  if (verdict > VERDICT_FAIL || has_remedy > 1 || reach > REACH_VM || reason_len > CHECKER_TEXT_MAX
       || remedy_len > CHECKER_TEXT_MAX || (! has_remedy && remedy_len != 0))
     return kg_error (err, 0, "the checker's result %u is malformed (verdict %u)", i, verdict);
   if (c->left < (size_t) id_len + reason_len + remedy_len)
@@ -334,7 +335,9 @@ decode_result (struct cursor *c, const struct header *h, uint32_t i, struct repo
     return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
   if (report_find (tmp, id) != NULL || report_find (rep, id) != NULL)
     return kg_error (err, 0, "the checker reported %s twice", id);
+  at = tmp->n;
   report_add (tmp, id, (enum verdict) verdict, remedy, "%s", reason);
+  report_set_reach (tmp, at, (enum reach) reach);
   return 0;
 }
 
@@ -450,8 +453,13 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
     rep->pod_sandbox = true;
   rep->vm = vm;
   for (size_t i = 0; i < tmp.n; i++)
-    report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
-                tmp.results[i].reason);
+    {
+      size_t at = rep->n;
+
+      report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
+                  tmp.results[i].reason);
+      report_set_reach (rep, at, tmp.results[i].reach);
+    }
   for (size_t i = 0; i < tmp.n_files; i++)
     if (h.kata_file == i + 1)
       report_add_kata_file (rep, tmp.files[i]);

@@ -10,10 +10,11 @@
  * parent hashes itself, before the parent acts on it.
  *
  * The report, in host byte order (both ends are this program):
- *   header  "KGCR" u8 version=2 u8 flags u16 kata_file u32 n_results u32 n_files
+ *   header  "KGCR" u8 version=3 u8 flags u16 kata_file u32 n_results u32 n_files
  *           u32 body_len (kata_file: 1 + the index of the Kata configuration
  *           among the files, report.kata_file; 0: none)
- *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy u8 0
+ *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy
+ *           u8 reach (result.h's enum reach, as the check was judged)
  *           then id, reason, remedy (no NUL, no terminator)
  *   file    u16 len, then the path
  *   cache   (with CHECKER_FLAG_CACHE) u32 len, then the digest cache text
@@ -43,7 +44,7 @@
 #include "request-list.h"
 #include "result.h"
 
-#define CHECKER_VERSION 2
+#define CHECKER_VERSION 3
 #define CHECKER_HEADER_LEN 20
 #define CHECKER_RESULT_HEAD 8
 #define CHECKER_MAX_RESULTS 128

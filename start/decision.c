@@ -38,7 +38,7 @@ decision_audit_allows (const char *mode, const struct report *rep)
   for (size_t i = 0; i < rep->n; i++)
     if (rep->results[i].verdict == VERDICT_FAIL)
       {
-        if (! policy_rule_in_vm (rep->results[i].id))
+        if (rep->results[i].reach != REACH_VM)
           return false;
         n++;
       }

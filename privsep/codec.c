@@ -426,26 +426,22 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
   struct cursor c = { buf, len };
   struct header h = { 0 };
   struct vm_claim vm = { 0 };
-  struct report tmp = { 0 };
-  int rc = -1;
+  cleanup_report struct report tmp = { 0 };
 
   if (decode_header (&c, &h, err) < 0)
-    goto out;
+    return -1;
   for (uint32_t i = 0; i < h.n_results; i++)
     if (decode_result (&c, &h, i, &tmp, rep, err) < 0)
-      goto out;
+      return -1;
   for (uint32_t i = 0; i < h.n_files; i++)
     if (decode_file (&c, &h, i, &tmp, err) < 0)
-      goto out;
+      return -1;
   if ((h.flags & CHECKER_FLAG_CACHE) && decode_cache (&c, &h, &cache, &cache_len, err) < 0)
-    goto out;
+    return -1;
   if ((h.flags & CHECKER_FLAG_VM) && decode_vm (&c, &h, &vm, err) < 0)
-    goto out;
+    return -1;
   if (c.left != 0)
-    {
-      kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
-      goto out;
-    }
+    return kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
 
   if (tmp.oom || (h.flags & CHECKER_FLAG_OOM))
     rep->oom = true;
@@ -471,11 +467,7 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
       *cache_out = steal_pointer (&cache);
       *cache_len_out = cache_len;
     }
-  rc = 0;
-
-out:
-  report_release (&tmp);
-  return rc;
+  return 0;
 }
 
 bool

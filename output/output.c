@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -746,6 +747,28 @@ output_decision_syslog (const struct decision *d)
       return NULL;
     }
   return b.s;
+}
+
+void
+output_decision_lines (const struct decision *d, bool json, struct decision_lines *out)
+{
+  bool warned = d->rep != NULL && report_count (d->rep, VERDICT_WARN) > 0;
+
+  memset (out, 0, sizeof *out);
+  out->syslog = output_decision_syslog (d);
+  out->json = json ? output_decision_json (d) : NULL;
+  out->level = d->allow && ! d->audited && ! warned ? LOG_INFO : LOG_WARNING;
+  snprintf (out->fallback, sizeof out->fallback,
+            "%s of container %s: out of memory formatting the decision",
+            d->allow ? "allow" : "refuse", d->container_id ? d->container_id : "-");
+}
+
+void
+decision_lines_release (struct decision_lines *l)
+{
+  free (l->syslog);
+  free (l->json);
+  l->syslog = l->json = NULL;
 }
 
 /* A label value: backslash, double quote and newline escaped, as the

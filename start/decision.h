@@ -22,6 +22,9 @@ struct decision_sink
   const char *file; /* NULL or "" = no file */
 };
 
+/* Write D's lines, as output_decision_lines (output.h) renders them all
+   at once, where SINK says: the log goes one way, output renders and
+   this routes, reading nothing of D itself. */
 void decision_log (const struct decision *d, const struct decision_sink *sink);
 /* Whether [policy] mode MODE lets a start that REP refuses through:
    "audit", and every failure is one whose refusal reaches only the

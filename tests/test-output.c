@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -208,6 +209,40 @@ test_output (void)
             "checks=\"kvm.device: missing; egress.enabled: off\"",
             "decision: syslog line");
     free (s);
+    /* The lines the decision log's writer routes, rendered at once: it
+       reads nothing of the decision itself. */
+    {
+      static const struct
+      {
+        bool allow, audited, warn;
+        int level;
+        const char *name;
+      } rows[] = {
+        { true, false, false, LOG_INFO, "allowed" },
+        { true, false, true, LOG_WARNING, "allowed with a warning" },
+        { false, false, false, LOG_WARNING, "refused" },
+        { true, true, false, LOG_WARNING, "would-refuse (audit)" },
+      };
+      struct report quiet = { 0 };
+
+      report_pass (&quiet, "kvm.device", "ok");
+      for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+        {
+          cleanup_decision_lines struct decision_lines l;
+          cleanup_free char *want = NULL;
+
+          d.allow = rows[i].allow;
+          d.audited = rows[i].audited;
+          d.rep = rows[i].warn ? &d_rep : &quiet;
+          output_decision_lines (&d, i % 2 == 0, &l);
+          want = output_decision_syslog (&d);
+          ok (l.level == rows[i].level && l.syslog != NULL && strcmp (l.syslog, want) == 0
+                  && (i % 2 == 0) == (l.json != NULL),
+              "decision lines, %s: the syslog line at its level, the file's line when asked",
+              rows[i].name);
+        }
+      report_release (&quiet);
+    }
     report_release (&d_rep);
   }
 }

@@ -133,7 +133,19 @@ names_add_hooks (struct checker_names *n, struct jv *spec)
 
 /* What PARENT's bundle names, read at the first request.  A spec that
    does not load names nothing: every request is refused, and the child's
-   policy.spec fails on the same file. */
+   policy.spec fails on the same file.
+
+   This is a second parse of config.json (the child's policy.spec is the
+   first), and it stays one: it is the boundary of what the parent
+   answers.  The child's reading cannot be carried across, since a child
+   that its input took over would name whatever it wants to be asked
+   about; and the parent's reading cannot be handed to the child instead
+   of its own without moving the parse of the spec, hostile input, out
+   of the confined child into the privileged parent for every start,
+   where now only a start whose checks ask something (a hook or a
+   namespace by /proc/PID, egress.netns, storage.pool) has the parent
+   read it, lazily, here.  Permits and budgets come from this one parse
+   of the parent's. */
 static const struct checker_names *
 spec_names (struct checker_parent *parent)
 {

@@ -49,7 +49,11 @@
 #ifndef KG_REQUEST_LIST_H
 #define KG_REQUEST_LIST_H
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 struct jv;
 
@@ -64,6 +68,28 @@ struct jv;
      request_asks_once, sizeof (struct netns_facts))                                               \
   X (POOL, pool, "KGDM", pool_status, int, (char *buf, size_t size, kg_error_t *err),              \
      request_asks_once, 0)
+
+/* The process PATH names as /proc/PID/REST, the form the rules ask the
+   parent by (PID in decimal as strtoul reads it, 1 to INT32_MAX): its
+   pid, or 0 when PATH is not of that form.  A rule asks, and counts its
+   asks, by this one test. */
+static inline unsigned long
+request_proc_pid (const char *path, const char *rest)
+{
+  const char *q = path + 6;
+  size_t digits;
+  unsigned long pid;
+  char *end;
+
+  if (strncmp (path, "/proc/", 6) != 0)
+    return 0;
+  digits = strspn (q, "0123456789");
+  if (digits == 0 || q[digits] != '/' || strcmp (q + digits + 1, rest) != 0)
+    return 0;
+  errno = 0;
+  pid = strtoul (q, &end, 10);
+  return errno != 0 || end != q + digits || pid > INT32_MAX ? 0 : pid;
+}
 
 /* A rule that asks once a start, whatever the spec says (the other
    counts are the policy's: policy.h). */

@@ -23,27 +23,6 @@
 #include "policy-int.h"
 /* ---- policy.hooks --------------------------------------------------- */
 
-/* The process whose program PATH names as /proc/PID/exe, the one path
-   policy.hooks asks the parent about: 0 when PATH is not of that form
-   or PID is not a process id. */
-static unsigned long
-hook_exe_pid (const char *path)
-{
-  const char *q = path + 6;
-  size_t digits;
-  unsigned long pid;
-  char *end;
-
-  if (strncmp (path, "/proc/", 6) != 0)
-    return 0;
-  digits = strspn (q, "0123456789");
-  if (digits == 0 || strcmp (q + digits, "/exe") != 0)
-    return 0;
-  errno = 0;
-  pid = strtoul (q, &end, 10);
-  return errno != 0 || end != q + digits || pid > INT32_MAX ? 0 : pid;
-}
-
 /* /proc/PID/exe -> the program; any other /proc path cannot be judged
    (/proc/self/exe is whichever program runs the hook). */
 static int
@@ -60,7 +39,7 @@ hook_program (const struct request *req, const char *path, char **out, kg_error_
         return kg_error (err, 0, "%s: names whichever program runs the hook", path);
       if (req->proc_exe != NULL)
         {
-          unsigned long pid = hook_exe_pid (path);
+          unsigned long pid = request_proc_pid (path, "exe");
 
           if (pid == 0)
             return kg_error (err, 0, "%s: not a process id", path);
@@ -81,7 +60,8 @@ hook_program (const struct request *req, const char *path, char **out, kg_error_
 }
 
 /* The EXE requests check_hooks makes on SPEC (request-list.h): one per
-   hook entry, of any kind, whose path hook_exe_pid takes. */
+   hook entry, of any kind, whose path names a process's exe
+   (request_proc_pid, hook_program's test). */
 size_t
 policy_hooks_asks (struct jv *spec)
 {
@@ -99,7 +79,8 @@ policy_hooks_asks (struct jv *spec)
         struct jv *h = jv_at (list, i), *path;
 
         if (jv_is_type (h, json_type_object) && jv_get_ex (h, "path", &path)
-            && jv_is_type (path, json_type_string) && hook_exe_pid (jv_string (path)) != 0)
+            && jv_is_type (path, json_type_string)
+            && request_proc_pid (jv_string (path), "exe") != 0)
           n++;
       }
   }

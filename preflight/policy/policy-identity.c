@@ -145,26 +145,15 @@ check_privileged (const struct ctx *c)
 /* ---- policy.namespaces ---------------------------------------------- */
 
 /* The process whose namespace of kind K PATH names as
-   /proc/PID/ns/NAME, the one path policy.namespaces asks the parent
-   about: 0 when PATH is not of that form for K, or PID is not a process
-   id. */
+   /proc/PID/ns/NAME (request_proc_pid), the one path policy.namespaces
+   asks the parent about; 0 for any other. */
 static unsigned long
 ns_path_pid (int k, const char *path)
 {
-  const char *q = path + 6;
-  size_t digits;
-  unsigned long pid;
-  char *end;
+  char rest[32];
 
-  if (strncmp (path, "/proc/", 6) != 0)
-    return 0;
-  digits = strspn (q, "0123456789");
-  if (digits == 0 || strncmp (q + digits, "/ns/", 4) != 0
-      || strcmp (q + digits + 4, ns_proc[k]) != 0)
-    return 0;
-  errno = 0;
-  pid = strtoul (q, &end, 10);
-  return errno != 0 || end != q + digits || pid > INT32_MAX ? 0 : pid;
+  snprintf (rest, sizeof rest, "ns/%s", ns_proc[k]);
+  return request_proc_pid (path, rest);
 }
 
 /* stat(2) of the namespace PATH names for namespace K: /proc/PID/ns/NAME

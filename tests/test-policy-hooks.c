@@ -3,8 +3,6 @@
    (tests/test-policy.h: what every part of policy.*'s tests shares.) */
 #include "test-policy.h"
 
-#include "jtree.h"
-
 static void
 hooks_row (const char *name, const char *hooks, const char *policy, const char *fails,
            const char *needle)
@@ -111,27 +109,15 @@ test_hooks_asks (void)
 
   for (size_t i = 0; i < ARRAY_SIZE (hooks); i++)
     {
-      cleanup_free char *spec = NULL;
-      char me[16];
-      cleanup_error kg_error_t err = NULL;
-      struct report rep = { 0 };
-      struct jv *tree;
+      cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, hooks[i]);
       size_t declared;
+      bool same;
 
-      snprintf (me, sizeof me, "%d", (int) getpid ());
-      spec = replace (spec_of (NULL, NULL, NULL, NULL, hooks[i]), "PID", me);
-      tree = jv_read_strict ("config.json", spec, strlen (spec), 64, NULL, &err);
-      if (tree == NULL)
-        abort ();
-      declared = policy_hooks_asks (tree);
-      jv_free (tree);
       exe_asked = 0;
       run_proc_exe = count_proc_exe;
-      run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+      same = asks_as_declared (spec, policy_hooks_asks, &exe_asked, "policy.hooks", &declared);
       run_proc_exe = NULL;
-      ok (report_find (&rep, "policy.hooks") != NULL && exe_asked == declared,
-          "hooks %zu: policy.hooks asks %u times, declares %zu", i, exe_asked, declared);
-      report_release (&rep);
+      ok (same, "hooks %zu: policy.hooks asks %u times, declares %zu", i, exe_asked, declared);
     }
 }
 

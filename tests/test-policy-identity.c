@@ -3,8 +3,6 @@
    (tests/test-policy.h: what every part of policy.*'s tests shares.) */
 #include "test-policy.h"
 
-#include "jtree.h"
-
 static void
 test_namespaces (void)
 {
@@ -1061,31 +1059,21 @@ test_namespaces_asks (void)
 
   for (size_t i = 0; i < ARRAY_SIZE (lists); i++)
     {
-      cleanup_free char *spec = NULL;
-      cleanup_error kg_error_t err = NULL;
-      struct report rep = { 0 };
-      struct jv *tree;
+      cleanup_free char *spec
+          = replace (spec_of (NULL, NULL, NULL, NULL, NULL),
+                     "{\"type\": \"network\"}, {\"type\": \"pid\"}, {\"type\": \"ipc\"}, "
+                     "{\"type\": \"uts\"}, {\"type\": \"mount\"}",
+                     lists[i]);
       size_t declared;
-      char me[16];
+      bool same;
 
-      snprintf (me, sizeof me, "%d", (int) getpid ());
-      spec = replace (replace (spec_of (NULL, NULL, NULL, NULL, NULL),
-                               "{\"type\": \"network\"}, {\"type\": \"pid\"}, {\"type\": "
-                               "\"ipc\"}, {\"type\": \"uts\"}, {\"type\": \"mount\"}",
-                               lists[i]),
-                      "PID", me);
-      tree = jv_read_strict ("config.json", spec, strlen (spec), 64, NULL, &err);
-      if (tree == NULL)
-        abort ();
-      declared = policy_namespaces_asks (tree);
-      jv_free (tree);
       ns_asked = 0;
       run_ns_stat = count_ns_stat;
-      run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+      same = asks_as_declared (spec, policy_namespaces_asks, &ns_asked, "policy.namespaces",
+                               &declared);
       run_ns_stat = NULL;
-      ok (report_find (&rep, "policy.namespaces") != NULL && ns_asked == declared,
-          "namespaces %zu: policy.namespaces asks %u times, declares %zu", i, ns_asked, declared);
-      report_release (&rep);
+      ok (same, "namespaces %zu: policy.namespaces asks %u times, declares %zu", i, ns_asked,
+          declared);
     }
 }
 

@@ -750,17 +750,21 @@ output_decision_syslog (const struct decision *d)
 }
 
 void
-output_decision_lines (const struct decision *d, bool json, struct decision_lines *out)
+output_decision_lines (const struct decision *d, bool syslog, bool json, struct decision_lines *out)
 {
-  bool warned = d->rep != NULL && report_count (d->rep, VERDICT_WARN) > 0;
-
   memset (out, 0, sizeof *out);
-  out->syslog = output_decision_syslog (d);
   out->json = json ? output_decision_json (d) : NULL;
-  out->level = d->allow && ! d->audited && ! warned ? LOG_INFO : LOG_WARNING;
-  snprintf (out->fallback, sizeof out->fallback,
-            "%s of container %s: out of memory formatting the decision",
-            d->allow ? "allow" : "refuse", d->container_id ? d->container_id : "-");
+  if (! syslog)
+    return;
+  out->syslog = output_decision_syslog (d);
+  out->level = d->allow && ! d->audited
+                       && (d->rep == NULL || report_count (d->rep, VERDICT_WARN) == 0)
+                   ? LOG_INFO
+                   : LOG_WARNING;
+  if (out->syslog == NULL)
+    snprintf (out->fallback, sizeof out->fallback,
+              "%s of container %s: out of memory formatting the decision",
+              d->allow ? "allow" : "refuse", d->container_id ? d->container_id : "-");
 }
 
 void

@@ -53,7 +53,7 @@ decision_log (const struct decision *d, const struct decision_sink *sink)
   cleanup_decision_lines struct decision_lines lines;
 
   /* Rendered whole by output.c; here only routed where [log] says. */
-  output_decision_lines (d, file, &lines);
+  output_decision_lines (d, sink->syslog, file, &lines);
   if (sink->syslog)
     {
       /* No LOG_PERROR: a shim's stderr is read by containerd as its

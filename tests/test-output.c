@@ -234,13 +234,20 @@ test_output (void)
           d.allow = rows[i].allow;
           d.audited = rows[i].audited;
           d.rep = rows[i].warn ? &d_rep : &quiet;
-          output_decision_lines (&d, i % 2 == 0, &l);
+          output_decision_lines (&d, true, i % 2 == 0, &l);
           want = output_decision_syslog (&d);
           ok (l.level == rows[i].level && l.syslog != NULL && strcmp (l.syslog, want) == 0
                   && (i % 2 == 0) == (l.json != NULL),
               "decision lines, %s: the syslog line at its level, the file's line when asked",
               rows[i].name);
         }
+      {
+        cleanup_decision_lines struct decision_lines l;
+
+        output_decision_lines (&d, false, true, &l);
+        ok (l.syslog == NULL && l.json != NULL,
+            "decision lines: no syslog line rendered when [log] syslog is off");
+      }
       report_release (&quiet);
     }
     report_release (&d_rep);

@@ -17,7 +17,6 @@
 #include "error.h"
 #include "jsonc.h"
 #include "output.h"
-#include "policy.h"
 #include "text.h"
 #include "writer.h"
 

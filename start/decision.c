@@ -11,7 +11,6 @@
 #include "decision.h"
 #include "error.h"
 #include "output.h"
-#include "policy.h"
 #include "writer.h"
 
 int

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cleanup.h"
 #include "decision.h"
 #include "exec.h"

@@ -55,6 +55,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
+
 struct jv;
 
 #define KG_REQUESTS(X)                                                                             \

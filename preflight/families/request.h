@@ -11,12 +11,10 @@
 #define KG_REQUEST_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "error.h"
 #include "mode.h"
 #include "request-list.h"
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -16,7 +17,6 @@
 #include "error.h"
 #include "jsonc.h"
 #include "output.h"
-#include "policy.h"
 #include "text.h"
 #include "writer.h"
 
@@ -245,7 +245,7 @@ sbuf_put (struct kg_buf *b, const char *s, size_t max)
 static bool
 audit_only (const struct check_result *c, bool audit)
 {
-  return audit && policy_rule_in_vm (c->id);
+  return audit && c->reach == REACH_VM;
 }
 
 /* The failures of R, most actionable first: the enforced ones before
@@ -746,6 +746,32 @@ output_decision_syslog (const struct decision *d)
       return NULL;
     }
   return b.s;
+}
+
+void
+output_decision_lines (const struct decision *d, bool syslog, bool json, struct decision_lines *out)
+{
+  memset (out, 0, sizeof *out);
+  out->json = json ? output_decision_json (d) : NULL;
+  if (! syslog)
+    return;
+  out->syslog = output_decision_syslog (d);
+  out->level = d->allow && ! d->audited
+                       && (d->rep == NULL || report_count (d->rep, VERDICT_WARN) == 0)
+                   ? LOG_INFO
+                   : LOG_WARNING;
+  if (out->syslog == NULL)
+    snprintf (out->fallback, sizeof out->fallback,
+              "%s of container %s: out of memory formatting the decision",
+              d->allow ? "allow" : "refuse", d->container_id ? d->container_id : "-");
+}
+
+void
+decision_lines_release (struct decision_lines *l)
+{
+  free (l->syslog);
+  free (l->json);
+  l->syslog = l->json = NULL;
 }
 
 /* A label value: backslash, double quote and newline escaped, as the

@@ -124,6 +124,23 @@ decision_verdict (const struct decision *d)
 char *output_decision_json (const struct decision *d);
 char *output_decision_syslog (const struct decision *d);
 
+/* The decision log's lines for D, rendered here whole, so that its
+   writer (decision.c) reads nothing of D but routes lines: the syslog
+   message at LEVEL (LOG_INFO for a start allowed without warnings, else
+   LOG_WARNING), with SYSLOG, and the [log] file's line, with JSON: only
+   the lines asked for are rendered.  Where memory ran out a line is NULL
+   and FALLBACK says so at LOG_ERR (syslog). */
+struct decision_lines
+{
+  char *syslog, *json;
+  int level;
+  char fallback[160];
+};
+void output_decision_lines (const struct decision *d, bool syslog, bool json,
+                            struct decision_lines *out);
+void decision_lines_release (struct decision_lines *l);
+#define cleanup_decision_lines __attribute__ ((cleanup (decision_lines_release)))
+
 /* UTC RFC 3339, "2006-01-02T15:04:05Z", with MILLIS ".000" before the Z.
    SIZE >= 32. */
 void output_rfc3339 (char *buf, size_t size, const struct timespec *when, bool millis);

@@ -467,12 +467,12 @@ static void
 show (const struct tally *t, int64_t max, const char *why, struct report *rep)
 {
   if (t->total > max)
-    report_warn (rep, "policy.capacity", CAP_REMEDY,
+    report_warn (rep, CAPACITY_ID, CAP_REMEDY,
                  "%zu guarded VMs commit %" PRId64 " MiB, more than %" PRId64 " MiB (%s): "
                  "starts are refused until some end",
                  t->vms, t->total, max, why);
   else
-    report_pass (rep, "policy.capacity",
+    report_pass (rep, CAPACITY_ID,
                  "%zu guarded VMs commit %" PRId64 " MiB of at most %" PRId64 " MiB (%s)", t->vms,
                  t->total, max, why);
 }
@@ -505,20 +505,28 @@ cap_own (const struct capacity_start *s, const struct stat *bst, const struct vm
   return 0;
 }
 
-void
-capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
-                const struct vm_claim *vm, int64_t deadline_ms, struct report *rep,
-                struct capacity *cap)
+static void
+tally_release (struct tally *t)
 {
-  cleanup_error kg_error_t err = NULL;
-  struct tally t = { 0 };
+  cap_record_release (&t->pod);
+}
+#define cleanup_tally __attribute__ ((cleanup (tally_release)))
+
+/* capacity_judge's count: 0 when it added its result to REP, -1 with
+   *ERR when it could not count. */
+static int
+capacity_count (const struct guard_config *cfg, const struct capacity_start *s,
+                const struct vm_claim *vm, int64_t deadline_ms, struct report *rep,
+                struct capacity *cap, kg_error_t *err)
+{
+  cleanup_tally struct tally t = { 0 };
   struct stat bst;
   bool start = s->mode != KG_MODE_CHECK;
   char why[160], own[RECORD_NAME_SIZE] = "", what[200], sum[32];
   int64_t max, share = 0;
 
-  if (policy_committed_bound (cfg, &max, why, sizeof why, &err) < 0)
-    goto fail;
+  if (policy_committed_bound (cfg, &max, why, sizeof why, err) < 0)
+    return -1;
   if (s->bundle != NULL && vm->role == VM_NONE)
     {
       const struct check_result *res = report_find (rep, "policy.resources");
@@ -528,72 +536,66 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
          did not size for the count (a member whose pod is not known) is
          a VM the guard cannot count: refused. */
       if (res != NULL && res->verdict != VERDICT_PASS)
-        report_skip (rep, "policy.capacity", "not counted: policy.resources did not size the VM");
+        report_skip (rep, CAPACITY_ID, "not counted: policy.resources did not size the VM");
       else
-        report_fail (rep, "policy.capacity", "see policy.identity; kata-guard(8), CAPACITY",
+        report_fail (rep, CAPACITY_ID, "see policy.identity; kata-guard(8), CAPACITY",
                      "cannot count this start: the checks sized no VM for it%s",
                      res == NULL ? " (policy.resources did not run)" : "");
-      return;
+      return 0;
     }
   if (! start && vm->role == VM_MEMBER)
     {
       /* The pod's record is found by the engine's scope (the namespace, or
          runc's --root), which check is not told. */
-      report_skip (rep, "policy.capacity",
+      report_skip (rep, CAPACITY_ID,
                    "not counted: a member of pod sandbox %s plugs %" PRId64 " MiB into the pod's "
                    "VM; its start counts it against the pod's record",
                    vm->pod, vm->add_mib);
-      return;
+      return 0;
     }
   if (s->bundle != NULL && (stat (s->bundle, &bst) < 0 || ! S_ISDIR (bst.st_mode)))
-    {
-      kg_error (&err, errno, "the bundle %s is not a directory", s->bundle);
-      goto fail;
-    }
+    return kg_error (err, errno, "the bundle %s is not a directory", s->bundle);
   /* check only reads: a directory not made yet holds no record. */
-  cap->dir = rundir_open (CAP_SUB, start, &err);
-  if (cap->dir < 0 && ! start && err->errnum == EACCES)
+  cap->dir = rundir_open (CAP_SUB, start, err);
+  if (cap->dir < 0 && ! start && (*err)->errnum == EACCES)
     {
-      report_skip (rep, "policy.capacity", "not counted: %s (root's)", err->msg);
-      return;
+      report_skip (rep, CAPACITY_ID, "not counted: %s (root's)", (*err)->msg);
+      return 0;
     }
-  if (cap->dir < 0 && (start || err->errnum != ENOENT))
-    goto fail;
-  kg_error_release (&err);
-  if (start && (cap->lock = lock_take (cap->dir, deadline_ms, &err)) < 0)
-    goto fail;
+  if (cap->dir < 0 && (start || (*err)->errnum != ENOENT))
+    return -1;
+  kg_error_release (err);
+  if (start && (cap->lock = lock_take (cap->dir, deadline_ms, err)) < 0)
+    return -1;
   if (s->id != NULL && vm->role != VM_MEMBER && start)
     record_name (s->mode, s->scope, s->id, own);
   if (cap->dir >= 0
       && tally (cap->dir, start, start && s->id != NULL ? s : NULL, own[0] ? own : NULL,
-                vm->role == VM_MEMBER ? vm->pod : NULL, &t, &err)
+                vm->role == VM_MEMBER ? vm->pod : NULL, &t, err)
              < 0)
-    goto fail;
+    return -1;
   if (s->bundle == NULL)
     {
       show (&t, max, why, rep);
-      return;
+      return 0;
     }
   if (vm->role == VM_MEMBER)
     {
       if (! t.have_pod)
         {
-          report_fail (rep, "policy.capacity",
+          report_fail (rep, CAPACITY_ID,
                        "recreate the pod: its VM must be started through kata-guard",
                        "pod sandbox %s has no live capacity record (it was not started through "
                        "this kata-guard, or its record is gone): the size of its VM is unknown",
                        vm->pod);
-          return;
+          return 0;
         }
       /* One that plugs nothing in (static sizing, or no limit) leaves the
          pod's VM as it is: the sum of its members says nothing then (with
          runtime-rs's static sizing the VM can be smaller than
          default_memory, which would count as growth). */
-      if (vm->add_mib > 0 && pod_add (&t, s, &bst, vm->add_mib, &share, &err) < 0)
-        {
-          cap_record_release (&t.pod);
-          goto fail;
-        }
+      if (vm->add_mib > 0 && pod_add (&t, s, &bst, vm->add_mib, &share, err) < 0)
+        return -1;
       snprintf (what, sizeof what,
                 "this member of pod sandbox %s plugs %" PRId64
                 " MiB into its VM, which then commits %" PRId64 " MiB (%" PRId64 " more)",
@@ -607,37 +609,45 @@ capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
     }
   if (t.total + share > max)
     {
-      report_fail (rep, "policy.capacity", CAP_REMEDY,
+      report_fail (rep, CAPACITY_ID, CAP_REMEDY,
                    "%zu guarded VMs commit %" PRId64 " MiB; %s would make %" PRId64
                    " MiB, more than %" PRId64 " MiB (%s)",
                    t.vms, t.total, what, t.total + share, max, why);
       cap_record_release (&t.pod);
-      return;
+      return 0;
     }
   /* The record to write when the start goes ahead: the pod's, with this
      member (one that plugs nothing in changes nothing), or its own. */
   if (start && vm->role == VM_MEMBER && vm->add_mib > 0)
     {
-      if (cap_record_format (&t.pod, &cap->text, &cap->len, &err) < 0)
-        {
-          cap_record_release (&t.pod);
-          goto fail;
-        }
+      if (cap_record_format (&t.pod, &cap->text, &cap->len, err) < 0)
+        return -1;
       snprintf (cap->name, sizeof cap->name, "%s", t.pod.name);
     }
-  cap_record_release (&t.pod);
-  if (start && vm->role != VM_MEMBER && cap_own (s, &bst, vm, cap, &err) < 0)
-    goto fail;
+  if (start && vm->role != VM_MEMBER && cap_own (s, &bst, vm, cap, err) < 0)
+    return -1;
   snprintf (sum, sizeof sum, "%" PRId64 " MiB", t.total + share);
-  report_pass (rep, "policy.capacity",
+  report_pass (rep, CAPACITY_ID,
                "%zu guarded VMs commit %" PRId64 " MiB; %s makes %s of at most %" PRId64
                " MiB (%s)",
                t.vms, t.total, what, sum, max, why);
-  return;
+  return 0;
+}
 
-fail:
-  report_fail (rep, "policy.capacity", "see the error; kata-guard(8), CAPACITY",
-               "cannot count the memory committed to guarded VMs: %s", err->msg);
+void
+capacity_judge (const struct guard_config *cfg, const struct capacity_start *s,
+                const struct vm_claim *vm, int64_t deadline_ms, struct report *rep,
+                struct capacity *cap)
+{
+  cleanup_error kg_error_t err = NULL;
+  size_t from = rep->n;
+
+  if (capacity_count (cfg, s, vm, deadline_ms, rep, cap, &err) < 0)
+    report_fail (rep, CAPACITY_ID, "see the error; kata-guard(8), CAPACITY",
+                 "cannot count the memory committed to guarded VMs: %s", err->msg);
+  /* The parent's own step, judged here: its result reaches the host's
+     count (capacity.h). */
+  report_set_reach (rep, from, CAPACITY_REACH);
 }
 
 int

@@ -67,8 +67,18 @@ struct capacity
     .dir = -1, .lock = -1                                                                          \
   }
 
+/* policy.capacity is the parent's own step of a start's decision
+   (wrapper.c's decide: the guard config, the confined checker's report,
+   then this), not one of the checker's rules: it needs the records in
+   RUNDIR and a lock held from the count until the start's record is
+   written, which the confined child cannot hold.  Its result comes after
+   the checker's, under its own id, and reaches the host's count: audit
+   mode never lets it through. */
+#define CAPACITY_ID "policy.capacity"
+#define CAPACITY_REACH REACH_HOST
+
 /* Count the live records, judge VM (the start's claim) against the bound
-   and add policy.capacity to REP.  A start (mode shim or OCI) takes the
+   and add CAPACITY_ID to REP, of CAPACITY_REACH.  A start (mode shim or OCI) takes the
    lock, removes the dead records and keeps the lock in *CAP until
    capacity_commit or capacity_release; `check` only reads.  DEADLINE_MS
    bounds the wait for the lock. */

@@ -133,7 +133,19 @@ names_add_hooks (struct checker_names *n, struct jv *spec)
 
 /* What PARENT's bundle names, read at the first request.  A spec that
    does not load names nothing: every request is refused, and the child's
-   policy.spec fails on the same file. */
+   policy.spec fails on the same file.
+
+   This is a second parse of config.json (the child's policy.spec is the
+   first), and it stays one: it is the boundary of what the parent
+   answers.  The child's reading cannot be carried across, since a child
+   that its input took over would name whatever it wants to be asked
+   about; and the parent's reading cannot be handed to the child instead
+   of its own without moving the parse of the spec, hostile input, out
+   of the confined child into the privileged parent for every start,
+   where now only a start whose checks ask something (a hook or a
+   namespace by /proc/PID, egress.netns, storage.pool) has the parent
+   read it, lazily, here.  Permits and budgets come from this one parse
+   of the parent's. */
 static const struct checker_names *
 spec_names (struct checker_parent *parent)
 {
@@ -146,6 +158,12 @@ spec_names (struct checker_parent *parent)
       spec = parent->bundle != NULL ? policy_spec_load (parent->bundle, &err) : NULL;
       names_add_namespaces (&parent->names, spec);
       names_add_hooks (&parent->names, spec);
+      /* Each kind's budget: the asking rule's own count on this parse
+         (request-list.h's ASKS); none without a spec. */
+#define REQUEST_BUDGET(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                        \
+  parent->budget[CHECKER_REQ_##KIND] = spec != NULL ? ASKS (spec) : 0;
+      KG_REQUESTS (REQUEST_BUDGET)
+#undef REQUEST_BUDGET
       jv_free (spec);
     }
   return &parent->names;
@@ -432,93 +450,27 @@ answer_pool (const struct checker_request *rq, struct checker_parent *parent, in
 
 /* ---- the request kinds ------------------------------------------------ */
 
-/* Whether PATH is /proc/PID/REST as the permits write it (PID in
-   decimal, 1 to INT32_MAX, no leading zero): a path a permit can match. */
-static bool
-proc_path (const char *path, const char *rest)
-{
-  const char *q = path + 6;
-  size_t digits;
-  unsigned long pid;
-
-  if (strncmp (path, "/proc/", 6) != 0 || *q < '1' || *q > '9')
-    return false;
-  digits = strspn (q, "0123456789");
-  if (digits > 10 || q[digits] != '/' || strcmp (q + digits + 1, rest) != 0)
-    return false;
-  pid = strtoul (q, NULL, 10);
-  return pid <= INT32_MAX;
-}
-
-/* How many requests of each kind one start may make (OpenSSH's monitor
-   permits each request before its handler, some once): what the child's
-   rules ask, no more.  policy.hooks resolves each hook entry once and
-   asks the parent only for a /proc/PID/exe one (a program path it
-   resolves itself), however many name the same process: once per such
-   entry.  policy.namespaces reads one entry of each kind (net, pid, ipc,
-   uts; a kind listed twice it refuses unasked) and asks only for a
-   /proc/PID/ns/NAME path of it (any other path it stats itself): once
-   per kind such a path names.  egress.netns asks once, for the
-   container's network; storage.pool once, for containerd's pool. */
-static size_t
-budget_exe (const struct checker_names *n)
-{
-  size_t b = 0;
-
-  for (size_t i = 0; i < n->n_hooks; i++)
-    b += proc_path (n->hook_path[i], "exe");
-  return b;
-}
-
-static size_t
-budget_ns (const struct checker_names *n)
-{
-  size_t b = 0;
-
-  for (int k = 0; k < KG_NS_COUNT; k++)
-    {
-      char rest[32];
-      bool named_k = false;
-
-      snprintf (rest, sizeof rest, "ns/%s", engine_ns_proc_name (k));
-      for (size_t i = 0; i < n->n_ns && ! named_k; i++)
-        named_k = proc_path (n->ns_path[i], rest);
-      b += named_k;
-    }
-  return b;
-}
-
-static size_t
-budget_once (const struct checker_names *n)
-{
-  (void) n;
-  return 1;
-}
-
-/* The requests the confined child may make, one row a kind, at its
-   enum's index: its magic (the codec's builders write it), the parser of
-   the rest, how many a start may make, what the parent answers it for,
-   the answer, and the reply's form, which the parent writes (answer) and
-   the child reads (child_ask) from this row alone.  A kind with no row
-   is never answered.  The answer runs only for a request that passed
-   every check before it (answer ()), and gets the start's time left. */
+/* The requests the confined child may make, one row a kind at its
+   enum's index, made from its row of request-list.h: the parser of the
+   rest after its magic, what the parent answers it for, the answer, and
+   the reply's form, which the parent writes (answer) and the child reads
+   (child_ask) from this row alone.  How many of each a start may make is
+   the asking rule's own count on the parent's parse of the spec
+   (spec_names).  The answer runs only for a request that passed every
+   check before it (answer ()), and gets the start's time left. */
 static const struct request_kind
 {
-  const char *magic;
   enum checker_parse (*parse) (uint32_t arg, const unsigned char *buf, size_t len,
                                struct checker_request *rq);
-  size_t (*budget) (const struct checker_names *n);
   bool (*permitted) (const struct checker_names *n, const struct checker_request *rq);
   int32_t (*answer) (const struct checker_request *rq, struct checker_parent *parent,
                      int64_t left_ms, const void **body, size_t *n);
   size_t reply_size; /* a body of this size; 0: a counted body */
 } request_kinds[CHECKER_REQ_KINDS] = {
-  [CHECKER_REQ_EXE] = { CHECKER_MAGIC_EXE, parse_exe, budget_exe, permit_exe, answer_exe, 0 },
-  [CHECKER_REQ_NS] = { CHECKER_MAGIC_NS, parse_ns, budget_ns, permit_ns, answer_ns,
-                       sizeof (struct checker_ns_reply) },
-  [CHECKER_REQ_NETNS] = { CHECKER_MAGIC_NETNS, parse_netns, budget_once, permit_netns, answer_netns,
-                          sizeof (struct netns_facts) },
-  [CHECKER_REQ_POOL] = { CHECKER_MAGIC_POOL, parse_pool, budget_once, permit_pool, answer_pool, 0 },
+#define REQUEST_KIND_ROW(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                      \
+  [CHECKER_REQ_##KIND] = { parse_##NAME, permit_##NAME, answer_##NAME, REPLY },
+  KG_REQUESTS (REQUEST_KIND_ROW)
+#undef REQUEST_KIND_ROW
 };
 
 enum checker_parse
@@ -531,7 +483,7 @@ checker_request_parse (const unsigned char *buf, size_t len, struct checker_requ
   if (len == 0)
     return CHECKER_PARSE_PARTIAL;
   for (size_t i = 0; i < ARRAY_SIZE (request_kinds) && k == NULL; i++)
-    if (request_kinds[i].magic != NULL && memcmp (buf, request_kinds[i].magic, head) == 0)
+    if (memcmp (buf, checker_request_magic[i], head) == 0)
       k = &request_kinds[i];
   if (k == NULL)
     return CHECKER_PARSE_NONE;
@@ -569,7 +521,7 @@ answer (int sock, const struct checker_request *rq, enum checker_parse parsed,
   int32_t e;
 
   e = parsed != CHECKER_PARSE_OK ? EINVAL : ! k->permitted (names, rq) ? EPERM : 0;
-  if (e == 0 && ++asked[rq->kind] > k->budget (names))
+  if (e == 0 && ++asked[rq->kind] > parent->budget[rq->kind])
     e = EDQUOT;
   if (e == 0 && left <= 0)
     e = ETIMEDOUT;
@@ -1092,10 +1044,10 @@ child_main (const struct preflight *parent, const struct engine_ns *ns, const ch
      not a second read that could differ), parsed once per start.  Only a
      caller without one has the child load CONFIG_PATH. */
   req.engine_ns = ns;
-  req.proc_exe = child_proc_exe;
-  req.ns_stat = child_ns_stat;
-  req.netns_facts = child_netns_facts;
-  req.pool_status = child_pool_status;
+#define REQUEST_CHILD(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                         \
+  req.MEMBER = child_##MEMBER;
+  KG_REQUESTS (REQUEST_CHILD)
+#undef REQUEST_CHILD
   memset (&cfg, 0, sizeof cfg);
   if (parent->cfg != NULL)
     {

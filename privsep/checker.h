@@ -88,8 +88,11 @@ struct checker_parent
   const struct guard_config *cfg; /* the parent's own load */
   enum kg_mode mode;              /* which [runtime] key runs */
   const char *bundle;
-  bool names_read; /* NAMES read, at the first request */
+  bool names_read; /* NAMES and BUDGET read, at the first request */
   struct checker_names names;
+  /* How many requests of each kind this start may make: the asking
+     rule's own count on the parent's parse (request-list.h). */
+  size_t budget[CHECKER_REQ_KINDS];
   struct ns_pins pins; /* each namespace it answered about by pid (nspin.h) */
 };
 

@@ -130,7 +130,7 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       put_u16 (&b, (uint16_t) reason);
       put_u16 (&b, (uint16_t) remedy);
       put_u8 (&b, r->remedy != NULL);
-      put_u8 (&b, 0);
+      put_u8 (&b, (uint8_t) r->reach);
       put (&b, r->id, id);
       put (&b, rs, reason);
       put (&b, rm, remedy);
@@ -314,16 +314,17 @@ static int
 decode_result (struct cursor *c, const struct header *h, uint32_t i, struct report *tmp,
                const struct report *rep, kg_error_t *err)
 {
-  uint8_t verdict, id_len, has_remedy, pad;
+  uint8_t verdict, id_len, has_remedy, reach;
   uint16_t reason_len, remedy_len;
+  size_t at;
   cleanup_free char *id = NULL;
   cleanup_free char *reason = NULL;
   cleanup_free char *remedy = NULL;
 
   if (! take (c, &verdict, 1) || ! take (c, &id_len, 1) || ! take (c, &reason_len, 2)
-      || ! take (c, &remedy_len, 2) || ! take (c, &has_remedy, 1) || ! take (c, &pad, 1))
+      || ! take (c, &remedy_len, 2) || ! take (c, &has_remedy, 1) || ! take (c, &reach, 1))
     return short_body (h, err);
-  if (verdict > VERDICT_FAIL || has_remedy > 1 || pad != 0 || reason_len > CHECKER_TEXT_MAX
+  if (verdict > VERDICT_FAIL || has_remedy > 1 || reach > REACH_VM || reason_len > CHECKER_TEXT_MAX
       || remedy_len > CHECKER_TEXT_MAX || (! has_remedy && remedy_len != 0))
     return kg_error (err, 0, "the checker's result %u is malformed (verdict %u)", i, verdict);
   if (c->left < (size_t) id_len + reason_len + remedy_len)
@@ -334,7 +335,9 @@ decode_result (struct cursor *c, const struct header *h, uint32_t i, struct repo
     return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
   if (report_find (tmp, id) != NULL || report_find (rep, id) != NULL)
     return kg_error (err, 0, "the checker reported %s twice", id);
+  at = tmp->n;
   report_add (tmp, id, (enum verdict) verdict, remedy, "%s", reason);
+  report_set_reach (tmp, at, (enum reach) reach);
   return 0;
 }
 
@@ -423,26 +426,22 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
   struct cursor c = { buf, len };
   struct header h = { 0 };
   struct vm_claim vm = { 0 };
-  struct report tmp = { 0 };
-  int rc = -1;
+  cleanup_report struct report tmp = { 0 };
 
   if (decode_header (&c, &h, err) < 0)
-    goto out;
+    return -1;
   for (uint32_t i = 0; i < h.n_results; i++)
     if (decode_result (&c, &h, i, &tmp, rep, err) < 0)
-      goto out;
+      return -1;
   for (uint32_t i = 0; i < h.n_files; i++)
     if (decode_file (&c, &h, i, &tmp, err) < 0)
-      goto out;
+      return -1;
   if ((h.flags & CHECKER_FLAG_CACHE) && decode_cache (&c, &h, &cache, &cache_len, err) < 0)
-    goto out;
+    return -1;
   if ((h.flags & CHECKER_FLAG_VM) && decode_vm (&c, &h, &vm, err) < 0)
-    goto out;
+    return -1;
   if (c.left != 0)
-    {
-      kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
-      goto out;
-    }
+    return kg_error (err, 0, "the checker's report has %zu bytes after its last entry", c.left);
 
   if (tmp.oom || (h.flags & CHECKER_FLAG_OOM))
     rep->oom = true;
@@ -450,8 +449,13 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
     rep->pod_sandbox = true;
   rep->vm = vm;
   for (size_t i = 0; i < tmp.n; i++)
-    report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
-                tmp.results[i].reason);
+    {
+      size_t at = rep->n;
+
+      report_add (rep, tmp.results[i].id, tmp.results[i].verdict, tmp.results[i].remedy, "%s",
+                  tmp.results[i].reason);
+      report_set_reach (rep, at, tmp.results[i].reach);
+    }
   for (size_t i = 0; i < tmp.n_files; i++)
     if (h.kata_file == i + 1)
       report_add_kata_file (rep, tmp.files[i]);
@@ -463,11 +467,7 @@ checker_decode (const unsigned char *buf, size_t len, struct report *rep, bool *
       *cache_out = steal_pointer (&cache);
       *cache_len_out = cache_len;
     }
-  rc = 0;
-
-out:
-  report_release (&tmp);
-  return rc;
+  return 0;
 }
 
 bool
@@ -478,10 +478,17 @@ checker_header_wants_fd (const unsigned char *buf, size_t len)
 
 /* ---- the requests ------------------------------------------------------ */
 
+const char checker_request_magic[CHECKER_REQ_KINDS][4] = {
+#define CHECKER_REQ_MAGIC(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                     \
+  [CHECKER_REQ_##KIND] = MAGIC,
+  KG_REQUESTS (CHECKER_REQ_MAGIC)
+#undef CHECKER_REQ_MAGIC
+};
+
 static void
-request_head (unsigned char *out, const char *m, uint32_t arg)
+request_head (unsigned char *out, enum checker_request_kind kind, uint32_t arg)
 {
-  memcpy (out, m, 4);
+  memcpy (out, checker_request_magic[kind], 4);
   memcpy (out + 4, &arg, 4);
 }
 
@@ -493,7 +500,7 @@ checker_request_exe (unsigned long pid, unsigned char *out)
       errno = EINVAL;
       return -1;
     }
-  request_head (out, CHECKER_MAGIC_EXE, (uint32_t) pid);
+  request_head (out, CHECKER_REQ_EXE, (uint32_t) pid);
   return 0;
 }
 
@@ -505,7 +512,7 @@ checker_request_ns (unsigned long pid, int k, unsigned char *out)
       errno = EINVAL;
       return -1;
     }
-  request_head (out, CHECKER_MAGIC_NS, (uint32_t) pid | ((uint32_t) k << 24));
+  request_head (out, CHECKER_REQ_NS, (uint32_t) pid | ((uint32_t) k << 24));
   return 0;
 }
 
@@ -525,7 +532,7 @@ checker_request_netns (unsigned long pid, const char *path, const struct netns_p
   if (path != NULL)
     memcpy (rq.path, path, strlen (path) + 1);
   rq.probe = *probe;
-  request_head (out, CHECKER_MAGIC_NETNS, (uint32_t) sizeof rq);
+  request_head (out, CHECKER_REQ_NETNS, (uint32_t) sizeof rq);
   memcpy (out + CHECKER_REQUEST_HEAD, &rq, sizeof rq);
   return 0;
 }
@@ -533,7 +540,7 @@ checker_request_netns (unsigned long pid, const char *path, const struct netns_p
 int
 checker_request_pool (unsigned char *out)
 {
-  request_head (out, CHECKER_MAGIC_POOL, 0);
+  request_head (out, CHECKER_REQ_POOL, 0);
   return 0;
 }
 

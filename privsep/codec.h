@@ -10,10 +10,11 @@
  * parent hashes itself, before the parent acts on it.
  *
  * The report, in host byte order (both ends are this program):
- *   header  "KGCR" u8 version=2 u8 flags u16 kata_file u32 n_results u32 n_files
+ *   header  "KGCR" u8 version=3 u8 flags u16 kata_file u32 n_results u32 n_files
  *           u32 body_len (kata_file: 1 + the index of the Kata configuration
  *           among the files, report.kata_file; 0: none)
- *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy u8 0
+ *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy
+ *           u8 reach (result.h's enum reach, as the check was judged)
  *           then id, reason, remedy (no NUL, no terminator)
  *   file    u16 len, then the path
  *   cache   (with CHECKER_FLAG_CACHE) u32 len, then the digest cache text
@@ -40,9 +41,10 @@
 
 #include "error.h"
 #include "netns.h"
+#include "request-list.h"
 #include "result.h"
 
-#define CHECKER_VERSION 2
+#define CHECKER_VERSION 3
 #define CHECKER_HEADER_LEN 20
 #define CHECKER_RESULT_HEAD 8
 #define CHECKER_MAX_RESULTS 128
@@ -97,20 +99,18 @@ struct netns_request
 
 #define CHECKER_NETNS_REQUEST_LEN (CHECKER_REQUEST_HEAD + sizeof (struct netns_request))
 
+/* The request kinds, one per row of request-list.h, in its order. */
 enum checker_request_kind
 {
-  CHECKER_REQ_EXE,   /* readlink /proc/PID/exe */
-  CHECKER_REQ_NS,    /* stat /proc/PID/ns/NAME */
-  CHECKER_REQ_NETNS, /* a network namespace's facts */
-  CHECKER_REQ_POOL,  /* the devmapper thin pool's status */
-  CHECKER_REQ_KINDS
+#define CHECKER_REQ_ENUM(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY) CHECKER_REQ_##KIND,
+  KG_REQUESTS (CHECKER_REQ_ENUM)
+#undef CHECKER_REQ_ENUM
+      CHECKER_REQ_KINDS
 };
 
-/* Each kind's magic, the first 4 bytes of its request (no NUL). */
-#define CHECKER_MAGIC_EXE "KGRQ"
-#define CHECKER_MAGIC_NS "KGNS"
-#define CHECKER_MAGIC_NETNS "KGNN"
-#define CHECKER_MAGIC_POOL "KGDM"
+/* Each kind's magic, the first 4 bytes of its request (no NUL), from its
+   row. */
+extern const char checker_request_magic[CHECKER_REQ_KINDS][4];
 
 /* One request as the parent answers it. */
 struct checker_request

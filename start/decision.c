@@ -11,7 +11,6 @@
 #include "decision.h"
 #include "error.h"
 #include "output.h"
-#include "policy.h"
 #include "writer.h"
 
 int
@@ -38,7 +37,7 @@ decision_audit_allows (const char *mode, const struct report *rep)
   for (size_t i = 0; i < rep->n; i++)
     if (rep->results[i].verdict == VERDICT_FAIL)
       {
-        if (! policy_rule_in_vm (rep->results[i].id))
+        if (rep->results[i].reach != REACH_VM)
           return false;
         n++;
       }
@@ -50,32 +49,27 @@ decision_log (const struct decision *d, const struct decision_sink *sink)
 {
   cleanup_error kg_error_t err = NULL;
   bool file = sink->file != NULL && sink->file[0] != '\0';
+  cleanup_decision_lines struct decision_lines lines;
 
+  /* Rendered whole by output.c; here only routed where [log] says. */
+  output_decision_lines (d, sink->syslog, file, &lines);
   if (sink->syslog)
     {
-      cleanup_free char *msg = output_decision_syslog (d);
-
       /* No LOG_PERROR: a shim's stderr is read by containerd as its
          address.  glibc opens the syslog socket close-on-exec. */
       openlog ("kata-guard", LOG_PID, LOG_DAEMON);
-      if (msg != NULL)
-        syslog (d->allow && ! d->audited ? (
-                    d->rep != NULL && report_count (d->rep, VERDICT_WARN) ? LOG_WARNING : LOG_INFO)
-                                         : LOG_WARNING,
-                "%s", msg);
+      if (lines.syslog != NULL)
+        syslog (lines.level, "%s", lines.syslog);
       else
-        syslog (LOG_ERR, "%s of container %s: out of memory formatting the decision",
-                d->allow ? "allow" : "refuse", d->container_id ? d->container_id : "-");
+        syslog (LOG_ERR, "%s", lines.fallback);
     }
   if (file)
     {
-      cleanup_free char *line = output_decision_json (d);
-
-      if (line == NULL)
+      if (lines.json == NULL)
         kg_error (&err, ENOMEM, "format the decision");
       else
         /* The guard's own file: by the guard's writer (writer.h). */
-        writer_append (sink->file, line, strlen (line), WRITER_PRIVATE, &err);
+        writer_append (sink->file, lines.json, strlen (lines.json), WRITER_PRIVATE, &err);
       /* Enforced anyway; the failure itself goes where it can be seen
          without disturbing the engine (never stderr). */
       if (err != NULL && sink->syslog)

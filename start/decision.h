@@ -22,12 +22,16 @@ struct decision_sink
   const char *file; /* NULL or "" = no file */
 };
 
+/* Write D's lines, as output_decision_lines (output.h) renders them all
+   at once, where SINK says: the log goes one way, output renders and
+   this routes, reading nothing of D itself. */
 void decision_log (const struct decision *d, const struct decision_sink *sink);
 /* Whether [policy] mode MODE lets a start that REP refuses through:
-   "audit", and every failure is a policy.* rule's whose refusal reaches
-   only the container's own VM (policy_rule_in_vm: capabilities, seccomp,
-   the memory limit, confinement), never one that reaches the host,
-   another container or the count, and never a host check's. */
+   "audit", and every failure is one whose refusal reaches only the
+   container's own VM (its result's reach, result.h: a policy.* rule's
+   on capabilities, seccomp, the memory limit, confinement), never one
+   that reaches the host, another container or the count, and never a
+   host check's. */
 bool decision_audit_allows (const char *mode, const struct report *rep);
 
 /* The engine's runc --log file (wrapper.c): the engine names it, in its

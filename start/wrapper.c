@@ -335,9 +335,10 @@ sandbox_start (int fd, char **argv, const struct request *req, struct report *pr
   return refuse (req, pre, ch, d, sink);
 }
 
-/* The one decision of a start, into D: the guard config (into CFG, its
-   log into SINK), the confined checker, then policy.capacity (in this
-   process: its lock is held from the count to the record), then allow,
+/* The one decision of a start, into D, in three steps: the guard config
+   (into CFG, its log into SINK), the confined checker, then the parent's
+   own step, policy.capacity (CAPACITY_ID, capacity.h: in this process,
+   its lock held from the count to the record), then allow,
    audited (audit mode lets through what only VM-contained rules refuse,
    said so in the decision with the refusal it would have been, in
    *AUDIT_MSG) or refuse.  A start that goes ahead has the checked
@@ -377,7 +378,7 @@ decide (const struct request *req, struct report *pre, const struct channel *ch,
       capacity_judge (cfg, &cs, &pre->vm, cfg->runtime.deadline_ms, pre, &cap);
     }
   else if (cfg_ok)
-    report_skip (pre, "policy.capacity", "not counted: the start is refused already");
+    report_skip (pre, CAPACITY_ID, "not counted: the start is refused already");
 
   memset (d, 0, sizeof *d);
   d->mode = req->mode;

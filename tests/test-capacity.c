@@ -13,6 +13,7 @@
 #include "array.h"
 #include "capacity.h"
 #include "check-helpers.h"
+#include "decision.h"
 #include "error.h"
 #include "policy.h"
 #include "proc.h"
@@ -74,6 +75,13 @@ main (void)
     is_int (judge (&rep, &none, &cfg, &why), VERDICT_FAIL,
             "not sized although policy.resources passed: refused, never uncounted");
     has_str (why, "sized no VM", "and says so");
+    ok (report_find (&rep, CAPACITY_ID) != NULL
+            && report_find (&rep, CAPACITY_ID)->reach == REACH_HOST,
+        "the parent's own step: its result reaches the host's count");
+    report_fail (&rep, "policy.seccomp", NULL, "no filter");
+    report_set_reach (&rep, rep.n - 1, REACH_VM);
+    ok (! decision_audit_allows ("audit", &rep),
+        "audit mode does not let its refusal through beside a VM-only rule's");
     report_release (&rep);
   }
   {

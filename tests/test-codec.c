@@ -139,6 +139,9 @@ every_kind (struct report *r)
   report_skip (r, "policy.spec", "not a container start: \xc3\xa9\xe2\x9c\x93");
   report_add (r, long_id, VERDICT_FAIL, long_text, "%s", long_text);
   report_fail (r, "assets.sha256", NULL, "%s", "");
+  /* A rule's reach, as policy-rules.c sets it where the rule is judged. */
+  report_set_reach (r, 4, REACH_VM);
+  report_set_reach (r, 5, REACH_HOST);
   report_add_file (r, "/etc/kata-guard/config.toml");
   report_add_file (r, "/opt/kata/share/defaults/kata-containers/configuration-fc.toml");
   report_add_file (r, long_path);
@@ -186,6 +189,9 @@ test_round_trip (void)
       is_int (strlen (out.results[4].remedy), CHECKER_TEXT_MAX, "and a longer remedy too");
       is_str (out.results[5].reason, "", "an empty reason survives");
       is_str (out.files[2], long_path, "a path of %d bytes survives", CHECKER_PATH_MAX);
+      ok (out.results[4].reach == REACH_VM && out.results[2].reach == REACH_HOST
+              && out.results[5].reach == REACH_HOST,
+          "each result's reach survives (audit mode reads it in the parent)");
     }
   is_str (cache, cache_text, "the digest cache survives");
   is_int (cache_len, strlen (cache_text), "with its length");
@@ -475,13 +481,14 @@ test_refusals (void)
   {
     static const struct
     {
-      uint8_t verdict, has_remedy, pad;
+      uint8_t verdict, has_remedy, reach;
       uint16_t reason_len, remedy_len;
       const char *name;
     } bad[] = {
       { VERDICT_FAIL + 1, 0, 0, 0, 0, "an unknown verdict" },
       { VERDICT_PASS, 2, 0, 0, 0, "has_remedy 2" },
-      { VERDICT_PASS, 0, 1, 0, 0, "a pad byte that is not 0" },
+      { VERDICT_PASS, 0, REACH_VM + 1, 0, 0, "a reach neither the host nor the VM" },
+      { VERDICT_FAIL, 0, 0xff, 0, 0, "a reach of 0xff" },
       { VERDICT_PASS, 0, 0, 0, 1, "a remedy length without a remedy" },
       { VERDICT_PASS, 0, 0, CHECKER_TEXT_MAX + 1, 0, "a reason over the bound" },
       { VERDICT_PASS, 1, 0, 0, CHECKER_TEXT_MAX + 1, "a remedy over the bound" },
@@ -495,7 +502,7 @@ test_refusals (void)
         put_u16 (&m, bad[i].reason_len);
         put_u16 (&m, bad[i].remedy_len);
         put_u8 (&m, bad[i].has_remedy);
-        put_u8 (&m, bad[i].pad);
+        put_u8 (&m, bad[i].reach);
         put (&m, "kvm", 3);
         for (size_t k = 0; k < (size_t) bad[i].reason_len + bad[i].remedy_len; k++)
           put_u8 (&m, 'r');
@@ -767,6 +774,43 @@ v6 (struct netns_request *r)
   s6->sin6_port = htons (3128);
   s6->sin6_addr.s6_addr[15] = 1;
   r->probe.proxy_len = sizeof *s6;
+}
+
+/* request-list.h's rows: each kind's magic is its row's, distinct, and
+   the parent reads a request that starts with it as that kind. */
+static void
+test_request_list (void)
+{
+  static const struct
+  {
+    const char *magic;
+    enum checker_request_kind kind;
+    const char *name;
+  } rows[] = {
+#define ROW(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                                   \
+  { MAGIC, CHECKER_REQ_##KIND, #NAME },
+    KG_REQUESTS (ROW)
+#undef ROW
+  };
+
+  is_int ((int) ARRAY_SIZE (rows), CHECKER_REQ_KINDS, "one kind per row of the list");
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    {
+      unsigned char b[CHECKER_REQUEST_HEAD] = { 0 };
+      struct checker_request rq = { 0 };
+      enum checker_parse p;
+
+      ok (rows[i].kind == (enum checker_request_kind) i
+              && memcmp (checker_request_magic[i], rows[i].magic, 4) == 0,
+          "%s: kind %zu, magic %s", rows[i].name, i, rows[i].magic);
+      for (size_t j = 0; j < i; j++)
+        ok (memcmp (rows[j].magic, rows[i].magic, 4) != 0, "%s's magic is not %s's", rows[i].name,
+            rows[j].name);
+      memcpy (b, rows[i].magic, 4);
+      p = checker_request_parse (b, sizeof b, &rq);
+      ok (p != CHECKER_PARSE_NONE && p != CHECKER_PARSE_PARTIAL && rq.kind == rows[i].kind,
+          "a request with %s's magic is read as %s", rows[i].name, rows[i].name);
+    }
 }
 
 static void
@@ -1236,6 +1280,7 @@ main (int argc, char **argv)
   test_vm_claim ();
   test_refusals ();
   test_validators ();
+  test_request_list ();
   test_requests ();
   test_control_bytes ();
   test_kata_file ();

@@ -672,10 +672,11 @@ static char asked[4096];
 /* ---- what the parent knows itself ------------------------------------ */
 
 /* The parent's own guard config and this start's bundle: its spec names
-   the test's own process by a hook (/proc/PID/exe), by its network and
-   pid namespaces, and one network namespace path; and a hook by its
-   program's path, which the child resolves itself, and pid 1's pid
-   namespace, a second of that kind. */
+   the test's own process by a hook (/proc/PID/exe), by its network, pid
+   and uts namespaces, and one network namespace path, a second of that
+   kind (so policy.namespaces asks about neither: it refuses a kind
+   listed twice unasked); and a hook by its program's path, which the
+   child resolves itself. */
 static struct guard_config parent_cfg;
 static struct checker_parent parent;
 static char bundle[] = "/tmp/kg-test-confine.XXXXXX";
@@ -701,10 +702,10 @@ parent_setup (int proxy_port)
            "{\"ociVersion\": \"1.0.2\", \"hooks\": {\"prestart\": [{\"path\": "
            "\"/proc/%d/exe\"}, {\"path\": \"/usr/libexec/kg-test-hook\"}]}, \"linux\": "
            "{\"namespaces\": [{\"type\": \"network\", \"path\": \"/proc/%d/ns/net\"}, "
-           "{\"type\": \"pid\", \"path\": \"/proc/%d/ns/pid\"}, {\"type\": \"pid\", "
-           "\"path\": \"/proc/1/ns/pid\"}, {\"type\": \"network\", \"path\": \"" NETNS_NAMED
+           "{\"type\": \"pid\", \"path\": \"/proc/%d/ns/pid\"}, {\"type\": \"uts\", "
+           "\"path\": \"/proc/%d/ns/uts\"}, {\"type\": \"network\", \"path\": \"" NETNS_NAMED
            "\"}]}}\n",
-           (int) me, (int) me, (int) me);
+           (int) me, (int) me, (int) me, (int) me);
   if (fclose (f) != 0)
     abort ();
   snprintf (proxy, sizeof proxy, "127.0.0.1:%d", proxy_port);
@@ -882,9 +883,10 @@ ask_probe (int fd)
 }
 
 /* A child within each kind's budget, then past it: the spec names one
-   hook by /proc/PID/exe (and one by a program path), two namespace kinds
-   by /proc/PID/ns/NAME (one of them twice; and a network namespace by a
-   path); one network namespace and one pool a start.  answers[20..]:
+   hook by /proc/PID/exe (and one by a program path), three namespace
+   kinds by /proc/PID/ns/NAME, one of which, network, it lists twice (by
+   a path the second time), so policy.namespaces asks about two; one
+   network namespace and one pool a start.  answers[20..]:
    the parent's errno for each. */
 static void
 ask_past_budgets (int fd)
@@ -1148,7 +1150,8 @@ test_budgets (int slow, int slow_port)
     "  and again: past the one /proc/PID/exe hook (the other names a program)",
     "a named namespace, 1st of 2",
     "  2nd",
-    "  3rd: past the two kinds /proc/PID/ns/NAME paths name (pid twice)",
+    "  3rd: past the two kinds policy.namespaces asks about (network, listed twice, it "
+    "refuses unasked)",
     "a named network namespace, once",
     "  and again: egress.netns asks once a start",
     "the pool, once",

@@ -12,11 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cleanup.h"
 #include "decision.h"
 #include "exec.h"
@@ -113,8 +115,10 @@ test_output (void)
     struct report a = { 0 };
 
     report_fail (&a, "policy.seccomp", NULL, "no seccomp filter");
+    report_set_reach (&a, 0, REACH_VM);
     report_fail (&a, "egress.netns", "use a network of the proxy", "the host's network");
     report_fail (&a, "policy.capabilities", NULL, "CAP_SYS_ADMIN");
+    report_set_reach (&a, 2, REACH_VM);
     s = output_refusal (&a, "c1", true);
     has_str (s,
              "container c1: 3 checks failed: egress.netns, policy.seccomp (audit only), "
@@ -206,6 +210,47 @@ test_output (void)
             "checks=\"kvm.device: missing; egress.enabled: off\"",
             "decision: syslog line");
     free (s);
+    /* The lines the decision log's writer routes, rendered at once: it
+       reads nothing of the decision itself. */
+    {
+      static const struct
+      {
+        bool allow, audited, warn;
+        int level;
+        const char *name;
+      } rows[] = {
+        { true, false, false, LOG_INFO, "allowed" },
+        { true, false, true, LOG_WARNING, "allowed with a warning" },
+        { false, false, false, LOG_WARNING, "refused" },
+        { true, true, false, LOG_WARNING, "would-refuse (audit)" },
+      };
+      struct report quiet = { 0 };
+
+      report_pass (&quiet, "kvm.device", "ok");
+      for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+        {
+          cleanup_decision_lines struct decision_lines l;
+          cleanup_free char *want = NULL;
+
+          d.allow = rows[i].allow;
+          d.audited = rows[i].audited;
+          d.rep = rows[i].warn ? &d_rep : &quiet;
+          output_decision_lines (&d, true, i % 2 == 0, &l);
+          want = output_decision_syslog (&d);
+          ok (l.level == rows[i].level && l.syslog != NULL && strcmp (l.syslog, want) == 0
+                  && (i % 2 == 0) == (l.json != NULL),
+              "decision lines, %s: the syslog line at its level, the file's line when asked",
+              rows[i].name);
+        }
+      {
+        cleanup_decision_lines struct decision_lines l;
+
+        output_decision_lines (&d, false, true, &l);
+        ok (l.syslog == NULL && l.json != NULL,
+            "decision lines: no syslog line rendered when [log] syslog is off");
+      }
+      report_release (&quiet);
+    }
     report_release (&d_rep);
   }
 }
@@ -343,9 +388,11 @@ test_refusal_all (void)
 
 /* ---- exec of a descriptor ---- */
 
-/* Audit mode lets a start through only when every failure is a rule's
-   whose refusal stays inside the container's VM: FAILS, space-separated
-   ids that fail (with one that passes beside them). */
+/* Audit mode lets a start through only when every failure is one whose
+   refusal stays inside the container's VM, by the reach its result
+   carries (result.h; which rules reach only the VM is their rows',
+   test-policy-labels.c): FAILS, space-separated ids that fail, "@vm"
+   after one of REACH_VM (with one that passes beside them). */
 static void
 audit_row (const char *mode, const char *fails, bool want)
 {
@@ -356,7 +403,15 @@ audit_row (const char *mode, const char *fails, bool want)
   report_pass (&rep, "policy.spec", "read");
   while ((id = strsep (&p, " ")) != NULL)
     if (*id != '\0')
-      report_fail (&rep, id, "remedy", "refused");
+      {
+        char *vm = strstr (id, "@vm");
+        size_t at = rep.n;
+
+        if (vm != NULL)
+          *vm = '\0';
+        report_fail (&rep, id, "remedy", "refused");
+        report_set_reach (&rep, at, vm != NULL ? REACH_VM : REACH_HOST);
+      }
   is_int (decision_audit_allows (mode, &rep), want, "mode %s, %s failing: %s", mode,
           *fails ? fails : "nothing", want ? "let through" : "refused");
   report_release (&rep);
@@ -365,12 +420,12 @@ audit_row (const char *mode, const char *fails, bool want)
 static void
 test_audit (void)
 {
-  audit_row ("audit", "policy.capabilities", true);
-  audit_row ("audit", "policy.seccomp policy.memory_limit policy.confinement", true);
-  audit_row ("enforce", "policy.capabilities", false);
+  audit_row ("audit", "policy.capabilities@vm", true);
+  audit_row ("audit", "policy.seccomp@vm policy.memory_limit@vm policy.confinement@vm", true);
+  audit_row ("enforce", "policy.capabilities@vm", false);
   audit_row ("audit", "", false);
   /* What reaches the host, another container, the egress or the count. */
-  audit_row ("audit", "policy.capabilities policy.hooks", false);
+  audit_row ("audit", "policy.capabilities@vm policy.hooks", false);
   audit_row ("audit", "policy.mounts", false);
   audit_row ("audit", "policy.identity", false);
   audit_row ("audit", "policy.privileged", false);
@@ -382,7 +437,9 @@ test_audit (void)
   audit_row ("audit", "policy.spec", false);
   audit_row ("audit", "egress.netns", false);
   audit_row ("audit", "policy.nonesuch", false);
-  audit_row ("audit", "kvm.device policy.seccomp", false);
+  /* The id decides nothing: the reach its result carries does. */
+  audit_row ("audit", "policy.nonesuch@vm", true);
+  audit_row ("audit", "kvm.device policy.seccomp@vm", false);
 }
 
 /* The checks whose refusal closes the node's gate at once ([nfd] file):

@@ -77,6 +77,50 @@ test_hooks (void)
              "policy.hooks", "dockerd: not an absolute path");
 }
 
+static unsigned exe_asked;
+
+static ssize_t
+count_proc_exe (unsigned long pid, char *buf, size_t size)
+{
+  char path[64];
+
+  exe_asked++;
+  snprintf (path, sizeof path, "/proc/%lu/exe", pid);
+  return readlink (path, buf, size);
+}
+
+/* policy.hooks asks the parent exactly as often as it declares
+   (policy_hooks_asks, request-list.h): the parent's budget is that
+   count, on its own parse of the same spec. */
+static void
+test_hooks_asks (void)
+{
+  static const char *const hooks[] = {
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/PID/exe\"}]}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/PID/exe\"}, {\"path\": \"/proc/PID/exe\"}], "
+    "\"poststop\": [{\"path\": \"/proc/PID/exe\"}]}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/self/exe\"}, {\"path\": \"/proc/PID/cwd\"}, "
+    "{\"path\": \"/proc/0/exe\"}, {\"path\": \"/proc/4294967296/exe\"}, {\"path\": \"/bin/sh\"}]}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/0PID/exe\"}, {\"path\": \"/proc/PID/exe/\"}], "
+    "\"createRuntime\": null, \"poststart\": {\"path\": \"/proc/PID/exe\"}}",
+    "\"hooks\": {\"prestart\": [{\"path\": \"/proc/PID/exe\", \"env\": [\"A=1\"]}, "
+    "{\"args\": [\"/proc/PID/exe\"]}, \"/proc/PID/exe\"]}",
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (hooks); i++)
+    {
+      cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, hooks[i]);
+      size_t declared;
+      bool same;
+
+      exe_asked = 0;
+      run_proc_exe = count_proc_exe;
+      same = asks_as_declared (spec, policy_hooks_asks, &exe_asked, "policy.hooks", &declared);
+      run_proc_exe = NULL;
+      ok (same, "hooks %zu: policy.hooks asks %u times, declares %zu", i, exe_asked, declared);
+    }
+}
+
 /* A spec whose annotations are ANN, judged by policy.annotations. */
 static void
 annotations_row (const char *ann, const char *policy, struct kata_config *k, const char *name,
@@ -233,6 +277,7 @@ main (void)
 {
   policy_test_start ();
   test_hooks ();
+  test_hooks_asks ();
   test_annotations ();
   test_annotations_runtimes ();
   return policy_test_end ();

@@ -1021,6 +1021,62 @@ test_engine_words (void)
              "(no --security-opt apparmor=unconfined,", "no an ");
 }
 
+static unsigned ns_asked;
+
+static int
+count_ns_stat (unsigned long pid, int k, struct stat *st)
+{
+  char path[64];
+
+  ns_asked++;
+  snprintf (path, sizeof path, "/proc/%lu/ns/%s", pid, engine_ns_proc_name (k));
+  return stat (path, st);
+}
+
+/* policy.namespaces asks the parent exactly as often as it declares
+   (policy_namespaces_asks, request-list.h): the parent's budget is that
+   count, on its own parse of the same spec.  The rows replace the
+   default list (network, pid, ipc, uts, mount). */
+static void
+test_namespaces_asks (void)
+{
+  static const char *const lists[] = {
+    "{\"type\": \"network\", \"path\": \"/proc/PID/ns/net\"}, {\"type\": \"pid\"}",
+    "{\"type\": \"network\", \"path\": \"/proc/PID/ns/net\"}, {\"type\": \"pid\", \"path\": "
+    "\"/proc/PID/ns/pid\"}, {\"type\": \"ipc\", \"path\": \"/proc/PID/ns/ipc\"}, {\"type\": "
+    "\"uts\", \"path\": \"/proc/PID/ns/uts\"}",
+    /* A kind listed twice is refused unasked. */
+    "{\"type\": \"network\", \"path\": \"/proc/PID/ns/net\"}, {\"type\": \"network\", "
+    "\"path\": \"/proc/PID/ns/net\"}, {\"type\": \"pid\", \"path\": \"/proc/PID/ns/pid\"}",
+    /* Another kind's path, /proc/self, a path not by a process, pid 0,
+       a leading zero, a path that is no string. */
+    "{\"type\": \"network\", \"path\": \"/proc/PID/ns/ipc\"}, {\"type\": \"pid\", \"path\": "
+    "\"/proc/self/ns/pid\"}, {\"type\": \"ipc\", \"path\": \"/proc/0/ns/ipc\"}, {\"type\": "
+    "\"uts\", \"path\": \"/proc/0PID/ns/uts\"}, {\"type\": \"mount\", \"path\": "
+    "\"/proc/PID/ns/mnt\"}",
+    "{\"type\": \"network\", \"path\": 7}, {\"type\": \"pid\", \"path\": \"/run/netns/x\"}",
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (lists); i++)
+    {
+      cleanup_free char *spec
+          = replace (spec_of (NULL, NULL, NULL, NULL, NULL),
+                     "{\"type\": \"network\"}, {\"type\": \"pid\"}, {\"type\": \"ipc\"}, "
+                     "{\"type\": \"uts\"}, {\"type\": \"mount\"}",
+                     lists[i]);
+      size_t declared;
+      bool same;
+
+      ns_asked = 0;
+      run_ns_stat = count_ns_stat;
+      same = asks_as_declared (spec, policy_namespaces_asks, &ns_asked, "policy.namespaces",
+                               &declared);
+      run_ns_stat = NULL;
+      ok (same, "namespaces %zu: policy.namespaces asks %u times, declares %zu", i, ns_asked,
+          declared);
+    }
+}
+
 int
 main (void)
 {
@@ -1030,6 +1086,7 @@ main (void)
   test_identity ();
   test_crio ();
   test_namespaces ();
+  test_namespaces_asks ();
   test_engine_words ();
   return policy_test_end ();
 }

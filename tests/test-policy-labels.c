@@ -149,7 +149,37 @@ main (void)
   static const enum kg_mode modes[] = { KG_MODE_SHIM, KG_MODE_OCI };
 
   policy_test_start ();
-  ok (! policy_rule_in_vm ("policy.labels"), "policy.labels reaches the host (audit mode refuses)");
+  /* Each rule's results carry its reach, set where the rules run. */
+  {
+    cleanup_free char *spec = spec_of (NULL, NULL, NULL, NULL, NULL);
+    struct report rep = { 0 };
+    const struct check_result *labels, *conf;
+
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+    labels = report_find (&rep, "policy.labels");
+    conf = report_find (&rep, "policy.confinement");
+    ok (labels != NULL && labels->reach == REACH_HOST,
+        "policy.labels reaches the host (audit mode refuses)");
+    ok (conf != NULL && conf->reach == REACH_VM,
+        "policy.confinement reaches only the VM (audit mode may let it through)");
+    ok (report_find (&rep, "policy.spec") != NULL
+            && report_find (&rep, "policy.spec")->reach == REACH_HOST,
+        "policy.spec, no rule's, reaches the host");
+    /* Only these four stay inside the VM (what audit mode may let
+       through); every other result of the family reaches the host. */
+    for (size_t i = 0; i < rep.n; i++)
+      {
+        static const char *const vm[] = { "policy.capabilities", "policy.seccomp",
+                                          "policy.memory_limit", "policy.confinement" };
+        bool in_vm = false;
+
+        for (size_t j = 0; j < ARRAY_SIZE (vm); j++)
+          in_vm = in_vm || strcmp (rep.results[i].id, vm[j]) == 0;
+        ok (rep.results[i].reach == (in_vm ? REACH_VM : REACH_HOST), "%s reaches %s",
+            rep.results[i].id, in_vm ? "only the VM" : "the host");
+      }
+    report_release (&rep);
+  }
   for (size_t m = 0; m < ARRAY_SIZE (modes); m++)
     {
       run_mode = modes[m];

@@ -29,6 +29,7 @@
 #include "checks.h"
 #include "conf.h"
 #include "kata.h"
+#include "jtree.h"
 #include "policy.h"
 #include "request.h"
 #include <json-c/json_c_version.h>
@@ -178,6 +179,10 @@ static bool run_without_bundle;
 /* The engine's namespaces and bounding set the rows run with (NULL: this
    process's, read in place). */
 static const struct engine_ns *run_engine_ns;
+/* The privileged requests, as the confined checker would make them
+   (request-list.h); NULL: the rules do it in place. */
+static ssize_t (*run_proc_exe) (unsigned long pid, char *buf, size_t size);
+static int (*run_ns_stat) (unsigned long pid, int k, struct stat *st);
 
 static __attribute__ ((unused)) void
 mkdir_p (const char *dir)
@@ -202,7 +207,9 @@ run_policy (const char *spec, const char *id, const char *policy, struct kata_co
   struct request req = { .mode = run_mode,
                          .container_id = id,
                          .ns = run_mode == KG_MODE_SHIM ? run_ns : NULL,
-                         .engine_ns = run_engine_ns };
+                         .engine_ns = run_engine_ns,
+                         .proc_exe = run_proc_exe,
+                         .ns_stat = run_ns_stat };
   struct preflight pf;
   kg_error_t err = NULL;
   bool own_podman = policy != NULL && strstr (policy, "podman_roots") != NULL;
@@ -757,6 +764,35 @@ policy_test_end (void)
   if (system (cmd) != 0)
     printf ("# could not remove %s\n", tmpdir);
   return tap_done ();
+}
+
+/* Whether RULE, run on SPEC (its "PID" this process's id), asks the
+   parent as often as ASKS, its count (request-list.h), says it does on
+   the same text: *ASKED is the caller's counter, which its request stub
+   (run_proc_exe, run_ns_stat) adds to; *DECLARED gets the count. */
+static __attribute__ ((unused)) bool
+asks_as_declared (const char *spec, size_t (*asks) (struct jv *), const unsigned *asked,
+                  const char *rule, size_t *declared)
+{
+  cleanup_error kg_error_t err = NULL;
+  struct report rep = { 0 };
+  char me[16];
+  char *text;
+  struct jv *tree;
+  bool ran;
+
+  snprintf (me, sizeof me, "%d", (int) getpid ());
+  text = replace (strdup (spec), "PID", me);
+  tree = jv_read_strict ("config.json", text, strlen (text), 64, NULL, &err);
+  if (tree == NULL)
+    abort ();
+  *declared = asks (tree);
+  jv_free (tree);
+  run_policy (text, ID_A, NULL, &kata_fc, &rep, NULL);
+  ran = report_find (&rep, rule) != NULL;
+  report_release (&rep);
+  free (text);
+  return ran && *asked == *declared;
 }
 
 #endif

@@ -38,6 +38,7 @@ report_add (struct report *r, const char *id, enum verdict v, const char *remedy
   res->verdict = v;
   res->reason = reason;
   res->remedy = remedy ? strdup (remedy) : NULL;
+  res->reach = REACH_HOST;
   if (res->id == NULL || res->reason == NULL || (remedy && res->remedy == NULL))
     {
       free (res->id);
@@ -47,6 +48,13 @@ report_add (struct report *r, const char *id, enum verdict v, const char *remedy
       return;
     }
   r->n++;
+}
+
+void
+report_set_reach (struct report *r, size_t from, enum reach reach)
+{
+  for (size_t i = from; i < r->n; i++)
+    r->results[i].reach = reach;
 }
 
 void

@@ -22,12 +22,30 @@ enum verdict
   VERDICT_FAIL,
 };
 
+/* What a refusal stops, and so whether [policy] mode = "audit" may let
+   it through: only what stays inside the container's own VM (REACH_VM:
+   the limit on its memory inside the guest, its capabilities and seccomp
+   filter there, its masks and mount namespace in the guest kernel).
+   What reaches the host (its devices, files, namespaces, hooks that run
+   there, Kata's own configuration, the SELinux label Kata gives its
+   hypervisor and virtiofsd there), another container or its VM, the
+   egress or the count of the host's memory is enforced in audit mode
+   too (REACH_HOST).  Set where the check is judged (a policy rule's row,
+   policy-int.h's POLICY_RULES), carried through the checker's codec;
+   every other result, and one added by report_add, reaches the host. */
+enum reach
+{
+  REACH_HOST, /* the host, another container, the egress or the count */
+  REACH_VM,   /* only the container's own VM */
+};
+
 struct check_result
 {
   char *id;
   enum verdict verdict;
   char *reason;
   char *remedy; /* may be NULL */
+  enum reach reach;
 };
 
 /* The VM a start asks for, as policy.resources sized it (policy-resources.c), for
@@ -81,6 +99,10 @@ void report_add (struct report *r, const char *id, enum verdict v, const char *r
 #define report_fail(r, id, remedy, ...) report_add ((r), (id), VERDICT_FAIL, (remedy), __VA_ARGS__)
 #define report_warn(r, id, remedy, ...) report_add ((r), (id), VERDICT_WARN, (remedy), __VA_ARGS__)
 #define report_skip(r, id, ...) report_add ((r), (id), VERDICT_SKIP, NULL, __VA_ARGS__)
+
+/* Set the reach of R's results from the FROM'th on (those one check
+   added). */
+void report_set_reach (struct report *r, size_t from, enum reach reach);
 
 void report_add_file (struct report *r, const char *path);
 /* Add PATH to the files as the Kata configuration the checks used. */

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the entry point learned from argv, the environment and stdin, and
- * the four ways the confined checker reaches what takes privilege (its
- * parent answers them over the privsep channel: privsep/checker.c).  The
- * families that read the container's facts include this; the shim's and
- * register's units that only name a mode include mode.h.
+ * the ways the confined checker reaches what takes privilege (its parent
+ * answers them over the privsep channel: privsep/checker.c; the list is
+ * request-list.h's).  The families that read the container's facts
+ * include this; the shim's and register's units that only name a mode
+ * include mode.h.
  */
 #ifndef KG_REQUEST_H
 #define KG_REQUEST_H
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "error.h"
 #include "mode.h"
+#include "request-list.h"
 
 /* A namespace's identity as stat(2) of /proc/PID/ns/NAME shows it. */
 struct ns_id
@@ -94,27 +94,12 @@ struct request
   /* Gathered by the privileged parent before the checker forks; NULL:
      policy reads them itself (unconfined callers, the unit tests). */
   const struct engine_ns *engine_ns;
-  /* readlink of /proc/PID/exe (an OCI hook's program, as Docker writes
-     it) into BUF; returns the length, or -1 with errno.  Reading another
-     process's exe takes privilege, so the confined checker asks its
-     parent; NULL: readlink in place. */
-  ssize_t (*proc_exe) (unsigned long pid, char *buf, size_t size);
-  /* stat(2) of /proc/PID/ns/<engine_ns_proc_name (K)> into *ST; 0, or -1
-     with errno.  A process's namespaces can be opened only by one whose
-     capabilities cover its own (ptrace access mode): the confined
-     checker asks its parent; NULL: stat in place. */
-  int (*ns_stat) (unsigned long pid, int k, struct stat *st);
-  /* netns_gather (netns.h) of process PID's network namespace (PATH
-     NULL) or of PATH: entering it takes privilege, so the confined
-     checker asks its parent; NULL: netns_gather in place.  0, or -1 with
-     errno. */
-  int (*netns_facts) (unsigned long pid, const char *path, const struct netns_probe *probe,
-                      struct netns_facts *out);
-  /* storage_pool_status_read (storage.h) of the thin pool that the guard
-     config's [storage] containerd_config names, into BUF: device-mapper
-     answers only CAP_SYS_ADMIN, so the confined checker asks its parent,
-     which reads the pool's name itself; NULL: read in place. */
-  int (*pool_status) (char *buf, size_t size, kg_error_t *err);
+  /* The privileged requests, one pointer each (request-list.h): the
+     confined checker asks its parent; NULL: the rule does it in place. */
+#define KG_REQUEST_POINTER(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                    \
+  RET (*MEMBER) PARAMS;
+  KG_REQUESTS (KG_REQUEST_POINTER)
+#undef KG_REQUEST_POINTER
   /* `check` only: the Docker that reads daemon.json, asked by the entry
      point before the checker forks (the confined checker runs no
      program); NULL: docker.c asks itself (unconfined callers). */

@@ -88,7 +88,7 @@ refuses (const struct guard_config *cfg, const struct check_result *r)
   if (r->verdict != VERDICT_FAIL)
     return false;
   return cfg->policy.mode == NULL || strcmp (cfg->policy.mode, "audit") != 0
-         || ! policy_rule_in_vm (r->id);
+         || r->reach != REACH_VM;
 }
 
 /* policy.capacity's part: one VM at the most it can grow to must fit the

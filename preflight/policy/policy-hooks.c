@@ -39,12 +39,9 @@ hook_program (const struct request *req, const char *path, char **out, kg_error_
         return kg_error (err, 0, "%s: names whichever program runs the hook", path);
       if (req->proc_exe != NULL)
         {
-          char *end;
-          unsigned long pid;
+          unsigned long pid = request_proc_pid (path, "exe");
 
-          errno = 0;
-          pid = strtoul (q, &end, 10);
-          if (errno != 0 || end != q + digits || pid == 0 || pid > INT32_MAX)
+          if (pid == 0)
             return kg_error (err, 0, "%s: not a process id", path);
           n = req->proc_exe (pid, target, PATH_MAX);
         }
@@ -60,6 +57,34 @@ hook_program (const struct request *req, const char *path, char **out, kg_error_
   if (path[0] != '/')
     return kg_error (err, 0, "%s: not an absolute path", path);
   return policy_path_resolve ("/", path, true, out, err);
+}
+
+/* The EXE requests check_hooks makes on SPEC (request-list.h): one per
+   hook entry, of any kind, whose path names a process's exe
+   (request_proc_pid, hook_program's test). */
+size_t
+policy_hooks_asks (struct jv *spec)
+{
+  struct jv *hooks = NULL;
+  size_t n = 0;
+
+  if (! jv_is_type (spec, json_type_object) || ! jv_get_ex (spec, "hooks", &hooks)
+      || ! jv_is_type (hooks, json_type_object))
+    return 0;
+  jv_foreach (hooks, kind, list)
+  {
+    (void) kind;
+    for (size_t i = 0; jv_is_type (list, json_type_array) && i < jv_length (list); i++)
+      {
+        struct jv *h = jv_at (list, i), *path;
+
+        if (jv_is_type (h, json_type_object) && jv_get_ex (h, "path", &path)
+            && jv_is_type (path, json_type_string)
+            && request_proc_pid (jv_string (path), "exe") != 0)
+          n++;
+      }
+  }
+  return n;
 }
 
 static bool

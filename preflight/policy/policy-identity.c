@@ -144,6 +144,18 @@ check_privileged (const struct ctx *c)
 
 /* ---- policy.namespaces ---------------------------------------------- */
 
+/* The process whose namespace of kind K PATH names as
+   /proc/PID/ns/NAME (request_proc_pid), the one path policy.namespaces
+   asks the parent about; 0 for any other. */
+static unsigned long
+ns_path_pid (int k, const char *path)
+{
+  char rest[32];
+
+  snprintf (rest, sizeof rest, "ns/%s", ns_proc[k]);
+  return request_proc_pid (path, rest);
+}
+
 /* stat(2) of the namespace PATH names for namespace K: /proc/PID/ns/NAME
    through req->ns_stat (privilege the checker has given up; *PID is then
    set), any other path in place.  A /proc path that names another kind of
@@ -153,27 +165,16 @@ ns_path_stat (const struct request *req, int k, const char *path, struct stat *s
               unsigned long *pid)
 {
   const char *q = path + 6;
-  size_t digits;
-  char *end;
 
   if (strncmp (path, "/proc/", 6) != 0)
     return stat (path, st);
-  digits = strspn (q, "0123456789");
-  if (digits == 0 || strncmp (q + digits, "/ns/", 4) != 0
-      || strcmp (q + digits + 4, ns_proc[k]) != 0)
+  *pid = ns_path_pid (k, path);
+  if (*pid == 0)
     {
       /* /proc/self, /proc/thread-self: whichever process opens it (the
          runtime), so the engine's own; anything else is not this kind. */
-      if (digits == 0 && (strncmp (q, "self/", 5) == 0 || strncmp (q, "thread-self/", 12) == 0))
+      if (strncmp (q, "self/", 5) == 0 || strncmp (q, "thread-self/", 12) == 0)
         return stat (path, st);
-      errno = EINVAL;
-      return -1;
-    }
-  errno = 0;
-  *pid = strtoul (q, &end, 10);
-  if (errno != 0 || end != q + digits || *pid == 0 || *pid > INT32_MAX)
-    {
-      *pid = 0;
       errno = EINVAL;
       return -1;
     }
@@ -846,6 +847,30 @@ ns_resolve (struct ctx *c)
       if (self->ok && ! seen->host)
         c->joined_pid[k] = seen->pid;
     }
+}
+
+/* The NS requests ns_resolve makes on SPEC (request-list.h): one per
+   kind whose one entry's path ns_path_pid takes. */
+size_t
+policy_namespaces_asks (struct jv *spec)
+{
+  struct jv *linux_, *list = NULL;
+  size_t n = 0;
+
+  if (jv_is_type (spec, json_type_object) && jv_get_ex (spec, "linux", &linux_)
+      && jv_is_type (linux_, json_type_object))
+    jv_get_ex (linux_, "namespaces", &list);
+  if (list != NULL && ! jv_is_type (list, json_type_array))
+    list = NULL;
+  for (int k = 0; k < NS_COUNT; k++)
+    {
+      struct jv *entry = ns_entry (list, k), *path;
+
+      if (entry != NULL && jv_get_ex (entry, "path", &path) && jv_is_type (path, json_type_string)
+          && ns_path_pid (k, jv_string (path)) != 0)
+        n++;
+    }
+  return n;
 }
 
 void

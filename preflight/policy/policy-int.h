@@ -333,23 +333,10 @@ struct vm_size
   char mem_why[256], vcpus_why[256];
 };
 
-/* REACH says what a spec that a rule refuses would reach, and so whether
-   [policy] mode = "audit" may let it through (policy_rule_in_vm): only
-   what stays inside the container's own VM (the limit on its memory
-   inside the guest, its capabilities and seccomp filter there, its
-   masks and mount namespace in the guest kernel).  What reaches the
-   host (its devices, files, namespaces, hooks that run there, Kata's own
-   configuration, the SELinux label Kata gives its hypervisor and
-   virtiofsd there), another container or its VM, the egress or the
-   count of the host's memory is enforced in audit mode too.  A rule's
-   reach is that of the strongest effect of what it judges: a field Kata
-   applies on the host as well as in the guest belongs to a REACH_HOST
-   rule (process.selinuxLabel: policy.labels, not policy.confinement). */
-enum rule_reach
-{
-  REACH_HOST, /* the host, another container, the egress or the count */
-  REACH_VM,   /* only the container's own VM */
-};
+/* A rule's reach (result.h's enum reach, which its results carry) is
+   that of the strongest effect of what it judges: a field Kata applies
+   on the host as well as in the guest belongs to a REACH_HOST rule
+   (process.selinuxLabel: policy.labels, not policy.confinement). */
 
 /* The rules, in the order they report (policy-rules.c runs them):
    privileged first, so that a --privileged refusal leads with that.  A

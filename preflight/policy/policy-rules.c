@@ -200,21 +200,12 @@ static const struct policy_rule
 {
   const char *id;
   void (*check) (const struct ctx *c);
-  enum rule_reach reach;
+  enum reach reach;
 } rules[] = {
 #define POLICY_RULE_ROW(name, rule_id, rule_reach) { rule_id, check_##name, rule_reach },
   POLICY_RULES (POLICY_RULE_ROW)
 #undef POLICY_RULE_ROW
 };
-
-bool
-policy_rule_in_vm (const char *id)
-{
-  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
-    if (strcmp (rules[i].id, id) == 0)
-      return rules[i].reach == REACH_VM;
-  return false;
-}
 
 /* Every rule on C's spec, each under its own id (check_policy, and
    policy.default_start's default container). */
@@ -236,8 +227,12 @@ policy_rules_run (struct ctx *c)
   facts_resolve (c, &privileged);
   for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
     {
+      size_t from = c->rep->n;
+
       c->rule = rules[i].id;
       rules[i].check (c);
+      /* Judged here: the rule's results carry its reach (result.h). */
+      report_set_reach (c->rep, from, rules[i].reach);
     }
   c->dirs = NULL;
   c->dirs_err = NULL;

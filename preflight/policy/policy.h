@@ -97,10 +97,10 @@ int policy_update_judge (const struct guard_config *cfg, const struct engine_ns 
 int policy_committed_bound (const struct guard_config *cfg, int64_t *max, char *why, size_t size,
                             kg_error_t *err);
 
-/* Whether a refusal by the policy.* rule ID reaches only the container's
-   own VM, so that [policy] mode = "audit" may let it through (the table
-   in policy-rules.c); false for every other id, a host check's or the
-   start's own. */
-bool policy_rule_in_vm (const char *id);
+/* The privileged requests policy.hooks and policy.namespaces make on
+   SPEC, each by the test it asks by (request-list.h's ASKS): the parent's
+   budget of each kind. */
+size_t policy_hooks_asks (struct jv *spec);      /* policy-hooks.c */
+size_t policy_namespaces_asks (struct jv *spec); /* policy-identity.c */
 
 #endif

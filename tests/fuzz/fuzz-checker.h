@@ -28,7 +28,7 @@
 static inline bool
 same_result (const struct check_result *x, const struct check_result *y)
 {
-  return strcmp (x->id, y->id) == 0 && x->verdict == y->verdict
+  return strcmp (x->id, y->id) == 0 && x->verdict == y->verdict && x->reach == y->reach
          && strcmp (x->reason, y->reason) == 0 && (x->remedy == NULL) == (y->remedy == NULL)
          && (x->remedy == NULL || strcmp (x->remedy, y->remedy) == 0);
 }

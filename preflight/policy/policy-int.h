@@ -450,9 +450,6 @@ void who_resolve (struct ctx *c);
 void facts_resolve (struct ctx *c, struct findings *privileged);
 /* Every rule of POLICY_RULES on C's spec (policy-rules.c). */
 void policy_rules_run (struct ctx *c);
-/* policy.default_start (policy-default.c): `kata-guard check` without a
-   bundle runs every rule on the default container. */
-void check_default_start (struct preflight *pf);
 bool spec_privileged (const struct ctx *c, struct findings *f);
 
 #endif

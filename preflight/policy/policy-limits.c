@@ -19,7 +19,9 @@
  * linux.resources.cpu.cpus and mems are read in every mode: Kata Go
  * puts them on the host cpuset of the sandbox's cgroup (sandbox.go, by
  * pkg/cpuset: Parse), runc on the container's.
- * (policy-resources.c: the rest of policy.resources.)
+ * (policy-resources.c: the rest of policy.resources.)  Here too, what
+ * these are judged against: the engine's own limits, namespaces and
+ * bounding set, and the host's online CPUs (engine_ns_gather).
  */
 #include "config.h"
 
@@ -188,7 +190,8 @@ cpuset_parse (const char *s, unsigned char *bits)
 static const char *const online_path[2] = { "/sys/devices/system/cpu/online",
                                             "/sys/devices/system/node/online" };
 
-void
+/* The host's online CPUs (WHICH 0) or memory nodes (1) into E. */
+static void
 host_online_gather (struct engine_ns *e, int which)
 {
   cleanup_error kg_error_t err = NULL;
@@ -287,4 +290,66 @@ host_limits (const struct ctx *c, struct findings *f)
   limits_process (c->cfg, &c->ns, process, f);
   if (jget (linux_, "linux", "intelRdt", f) != NULL)
     limits_intel_rdt (c->cfg, "linux.intelRdt", f);
+}
+
+/* ---- the engine's own ---------------------------------------------- */
+
+/* This process's capability bounding set (/proc/self/status CapBnd). */
+static bool
+read_capbnd (uint64_t *out)
+{
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *buf = NULL;
+  unsigned long long v;
+  const char *p;
+  char *end;
+  size_t len;
+
+  if (kg_read_file_bounded ("/proc/self/status", 0, 1 << 16, &buf, &len, &err) < 0
+      || (p = strstr (buf, "\nCapBnd:\t")) == NULL)
+    return false;
+  errno = 0;
+  v = strtoull (p + 9, &end, 16);
+  if (errno != 0 || end == p + 9 || *end != '\n')
+    return false;
+  *out = v;
+  return true;
+}
+
+/* The engine's namespaces (struct engine_ns, checks.h): the guard runs in
+   the namespaces of the engine that started it (containerd, or dockerd
+   through containerd), and pid 1's are the host's where they can be read;
+   its capability bounding set is the engine's too.  The confined checker
+   gets them from its privileged parent (req->engine_ns); this reads them
+   in place. */
+void
+engine_ns_gather (struct engine_ns *e)
+{
+  for (int i = 0; i < NS_COUNT; i++)
+    {
+      char path[64];
+      struct stat st;
+
+      snprintf (path, sizeof path, "/proc/self/ns/%s", ns_proc[i]);
+      if (stat (path, &st) == 0)
+        e->self[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
+      else
+        e->self[i] = (struct ns_id){ false, errno, 0, 0 };
+      snprintf (path, sizeof path, "/proc/1/ns/%s", ns_proc[i]);
+      if (stat (path, &st) == 0)
+        e->init[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
+      else
+        e->init[i] = (struct ns_id){ false, errno, 0, 0 };
+    }
+  e->capbnd_ok = read_capbnd (&e->capbnd);
+  for (int r = 0; r < KG_RLIM_COUNT; r++)
+    {
+      struct rlimit rl;
+
+      e->rlim_ok[r] = getrlimit ((__rlimit_resource_t) r, &rl) == 0;
+      e->rlim_cur[r] = e->rlim_ok[r] ? rl.rlim_cur : 0;
+      e->rlim_max[r] = e->rlim_ok[r] ? rl.rlim_max : 0;
+    }
+  host_online_gather (e, 0);
+  host_online_gather (e, 1);
 }

@@ -27,7 +27,6 @@
 
 #include "array.h"
 #include "buf.h"
-#include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
 /* ---- policy.confinement --------------------------------------------- */
@@ -242,55 +241,4 @@ policy_rules_run (struct ctx *c)
   c->dirs = NULL;
   c->dirs_err = NULL;
   c->privileged_why = "";
-}
-
-void
-check_policy (struct preflight *pf)
-{
-  struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
-  cleanup_error kg_error_t err = NULL;
-  cleanup_free char *bundle = NULL;
-
-  /* Per container; without one, `kata-guard check` judges the host by
-     the default container every start on it would have to pass. */
-  if (pf->req->bundle == NULL)
-    {
-      if (pf->req->mode == KG_MODE_CHECK)
-        check_default_start (pf);
-      return;
-    }
-  if (pf->req->bundle[0] != '/')
-    {
-      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
-                   "bundle %s is not an absolute path", pf->req->bundle);
-      goto not_run;
-    }
-  if (policy_path_resolve ("/", pf->req->bundle, false, &bundle, &err) < 0)
-    {
-      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory", "%s", err->msg);
-      goto not_run;
-    }
-  c.bundle = bundle;
-  c.spec = policy_spec_load (bundle, &err);
-  if (c.spec == NULL)
-    {
-      report_fail (pf->rep, "policy.spec",
-                   "the engine wrote a config.json kata-guard will not read; recreate the "
-                   "container, or fix the spec",
-                   "%s", err->msg);
-      goto not_run;
-    }
-  report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
-               jv_string (jv_get (c.spec, "ociVersion")));
-  policy_rules_run (&c);
-  pf->from_policy.engine = c.who.engine;
-  /* Freed by preflight_release, which the confined checker never calls:
-     its process ends with the report, and the tree with it. */
-  jv_free (pf->from_policy.spec);
-  pf->from_policy.spec = c.spec;
-  return;
-
-not_run:
-  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
-    report_skip (pf->rep, rules[i].id, "not run: policy.spec failed");
 }

@@ -17,7 +17,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "policy.h"
@@ -376,66 +375,6 @@ engine_ns_proc_name (int k)
   return k >= 0 && k < NS_COUNT ? ns_proc[k] : NULL;
 }
 
-/* This process's capability bounding set (/proc/self/status CapBnd). */
-static bool
-read_capbnd (uint64_t *out)
-{
-  cleanup_error kg_error_t err = NULL;
-  cleanup_free char *buf = NULL;
-  unsigned long long v;
-  const char *p;
-  char *end;
-  size_t len;
-
-  if (kg_read_file_bounded ("/proc/self/status", 0, 1 << 16, &buf, &len, &err) < 0
-      || (p = strstr (buf, "\nCapBnd:\t")) == NULL)
-    return false;
-  errno = 0;
-  v = strtoull (p + 9, &end, 16);
-  if (errno != 0 || end == p + 9 || *end != '\n')
-    return false;
-  *out = v;
-  return true;
-}
-
-/* The engine's namespaces (struct engine_ns, checks.h): the guard runs in
-   the namespaces of the engine that started it (containerd, or dockerd
-   through containerd), and pid 1's are the host's where they can be read;
-   its capability bounding set is the engine's too.  The confined checker
-   gets them from its privileged parent (req->engine_ns); this reads them
-   in place. */
-void
-engine_ns_gather (struct engine_ns *e)
-{
-  for (int i = 0; i < NS_COUNT; i++)
-    {
-      char path[64];
-      struct stat st;
-
-      snprintf (path, sizeof path, "/proc/self/ns/%s", ns_proc[i]);
-      if (stat (path, &st) == 0)
-        e->self[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
-      else
-        e->self[i] = (struct ns_id){ false, errno, 0, 0 };
-      snprintf (path, sizeof path, "/proc/1/ns/%s", ns_proc[i]);
-      if (stat (path, &st) == 0)
-        e->init[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
-      else
-        e->init[i] = (struct ns_id){ false, errno, 0, 0 };
-    }
-  e->capbnd_ok = read_capbnd (&e->capbnd);
-  for (int r = 0; r < KG_RLIM_COUNT; r++)
-    {
-      struct rlimit rl;
-
-      e->rlim_ok[r] = getrlimit ((__rlimit_resource_t) r, &rl) == 0;
-      e->rlim_cur[r] = e->rlim_ok[r] ? rl.rlim_cur : 0;
-      e->rlim_max[r] = e->rlim_ok[r] ? rl.rlim_max : 0;
-    }
-  host_online_gather (e, 0);
-  host_online_gather (e, 1);
-}
-
 struct mount_dirs;
 
 /* The spec's annotation NAME when it is a string, else NULL. */
@@ -449,16 +388,6 @@ annotation (const struct ctx *c, const char *name)
       || ! jv_is_type (v, json_type_string))
     return NULL;
   return jv_string (v);
-}
-
-/* containerd's CRI marks the pause container so; the mark counts only
-   in a start CRI made (policy.annotations refuses it anywhere else). */
-bool
-is_pod_sandbox (const struct ctx *c)
-{
-  const char *t = annotation (c, "io.kubernetes.cri.container-type");
-
-  return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "sandbox") == 0;
 }
 
 /* ---- policy.spec ---------------------------------------------------- */

@@ -3,7 +3,7 @@
  * egress.netns: a network namespace the spec names (a companion's, a
  * pod's), judged by what the confined checker's parent gathers inside it
  * (netns.c) and by the proxy probe sent from inside.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -23,6 +23,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
 /* ---- egress.netns ------------------------------------------------------ */
 
 /* Docker's network hook among the prestart hooks (check_hooks judged its

@@ -12,6 +12,10 @@
  * host on which that container would be refused refuses every start: it
  * fails, with the failing rules' reasons and remedies (kata-guard(8),
  * CHECKS).
+ *
+ * And the family, check_policy: with a bundle, its config.json
+ * (policy.spec) through every rule (policy-rules.c); without one, the
+ * default container.
  */
 #include "config.h"
 

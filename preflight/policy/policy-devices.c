@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.capabilities, policy.devices and policy.seccomp.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -26,6 +26,14 @@
 #include "cleanup.h"
 #include "path.h"
 #include "policy-int.h"
+#include "policy-devices.h"
+
+struct host_dev
+{
+  bool ok;
+  char type;
+  unsigned maj, min;
+};
 /* ---- policy.capabilities -------------------------------------------- */
 
 void

@@ -27,6 +27,39 @@
 
 #include "policy-int.h"
 
+/* Docker's containerd namespace (moby's daemon ContainersNamespace). */
+#define DOCKER_NAMESPACE "moby"
+
+/* containerd's v2 task state: <state>/io.containerd.runtime.v2.task/<ns>/<id>. */
+#define TASK_DIR "io.containerd.runtime.v2.task"
+
+/* containers/storage's records (podman's and CRI-O's storage):
+   <root>/<driver>-containers/containers.json and volatile-containers.json
+   (podman run --rm, a transient store) of every store of [policy]
+   podman_roots (the graph root keeps the stable records, the run root the
+   volatile ones), each read once per start.  A file that cannot be read
+   holds no record. */
+struct storage
+{
+  struct jv **docs;
+  size_t n;
+};
+
+#define cleanup_storage __attribute__ ((cleanup (storage_release)))
+
+/* CRI-O's metadata of one storage record (CRI-O's
+   RuntimeContainerMetadata, a JSON document in a string: podman's and
+   buildah's have no "pod-id"). */
+struct crio_meta
+{
+  char pod_id[72];     /* "pod-id" */
+  char uid[72];        /* "uid" (sandboxes), or "" */
+  char name[256];      /* "name": the container's, io.kubernetes.cri-o.ContainerName */
+  char kube_name[256]; /* "metadata-name": a sandbox's pod name (KubeName) */
+  char kube_ns[256];   /* "namespace": a sandbox's pod namespace */
+  bool sandbox;        /* "pod": true, and the pod id is its own */
+};
+
 /* ---- privileged ----------------------------------------------------- */
 
 /* An allow rule with no type (or "a") and no numbers: every device. */
@@ -80,7 +113,7 @@ bounding_set (struct jv *spec)
    to reach them.  "Every capability" is every one up to CAP_AUDIT_READ
    (Linux 3.16), so that an engine that does not know the newest ones
    still counts.  Each reason into F; whether there is one. */
-bool
+static bool
 spec_privileged (const struct ctx *c, struct findings *f)
 {
   struct jv *linux_ = NULL, *res = NULL, *devs = NULL;
@@ -117,7 +150,6 @@ spec_privileged (const struct ctx *c, struct findings *f)
              __builtin_popcountll (engine));
   return f->n > before;
 }
-
 
 /* ---- namespaces ----------------------------------------------------- */
 
@@ -159,7 +191,6 @@ ns_path_stat (const struct request *req, int k, const char *path, struct stat *s
   return stat (path, st);
 }
 
-
 /* ---- whose start this is ------------------------------------------- */
 
 /* containers/storage's record of container ID (a pointer into DOC), from
@@ -178,7 +209,7 @@ storage_entry (struct jv *doc, const char *id)
   return NULL;
 }
 
-void
+static void
 storage_release (struct storage *st)
 {
   for (size_t i = 0; i < st->n; i++)
@@ -471,7 +502,7 @@ crio_start (const struct storage *st, struct jv *own_rec, const char *id, struct
 /* Who started this container.  The namespace is containerd's -namespace
    argument in shim mode, else the bundle's place in containerd's state
    (runc under containerd's runc shim; kata-guard check --bundle). */
-void
+static void
 who_resolve (struct ctx *c)
 {
   const struct request *req = c->pf->req;

@@ -19,6 +19,15 @@
 #include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
+
+/* Which runtime applies an annotation whatever enable_annotations says. */
+enum
+{
+  UNGATED_GO = 1 << 0,  /* the Go shim, 3.30.0 and 4.1.0 alike */
+  UNGATED_RS = 1 << 1,  /* runtime-rs 4.1.0 (3.30.0 too, but for cdh_api_timeout_ms) */
+  UNGATED_RS3 = 1 << 2, /* runtime-rs 3.30.0 alone */
+};
 /* ---- policy.hooks --------------------------------------------------- */
 
 /* /proc/PID/exe -> the program; any other /proc path cannot be judged

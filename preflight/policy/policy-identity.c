@@ -1,15 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.privileged, policy.namespaces and policy.identity: what the
  * container asks to share with the host, and whose start it is (the
  * engine and the pod facts_resolve found, policy-facts.c) with nothing
  * the spec claims beyond it.
- */
-/* SPDX-License-Identifier: GPL-2.0-or-later */
-/*
- * policy.privileged, policy.namespaces and who started the container (the
- * engine, by its own records; the pod, by its sandbox's): what the
- * container asks to share with the host, and whose start this is.
- * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 
@@ -28,6 +22,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
 /* ---- policy.privileged ---------------------------------------------- */
 
 void

@@ -30,6 +30,7 @@
 
 #include "buf.h"
 #include "policy-int.h"
+#include "policy-labels.h"
 
 /* The longest context judged: go-selinux's are under 64 bytes. */
 enum
@@ -130,7 +131,7 @@ selinux_context_judge (const char *label, const char *role, const char *const *t
 /* PROFILE is "" (the engine's default) or matches a pattern of [policy]
    apparmor_profiles (Kata applies no AppArmor profile on the host: the
    judgement is policy.confinement's). */
-bool
+static bool
 apparmor_profile_allowed (const struct guard_config *cfg, const char *profile)
 {
   if (*profile == '\0')

@@ -38,6 +38,7 @@
 #include "error.h"
 #include "fdio.h"
 #include "policy-int.h"
+#include "policy-limits.h"
 
 _Static_assert(POLICY_MAX_CPUSET == KG_CPUSET_MAX, "one bound for a cpuset");
 

@@ -3,7 +3,7 @@
  * policy.mounts and the root filesystem: every mount of the spec against
  * the deny lists, the engines' own files a container may bind, and where
  * its rootfs is.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -28,6 +28,50 @@
 #include "error.h"
 #include "fdio.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
+#include "policy-path.h"
+
+/* Where an engine keeps the per-container files it binds writable into
+   the container: ROOT/[DRIVER-]containers/ID/SUB/FILE. */
+struct own_layout
+{
+  bool driver;     /* "<driver>-containers" (podman's graph driver) */
+  const char *sub; /* "" or the directory below the container's */
+  const char *const *files;
+  size_t n_files;
+};
+
+/* redirectable () of many sources in one directory (Docker's and the
+   kubelet's layouts) walks that directory once: once it is known that
+   nobody but root can change what is in it, an entry below it that is
+   not a symlink, or is not there, is judged; a symlink is walked. */
+struct redirect_memo
+{
+  char dir[PATH_MAX]; /* the parent last judged, or "" */
+  bool dir_ok;        /* it passed (as an existing or a missing directory) */
+  bool dir_exists;
+};
+
+/* denied () of the bind sources that share a directory: when nothing
+   denies the directory itself (no pattern above it, none in it, no
+   refused name on the way), a path in it is denied only for its own
+   last name (credential_component).  The directory is judged at its
+   second source, so that sources in directories of their own cost
+   nothing more. */
+struct deny_memo
+{
+  char dir[PATH_MAX]; /* the directory of the last source judged, or "" */
+  int clear;          /* 1: nothing denies it, -1: something does, 0: not judged */
+};
+
+enum bind_verdict
+{
+  BIND_REFUSED, /* a finding was made */
+  BIND_NOT_RO,  /* a finding: writable outside writable_mounts, which read-only would pass */
+  BIND_ENGINE,  /* a file the engine made for this container */
+  BIND_READONLY,
+  BIND_WRITABLE, /* under [policy] writable_mounts */
+};
 /* ---- policy.mounts -------------------------------------------------- */
 
 /* Bind sources refused even read-only: PATTERN and everything under it,
@@ -584,7 +628,7 @@ engine_volume (const char *p, const struct dirs *roots)
 }
 
 /* Why P may not be bound at all, or NULL. */
-const char *
+static const char *
 denied (const char *p, const struct mount_dirs *d, const char **entry)
 {
   const struct dirs *roots = &d->roots, *extra = &d->extra;

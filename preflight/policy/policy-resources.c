@@ -2,7 +2,7 @@
 /*
  * policy.resources: the VM Kata builds for the container or its pod, sized
  * as the runtime that reads the configuration sizes it.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -24,6 +24,33 @@
 #include "path.h"
 #include "policy-int.h"
 #include "proc.h"
+#include "policy-limits.h"
+#include "policy-resources.h"
+
+/* The workload Kata sizes the VM for: a container's own limits, or a pod
+   sandbox's CRI annotations. */
+enum
+{
+  WORKLOAD_WHY = 96,
+};
+
+struct workload
+{
+  bool sandbox;
+  bool crio;                  /* a CRI-O pod's sandbox: Kata reads no sizing of it */
+  int64_t mem;                /* bytes; 0: none */
+  int64_t quota, period;      /* CPUs when quota >= 0 and period > 0 */
+  int64_t shares;             /* a pod sandbox's sandbox-cpu-shares; 0: none */
+  int64_t cpuset;             /* CPUs linux.resources.cpu.cpus names (runtime-rs); 0: none */
+  char cpu_src[WORKLOAD_WHY]; /* where QUOTA and PERIOD came from */
+};
+
+/* The VM a runtime builds for a workload, each size with its formula. */
+struct vm_size
+{
+  int64_t mem, vcpus;
+  char mem_why[256], vcpus_why[256];
+};
 /* ---- policy.resources ----------------------------------------------- */
 
 /* A positive integer from the spec: not a string, not a float, not

@@ -11,11 +11,15 @@
  * exactly one result; a value the guard cannot interpret refuses, it never
  * means "not set".
  *
- * This unit: the family (check_policy and its one table of rules) and
- * policy.confinement.  The rules are in policy-*.c and egress-netns.c
- * (policy-labels.c: policy.labels and the label grammar confinement uses;
- * policy-runc.c: runc exec and update), what they all use in
- * policy.c; they share policy-int.h, and none calls back up here.
+ * This unit: the one table of rules (POLICY_RULES, policy-int.h), which
+ * runs them and tells each one's reach, and policy.confinement.  The
+ * family, check_policy, is in policy-default.c beside the default
+ * container it judges without a bundle.  The rules are in policy-*.c and
+ * egress-netns.c (policy-labels.c: policy.labels and the label grammar
+ * confinement uses; policy-runc.c: runc exec and update), what they all
+ * use in policy.c and policy-facts.c; they share policy-int.h, a rule
+ * lends the few that need it its own header (policy-mounts.h, ...), and
+ * none calls back up here.
  */
 #include "config.h"
 
@@ -29,6 +33,26 @@
 #include "buf.h"
 #include "error.h"
 #include "policy-int.h"
+#include "policy-labels.h"
+#include "policy-mounts.h"
+
+/* REACH says what a spec that a rule refuses would reach, and so whether
+   [policy] mode = "audit" may let it through (policy_rule_in_vm): only
+   what stays inside the container's own VM (the limit on its memory
+   inside the guest, its capabilities and seccomp filter there, its
+   masks and mount namespace in the guest kernel).  What reaches the
+   host (its devices, files, namespaces, hooks that run there, Kata's own
+   configuration, the SELinux label Kata gives its hypervisor and
+   virtiofsd there), another container or its VM, the egress or the
+   count of the host's memory is enforced in audit mode too.  A rule's
+   reach is that of the strongest effect of what it judges: a field Kata
+   applies on the host as well as in the guest belongs to a REACH_HOST
+   rule (process.selinuxLabel: policy.labels, not policy.confinement). */
+enum rule_reach
+{
+  REACH_HOST, /* the host, another container, the egress or the count */
+  REACH_VM,   /* only the container's own VM */
+};
 /* ---- policy.confinement --------------------------------------------- */
 
 /* What Docker, containerd (ctr and CRI) and podman all mask and make
@@ -215,7 +239,7 @@ policy_rule_in_vm (const char *id)
   return false;
 }
 
-/* Every rule on C's spec, each under its own id (check_policy, and
+/* Every rule on C's spec, each under its own id (check_policy's spec, and
    policy.default_start's default container). */
 void
 policy_rules_run (struct ctx *c)

@@ -21,6 +21,10 @@
 #include "error.h"
 #include "policy-int.h"
 #include "proc.h"
+#include "policy-devices.h"
+#include "policy-labels.h"
+#include "policy-limits.h"
+#include "policy-resources.h"
 
 /* ---- runc exec and update (OCI mode) ---------------------------------- */
 

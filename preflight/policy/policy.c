@@ -29,6 +29,9 @@
 #include "hash.h"
 #include "policy-int.h"
 #include "proc.h"
+#include "policy-path.h"
+
+#define MAX_SYMLINKS 40
 /* ---- small helpers -------------------------------------------------- */
 
 void

@@ -133,7 +133,9 @@ default_start (struct preflight *pf)
   cleanup_free char *text = NULL;
   cleanup_kg_buf struct kg_buf why = { 0 };
   cleanup_kg_buf struct kg_buf remedy = { 0 };
-  struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = &scratch, .bundle = DEFAULT_START_BUNDLE };
+  struct policy_ctx c = {
+    .pf = pf, .cfg = pf->cfg, .rep = &scratch, .bundle = DEFAULT_START_BUNDLE
+  };
   char memory[96] = "";
   size_t n = 0;
 
@@ -193,7 +195,7 @@ default_start (struct preflight *pf)
 void
 check_policy (struct preflight *pf)
 {
-  struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
+  struct policy_ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *bundle = NULL;
 

@@ -39,13 +39,13 @@
    podman_roots (the graph root keeps the stable records, the run root the
    volatile ones), each read once per start.  A file that cannot be read
    holds no record. */
-struct storage
+struct container_records
 {
   struct jv **docs;
   size_t n;
 };
 
-#define cleanup_storage __attribute__ ((cleanup (storage_release)))
+#define cleanup_container_records __attribute__ ((cleanup (container_records_release)))
 
 /* CRI-O's metadata of one storage record (CRI-O's
    RuntimeContainerMetadata, a JSON document in a string: podman's and
@@ -114,7 +114,7 @@ bounding_set (struct jv *spec)
    (Linux 3.16), so that an engine that does not know the newest ones
    still counts.  Each reason into F; whether there is one. */
 static bool
-spec_privileged (const struct ctx *c, struct findings *f)
+spec_privileged (const struct policy_ctx *c, struct policy_findings *f)
 {
   struct jv *linux_ = NULL, *res = NULL, *devs = NULL;
   uint64_t all = (UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1;
@@ -139,15 +139,15 @@ spec_privileged (const struct ctx *c, struct findings *f)
 
         if (jv_is_type (r, json_type_object) && device_rule_allows_all (r))
           {
-            finding (f, "the device cgroup allows every host device (a *:* rwm)");
+            policy_finding (f, "the device cgroup allows every host device (a *:* rwm)");
             break;
           }
       }
   if ((caps & all) == all)
-    finding (f, "it has every capability (%d or more)", CAP_AUDIT_READ + 1);
+    policy_finding (f, "it has every capability (%d or more)", CAP_AUDIT_READ + 1);
   else if (all_engine)
-    finding (f, "it has every capability of the engine's bounding set (%d)",
-             __builtin_popcountll (engine));
+    policy_finding (f, "it has every capability of the engine's bounding set (%d)",
+                    __builtin_popcountll (engine));
   return f->n > before;
 }
 
@@ -196,7 +196,7 @@ ns_path_stat (const struct request *req, int k, const char *path, struct stat *s
 /* containers/storage's record of container ID (a pointer into DOC), from
    the array DOC, or NULL. */
 static struct jv *
-storage_entry (struct jv *doc, const char *id)
+records_entry (struct jv *doc, const char *id)
 {
   for (size_t i = 0; doc != NULL && jv_is_type (doc, json_type_array) && i < jv_length (doc); i++)
     {
@@ -210,7 +210,7 @@ storage_entry (struct jv *doc, const char *id)
 }
 
 static void
-storage_release (struct storage *st)
+container_records_release (struct container_records *st)
 {
   for (size_t i = 0; i < st->n; i++)
     jv_free (st->docs[i]);
@@ -221,10 +221,10 @@ storage_release (struct storage *st)
 
 /* Read the records of graph driver DRIVER into ST; -1 when out of memory. */
 static int
-storage_load (const struct ctx *c, const char *driver, struct storage *st)
+records_load (const struct policy_ctx *c, const char *driver, struct container_records *st)
 {
   static const char *const files[] = { "containers.json", "volatile-containers.json" };
-  const struct dirs *roots = &c->dirs->podman;
+  const struct dir_list *roots = &c->dirs->podman;
 
   st->docs = calloc (roots->n + 1, sizeof *st->docs);
   if (st->docs == NULL)
@@ -253,7 +253,7 @@ storage_load (const struct ctx *c, const char *driver, struct storage *st)
    (podman can make a container of any id in a store of its own, podman
    container restore) is nobody's record. */
 static struct jv *
-storage_find (const struct storage *st, const char *id)
+records_find (const struct container_records *st, const char *id)
 {
   struct jv *found = NULL;
 
@@ -261,7 +261,7 @@ storage_find (const struct storage *st, const char *id)
     return NULL;
   for (size_t i = 0; i < st->n; i++)
     {
-      struct jv *e = storage_entry (st->docs[i], id);
+      struct jv *e = records_entry (st->docs[i], id);
 
       if (e != NULL && found != NULL)
         return NULL;
@@ -273,7 +273,7 @@ storage_find (const struct storage *st, const char *id)
 
 /* The layer of record E into OUT ("" when it names none). */
 static void
-storage_layer (struct jv *e, char *out, size_t size)
+record_layer (struct jv *e, char *out, size_t size)
 {
   struct jv *l;
 
@@ -284,7 +284,7 @@ storage_layer (struct jv *e, char *out, size_t size)
 }
 
 const char *
-engine_name (const struct who *w)
+engine_name (const struct policy_who *w)
 {
   static const char *const names[] = {
     [ENGINE_UNKNOWN] = "no engine kata-guard can tell",
@@ -303,7 +303,7 @@ engine_name (const struct who *w)
    is its spec's, and a spec of no engine the guard can tell is named by
    its own keys. */
 const char *
-engine_words (const struct who *w, enum ask a)
+engine_words (const struct policy_who *w, enum policy_ask a)
 {
 #define PODSPEC(k) "the pod spec's " k
 #define ROW(unknown, ctd, cri, docker, podman, crio)                                               \
@@ -382,7 +382,7 @@ bundle_namespace (const char *bundle, const char *id, char *out, size_t size)
    <root>/containers/<id>/config.v2.json, names that id; NULL when none
    does.  Read as a stream: its size is the container's to choose. */
 static const char *
-docker_record_root (const struct dirs *roots, const char *id)
+docker_record_root (const struct dir_list *roots, const char *id)
 {
   for (size_t i = 0; i < roots->n; i++)
     {
@@ -402,11 +402,12 @@ docker_record_root (const struct dirs *roots, const char *id)
 /* podman's bundle for container ID: <root>/<driver>-containers/<id>/userdata
    under a podman root; the root and the driver in W. */
 static bool
-podman_bundle (const char *bundle, const struct dirs *roots, const char *id, struct who *w)
+podman_bundle (const char *bundle, const struct dir_list *roots, const char *id,
+               struct policy_who *w)
 {
   for (size_t i = 0; bundle != NULL && policy_valid_id (id) && i < roots->n; i++)
     {
-      const char *q = below (bundle, roots->paths[i]);
+      const char *q = path_below (bundle, roots->paths[i]);
       size_t dl, il = strlen (id);
 
       if (q == NULL)
@@ -475,7 +476,8 @@ crio_metadata (struct jv *e, const char *id, struct crio_meta *m)
    metadata names itself as a pod sandbox, in the same storage; its uid,
    name and namespace are the pod's. */
 static bool
-crio_start (const struct storage *st, struct jv *own_rec, const char *id, struct who *w)
+crio_start (const struct container_records *st, struct jv *own_rec, const char *id,
+            struct policy_who *w)
 {
   struct jv *e;
   struct crio_meta own, sb;
@@ -486,7 +488,7 @@ crio_start (const struct storage *st, struct jv *own_rec, const char *id, struct
   snprintf (w->crio_name, sizeof w->crio_name, "%s", own.name);
   w->pod_sandbox = own.sandbox;
   sb = own;
-  if (! own.sandbox && own.pod_id[0] != '\0' && (e = storage_find (st, own.pod_id)) != NULL
+  if (! own.sandbox && own.pod_id[0] != '\0' && (e = records_find (st, own.pod_id)) != NULL
       && (! crio_metadata (e, own.pod_id, &sb) || ! sb.sandbox))
     sb.uid[0] = '\0';
   w->pod_ok = own.pod_id[0] != '\0' && (own.sandbox || sb.sandbox) && sb.uid[0] != '\0';
@@ -503,11 +505,11 @@ crio_start (const struct storage *st, struct jv *own_rec, const char *id, struct
    argument in shim mode, else the bundle's place in containerd's state
    (runc under containerd's runc shim; kata-guard check --bundle). */
 static void
-who_resolve (struct ctx *c)
+who_resolve (struct policy_ctx *c)
 {
   const struct request *req = c->pf->req;
   const char *id = req->container_id;
-  struct who *w = &c->who;
+  struct policy_who *w = &c->who;
 
   memset (w, 0, sizeof *w);
   if (req->mode == KG_MODE_SHIM)
@@ -522,10 +524,10 @@ who_resolve (struct ctx *c)
      start), else podman's (conmon's OCI start only). */
   if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
     {
-      cleanup_storage struct storage st = { 0 };
-      struct jv *own = storage_load (c, w->podman_driver, &st) == 0 ? storage_find (&st, id) : NULL;
+      cleanup_container_records struct container_records st = { 0 };
+      struct jv *own = records_load (c, w->podman_driver, &st) == 0 ? records_find (&st, id) : NULL;
 
-      storage_layer (own, w->layer, sizeof w->layer);
+      record_layer (own, w->layer, sizeof w->layer);
       if (own != NULL && crio_start (&st, own, id, w))
         {
           w->engine = ENGINE_CRIO;
@@ -559,7 +561,7 @@ who_resolve (struct ctx *c)
 /* Docker's per-container files count only for a start in Docker's
    namespace whose own record names the container. */
 bool
-docker_start (const struct ctx *c)
+docker_start (const struct policy_ctx *c)
 {
   return c->who.engine == ENGINE_DOCKER && c->who.docker_root != NULL;
 }
@@ -570,17 +572,17 @@ docker_start (const struct ctx *c)
    sandbox of the same pod uid.  Returns false when the container is no
    CRI pod's. */
 static bool
-cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
+cri_pod_lookup (const struct policy_ctx *c, const char **sandbox_id, const char **pod_uid)
 {
-  const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
-  const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
+  const char *sid = policy_annotation (c, "io.kubernetes.cri.sandbox-id");
+  const char *uid = policy_annotation (c, "io.kubernetes.cri.sandbox-uid");
   cleanup_free char *path = NULL;
   cleanup_free char *dir = NULL;
   struct jv *doc, *ann, *v, *t;
   bool yes = false;
   char *slash;
 
-  const char *type = annotation (c, "io.kubernetes.cri.container-type");
+  const char *type = policy_annotation (c, "io.kubernetes.cri.container-type");
 
   if (c->who.engine != ENGINE_CRI || type == NULL || ! policy_valid_id (sid)
       || ! policy_valid_id (uid) || c->bundle == NULL)
@@ -620,7 +622,7 @@ cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_u
 /* The same, as facts_resolve looked it up (the sandbox's config.json
    read once per spec, however many of its binds ask). */
 bool
-cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
+cri_pod (const struct policy_ctx *c, const char **sandbox_id, const char **pod_uid)
 {
   *sandbox_id = c->pod_sid;
   *pod_uid = c->pod_uid;
@@ -631,7 +633,7 @@ cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
    annotations, held together by the sandbox's bundle) or CRI-O's (its
    storage records).  False for no pod. */
 bool
-pod_of (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
+pod_of (const struct policy_ctx *c, const char **sandbox_id, const char **pod_uid)
 {
   if (c->who.engine == ENGINE_CRIO)
     {
@@ -647,15 +649,15 @@ pod_of (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
 /* containerd's CRI marks the pause container so; the mark counts only
    in a start CRI made (policy.annotations refuses it anywhere else). */
 bool
-is_pod_sandbox (const struct ctx *c)
+is_pod_sandbox (const struct policy_ctx *c)
 {
-  const char *t = annotation (c, "io.kubernetes.cri.container-type");
+  const char *t = policy_annotation (c, "io.kubernetes.cri.container-type");
 
   return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "sandbox") == 0;
 }
 
 bool
-is_crio_sandbox (const struct ctx *c)
+is_crio_sandbox (const struct policy_ctx *c)
 {
   return c->who.engine == ENGINE_CRIO && c->who.pod_sandbox && c->who.pod_ok;
 }
@@ -663,9 +665,9 @@ is_crio_sandbox (const struct ctx *c)
 /* A pod member, of containerd's CRI or of CRI-O: Kata runs it in the VM
    of its pod's sandbox. */
 bool
-is_pod_member (const struct ctx *c)
+is_pod_member (const struct policy_ctx *c)
 {
-  const char *t = annotation (c, "io.kubernetes.cri.container-type");
+  const char *t = policy_annotation (c, "io.kubernetes.cri.container-type");
 
   if (c->who.engine == ENGINE_CRIO)
     return ! c->who.pod_sandbox;
@@ -698,7 +700,7 @@ ns_entry (struct jv *list, int k)
    path once a start), and the process the container joins by it when
    that namespace is not the host's. */
 static void
-ns_resolve (struct ctx *c)
+ns_resolve (struct policy_ctx *c)
 {
   struct jv *linux_, *list = NULL;
 
@@ -730,7 +732,7 @@ ns_resolve (struct ctx *c)
 }
 
 void
-facts_resolve (struct ctx *c, struct findings *privileged)
+facts_resolve (struct policy_ctx *c, struct policy_findings *privileged)
 {
   who_resolve (c);
   c->privileged = spec_privileged (c, privileged);

@@ -118,20 +118,20 @@ dockerd_hook_args (struct jv *args, const char *id)
 }
 
 void
-check_hooks (const struct ctx *c)
+check_hooks (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
-  cleanup_dirs struct dirs allowed = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
+  cleanup_dir_list struct dir_list allowed = { 0 };
   cleanup_error kg_error_t err = NULL;
   struct jv *hooks;
   size_t n_hooks = 0;
 
-  if (dirs_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
+  if (dir_list_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
     {
       rule_fail (c, "fix [policy] hooks", "cannot resolve [policy] hooks: %s", err->msg);
       return;
     }
-  hooks = jget_type (c->spec, "spec", "hooks", json_type_object, &f);
+  hooks = policy_jget_type (c->spec, "spec", "hooks", json_type_object, &f);
   if (hooks != NULL)
     {
       jv_foreach (hooks, kind, list)
@@ -140,13 +140,13 @@ check_hooks (const struct ctx *c)
           continue;
         if (! jv_is_type (list, json_type_array))
           {
-            finding (&f, "hooks.%s is %s, not an array", kind, jv_kind (list));
+            policy_finding (&f, "hooks.%s is %s, not an array", kind, jv_kind (list));
             continue;
           }
         for (size_t i = 0; i < jv_length (list); i++)
           {
             struct jv *h = jv_at (list, i);
-            struct jv *path = jget_type (h, "hook", "path", json_type_string, &f);
+            struct jv *path = policy_jget_type (h, "hook", "path", json_type_string, &f);
             cleanup_free char *prog = NULL;
             struct jv *env;
             const char *p, *slash, *why;
@@ -155,13 +155,13 @@ check_hooks (const struct ctx *c)
             n_hooks++;
             if (path == NULL)
               {
-                finding (&f, "%s hook %zu has no program path", kind, i);
+                policy_finding (&f, "%s hook %zu has no program path", kind, i);
                 continue;
               }
             p = jv_string (path);
             if (hook_program (c->pf->req, p, &prog, &err) < 0)
               {
-                finding (&f, "%s hook %s", kind, err->msg);
+                policy_finding (&f, "%s hook %s", kind, err->msg);
                 kg_error_release (&err);
                 continue;
               }
@@ -170,22 +170,23 @@ check_hooks (const struct ctx *c)
                 ok = true;
             if (! ok)
               {
-                finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
-                         strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
+                policy_finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
+                                strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
                 continue;
               }
             /* The program runs as root in the host's namespaces: an
                  environment (LD_PRELOAD, LD_LIBRARY_PATH...) is code of
                  the spec author's choosing in it. */
-            env = jget (h, "hook", "env", &f);
+            env = policy_jget (h, "hook", "env", &f);
             if (env != NULL && (! jv_is_type (env, json_type_array) || jv_length (env) > 0))
-              finding (&f, "%s hook %s sets an environment (it runs as root on the host)", kind, p);
+              policy_finding (&f, "%s hook %s sets an environment (it runs as root on the host)",
+                              kind, p);
             slash = strrchr (prog, '/');
             if (strcmp (slash != NULL ? slash + 1 : prog, "dockerd") == 0
-                && (why = dockerd_hook_args (jget (h, "hook", "args", &f),
+                && (why = dockerd_hook_args (policy_jget (h, "hook", "args", &f),
                                              c->pf->req->container_id))
                        != NULL)
-              finding (&f, "%s hook %s: %s", kind, p, why);
+              policy_finding (&f, "%s hook %s: %s", kind, p, why);
           }
       }
     }
@@ -272,7 +273,7 @@ static const struct
    3.x it is, so it refuses what either applies), or, with no
    configuration, both. */
 static unsigned
-ungated_runtimes (const struct ctx *c)
+ungated_runtimes (const struct policy_ctx *c)
 {
   const struct kata_config *k = c->pf->from_kata.config;
 
@@ -294,7 +295,7 @@ ungated_index (const char *key, unsigned mask)
 
 /* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
 static size_t
-judge_kata_annotations (const struct ctx *c, struct jv *ann, struct findings *f)
+judge_kata_annotations (const struct policy_ctx *c, struct jv *ann, struct policy_findings *f)
 {
   size_t n_kata = 0;
   unsigned mask = ungated_runtimes (c);
@@ -311,18 +312,18 @@ judge_kata_annotations (const struct ctx *c, struct jv *ann, struct findings *f)
     ungated = ungated_index (key, mask);
     if (ungated >= 0 && ungated_annotations[ungated].weakens)
       {
-        finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
-                 ungated_annotations[ungated].why);
+        policy_finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                        ungated_annotations[ungated].why);
         continue;
       }
     for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
       if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
         ok = true;
     if (! ok && ungated >= 0)
-      finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
-               ungated_annotations[ungated].why);
+      policy_finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                      ungated_annotations[ungated].why);
     else if (! ok)
-      finding (f, "%.128s", key);
+      policy_finding (f, "%.128s", key);
     /* Kata appends it to the guest's command line unchecked
          (Kata's shipped configurations enable it). */
     else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
@@ -330,19 +331,19 @@ judge_kata_annotations (const struct ctx *c, struct jv *ann, struct findings *f)
         char why[256];
 
         if (! jv_is_type (val, json_type_string))
-          finding (f, "%s is %s, not a string", key, jv_kind (val));
+          policy_finding (f, "%s is %s, not a string", key, jv_kind (val));
         else if (kata_kernel_params_judge (jv_string (val), why, sizeof why) != KATA_PARAMS_OK)
-          finding (f, "%s: %s", key, why);
+          policy_finding (f, "%s: %s", key, why);
       }
   }
   return n_kata;
 }
 
 void
-check_annotations (const struct ctx *c)
+check_annotations (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
-  struct jv *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+  cleanup_policy_findings struct policy_findings f = { 0 };
+  struct jv *ann = policy_jget_type (c->spec, "spec", "annotations", json_type_object, &f);
   size_t n_kata = 0;
 
   if (ann != NULL)

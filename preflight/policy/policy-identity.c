@@ -26,7 +26,7 @@
 /* ---- policy.privileged ---------------------------------------------- */
 
 void
-check_privileged (const struct ctx *c)
+check_privileged (const struct policy_ctx *c)
 {
   struct jv *linux_ = NULL, *seccomp = NULL;
   const char *no_seccomp;
@@ -57,16 +57,16 @@ check_privileged (const struct ctx *c)
 /* ---- policy.namespaces ---------------------------------------------- */
 
 void
-check_namespaces (const struct ctx *c)
+check_namespaces (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   cleanup_kg_buf struct kg_buf ok = { 0 };
   struct jv *linux_, *list;
   size_t n_host = 0, n_unreadable = 0, n_join = 0;
   char remedy[256];
 
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
-  list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
+  linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  list = policy_jget_type (linux_, "linux", "namespaces", json_type_array, &f);
   for (int k = 0; k < NS_COUNT; k++)
     {
       struct jv *entry = NULL, *path;
@@ -76,15 +76,15 @@ check_namespaces (const struct ctx *c)
         {
           struct jv *e = jv_at (list, i);
           struct jv *t;
-          cleanup_findings struct findings tf = { 0 };
+          cleanup_policy_findings struct policy_findings tf = { 0 };
 
           if (! jv_is_type (e, json_type_object))
             {
               if (k == 0)
-                finding (&f, "linux.namespaces[%zu] is %s, not an object", i, jv_kind (e));
+                policy_finding (&f, "linux.namespaces[%zu] is %s, not an object", i, jv_kind (e));
               continue;
             }
-          t = jget_type (e, "namespace", "type", json_type_string, k == 0 ? &f : &tf);
+          t = policy_jget_type (e, "namespace", "type", json_type_string, k == 0 ? &f : &tf);
           if (t != NULL && strcmp (jv_string (t), ns_types[k]) == 0)
             {
               entry = e;
@@ -93,7 +93,7 @@ check_namespaces (const struct ctx *c)
         }
       if (seen > 1)
         {
-          finding (&f, "%s namespace listed %zu times", ns_types[k], seen);
+          policy_finding (&f, "%s namespace listed %zu times", ns_types[k], seen);
           continue;
         }
       if (entry == NULL)
@@ -102,10 +102,11 @@ check_namespaces (const struct ctx *c)
           if (c->cfg->policy.host_namespaces)
             sb_printf (&ok, "%shost %s namespace allowed", ok.len ? ", " : "", ns_types[k]);
           else
-            finding (&f, "no %s namespace: the container would share the host's", ns_types[k]);
+            policy_finding (&f, "no %s namespace: the container would share the host's",
+                            ns_types[k]);
           continue;
         }
-      path = jget (entry, "namespace", "path", &f);
+      path = policy_jget (entry, "namespace", "path", &f);
       if (path == NULL)
         {
           sb_printf (&ok, "%snew %s namespace", ok.len ? ", " : "", ns_types[k]);
@@ -113,7 +114,7 @@ check_namespaces (const struct ctx *c)
         }
       if (! jv_is_type (path, json_type_string))
         {
-          finding (&f, "%s namespace path is %s, not a string", ns_types[k], jv_kind (path));
+          policy_finding (&f, "%s namespace path is %s, not a string", ns_types[k], jv_kind (path));
           continue;
         }
       {
@@ -123,16 +124,17 @@ check_namespaces (const struct ctx *c)
 
         if (! known->asked || known->err != 0)
           {
-            finding (&f, "%s namespace %s cannot be checked: %s%s", ns_types[k], p,
-                     strerror (known->asked ? known->err : EINVAL),
-                     known->pid ? " (the process it names is gone, or not a container's)" : "");
+            policy_finding (&f, "%s namespace %s cannot be checked: %s%s", ns_types[k], p,
+                            strerror (known->asked ? known->err : EINVAL),
+                            known->pid ? " (the process it names is gone, or not a container's)"
+                                       : "");
             n_unreadable++;
             continue;
           }
         if (! self->ok)
           {
-            finding (&f, "%s namespace %s cannot be compared: /proc/self/ns/%s: %s", ns_types[k], p,
-                     ns_proc[k], strerror (self->error));
+            policy_finding (&f, "%s namespace %s cannot be compared: /proc/self/ns/%s: %s",
+                            ns_types[k], p, ns_proc[k], strerror (self->error));
             continue;
           }
         if (known->host)
@@ -141,7 +143,8 @@ check_namespaces (const struct ctx *c)
             if (c->cfg->policy.host_namespaces)
               sb_printf (&ok, "%shost %s namespace %s allowed", ok.len ? ", " : "", ns_types[k], p);
             else
-              finding (&f, "%s namespace %s is the engine's own (the host's)", ns_types[k], p);
+              policy_finding (&f, "%s namespace %s is the engine's own (the host's)", ns_types[k],
+                              p);
             continue;
           }
         sb_printf (&ok, "%s%s namespace %s", ok.len ? ", " : "", ns_types[k], p);
@@ -161,11 +164,12 @@ check_namespaces (const struct ctx *c)
       for (size_t j = 0; j < ARRAY_SIZE (joined); j++)
         if (strcmp (jv_string (t), joined[j]) == 0)
           {
-            finding (&f,
-                     "the %s namespace is joined by path (%.128s): the OCI runtime joins it "
-                     "on the host",
-                     joined[j],
-                     jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
+            policy_finding (&f,
+                            "the %s namespace is joined by path (%.128s): the OCI runtime joins it "
+                            "on the host",
+                            joined[j],
+                            jv_is_type (path, json_type_string) ? jv_string (path)
+                                                                : jv_kind (path));
             n_join++;
           }
     }
@@ -240,24 +244,24 @@ static const struct
 /* Annotation KEY, when present, must be WANT (CRI-O's record of WHAT;
    NULL or "": none to compare with, so the key refuses). */
 static void
-crio_key_is (const struct ctx *c, const char *key, const char *want, const char *what,
-             struct findings *f)
+crio_key_is (const struct policy_ctx *c, const char *key, const char *want, const char *what,
+             struct policy_findings *f)
 {
-  const char *v = annotation (c, key);
+  const char *v = policy_annotation (c, key);
 
   if (v == NULL)
     {
       struct jv *ann, *x;
 
       if (jv_get_ex (c->spec, "annotations", &ann) && jv_get_ex (ann, key, &x))
-        finding (f, "%s is not a string", key);
+        policy_finding (f, "%s is not a string", key);
       return;
     }
   if (want == NULL || want[0] == '\0' || strcmp (v, want) != 0)
-    finding (f,
-             "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
-             "over CRI-O's: Kata would act on that pod)",
-             key, v, what, want && want[0] ? want : "unknown");
+    policy_finding (f,
+                    "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
+                    "over CRI-O's: Kata would act on that pod)",
+                    key, v, what, want && want[0] ? want : "unknown");
 }
 
 /* A CRI-O start's own claim: the container type and the sandbox that
@@ -265,28 +269,30 @@ crio_key_is (const struct ctx *c, const char *key, const char *want, const char 
    what CRI-O's storage record says, and a member's pod a sandbox of that
    storage. */
 static void
-judge_crio_claim (const struct ctx *c, struct findings *f)
+judge_crio_claim (const struct policy_ctx *c, struct policy_findings *f)
 {
-  const struct who *w = &c->who;
-  const char *type = annotation (c, "io.kubernetes.cri-o.ContainerType");
-  const char *sid = annotation (c, "io.kubernetes.cri-o.SandboxID");
+  const struct policy_who *w = &c->who;
+  const char *type = policy_annotation (c, "io.kubernetes.cri-o.ContainerType");
+  const char *sid = policy_annotation (c, "io.kubernetes.cri-o.SandboxID");
   const char *want = w->pod_sandbox ? "sandbox" : "container";
 
   if (type != NULL && strcmp (type, want) != 0)
-    finding (f,
-             "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
-             "container makes it a pod %s",
-             type, want);
+    policy_finding (f,
+                    "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
+                    "container makes it a pod %s",
+                    type, want);
   if (sid != NULL && strcmp (sid, w->pod_id) != 0)
-    finding (f,
-             "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
-             "pod %.80s (Kata would run this container in the VM of the container it names)",
-             sid, w->pod_id);
+    policy_finding (
+        f,
+        "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
+        "pod %.80s (Kata would run this container in the VM of the container it names)",
+        sid, w->pod_id);
   if (! w->pod_ok)
-    finding (f,
-             "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
-             "storage with a pod uid",
-             w->pod_id[0] ? w->pod_id : "(none)");
+    policy_finding (
+        f,
+        "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
+        "storage with a pod uid",
+        w->pod_id[0] ? w->pod_id : "(none)");
   /* CRI-O copies a pod's own annotations over its keys: the ones Kata
      reads must be what CRI-O's records say (KubeName and Namespace pick
      the pod whose devices Kata asks the kubelet for). */
@@ -301,39 +307,41 @@ judge_crio_claim (const struct ctx *c, struct findings *f)
    sandbox is a pod sandbox of this namespace with the same pod uid (else
    Kata's shim would run it in the VM of whatever container it names). */
 static void
-judge_cri_claim (const struct ctx *c, struct jv *ann, struct findings *f)
+judge_cri_claim (const struct policy_ctx *c, struct jv *ann, struct policy_findings *f)
 {
-  const char *type = annotation (c, "io.kubernetes.cri.container-type");
-  const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
-  const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
+  const char *type = policy_annotation (c, "io.kubernetes.cri.container-type");
+  const char *sid = policy_annotation (c, "io.kubernetes.cri.sandbox-id");
+  const char *uid = policy_annotation (c, "io.kubernetes.cri.sandbox-uid");
   const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
   const char *psid, *puid;
 
   jv_foreach (ann, key, val) if (strncmp (key, "io.kubernetes.cri.", 18) == 0
                                  && ! jv_is_type (val, json_type_string))
-      finding (f, "%s is %s, not a string", key, jv_kind (val));
+      policy_finding (f, "%s is %s, not a string", key, jv_kind (val));
   if (type == NULL)
     return;
   if (strcmp (type, "sandbox") == 0)
     {
       if (sid == NULL || strcmp (sid, id) != 0)
-        finding (f, "a pod sandbox whose io.kubernetes.cri.sandbox-id (%.80s) is not its own id",
-                 sid ? sid : "absent");
+        policy_finding (
+            f, "a pod sandbox whose io.kubernetes.cri.sandbox-id (%.80s) is not its own id",
+            sid ? sid : "absent");
     }
   else if (strcmp (type, "container") != 0)
-    finding (f, "io.kubernetes.cri.container-type \"%.40s\" is neither sandbox nor container",
-             type);
+    policy_finding (f,
+                    "io.kubernetes.cri.container-type \"%.40s\" is neither sandbox nor container",
+                    type);
   else if (! cri_pod (c, &psid, &puid))
-    finding (f,
-             "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
-             "pod uid %.80s (Kata would run this container in the VM of the container it "
-             "names)",
-             sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
+    policy_finding (f,
+                    "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
+                    "pod uid %.80s (Kata would run this container in the VM of the container it "
+                    "names)",
+                    sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
 }
 
 /* The spec's mount whose destination is DEST: its source, or NULL. */
 static const char *
-mount_source_at (const struct ctx *c, const char *dest)
+mount_source_at (const struct policy_ctx *c, const char *dest)
 {
   struct jv *mounts, *m, *d, *src;
 
@@ -352,11 +360,11 @@ mount_source_at (const struct ctx *c, const char *dest)
    (when nothing is shared: container.go): that must be the kubelet's
    termination-log file of this pod. */
 static void
-judge_termination_path (const struct ctx *c, struct findings *f)
+judge_termination_path (const struct policy_ctx *c, struct policy_findings *f)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *res = NULL;
-  const char *path = annotation (c, "io.kubernetes.container.terminationMessagePath");
+  const char *path = policy_annotation (c, "io.kubernetes.container.terminationMessagePath");
   const char *src = path ? mount_source_at (c, path) : NULL;
   const char *q;
 
@@ -365,17 +373,18 @@ judge_termination_path (const struct ctx *c, struct findings *f)
   if (policy_path_resolve (c->bundle, src, true, &res, &err) < 0
       || kubelet_file (c, res, &c->dirs->kubelet) != OWN_ANY
       || (q = under_root (res, &c->dirs->kubelet)) == NULL || strstr (q, "/containers/") == NULL)
-    finding (f,
-             "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
-             "the kubelet's termination log of this pod (Kata writes the guest's log back to "
-             "it)",
-             path, src);
+    policy_finding (
+        f,
+        "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
+        "the kubelet's termination log of this pod (Kata writes the guest's log back to "
+        "it)",
+        path, src);
 }
 
 /* Claims of a pod, or of the node's devices, by annotations their engine
    did not write: the first key of claim_keys that matches decides. */
 static void
-judge_claims (const struct ctx *c, struct jv *ann, struct findings *f)
+judge_claims (const struct policy_ctx *c, struct jv *ann, struct policy_findings *f)
 {
   jv_foreach (ann, key, val)
   {
@@ -386,9 +395,10 @@ judge_claims (const struct ctx *c, struct jv *ann, struct findings *f)
           == 0)
         {
           if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
-            finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
-                     claim_keys[i].owner_name, engine_name (&c->who),
-                     c->who.ns[0] ? " (namespace \"" : "", c->who.ns, c->who.ns[0] ? "\")" : "");
+            policy_finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
+                            claim_keys[i].owner_name, engine_name (&c->who),
+                            c->who.ns[0] ? " (namespace \"" : "", c->who.ns,
+                            c->who.ns[0] ? "\")" : "");
           break;
         }
   }
@@ -406,7 +416,7 @@ judge_claims (const struct ctx *c, struct jv *ann, struct findings *f)
    that sandbox (newSandbox's Restore), another namespace's container.
    A pod member joins its sandbox's, which is why it has its own id. */
 static void
-judge_kata_state (const struct ctx *c, struct findings *f)
+judge_kata_state (const struct policy_ctx *c, struct policy_findings *f)
 {
   static const char *const stores[] = { KATA_GO_SANDBOX_STATE, KATA_RS_SANDBOX_STATE };
   const char *id = c->pf->req->container_id;
@@ -421,20 +431,20 @@ judge_kata_state (const struct ctx *c, struct findings *f)
       if (snprintf (path, sizeof path, "%s/%s", stores[i], id) >= (int) sizeof path)
         continue;
       if (lstat (path, &st) == 0)
-        finding (f,
-                 "a Kata sandbox of id %.80s exists already (%s): another namespace's "
-                 "container of that id, or one Kata did not clean up; this start would be "
-                 "handed its VM",
-                 id, path);
+        policy_finding (f,
+                        "a Kata sandbox of id %.80s exists already (%s): another namespace's "
+                        "container of that id, or one Kata did not clean up; this start would be "
+                        "handed its VM",
+                        id, path);
       else if (errno != ENOENT && errno != ENOTDIR)
-        finding (f, "cannot tell whether a Kata sandbox of id %.80s exists (%s: %s)", id, path,
-                 strerror (errno));
+        policy_finding (f, "cannot tell whether a Kata sandbox of id %.80s exists (%s: %s)", id,
+                        path, strerror (errno));
     }
 }
 
 /* The start's identity as a line: engine, namespace, pod. */
 static void
-who_line (const struct ctx *c, struct kg_buf *out)
+who_line (const struct policy_ctx *c, struct kg_buf *out)
 {
   const char *sid, *uid;
 
@@ -459,11 +469,11 @@ who_line (const struct ctx *c, struct kg_buf *out)
 /* policy.identity: whose start this is, and nothing the spec claims
    beyond it (kata-guard(8), Whose start it is). */
 void
-check_identity (const struct ctx *c)
+check_identity (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   cleanup_kg_buf struct kg_buf who = { 0 };
-  struct jv *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+  struct jv *ann = policy_jget_type (c->spec, "spec", "annotations", json_type_object, &f);
 
   if (ann != NULL)
     judge_claims (c, ann, &f);

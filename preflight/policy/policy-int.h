@@ -25,7 +25,7 @@
 #include "request.h"
 
 /* One finding of a rule: counted (the verdict) and listed (the reason). */
-struct findings
+struct policy_findings
 {
   struct kg_buf text;
   size_t n;
@@ -36,9 +36,10 @@ struct findings
   char *engine_root;
 };
 
-#define cleanup_findings __attribute__ ((cleanup (findings_release)))
-void findings_release (struct findings *f);
-__attribute__ ((format (printf, 2, 3))) void finding (struct findings *f, const char *fmt, ...);
+#define cleanup_policy_findings __attribute__ ((cleanup (policy_findings_release)))
+void policy_findings_release (struct policy_findings *f);
+__attribute__ ((format (printf, 2, 3))) void policy_finding (struct policy_findings *f,
+                                                             const char *fmt, ...);
 
 enum ns_kind
 {
@@ -51,7 +52,7 @@ enum ns_kind
 
 /* What a container asked its engine for, named in the engine's words by
    engine_words for a remedy. */
-enum ask
+enum policy_ask
 {
   ASK_MEMORY,
   ASK_CPUS,
@@ -66,7 +67,7 @@ enum ask
   ASK_N,
 };
 
-struct who
+struct policy_who
 {
   enum engine engine;
   char ns[80]; /* the containerd namespace, or "" */
@@ -90,7 +91,7 @@ struct who
   char crio_name[256], kube_name[256], kube_ns[256];
 };
 
-struct ctx
+struct policy_ctx
 {
   struct preflight *pf;
   const struct guard_config *cfg;
@@ -122,8 +123,8 @@ struct ctx
   /* Whether this is a CRI pod's container (its sandbox id and pod uid). */
   bool pod;
   const char *pod_sid, *pod_uid;
-  struct who who;   /* who_resolve */
-  const char *rule; /* the rule running (policy_rules_run's rules[]): its report lines' id */
+  struct policy_who who; /* who_resolve */
+  const char *rule;      /* the rule running (policy_rules_run's rules[]): its report lines' id */
 };
 
 /* A rule's report lines, under the id its row in rules[] (policy-rules.c)
@@ -134,7 +135,7 @@ struct ctx
 
 /* Resolved once per run: the configured directories, with symlinks
    followed as far as they exist. */
-struct dirs
+struct dir_list
 {
   char **paths;
   size_t n;
@@ -144,18 +145,18 @@ struct dirs
    once per start (policy_rules_run). */
 struct mount_dirs
 {
-  struct dirs roots, podman, ctd, kubelet, extra, writable;
+  struct dir_list roots, podman, ctd, kubelet, extra, writable;
   /* The guard's own: its state directories whole, and its files (the
      posture record, the decision log, the configuration) with what is
      written beside them under their names (mount_dirs_resolve). */
-  struct dirs guard_dirs, guard_files;
+  struct dir_list guard_dirs, guard_files;
   bool ok;       /* every list resolved */
   bool roots_ok; /* engine_roots resolved (the first list), whatever came after */
 };
 
 /* The rules, in the order they report (policy-rules.c runs them):
    privileged first, so that a --privileged refusal leads with that.  A
-   row is NAME (the rule is check_NAME, of a const struct ctx, in the unit
+   row is NAME (the rule is check_NAME, of a const struct policy_ctx, in the unit
    of its topic), its id and its reach.  Adding a rule takes two places:
    its function and its row here.  Each reports only under its own id
    (c->rule), and each is skipped when policy.spec fails. */
@@ -175,7 +176,8 @@ struct mount_dirs
   X (confinement, "policy.confinement", REACH_VM)                                                  \
   X (egress_netns, "egress.netns", REACH_HOST)
 
-#define POLICY_RULE_DECLARE(name, rule_id, rule_reach) void check_##name (const struct ctx *c);
+#define POLICY_RULE_DECLARE(name, rule_id, rule_reach)                                             \
+  void check_##name (const struct policy_ctx *c);
 POLICY_RULES (POLICY_RULE_DECLARE)
 #undef POLICY_RULE_DECLARE
 
@@ -184,13 +186,14 @@ POLICY_RULES (POLICY_RULE_DECLARE)
 extern const char *const ns_proc[];
 extern const char *const ns_types[];
 
-struct jv *jget (struct jv *obj, const char *where, const char *key, struct findings *f);
-struct jv *jget_type (struct jv *obj, const char *where, const char *key, json_type type,
-                      struct findings *f);
-bool listed (struct jv *list, const char *path);
-const char *annotation (const struct ctx *c, const char *name);
+struct jv *policy_jget (struct jv *obj, const char *where, const char *key,
+                        struct policy_findings *f);
+struct jv *policy_jget_type (struct jv *obj, const char *where, const char *key, json_type type,
+                             struct policy_findings *f);
+bool policy_list_has (struct jv *list, const char *path);
+const char *policy_annotation (const struct policy_ctx *c, const char *name);
 bool path_under (const char *p, const char *dir);
-const char *below (const char *p, const char *root);
+const char *path_below (const char *p, const char *root);
 struct jv *json_parse_strict (const char *name, const char *buf, size_t len, bool spec_keys,
                               kg_error_t *err);
 struct jv *engine_json (const char *path);
@@ -204,20 +207,20 @@ struct jv *engine_json_of (const char *path, bool array);
    joins, and the CRI pod.  Every rule then gets a context it cannot
    change, so that their order decides nothing.  PRIVILEGED (the
    caller's, as long as C lives) holds the reasons. */
-void facts_resolve (struct ctx *c, struct findings *privileged);
-const char *engine_name (const struct who *w);
-const char *engine_words (const struct who *w, enum ask a);
-bool docker_start (const struct ctx *c);
-bool cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
-bool pod_of (const struct ctx *c, const char **sandbox_id, const char **pod_uid);
-bool is_crio_sandbox (const struct ctx *c);
-bool is_pod_member (const struct ctx *c);
-bool is_pod_sandbox (const struct ctx *c);
+void facts_resolve (struct policy_ctx *c, struct policy_findings *privileged);
+const char *engine_name (const struct policy_who *w);
+const char *engine_words (const struct policy_who *w, enum policy_ask a);
+bool docker_start (const struct policy_ctx *c);
+bool cri_pod (const struct policy_ctx *c, const char **sandbox_id, const char **pod_uid);
+bool pod_of (const struct policy_ctx *c, const char **sandbox_id, const char **pod_uid);
+bool is_crio_sandbox (const struct policy_ctx *c);
+bool is_pod_member (const struct policy_ctx *c);
+bool is_pod_sandbox (const struct policy_ctx *c);
 bool device_rule_allows_all (struct jv *rule);
 
 /* ---- policy-rules.c: the rules' table -------------------------------- */
 
 /* Every rule of POLICY_RULES on C's spec. */
-void policy_rules_run (struct ctx *c);
+void policy_rules_run (struct policy_ctx *c);
 
 #endif

@@ -12,8 +12,9 @@
    process (policy.labels, policy.confinement) and runc exec's
    process.json alike. */
 const char *process_label (const struct guard_config *cfg, struct jv *process, const char *effect,
-                           struct findings *f);
-void process_apparmor (const struct guard_config *cfg, struct jv *process, struct findings *f);
+                           struct policy_findings *f);
+void process_apparmor (const struct guard_config *cfg, struct jv *process,
+                       struct policy_findings *f);
 bool selinux_context_judge (const char *label, const char *role, const char *const *types,
                             size_t n_types, const char *list, char *why, size_t size);
 

@@ -10,23 +10,24 @@
 
 #include "policy-int.h"
 
-#define cleanup_dirs __attribute__ ((cleanup (dirs_release)))
-void dirs_release (struct dirs *d);
-int dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err);
+#define cleanup_dir_list __attribute__ ((cleanup (dir_list_release)))
+void dir_list_release (struct dir_list *d);
+int dir_list_resolve (char *const *list, size_t n, struct dir_list *d, kg_error_t *err);
 #define cleanup_mount_dirs __attribute__ ((cleanup (mount_dirs_release)))
 void mount_dirs_release (struct mount_dirs *d);
 int mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err);
 
 /* P's part below the first of ROOTS it is under, or NULL. */
-const char *under_root (const char *p, const struct dirs *roots);
+const char *under_root (const char *p, const struct dir_list *roots);
 
-enum own
+enum own_file
 {
   OWN_NOT,      /* not this container's or pod's */
   OWN_ANY,      /* the engine's file of this container: bound as the engine binds it */
   OWN_READONLY, /* the same, which the engine binds read-only */
 };
-enum own kubelet_file (const struct ctx *c, const char *p, const struct dirs *roots);
+enum own_file kubelet_file (const struct policy_ctx *c, const char *p,
+                            const struct dir_list *roots);
 
 /* The words of a mount's options OPTS that the rules read, in one pass:
    whole strings only ("ro=x" or "nosuid,ro" are not "ro" to every
@@ -42,6 +43,6 @@ enum mount_option_word
   OPT_SHARED = 1 << 5, /* "shared" or "rshared" */
   OPT_IDMAP = 1 << 6,  /* "idmap" or "ridmap" */
 };
-unsigned mount_option_words (struct jv *opts, const char *s, struct findings *f);
+unsigned mount_option_words (struct jv *opts, const char *s, struct policy_findings *f);
 
 #endif

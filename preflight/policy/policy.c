@@ -35,14 +35,14 @@
 /* ---- small helpers -------------------------------------------------- */
 
 void
-findings_release (struct findings *f)
+policy_findings_release (struct policy_findings *f)
 {
   kg_buf_release (&f->text);
   free (f->engine_root);
 }
 
 __attribute__ ((format (printf, 2, 3))) void
-finding (struct findings *f, const char *fmt, ...)
+policy_finding (struct policy_findings *f, const char *fmt, ...)
 {
   cleanup_free char *item = NULL;
   va_list ap;
@@ -64,7 +64,7 @@ finding (struct findings *f, const char *fmt, ...)
    from a known one only in case would be read by one and not by the other,
    so it is a finding, not something to skip.  WHERE names OBJ. */
 struct jv *
-jget (struct jv *obj, const char *where, const char *key, struct findings *f)
+policy_jget (struct jv *obj, const char *where, const char *key, struct policy_findings *f)
 {
   struct jv *found = NULL;
 
@@ -79,8 +79,8 @@ jget (struct jv *obj, const char *where, const char *key, struct findings *f)
     if (strcmp (k, key) == 0)
       found = v;
     else if (strcasecmp (k, key) == 0)
-      finding (f, "%s key \"%s\" differs from \"%s\" only in case (runtimes disagree on it)", where,
-               k, key);
+      policy_finding (f, "%s key \"%s\" differs from \"%s\" only in case (runtimes disagree on it)",
+                      where, k, key);
   }
   /* null is what Go writes for an empty slice or map. */
   if (found != NULL && jv_is_type (found, json_type_null))
@@ -88,11 +88,12 @@ jget (struct jv *obj, const char *where, const char *key, struct findings *f)
   return found;
 }
 
-/* jget, and the value must be of TYPE (else a finding and NULL). */
+/* policy_jget, and the value must be of TYPE (else a finding and NULL). */
 struct jv *
-jget_type (struct jv *obj, const char *where, const char *key, json_type type, struct findings *f)
+policy_jget_type (struct jv *obj, const char *where, const char *key, json_type type,
+                  struct policy_findings *f)
 {
-  struct jv *v = jget (obj, where, key, f);
+  struct jv *v = policy_jget (obj, where, key, f);
   static const char *const names[] = {
     [json_type_object] = "an object", [json_type_array] = "an array",
     [json_type_string] = "a string",  [json_type_boolean] = "a boolean",
@@ -101,8 +102,8 @@ jget_type (struct jv *obj, const char *where, const char *key, json_type type, s
 
   if (v == NULL || jv_is_type (v, type))
     return v;
-  finding (f, "%s.%s is %s, not %s", where, key, jv_kind (v),
-           (size_t) type < ARRAY_SIZE (names) && names[type] ? names[type] : "valid");
+  policy_finding (f, "%s.%s is %s, not %s", where, key, jv_kind (v),
+                  (size_t) type < ARRAY_SIZE (names) && names[type] ? names[type] : "valid");
   return NULL;
 }
 
@@ -118,7 +119,7 @@ path_under (const char *p, const char *dir)
 
 /* Whether the JSON array LIST holds the string PATH. */
 bool
-listed (struct jv *list, const char *path)
+policy_list_has (struct jv *list, const char *path)
 {
   size_t n;
 
@@ -382,7 +383,7 @@ struct mount_dirs;
 
 /* The spec's annotation NAME when it is a string, else NULL. */
 const char *
-annotation (const struct ctx *c, const char *name)
+policy_annotation (const struct policy_ctx *c, const char *name)
 {
   struct jv *ann, *v;
 
@@ -766,7 +767,7 @@ policy_valid_id (const char *id)
 
 /* P below directory ROOT: what follows ROOT and its '/' in P, or NULL. */
 const char *
-below (const char *p, const char *root)
+path_below (const char *p, const char *root)
 {
   const char *r = strcmp (root, "/") ? root : "";
   size_t rl = strlen (r);

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/capability.h>
 
+struct guard_config;
+
 uint64_t allowed_caps (const struct guard_config *cfg);
 bool cap_parse (const char *name, cap_value_t *v);
 void cap_upper (cap_value_t v, char *out, size_t size);

@@ -7,11 +7,7 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/capability.h>

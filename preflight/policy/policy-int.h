@@ -12,12 +12,8 @@
 #include <json-c/json.h>
 
 #include "jtree.h"
-#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
-#include <sys/capability.h>
-#include <sys/stat.h>
 
 #include "buf.h"
 #include "checks.h"

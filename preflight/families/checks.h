@@ -44,7 +44,7 @@ struct preflight
   } from_kata;
   struct
   {
-    /* Which engine started the container (policy-identity.c's who_resolve), for
+    /* Which engine started the container (policy-facts.c's who_resolve), for
        the families after it (storage); ENGINE_UNKNOWN without a bundle. */
     enum engine engine;
     /* config.json as the rules read it, kept until preflight_release
@@ -91,7 +91,7 @@ void preflight_release (struct preflight *pf);
 /* Every family, in the order they run: NAME is check_NAME (struct
    preflight *), in NAME.c, and reports NAME.* ids (kvm, kata, assets,
    egress, drift: against `kata-guard validate`; policy: per container,
-   policy-rules.c, needs req->bundle; storage: the engine's snapshotter
+   policy-default.c, needs req->bundle; storage: the engine's snapshotter
    and the thin pool; docker, cri: `kata-guard check` only).  RELEASE is
    own when the family hands something on in struct preflight: then its
    unit has release_NAME (struct preflight *) too (kata.c, assets.c,

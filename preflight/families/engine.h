@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The engine a container came from (policy-identity.c's who_resolve),
+ * The engine a container came from (policy-facts.c's who_resolve),
  * read by the rules and by storage.
  */
 #ifndef KG_ENGINE_H

@@ -59,12 +59,10 @@ struct engine_ns
   int online_err[2];
   unsigned char online[2][KG_CPUSET_MAX / 8];
 };
-void engine_ns_gather (struct engine_ns *e); /* policy.c */
+void engine_ns_gather (struct engine_ns *e); /* policy-limits.c */
 /* The CPUs (or memory nodes) list S names into BITS (KG_CPUSET_MAX bits),
    by the grammar every reader takes alike; false when S is not one. */
 bool cpuset_parse (const char *s, unsigned char *bits); /* policy-limits.c */
-/* The host's online CPUs (WHICH 0) or memory nodes (1) into E. */
-void host_online_gather (struct engine_ns *e, int which); /* policy-limits.c */
 /* The /proc/PID/ns name of namespace K (0 .. KG_NS_COUNT-1: net, pid,
    ipc, uts), or NULL. */
 const char *engine_ns_proc_name (int k); /* policy.c */

@@ -3,7 +3,7 @@
  * egress.netns: a network namespace the spec names (a companion's, a
  * pod's), judged by what the confined checker's parent gathers inside it
  * (netns.c) and by the proxy probe sent from inside.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -23,12 +23,13 @@
 #include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
 /* ---- egress.netns ------------------------------------------------------ */
 
 /* Docker's network hook among the prestart hooks (check_hooks judged its
    form): Docker attaches the container's network through it. */
 static bool
-has_docker_setkey (const struct ctx *c)
+has_docker_setkey (const struct policy_ctx *c)
 {
   struct jv *hooks = NULL, *list = NULL;
 
@@ -52,10 +53,10 @@ has_docker_setkey (const struct ctx *c)
    namespace, Docker's network hook, or a bind of Docker's per-container
    files (<engine root>/containers/...). */
 static bool
-docker_shaped (const struct ctx *c)
+docker_shaped (const struct policy_ctx *c)
 {
   struct jv *mounts;
-  const struct dirs *roots = &c->dirs->roots;
+  const struct dir_list *roots = &c->dirs->roots;
 
   if (c->who.engine == ENGINE_DOCKER || has_docker_setkey (c))
     return true;
@@ -79,9 +80,9 @@ docker_shaped (const struct ctx *c)
    root), read whole as a stream whatever its size: 1 with the mode in
    OUT (Docker's "default" when the file has none), -1 with *ERR. */
 static int
-docker_network_mode (const struct ctx *c, char *out, size_t size, kg_error_t *err)
+docker_network_mode (const struct policy_ctx *c, char *out, size_t size, kg_error_t *err)
 {
-  const struct dirs *roots = &c->dirs->roots;
+  const struct dir_list *roots = &c->dirs->roots;
   const char *id = c->pf->req->container_id;
 
   if (! c->dirs->roots_ok)
@@ -115,7 +116,7 @@ docker_network_mode (const struct ctx *c, char *out, size_t size, kg_error_t *er
    tcfilter redirect bypasses the namespace's own L3 rules, so addresses
    and routes are what counts, not iptables). */
 void
-check_egress_netns (const struct ctx *c)
+check_egress_netns (const struct policy_ctx *c)
 {
   const struct guard_config *cfg = c->cfg;
   cleanup_kg_buf struct kg_buf why = { 0 };

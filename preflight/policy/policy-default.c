@@ -12,6 +12,10 @@
  * host on which that container would be refused refuses every start: it
  * fails, with the failing rules' reasons and remedies (kata-guard(8),
  * CHECKS).
+ *
+ * And the family, check_policy: with a bundle, its config.json
+ * (policy.spec) through every rule (policy-rules.c); without one, the
+ * default container.
  */
 #include "config.h"
 
@@ -121,15 +125,17 @@ capacity_of_one (const struct guard_config *cfg, const struct vm_claim *vm, stru
              remedy->len ? "; " : "", max);
 }
 
-void
-check_default_start (struct preflight *pf)
+static void
+default_start (struct preflight *pf)
 {
   cleanup_report struct report scratch = { 0 };
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *text = NULL;
   cleanup_kg_buf struct kg_buf why = { 0 };
   cleanup_kg_buf struct kg_buf remedy = { 0 };
-  struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = &scratch, .bundle = DEFAULT_START_BUNDLE };
+  struct policy_ctx c = {
+    .pf = pf, .cfg = pf->cfg, .rep = &scratch, .bundle = DEFAULT_START_BUNDLE
+  };
   char memory[96] = "";
   size_t n = 0;
 
@@ -182,4 +188,59 @@ check_default_start (struct preflight *pf)
                  "a default container (%s) passes every policy rule and fits policy.capacity",
                  memory[0] ? "a memory limit of 6 MiB, the engines' defaults"
                            : "the engines' defaults");
+}
+
+/* ---- the family ----------------------------------------------------- */
+
+void
+check_policy (struct preflight *pf)
+{
+  struct policy_ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *bundle = NULL;
+
+  /* Per container; without one, `kata-guard check` judges the host by
+     the default container every start on it would have to pass. */
+  if (pf->req->bundle == NULL)
+    {
+      if (pf->req->mode == KG_MODE_CHECK)
+        default_start (pf);
+      return;
+    }
+  if (pf->req->bundle[0] != '/')
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
+                   "bundle %s is not an absolute path", pf->req->bundle);
+      goto not_run;
+    }
+  if (policy_path_resolve ("/", pf->req->bundle, false, &bundle, &err) < 0)
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory", "%s", err->msg);
+      goto not_run;
+    }
+  c.bundle = bundle;
+  c.spec = policy_spec_load (bundle, &err);
+  if (c.spec == NULL)
+    {
+      report_fail (pf->rep, "policy.spec",
+                   "the engine wrote a config.json kata-guard will not read; recreate the "
+                   "container, or fix the spec",
+                   "%s", err->msg);
+      goto not_run;
+    }
+  report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
+               jv_string (jv_get (c.spec, "ociVersion")));
+  policy_rules_run (&c);
+  pf->from_policy.engine = c.who.engine;
+  /* Freed by preflight_release, which the confined checker never calls:
+     its process ends with the report, and the tree with it. */
+  jv_free (pf->from_policy.spec);
+  pf->from_policy.spec = c.spec;
+  return;
+
+not_run:
+#define POLICY_RULE_SKIP(name, rule_id, rule_reach)                                                \
+  report_skip (pf->rep, rule_id, "not run: policy.spec failed");
+  POLICY_RULES (POLICY_RULE_SKIP)
+#undef POLICY_RULE_SKIP
 }

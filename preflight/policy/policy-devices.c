@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * policy.capabilities, policy.devices and policy.seccomp.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -26,6 +26,14 @@
 #include "cleanup.h"
 #include "path.h"
 #include "policy-int.h"
+#include "policy-devices.h"
+
+struct host_dev
+{
+  bool ok;
+  char type;
+  unsigned maj, min;
+};
 /* ---- policy.capabilities -------------------------------------------- */
 
 void
@@ -65,11 +73,11 @@ cap_parse (const char *name, cap_value_t *v)
 }
 
 void
-check_capabilities (const struct ctx *c)
+check_capabilities (const struct policy_ctx *c)
 {
   static const char *const sets[] = { "bounding", "effective", "inheritable", "permitted",
                                       "ambient" };
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   struct jv *process, *caps;
   uint64_t allowed = allowed_caps (c->cfg), reported = 0, used = 0;
   struct prove_window w;
@@ -83,11 +91,11 @@ check_capabilities (const struct ctx *c)
   if (canary)
     allowed |= UINT64_C (1) << CAP_NET_ADMIN;
 
-  process = jget_type (c->spec, "spec", "process", json_type_object, &f);
-  caps = jget_type (process, "process", "capabilities", json_type_object, &f);
+  process = policy_jget_type (c->spec, "spec", "process", json_type_object, &f);
+  caps = policy_jget_type (process, "process", "capabilities", json_type_object, &f);
   for (size_t s = 0; s < ARRAY_SIZE (sets); s++)
     {
-      struct jv *list = jget_type (caps, "capabilities", sets[s], json_type_array, &f);
+      struct jv *list = policy_jget_type (caps, "capabilities", sets[s], json_type_array, &f);
 
       for (size_t i = 0; list != NULL && i < jv_length (list); i++)
         {
@@ -98,13 +106,14 @@ check_capabilities (const struct ctx *c)
 
           if (! jv_is_type (n, json_type_string))
             {
-              finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s], i, jv_kind (n));
+              policy_finding (&f, "capabilities.%s[%zu] is %s, not a name", sets[s], i,
+                              jv_kind (n));
               continue;
             }
           name = jv_string (n);
           if (! cap_parse (name, &v))
             {
-              finding (&f, "unknown capability \"%.64s\" in %s", name, sets[s]);
+              policy_finding (&f, "unknown capability \"%.64s\" in %s", name, sets[s]);
               continue;
             }
           used |= UINT64_C (1) << v;
@@ -114,7 +123,7 @@ check_capabilities (const struct ctx *c)
           if (c->privileged && c->cfg->policy.privileged)
             continue;
           cap_upper (v, up, sizeof up);
-          finding (&f, "%s", up);
+          policy_finding (&f, "%s", up);
         }
     }
   if (f.n > 0)
@@ -169,9 +178,9 @@ allowed_device (const struct host_dev *hd, size_t n, char type, int64_t maj, int
 
 /* major/minor: a non-negative integer, or absent (= wildcard, -1). */
 static bool
-dev_number (struct jv *o, const char *key, int64_t *out, struct findings *f)
+dev_number (struct jv *o, const char *key, int64_t *out, struct policy_findings *f)
 {
-  struct jv *v = jget (o, "device", key, f);
+  struct jv *v = policy_jget (o, "device", key, f);
 
   *out = -1;
   if (v == NULL)
@@ -236,7 +245,7 @@ sysfs_device (char type, int64_t maj, int64_t min)
    device; a VFIO path must be one; a block device must have its sysfs
    entry. */
 static void
-device_host_path (const char *p, char type, int64_t maj, int64_t min, struct findings *f)
+device_host_path (const char *p, char type, int64_t maj, int64_t min, struct policy_findings *f)
 {
   struct stat st;
   int sys;
@@ -244,58 +253,62 @@ device_host_path (const char *p, char type, int64_t maj, int64_t min, struct fin
 
   if (! kg_path_clean (p))
     {
-      finding (f,
-               "device path \"%.128s\" is not a clean absolute path (a runtime would take it "
-               "for another)",
-               p);
+      policy_finding (
+          f,
+          "device path \"%.128s\" is not a clean absolute path (a runtime would take it "
+          "for another)",
+          p);
       return;
     }
   sys = sysfs_device (node, maj, min);
   if (sys < 0)
     {
-      finding (f, "%s (%c %" PRId64 ":%" PRId64 "): cannot read its sysfs entry: %s", p, type, maj,
-               min, strerror (errno));
+      policy_finding (f, "%s (%c %" PRId64 ":%" PRId64 "): cannot read its sysfs entry: %s", p,
+                      type, maj, min, strerror (errno));
       return;
     }
   if (stat (p, &st) < 0)
     {
       if (errno != ENOENT && errno != ENOTDIR)
-        finding (f, "%s (%c %" PRId64 ":%" PRId64 "): cannot tell which host file it is: %s", p,
-                 type, maj, min, strerror (errno));
+        policy_finding (f, "%s (%c %" PRId64 ":%" PRId64 "): cannot tell which host file it is: %s",
+                        p, type, maj, min, strerror (errno));
       else if (vfio_path (p))
-        finding (f, "%s (%c %" PRId64 ":%" PRId64 "): a VFIO path the host has no node at", p, type,
-                 maj, min);
+        policy_finding (f, "%s (%c %" PRId64 ":%" PRId64 "): a VFIO path the host has no node at",
+                        p, type, maj, min);
       else if (sys == 0 && node == 'b')
-        finding (f,
-                 "%s (b %" PRId64 ":%" PRId64 "): no such host block device, Kata would attach "
-                 "the path",
-                 p, maj, min);
+        policy_finding (f,
+                        "%s (b %" PRId64 ":%" PRId64
+                        "): no such host block device, Kata would attach "
+                        "the path",
+                        p, maj, min);
       return;
     }
   if (! (node == 'b' ? S_ISBLK (st.st_mode) : S_ISCHR (st.st_mode))
       || (int64_t) major (st.st_rdev) != maj || (int64_t) minor (st.st_rdev) != min)
     {
       if (S_ISCHR (st.st_mode) || S_ISBLK (st.st_mode))
-        finding (f, "%s (%c %" PRId64 ":%" PRId64 ") is the host's %c %u:%u", p, type, maj, min,
-                 S_ISCHR (st.st_mode) ? 'c' : 'b', major (st.st_rdev), minor (st.st_rdev));
+        policy_finding (f, "%s (%c %" PRId64 ":%" PRId64 ") is the host's %c %u:%u", p, type, maj,
+                        min, S_ISCHR (st.st_mode) ? 'c' : 'b', major (st.st_rdev),
+                        minor (st.st_rdev));
       else
-        finding (f, "%s (%c %" PRId64 ":%" PRId64 ") is a host file that is no such device", p,
-                 type, maj, min);
+        policy_finding (f, "%s (%c %" PRId64 ":%" PRId64 ") is a host file that is no such device",
+                        p, type, maj, min);
       return;
     }
   if (sys == 0 && node == 'b')
-    finding (f,
-             "%s (b %" PRId64 ":%" PRId64 "): the host's block device has no sysfs entry, Kata "
-             "would attach the path",
-             p, maj, min);
+    policy_finding (f,
+                    "%s (b %" PRId64 ":%" PRId64
+                    "): the host's block device has no sysfs entry, Kata "
+                    "would attach the path",
+                    p, maj, min);
 }
 
 void
-check_devices (const struct ctx *c)
+check_devices (const struct policy_ctx *c)
 {
   /* F: devices beyond the allowlist; PATHS: entries whose path a runtime
      takes for another host device (device_host_path). */
-  cleanup_findings struct findings f = { 0 }, paths = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 }, paths = { 0 };
   cleanup_free struct host_dev *hd = calloc (c->cfg->policy.n_devices + 1, sizeof *hd);
   struct jv *linux_, *devs, *res, *rules;
   size_t n_dev = 0;
@@ -315,8 +328,8 @@ check_devices (const struct ctx *c)
         hd[i] = (struct host_dev){ true, S_ISCHR (st.st_mode) ? 'c' : 'b', major (st.st_rdev),
                                    minor (st.st_rdev) };
     }
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
-  devs = jget_type (linux_, "linux", "devices", json_type_array, &f);
+  linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  devs = policy_jget_type (linux_, "linux", "devices", json_type_array, &f);
   for (size_t i = 0; devs != NULL && i < jv_length (devs); i++)
     {
       struct jv *d = jv_at (devs, i);
@@ -326,32 +339,32 @@ check_devices (const struct ctx *c)
 
       if (! jv_is_type (d, json_type_object))
         {
-          finding (&f, "linux.devices[%zu] is %s, not an object", i, jv_kind (d));
+          policy_finding (&f, "linux.devices[%zu] is %s, not an object", i, jv_kind (d));
           continue;
         }
-      path = jget_type (d, "device", "path", json_type_string, &f);
-      type = jget_type (d, "device", "type", json_type_string, &f);
+      path = policy_jget_type (d, "device", "path", json_type_string, &f);
+      type = policy_jget_type (d, "device", "type", json_type_string, &f);
       p = path ? jv_string (path) : "(no path)";
       t = type ? jv_string (type) : "";
       n_dev++;
       if (! dev_number (d, "major", &maj, &f) || ! dev_number (d, "minor", &min, &f) || maj < 0
           || min < 0 || strlen (t) != 1 || (t[0] != 'c' && t[0] != 'b' && t[0] != 'u'))
         {
-          finding (&f, "%s: not a device kata-guard can identify", p);
+          policy_finding (&f, "%s: not a device kata-guard can identify", p);
           continue;
         }
       if (path == NULL)
-        finding (&paths, "linux.devices[%zu] (%c %" PRId64 ":%" PRId64 ") has no path", i, t[0],
-                 maj, min);
+        policy_finding (&paths, "linux.devices[%zu] (%c %" PRId64 ":%" PRId64 ") has no path", i,
+                        t[0], maj, min);
       else
         device_host_path (p, t[0], maj, min, &paths);
       if (waived || default_device (t[0] == 'u' ? 'c' : t[0], maj, min)
           || allowed_device (hd, c->cfg->policy.n_devices, t[0] == 'u' ? 'c' : t[0], maj, min))
         continue;
-      finding (&f, "%s (%c %" PRId64 ":%" PRId64 ")", p, t[0], maj, min);
+      policy_finding (&f, "%s (%c %" PRId64 ":%" PRId64 ")", p, t[0], maj, min);
     }
-  res = jget_type (linux_, "linux", "resources", json_type_object, &f);
-  rules = jget_type (res, "resources", "devices", json_type_array, &f);
+  res = policy_jget_type (linux_, "linux", "resources", json_type_object, &f);
+  rules = policy_jget_type (res, "resources", "devices", json_type_array, &f);
   for (size_t i = 0; rules != NULL && i < jv_length (rules); i++)
     {
       struct jv *r = jv_at (rules, i);
@@ -362,20 +375,20 @@ check_devices (const struct ctx *c)
 
       if (! jv_is_type (r, json_type_object))
         {
-          finding (&f, "linux.resources.devices[%zu] is %s, not an object", i, jv_kind (r));
+          policy_finding (&f, "linux.resources.devices[%zu] is %s, not an object", i, jv_kind (r));
           continue;
         }
-      allow = jget_type (r, "device rule", "allow", json_type_boolean, &f);
+      allow = policy_jget_type (r, "device rule", "allow", json_type_boolean, &f);
       if (allow == NULL || ! jv_bool (allow))
         continue; /* a deny rule takes nothing away from the sandbox */
       if (device_rule_allows_all (r))
         continue; /* privileged: reported by policy.privileged */
-      type = jget_type (r, "device rule", "type", json_type_string, &f);
-      access = jget_type (r, "device rule", "access", json_type_string, &f);
+      type = policy_jget_type (r, "device rule", "type", json_type_string, &f);
+      access = policy_jget_type (r, "device rule", "access", json_type_string, &f);
       t = type ? jv_string (type) : "a";
       if (! dev_number (r, "major", &maj, &f) || ! dev_number (r, "minor", &min, &f))
         {
-          finding (&f, "device rule %zu: major/minor is not a device number", i);
+          policy_finding (&f, "device rule %zu: major/minor is not a device number", i);
           continue;
         }
       if (waived
@@ -385,8 +398,8 @@ check_devices (const struct ctx *c)
         continue;
       snprintf (smaj, sizeof smaj, maj < 0 ? "*" : "%" PRId64, maj);
       snprintf (smin, sizeof smin, min < 0 ? "*" : "%" PRId64, min);
-      finding (&f, "device cgroup rule %s %s:%s %s", t, smaj, smin,
-               access ? jv_string (access) : "");
+      policy_finding (&f, "device cgroup rule %s %s:%s %s", t, smaj, smin,
+                      access ? jv_string (access) : "");
     }
   if (paths.n > 0)
     rule_fail (c,
@@ -417,13 +430,13 @@ check_devices (const struct ctx *c)
 /* ---- policy.seccomp ------------------------------------------------- */
 
 void
-check_seccomp (const struct ctx *c)
+check_seccomp (const struct policy_ctx *c)
 {
   static const char *const deny_actions[] = {
     "SCMP_ACT_ERRNO",       "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
     "SCMP_ACT_KILL_THREAD", "SCMP_ACT_TRAP",
   };
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   struct jv *linux_, *sc, *def, *arches, *rules;
   const struct toml_value *dgs;
   size_t n_names = 0;
@@ -434,22 +447,23 @@ check_seccomp (const struct ctx *c)
       rule_skip (c, "switched off by [policy] require_seccomp = false");
       return;
     }
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
-  sc = jget_type (linux_, "linux", "seccomp", json_type_object, &f);
+  linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  sc = policy_jget_type (linux_, "linux", "seccomp", json_type_object, &f);
   if (sc == NULL)
-    finding (&f, "no seccomp profile (linux.seccomp)");
-  def = jget_type (sc, "seccomp", "defaultAction", json_type_string, &f);
+    policy_finding (&f, "no seccomp profile (linux.seccomp)");
+  def = policy_jget_type (sc, "seccomp", "defaultAction", json_type_string, &f);
   if (sc != NULL && def == NULL)
-    finding (&f, "no defaultAction");
+    policy_finding (&f, "no defaultAction");
   else if (def != NULL)
     {
       for (size_t i = 0; i < ARRAY_SIZE (deny_actions); i++)
         if (strcmp (jv_string (def), deny_actions[i]) == 0)
           ok = true;
       if (! ok)
-        finding (&f, "defaultAction %.64s lets unlisted system calls through", jv_string (def));
+        policy_finding (&f, "defaultAction %.64s lets unlisted system calls through",
+                        jv_string (def));
     }
-  arches = jget_type (sc, "seccomp", "architectures", json_type_array, &f);
+  arches = policy_jget_type (sc, "seccomp", "architectures", json_type_array, &f);
   for (size_t i = 0; arches != NULL && i < jv_length (arches); i++)
     {
       struct jv *a = jv_at (arches, i);
@@ -459,20 +473,20 @@ check_seccomp (const struct ctx *c)
 
       if (strncmp (s, "SCMP_ARCH_", 10) != 0 || strlen (s + 10) >= sizeof lower)
         {
-          finding (&f, "unknown architecture \"%.64s\"", s);
+          policy_finding (&f, "unknown architecture \"%.64s\"", s);
           continue;
         }
       for (j = 0; s[10 + j]; j++)
         lower[j] = (char) tolower ((unsigned char) s[10 + j]);
       lower[j] = '\0';
       if (seccomp_arch_resolve_name (lower) == 0)
-        finding (&f, "unknown architecture %s", s);
+        policy_finding (&f, "unknown architecture %s", s);
     }
-  rules = jget_type (sc, "seccomp", "syscalls", json_type_array, &f);
+  rules = policy_jget_type (sc, "seccomp", "syscalls", json_type_array, &f);
   for (size_t i = 0; rules != NULL && i < jv_length (rules); i++)
     {
       struct jv *r = jv_at (rules, i);
-      struct jv *names = jget_type (r, "syscall rule", "names", json_type_array, &f);
+      struct jv *names = policy_jget_type (r, "syscall rule", "names", json_type_array, &f);
 
       for (size_t j = 0; names != NULL && j < jv_length (names); j++)
         {
@@ -481,20 +495,21 @@ check_seccomp (const struct ctx *c)
 
           n_names++;
           if (seccomp_syscall_resolve_name (s) == __NR_SCMP_ERROR)
-            finding (&f, "unknown system call \"%.64s\"", s);
+            policy_finding (&f, "unknown system call \"%.64s\"", s);
         }
     }
   if (c->pf->from_kata.config == NULL)
-    finding (&f, "cannot tell whether Kata applies the profile: the Kata configuration did not "
-                 "load");
+    policy_finding (&f,
+                    "cannot tell whether Kata applies the profile: the Kata configuration did not "
+                    "load");
   else
     {
       dgs = toml_get_path (c->pf->from_kata.config->doc, "runtime", "disable_guest_seccomp", NULL);
       if (dgs != NULL && (dgs->kind != TOML_BOOLEAN || dgs->u.boolean))
-        finding (&f,
-                 "the Kata configuration says disable_guest_seccomp = %s (line %u): the "
-                 "profile would never be applied",
-                 dgs->kind == TOML_BOOLEAN ? "true" : "a non-boolean", dgs->line);
+        policy_finding (&f,
+                        "the Kata configuration says disable_guest_seccomp = %s (line %u): the "
+                        "profile would never be applied",
+                        dgs->kind == TOML_BOOLEAN ? "true" : "a non-boolean", dgs->line);
     }
   if (f.n > 0)
     rule_fail (c,

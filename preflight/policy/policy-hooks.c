@@ -2,7 +2,6 @@
 /*
  * policy.hooks and policy.annotations: the programs the runtime runs on
  * the host for the container, and the annotations Kata reads.
- * (policy-rules.c: the family; policy.c: what the rules share.)
  */
 #include "config.h"
 
@@ -11,7 +10,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "kata.h"
 #include "policy.h"
@@ -21,6 +19,15 @@
 #include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
+
+/* Which runtime applies an annotation whatever enable_annotations says. */
+enum
+{
+  UNGATED_GO = 1 << 0,  /* the Go shim, 3.30.0 and 4.1.0 alike */
+  UNGATED_RS = 1 << 1,  /* runtime-rs 4.1.0 (3.30.0 too, but for cdh_api_timeout_ms) */
+  UNGATED_RS3 = 1 << 2, /* runtime-rs 3.30.0 alone */
+};
 /* ---- policy.hooks --------------------------------------------------- */
 
 /* /proc/PID/exe -> the program; any other /proc path cannot be judged
@@ -136,20 +143,20 @@ dockerd_hook_args (struct jv *args, const char *id)
 }
 
 void
-check_hooks (const struct ctx *c)
+check_hooks (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
-  cleanup_dirs struct dirs allowed = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
+  cleanup_dir_list struct dir_list allowed = { 0 };
   cleanup_error kg_error_t err = NULL;
   struct jv *hooks;
   size_t n_hooks = 0;
 
-  if (dirs_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
+  if (dir_list_resolve (c->cfg->policy.hooks, c->cfg->policy.n_hooks, &allowed, &err) < 0)
     {
       rule_fail (c, "fix [policy] hooks", "cannot resolve [policy] hooks: %s", err->msg);
       return;
     }
-  hooks = jget_type (c->spec, "spec", "hooks", json_type_object, &f);
+  hooks = policy_jget_type (c->spec, "spec", "hooks", json_type_object, &f);
   if (hooks != NULL)
     {
       jv_foreach (hooks, kind, list)
@@ -158,13 +165,13 @@ check_hooks (const struct ctx *c)
           continue;
         if (! jv_is_type (list, json_type_array))
           {
-            finding (&f, "hooks.%s is %s, not an array", kind, jv_kind (list));
+            policy_finding (&f, "hooks.%s is %s, not an array", kind, jv_kind (list));
             continue;
           }
         for (size_t i = 0; i < jv_length (list); i++)
           {
             struct jv *h = jv_at (list, i);
-            struct jv *path = jget_type (h, "hook", "path", json_type_string, &f);
+            struct jv *path = policy_jget_type (h, "hook", "path", json_type_string, &f);
             cleanup_free char *prog = NULL;
             struct jv *env;
             const char *p, *slash, *why;
@@ -173,13 +180,13 @@ check_hooks (const struct ctx *c)
             n_hooks++;
             if (path == NULL)
               {
-                finding (&f, "%s hook %zu has no program path", kind, i);
+                policy_finding (&f, "%s hook %zu has no program path", kind, i);
                 continue;
               }
             p = jv_string (path);
             if (hook_program (c->pf->req, p, &prog, &err) < 0)
               {
-                finding (&f, "%s hook %s", kind, err->msg);
+                policy_finding (&f, "%s hook %s", kind, err->msg);
                 kg_error_release (&err);
                 continue;
               }
@@ -188,22 +195,23 @@ check_hooks (const struct ctx *c)
                 ok = true;
             if (! ok)
               {
-                finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
-                         strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
+                policy_finding (&f, "%s hook %s%s%s is not in [policy] hooks", kind, p,
+                                strcmp (p, prog) ? " -> " : "", strcmp (p, prog) ? prog : "");
                 continue;
               }
             /* The program runs as root in the host's namespaces: an
                  environment (LD_PRELOAD, LD_LIBRARY_PATH...) is code of
                  the spec author's choosing in it. */
-            env = jget (h, "hook", "env", &f);
+            env = policy_jget (h, "hook", "env", &f);
             if (env != NULL && (! jv_is_type (env, json_type_array) || jv_length (env) > 0))
-              finding (&f, "%s hook %s sets an environment (it runs as root on the host)", kind, p);
+              policy_finding (&f, "%s hook %s sets an environment (it runs as root on the host)",
+                              kind, p);
             slash = strrchr (prog, '/');
             if (strcmp (slash != NULL ? slash + 1 : prog, "dockerd") == 0
-                && (why = dockerd_hook_args (jget (h, "hook", "args", &f),
+                && (why = dockerd_hook_args (policy_jget (h, "hook", "args", &f),
                                              c->pf->req->container_id))
                        != NULL)
-              finding (&f, "%s hook %s: %s", kind, p, why);
+              policy_finding (&f, "%s hook %s: %s", kind, p, why);
           }
       }
     }
@@ -290,7 +298,7 @@ static const struct
    3.x it is, so it refuses what either applies), or, with no
    configuration, both. */
 static unsigned
-ungated_runtimes (const struct ctx *c)
+ungated_runtimes (const struct policy_ctx *c)
 {
   const struct kata_config *k = c->pf->from_kata.config;
 
@@ -310,278 +318,9 @@ ungated_index (const char *key, unsigned mask)
   return -1;
 }
 
-static const struct
-{
-  const char *name;
-  bool prefix;
-  unsigned owners; /* OWNER (engine)s; 0: no start may carry it */
-  const char *owner_name;
-} claim_keys[] = {
-  { "io.kubernetes.cri.", true, OWNER (ENGINE_CRI),
-    "containerd's CRI (in a namespace of [policy] cri_namespaces)" },
-  { "io.kubernetes.container.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
-    "the kubelet, through containerd's CRI or CRI-O" },
-  { "io.kubernetes.pod.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
-    "the kubelet, through containerd's CRI or CRI-O" },
-  { "io.kubernetes.cri-o.ContainerType", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
-    "CRI-O, or podman for its pods" },
-  { "io.kubernetes.cri-o.SandboxID", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
-    "CRI-O, or podman for its pods" },
-  { "io.kubernetes.cri-o.Created", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
-    "CRI-O, or podman" },
-  { "io.kubernetes.cri-o.TTY", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
-    "CRI-O, or podman" },
-  { "io.kubernetes.cri-o.", true, OWNER (ENGINE_CRIO),
-    "CRI-O (a start whose containers/storage record is CRI-O's)" },
-  { "io.kubernetes.docker.type", false, 0, "dockershim (no engine now)" },
-  { "io.kubernetes.sandbox.id", false, 0, "dockershim (no engine now)" },
-  { "cdi.k8s.io/", true, 0, "a device plugin (CDI: Kata injects the host devices it names)" },
-};
-
-/* Annotation KEY, when present, must be WANT (CRI-O's record of WHAT;
-   NULL or "": none to compare with, so the key refuses). */
-static void
-crio_key_is (const struct ctx *c, const char *key, const char *want, const char *what,
-             struct findings *f)
-{
-  const char *v = annotation (c, key);
-
-  if (v == NULL)
-    {
-      struct jv *ann, *x;
-
-      if (jv_get_ex (c->spec, "annotations", &ann) && jv_get_ex (ann, key, &x))
-        finding (f, "%s is not a string", key);
-      return;
-    }
-  if (want == NULL || want[0] == '\0' || strcmp (v, want) != 0)
-    finding (f,
-             "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
-             "over CRI-O's: Kata would act on that pod)",
-             key, v, what, want && want[0] ? want : "unknown");
-}
-
-/* A CRI-O start's own claim: the container type and the sandbox that
-   Kata reads (io.kubernetes.cri-o.ContainerType, .SandboxID) must be
-   what CRI-O's storage record says, and a member's pod a sandbox of that
-   storage. */
-static void
-judge_crio_claim (const struct ctx *c, struct findings *f)
-{
-  const struct who *w = &c->who;
-  const char *type = annotation (c, "io.kubernetes.cri-o.ContainerType");
-  const char *sid = annotation (c, "io.kubernetes.cri-o.SandboxID");
-  const char *want = w->pod_sandbox ? "sandbox" : "container";
-
-  if (type != NULL && strcmp (type, want) != 0)
-    finding (f,
-             "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
-             "container makes it a pod %s",
-             type, want);
-  if (sid != NULL && strcmp (sid, w->pod_id) != 0)
-    finding (f,
-             "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
-             "pod %.80s (Kata would run this container in the VM of the container it names)",
-             sid, w->pod_id);
-  if (! w->pod_ok)
-    finding (f,
-             "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
-             "storage with a pod uid",
-             w->pod_id[0] ? w->pod_id : "(none)");
-  /* CRI-O copies a pod's own annotations over its keys: the ones Kata
-     reads must be what CRI-O's records say (KubeName and Namespace pick
-     the pod whose devices Kata asks the kubelet for). */
-  crio_key_is (c, "io.kubernetes.cri-o.KubeName", w->pod_ok ? w->kube_name : NULL, "the pod's name",
-               f);
-  crio_key_is (c, "io.kubernetes.cri-o.Namespace", w->pod_ok ? w->kube_ns : NULL,
-               "the pod's namespace", f);
-  crio_key_is (c, "io.kubernetes.cri-o.ContainerName", w->crio_name, "the container's name", f);
-}
-
-/* A CRI start's own claim: a sandbox is its own sandbox, a pod member's
-   sandbox is a pod sandbox of this namespace with the same pod uid (else
-   Kata's shim would run it in the VM of whatever container it names). */
-static void
-judge_cri_claim (const struct ctx *c, struct jv *ann, struct findings *f)
-{
-  const char *type = annotation (c, "io.kubernetes.cri.container-type");
-  const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
-  const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
-  const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
-  const char *psid, *puid;
-
-  jv_foreach (ann, key, val) if (strncmp (key, "io.kubernetes.cri.", 18) == 0
-                                 && ! jv_is_type (val, json_type_string))
-      finding (f, "%s is %s, not a string", key, jv_kind (val));
-  if (type == NULL)
-    return;
-  if (strcmp (type, "sandbox") == 0)
-    {
-      if (sid == NULL || strcmp (sid, id) != 0)
-        finding (f, "a pod sandbox whose io.kubernetes.cri.sandbox-id (%.80s) is not its own id",
-                 sid ? sid : "absent");
-    }
-  else if (strcmp (type, "container") != 0)
-    finding (f, "io.kubernetes.cri.container-type \"%.40s\" is neither sandbox nor container",
-             type);
-  else if (! cri_pod (c, &psid, &puid))
-    finding (f,
-             "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
-             "pod uid %.80s (Kata would run this container in the VM of the container it "
-             "names)",
-             sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
-}
-
-/* The spec's mount whose destination is DEST: its source, or NULL. */
-static const char *
-mount_source_at (const struct ctx *c, const char *dest)
-{
-  struct jv *mounts, *m, *d, *src;
-
-  if (! jv_get_ex (c->spec, "mounts", &mounts) || ! jv_is_type (mounts, json_type_array))
-    return NULL;
-  for (size_t i = 0; i < jv_length (mounts); i++)
-    if ((m = jv_at (mounts, i)) != NULL && jv_get_ex (m, "destination", &d)
-        && jv_is_type (d, json_type_string) && strcmp (jv_string (d), dest) == 0
-        && jv_get_ex (m, "source", &src) && jv_is_type (src, json_type_string))
-      return jv_string (src);
-  return NULL;
-}
-
-/* Kata writes the guest's termination log back, as root, to the host
-   source of the mount at io.kubernetes.container.terminationMessagePath
-   (when nothing is shared: container.go): that must be the kubelet's
-   termination-log file of this pod. */
-static void
-judge_termination_path (const struct ctx *c, struct findings *f)
-{
-  cleanup_error kg_error_t err = NULL;
-  cleanup_free char *res = NULL;
-  const char *path = annotation (c, "io.kubernetes.container.terminationMessagePath");
-  const char *src = path ? mount_source_at (c, path) : NULL;
-  const char *q;
-
-  if (src == NULL)
-    return;
-  if (policy_path_resolve (c->bundle, src, true, &res, &err) < 0
-      || kubelet_file (c, res, &c->dirs->kubelet) != OWN_ANY
-      || (q = under_root (res, &c->dirs->kubelet)) == NULL || strstr (q, "/containers/") == NULL)
-    finding (f,
-             "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
-             "the kubelet's termination log of this pod (Kata writes the guest's log back to "
-             "it)",
-             path, src);
-}
-
-/* Claims of a pod, or of the node's devices, by annotations their engine
-   did not write: the first key of claim_keys that matches decides. */
-static void
-judge_claims (const struct ctx *c, struct jv *ann, struct findings *f)
-{
-  jv_foreach (ann, key, val)
-  {
-    (void) val;
-    for (size_t i = 0; i < ARRAY_SIZE (claim_keys); i++)
-      if ((claim_keys[i].prefix ? strncmp (key, claim_keys[i].name, strlen (claim_keys[i].name))
-                                : strcmp (key, claim_keys[i].name))
-          == 0)
-        {
-          if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
-            finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
-                     claim_keys[i].owner_name, engine_name (&c->who),
-                     c->who.ns[0] ? " (namespace \"" : "", c->who.ns, c->who.ns[0] ? "\")" : "");
-          break;
-        }
-  }
-  if (c->who.engine == ENGINE_CRI)
-    judge_cri_claim (c, ann, f);
-  if (c->who.engine == ENGINE_CRIO)
-    judge_crio_claim (c, f);
-  if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && c->dirs->ok)
-    judge_termination_path (c, f);
-}
-
-/* Kata's state of a sandbox is kept by id alone (Go: /run/vc/sbs/ID,
-   runtime-rs: /run/kata/ID), and ids are unique only per containerd
-   namespace: a start whose id names a sandbox that exists would restore
-   that sandbox (newSandbox's Restore), another namespace's container.
-   A pod member joins its sandbox's, which is why it has its own id. */
-static void
-judge_kata_state (const struct ctx *c, struct findings *f)
-{
-  static const char *const stores[] = { KATA_GO_SANDBOX_STATE, KATA_RS_SANDBOX_STATE };
-  const char *id = c->pf->req->container_id;
-
-  if (c->pf->req->mode != KG_MODE_SHIM || ! policy_valid_id (id) || is_pod_member (c))
-    return;
-  for (size_t i = 0; i < ARRAY_SIZE (stores); i++)
-    {
-      char path[PATH_MAX];
-      struct stat st;
-
-      if (snprintf (path, sizeof path, "%s/%s", stores[i], id) >= (int) sizeof path)
-        continue;
-      if (lstat (path, &st) == 0)
-        finding (f,
-                 "a Kata sandbox of id %.80s exists already (%s): another namespace's "
-                 "container of that id, or one Kata did not clean up; this start would be "
-                 "handed its VM",
-                 id, path);
-      else if (errno != ENOENT && errno != ENOTDIR)
-        finding (f, "cannot tell whether a Kata sandbox of id %.80s exists (%s: %s)", id, path,
-                 strerror (errno));
-    }
-}
-
-/* The start's identity as a line: engine, namespace, pod. */
-static void
-who_line (const struct ctx *c, struct kg_buf *out)
-{
-  const char *sid, *uid;
-
-  sb_printf (out, "%s", engine_name (&c->who));
-  if (c->who.ns[0] != '\0')
-    sb_printf (out, ", namespace \"%s\"", c->who.ns);
-  if (c->who.engine == ENGINE_DOCKER)
-    sb_printf (out,
-               c->who.docker_root ? ", its record of the container in %s"
-                                  : ", without its record of the container%s",
-               c->who.docker_root ? c->who.docker_root : "");
-  if (c->who.engine == ENGINE_PODMAN || c->who.engine == ENGINE_CRIO)
-    sb_printf (out, ", its storage %s", c->who.podman_root);
-  if (is_crio_sandbox (c))
-    sb_printf (out, ", a pod sandbox (pod uid %.80s)", c->who.pod_uid);
-  else if (is_pod_sandbox (c))
-    sb_printf (out, ", a pod sandbox");
-  else if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && pod_of (c, &sid, &uid))
-    sb_printf (out, ", a member of pod sandbox %.80s", sid);
-}
-
-/* policy.identity: whose start this is, and nothing the spec claims
-   beyond it (kata-guard(8), Whose start it is). */
-void
-check_identity (const struct ctx *c)
-{
-  cleanup_findings struct findings f = { 0 };
-  cleanup_kg_buf struct kg_buf who = { 0 };
-  struct jv *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
-
-  if (ann != NULL)
-    judge_claims (c, ann, &f);
-  judge_kata_state (c, &f);
-  who_line (c, &who);
-  if (f.n > 0)
-    rule_fail (c,
-               "a container cannot say which pod, engine or sandbox it belongs to: remove the "
-               "annotation; a pod's annotations are its engine's own",
-               "%s", sb_str (&f.text));
-  else
-    rule_pass (c, "%s", sb_str (&who));
-}
-
 /* Kata's own annotations: the allowed ones, each judged as Kata applies it. */
 static size_t
-judge_kata_annotations (const struct ctx *c, struct jv *ann, struct findings *f)
+judge_kata_annotations (const struct policy_ctx *c, struct jv *ann, struct policy_findings *f)
 {
   size_t n_kata = 0;
   unsigned mask = ungated_runtimes (c);
@@ -598,18 +337,18 @@ judge_kata_annotations (const struct ctx *c, struct jv *ann, struct findings *f)
     ungated = ungated_index (key, mask);
     if (ungated >= 0 && ungated_annotations[ungated].weakens)
       {
-        finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
-                 ungated_annotations[ungated].why);
+        policy_finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                        ungated_annotations[ungated].why);
         continue;
       }
     for (size_t i = 0; i < c->cfg->policy.n_annotation_res; i++)
       if (regexec (&c->cfg->policy.annotation_res[i], key, 0, NULL, 0) == 0)
         ok = true;
     if (! ok && ungated >= 0)
-      finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
-               ungated_annotations[ungated].why);
+      policy_finding (f, "%s (%s; Kata applies it without enable_annotations)", key,
+                      ungated_annotations[ungated].why);
     else if (! ok)
-      finding (f, "%.128s", key);
+      policy_finding (f, "%.128s", key);
     /* Kata appends it to the guest's command line unchecked
          (Kata's shipped configurations enable it). */
     else if (strcmp (key, "io.katacontainers.config.hypervisor.kernel_params") == 0)
@@ -617,19 +356,19 @@ judge_kata_annotations (const struct ctx *c, struct jv *ann, struct findings *f)
         char why[256];
 
         if (! jv_is_type (val, json_type_string))
-          finding (f, "%s is %s, not a string", key, jv_kind (val));
+          policy_finding (f, "%s is %s, not a string", key, jv_kind (val));
         else if (kata_kernel_params_judge (jv_string (val), why, sizeof why) != KATA_PARAMS_OK)
-          finding (f, "%s: %s", key, why);
+          policy_finding (f, "%s: %s", key, why);
       }
   }
   return n_kata;
 }
 
 void
-check_annotations (const struct ctx *c)
+check_annotations (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
-  struct jv *ann = jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+  cleanup_policy_findings struct policy_findings f = { 0 };
+  struct jv *ann = policy_jget_type (c->spec, "spec", "annotations", json_type_object, &f);
   size_t n_kata = 0;
 
   if (ann != NULL)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * policy.privileged, policy.namespaces and who started the container (the
- * engine, by its own records; the pod, by its sandbox's): what the
- * container asks to share with the host, and whose start this is.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * policy.privileged, policy.namespaces and policy.identity: what the
+ * container asks to share with the host, and whose start it is (the
+ * engine and the pod facts_resolve found, policy-facts.c) with nothing
+ * the spec claims beyond it.
  */
 #include "config.h"
 
@@ -11,10 +11,10 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/stat.h>
 
 #include "jsonscan.h"
+#include "kata.h"
 #include "policy.h"
 
 #include "array.h"
@@ -22,99 +22,11 @@
 #include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
 /* ---- policy.privileged ---------------------------------------------- */
 
-/* An allow rule with no type (or "a") and no numbers: every device. */
-bool
-device_rule_allows_all (struct jv *rule)
-{
-  struct jv *allow = NULL, *type = NULL, *maj = NULL, *min = NULL;
-
-  jv_get_ex (rule, "allow", &allow);
-  jv_get_ex (rule, "type", &type);
-  jv_get_ex (rule, "major", &maj);
-  jv_get_ex (rule, "minor", &min);
-  if (allow == NULL || ! jv_bool (allow))
-    return false;
-  if (type != NULL && jv_is_type (type, json_type_string) && strcmp (jv_string (type), "a") != 0)
-    return false;
-  return (maj == NULL || jv_is_type (maj, json_type_null) || jv_int64 (maj) < 0)
-         && (min == NULL || jv_is_type (min, json_type_null) || jv_int64 (min) < 0);
-}
-
-/* The capabilities in the bounding set, as a bit set; false when a name
-   is not one (policy.capabilities reports that). */
-static uint64_t
-bounding_set (struct jv *spec)
-{
-  struct jv *process = NULL, *caps = NULL, *b = NULL;
-  uint64_t set = 0;
-
-  jv_get_ex (spec, "process", &process);
-  if (process != NULL)
-    jv_get_ex (process, "capabilities", &caps);
-  if (caps != NULL)
-    jv_get_ex (caps, "bounding", &b);
-  if (b == NULL || ! jv_is_type (b, json_type_array))
-    return 0;
-  for (size_t i = 0; i < jv_length (b); i++)
-    {
-      struct jv *n = jv_at (b, i);
-      cap_value_t v;
-
-      if (jv_is_type (n, json_type_string) && strncasecmp (jv_string (n), "CAP_", 4) == 0
-          && cap_from_name (jv_string (n), &v) == 0 && v >= 0 && v < 64)
-        set |= UINT64_C (1) << v;
-    }
-  return set;
-}
-
-/* --privileged is what engines write as: a device cgroup that allows every
-   device, and every capability.  Either one alone is reported as
-   privileged: each gives the container the host's devices or the powers
-   to reach them.  "Every capability" is every one up to CAP_AUDIT_READ
-   (Linux 3.16), so that an engine that does not know the newest ones
-   still counts.  Each reason into F; whether there is one. */
-bool
-spec_privileged (const struct ctx *c, struct findings *f)
-{
-  struct jv *linux_ = NULL, *res = NULL, *devs = NULL;
-  uint64_t all = (UINT64_C (1) << (CAP_AUDIT_READ + 1)) - 1;
-  uint64_t caps = bounding_set (c->spec);
-  /* What a privileged container gets is the engine's own bounding set,
-     which lacks what the engine lacks (CAP_SYS_RESOURCE on a host whose
-     root has given it up): that counts as every capability too, when it
-     is a privileged set at all (CAP_SYS_ADMIN among it). */
-  uint64_t engine = c->ns.capbnd_ok ? c->ns.capbnd & all : 0;
-  bool all_engine = (engine & (UINT64_C (1) << CAP_SYS_ADMIN)) != 0 && (caps & engine) == engine;
-  size_t before = f->n;
-
-  jv_get_ex (c->spec, "linux", &linux_);
-  if (linux_ != NULL)
-    jv_get_ex (linux_, "resources", &res);
-  if (res != NULL)
-    jv_get_ex (res, "devices", &devs);
-  if (devs != NULL && jv_is_type (devs, json_type_array))
-    for (size_t i = 0; i < jv_length (devs); i++)
-      {
-        struct jv *r = jv_at (devs, i);
-
-        if (jv_is_type (r, json_type_object) && device_rule_allows_all (r))
-          {
-            finding (f, "the device cgroup allows every host device (a *:* rwm)");
-            break;
-          }
-      }
-  if ((caps & all) == all)
-    finding (f, "it has every capability (%d or more)", CAP_AUDIT_READ + 1);
-  else if (all_engine)
-    finding (f, "it has every capability of the engine's bounding set (%d)",
-             __builtin_popcountll (engine));
-  return f->n > before;
-}
-
 void
-check_privileged (const struct ctx *c)
+check_privileged (const struct policy_ctx *c)
 {
   struct jv *linux_ = NULL, *seccomp = NULL;
   const char *no_seccomp;
@@ -144,56 +56,17 @@ check_privileged (const struct ctx *c)
 
 /* ---- policy.namespaces ---------------------------------------------- */
 
-/* The process whose namespace of kind K PATH names as
-   /proc/PID/ns/NAME (request_proc_pid), the one path policy.namespaces
-   asks the parent about; 0 for any other. */
-static unsigned long
-ns_path_pid (int k, const char *path)
-{
-  char rest[32];
-
-  snprintf (rest, sizeof rest, "ns/%s", ns_proc[k]);
-  return request_proc_pid (path, rest);
-}
-
-/* stat(2) of the namespace PATH names for namespace K: /proc/PID/ns/NAME
-   through req->ns_stat (privilege the checker has given up; *PID is then
-   set), any other path in place.  A /proc path that names another kind of
-   namespace, or not by a process id, is refused (EINVAL). */
-static int
-ns_path_stat (const struct request *req, int k, const char *path, struct stat *st,
-              unsigned long *pid)
-{
-  const char *q = path + 6;
-
-  if (strncmp (path, "/proc/", 6) != 0)
-    return stat (path, st);
-  *pid = ns_path_pid (k, path);
-  if (*pid == 0)
-    {
-      /* /proc/self, /proc/thread-self: whichever process opens it (the
-         runtime), so the engine's own; anything else is not this kind. */
-      if (strncmp (q, "self/", 5) == 0 || strncmp (q, "thread-self/", 12) == 0)
-        return stat (path, st);
-      errno = EINVAL;
-      return -1;
-    }
-  if (req->ns_stat != NULL)
-    return req->ns_stat (*pid, k, st);
-  return stat (path, st);
-}
-
 void
-check_namespaces (const struct ctx *c)
+check_namespaces (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   cleanup_kg_buf struct kg_buf ok = { 0 };
   struct jv *linux_, *list;
   size_t n_host = 0, n_unreadable = 0, n_join = 0;
   char remedy[256];
 
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
-  list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
+  linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  list = policy_jget_type (linux_, "linux", "namespaces", json_type_array, &f);
   for (int k = 0; k < NS_COUNT; k++)
     {
       struct jv *entry = NULL, *path;
@@ -203,15 +76,15 @@ check_namespaces (const struct ctx *c)
         {
           struct jv *e = jv_at (list, i);
           struct jv *t;
-          cleanup_findings struct findings tf = { 0 };
+          cleanup_policy_findings struct policy_findings tf = { 0 };
 
           if (! jv_is_type (e, json_type_object))
             {
               if (k == 0)
-                finding (&f, "linux.namespaces[%zu] is %s, not an object", i, jv_kind (e));
+                policy_finding (&f, "linux.namespaces[%zu] is %s, not an object", i, jv_kind (e));
               continue;
             }
-          t = jget_type (e, "namespace", "type", json_type_string, k == 0 ? &f : &tf);
+          t = policy_jget_type (e, "namespace", "type", json_type_string, k == 0 ? &f : &tf);
           if (t != NULL && strcmp (jv_string (t), ns_types[k]) == 0)
             {
               entry = e;
@@ -220,7 +93,7 @@ check_namespaces (const struct ctx *c)
         }
       if (seen > 1)
         {
-          finding (&f, "%s namespace listed %zu times", ns_types[k], seen);
+          policy_finding (&f, "%s namespace listed %zu times", ns_types[k], seen);
           continue;
         }
       if (entry == NULL)
@@ -229,10 +102,11 @@ check_namespaces (const struct ctx *c)
           if (c->cfg->policy.host_namespaces)
             sb_printf (&ok, "%shost %s namespace allowed", ok.len ? ", " : "", ns_types[k]);
           else
-            finding (&f, "no %s namespace: the container would share the host's", ns_types[k]);
+            policy_finding (&f, "no %s namespace: the container would share the host's",
+                            ns_types[k]);
           continue;
         }
-      path = jget (entry, "namespace", "path", &f);
+      path = policy_jget (entry, "namespace", "path", &f);
       if (path == NULL)
         {
           sb_printf (&ok, "%snew %s namespace", ok.len ? ", " : "", ns_types[k]);
@@ -240,7 +114,7 @@ check_namespaces (const struct ctx *c)
         }
       if (! jv_is_type (path, json_type_string))
         {
-          finding (&f, "%s namespace path is %s, not a string", ns_types[k], jv_kind (path));
+          policy_finding (&f, "%s namespace path is %s, not a string", ns_types[k], jv_kind (path));
           continue;
         }
       {
@@ -250,16 +124,17 @@ check_namespaces (const struct ctx *c)
 
         if (! known->asked || known->err != 0)
           {
-            finding (&f, "%s namespace %s cannot be checked: %s%s", ns_types[k], p,
-                     strerror (known->asked ? known->err : EINVAL),
-                     known->pid ? " (the process it names is gone, or not a container's)" : "");
+            policy_finding (&f, "%s namespace %s cannot be checked: %s%s", ns_types[k], p,
+                            strerror (known->asked ? known->err : EINVAL),
+                            known->pid ? " (the process it names is gone, or not a container's)"
+                                       : "");
             n_unreadable++;
             continue;
           }
         if (! self->ok)
           {
-            finding (&f, "%s namespace %s cannot be compared: /proc/self/ns/%s: %s", ns_types[k], p,
-                     ns_proc[k], strerror (self->error));
+            policy_finding (&f, "%s namespace %s cannot be compared: /proc/self/ns/%s: %s",
+                            ns_types[k], p, ns_proc[k], strerror (self->error));
             continue;
           }
         if (known->host)
@@ -268,7 +143,8 @@ check_namespaces (const struct ctx *c)
             if (c->cfg->policy.host_namespaces)
               sb_printf (&ok, "%shost %s namespace %s allowed", ok.len ? ", " : "", ns_types[k], p);
             else
-              finding (&f, "%s namespace %s is the engine's own (the host's)", ns_types[k], p);
+              policy_finding (&f, "%s namespace %s is the engine's own (the host's)", ns_types[k],
+                              p);
             continue;
           }
         sb_printf (&ok, "%s%s namespace %s", ok.len ? ", " : "", ns_types[k], p);
@@ -288,11 +164,12 @@ check_namespaces (const struct ctx *c)
       for (size_t j = 0; j < ARRAY_SIZE (joined); j++)
         if (strcmp (jv_string (t), joined[j]) == 0)
           {
-            finding (&f,
-                     "the %s namespace is joined by path (%.128s): the OCI runtime joins it "
-                     "on the host",
-                     joined[j],
-                     jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
+            policy_finding (&f,
+                            "the %s namespace is joined by path (%.128s): the OCI runtime joins it "
+                            "on the host",
+                            joined[j],
+                            jv_is_type (path, json_type_string) ? jv_string (path)
+                                                                : jv_kind (path));
             n_join++;
           }
     }
@@ -321,564 +198,292 @@ check_namespaces (const struct ctx *c)
     rule_pass (c, "%s%s", sb_str (&ok), n_host ? " by [policy] host_namespaces = true" : "");
 }
 
-/* ---- whose start this is ------------------------------------------- */
+/* ---- policy.identity ------------------------------------------------ */
 
-/* containers/storage's record of container ID (a pointer into DOC), from
-   the array DOC, or NULL. */
-static struct jv *
-storage_entry (struct jv *doc, const char *id)
+/* The annotations by which Kata places a container in a pod, sizes the
+   pod's VM or reaches into the node for it (CRIContainerTypeKeyList and
+   CRISandboxNameKeyList in src/runtime/pkg/oci/utils.go, containerd's
+   sandbox-* sizing keys, the pod's name and namespace by which
+   device_cold_plug.go asks the kubelet for a pod's devices, the
+   termination message path container.go writes back to the host), each
+   with the engines that write it: containerd's CRI its own, the kubelet's
+   through containerd's CRI or CRI-O, CRI-O its own and podman four of
+   CRI-O's (for the members of its pods), and nothing writes dockershim's
+   any more.  CDI device names make Kata inject host devices: no engine's
+   claim (policy.devices judges devices). */
+#define OWNER(e) (1u << (e))
+
+static const struct
 {
-  for (size_t i = 0; doc != NULL && jv_is_type (doc, json_type_array) && i < jv_length (doc); i++)
-    {
-      struct jv *e = jv_at (doc, i), *v;
+  const char *name;
+  bool prefix;
+  unsigned owners; /* OWNER (engine)s; 0: no start may carry it */
+  const char *owner_name;
+} claim_keys[] = {
+  { "io.kubernetes.cri.", true, OWNER (ENGINE_CRI),
+    "containerd's CRI (in a namespace of [policy] cri_namespaces)" },
+  { "io.kubernetes.container.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
+    "the kubelet, through containerd's CRI or CRI-O" },
+  { "io.kubernetes.pod.", true, OWNER (ENGINE_CRI) | OWNER (ENGINE_CRIO),
+    "the kubelet, through containerd's CRI or CRI-O" },
+  { "io.kubernetes.cri-o.ContainerType", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman for its pods" },
+  { "io.kubernetes.cri-o.SandboxID", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman for its pods" },
+  { "io.kubernetes.cri-o.Created", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman" },
+  { "io.kubernetes.cri-o.TTY", false, OWNER (ENGINE_PODMAN) | OWNER (ENGINE_CRIO),
+    "CRI-O, or podman" },
+  { "io.kubernetes.cri-o.", true, OWNER (ENGINE_CRIO),
+    "CRI-O (a start whose containers/storage record is CRI-O's)" },
+  { "io.kubernetes.docker.type", false, 0, "dockershim (no engine now)" },
+  { "io.kubernetes.sandbox.id", false, 0, "dockershim (no engine now)" },
+  { "cdi.k8s.io/", true, 0, "a device plugin (CDI: Kata injects the host devices it names)" },
+};
 
-      if (jv_get_ex (e, "id", &v) && jv_is_type (v, json_type_string)
-          && strcmp (jv_string (v), id) == 0)
-        return e;
-    }
-  return NULL;
-}
-
-void
-storage_release (struct storage *st)
-{
-  for (size_t i = 0; i < st->n; i++)
-    jv_free (st->docs[i]);
-  free (st->docs);
-  st->docs = NULL;
-  st->n = 0;
-}
-
-/* Read the records of graph driver DRIVER into ST; -1 when out of memory. */
-static int
-storage_load (const struct ctx *c, const char *driver, struct storage *st)
-{
-  static const char *const files[] = { "containers.json", "volatile-containers.json" };
-  const struct dirs *roots = &c->dirs->podman;
-
-  st->docs = calloc (roots->n + 1, sizeof *st->docs);
-  if (st->docs == NULL)
-    return -1;
-  for (size_t i = 0; i < roots->n; i += 2)
-    {
-      bool seen = false;
-
-      /* (A root listed twice, or two that resolve alike, is one store.) */
-      for (size_t k = 1; k < i; k += 2)
-        seen = seen || strcmp (roots->paths[k], roots->paths[i | 1]) == 0;
-      for (size_t j = 0; ! seen && j < ARRAY_SIZE (files); j++)
-        {
-          cleanup_free char *path = NULL;
-
-          if (asprintf (&path, "%s/%s-containers/%s", roots->paths[i | 1], driver, files[j]) < 0)
-            return path = NULL, -1;
-          st->docs[st->n++] = engine_json_of (path, true);
-        }
-    }
-  return 0;
-}
-
-/* The record of container ID in ST (a pointer into it); NULL when no
-   file holds one, or more than one does: an id that two stores hold
-   (podman can make a container of any id in a store of its own, podman
-   container restore) is nobody's record. */
-static struct jv *
-storage_find (const struct storage *st, const char *id)
-{
-  struct jv *found = NULL;
-
-  if (! policy_valid_id (id))
-    return NULL;
-  for (size_t i = 0; i < st->n; i++)
-    {
-      struct jv *e = storage_entry (st->docs[i], id);
-
-      if (e != NULL && found != NULL)
-        return NULL;
-      if (e != NULL)
-        found = e;
-    }
-  return found;
-}
-
-/* The layer of record E into OUT ("" when it names none). */
+/* Annotation KEY, when present, must be WANT (CRI-O's record of WHAT;
+   NULL or "": none to compare with, so the key refuses). */
 static void
-storage_layer (struct jv *e, char *out, size_t size)
+crio_key_is (const struct policy_ctx *c, const char *key, const char *want, const char *what,
+             struct policy_findings *f)
 {
-  struct jv *l;
+  const char *v = policy_annotation (c, key);
 
-  out[0] = '\0';
-  if (e != NULL && jv_get_ex (e, "layer", &l) && jv_is_type (l, json_type_string)
-      && policy_valid_id (jv_string (l)) && strlen (jv_string (l)) < size)
-    snprintf (out, size, "%s", jv_string (l));
-}
-
-const char *
-engine_name (const struct who *w)
-{
-  static const char *const names[] = {
-    [ENGINE_UNKNOWN] = "no engine kata-guard can tell",
-    [ENGINE_CONTAINERD] = "containerd",
-    [ENGINE_CRI] = "containerd's CRI",
-    [ENGINE_DOCKER] = "Docker",
-    [ENGINE_PODMAN] = "podman",
-    [ENGINE_CRIO] = "CRI-O",
-  };
-
-  return names[w->engine];
-}
-
-/* What the engine that started the container calls ASK, so that a remedy
-   is in its user's words: ctr's limit is --memory-limit in bytes, a pod's
-   is its spec's, and a spec of no engine the guard can tell is named by
-   its own keys. */
-const char *
-engine_words (const struct who *w, enum ask a)
-{
-#define PODSPEC(k) "the pod spec's " k
-#define ROW(unknown, ctd, cri, docker, podman, crio)                                               \
-  {                                                                                                \
-    [ENGINE_UNKNOWN] = unknown, [ENGINE_CONTAINERD] = ctd, [ENGINE_CRI] = cri,                     \
-    [ENGINE_DOCKER] = docker, [ENGINE_PODMAN] = podman, [ENGINE_CRIO] = crio,                      \
-  }
-  static const char *const words[ASK_N][ENGINE_CRIO + 1] = {
-    [ASK_MEMORY] = ROW ("linux.resources.memory.limit", "ctr run --memory-limit BYTES",
-                        PODSPEC ("resources.limits.memory"), "--memory", "--memory",
-                        PODSPEC ("resources.limits.memory")),
-    [ASK_CPUS] = ROW ("linux.resources.cpu quota and period", "ctr run --cpus",
-                      PODSPEC ("resources.limits.cpu"), "--cpus", "--cpus",
-                      PODSPEC ("resources.limits.cpu")),
-    [ASK_PRIVILEGED] = ROW ("a privileged spec", "ctr run --privileged",
-                            PODSPEC ("securityContext.privileged"), "--privileged", "--privileged",
-                            PODSPEC ("securityContext.privileged")),
-    [ASK_CAP_ADD] = ROW ("capabilities added to process.capabilities", "ctr run --cap-add",
-                         PODSPEC ("securityContext.capabilities.add"), "--cap-add", "--cap-add",
-                         PODSPEC ("securityContext.capabilities.add")),
-    [ASK_DEVICE] = ROW ("linux.devices", "ctr run --device", "devices in the pod spec", "--device",
-                        "--device", "devices in the pod spec"),
-    [ASK_HOST_NS] = ROW ("host namespaces in linux.namespaces",
-                         "ctr run --net-host or --with-ns of the host's",
-                         PODSPEC ("hostNetwork, hostPID, hostIPC"),
-                         "--network host, --pid host, --ipc host, --uts host",
-                         "--network host, --pid host, --ipc host, --uts host",
-                         PODSPEC ("hostNetwork, hostPID, hostIPC")),
-    [ASK_JOIN] = ROW ("a namespace path of a running container",
-                      "ctr run --with-ns network:/proc/PID/ns/net of a running task",
-                      "a container of a running pod", "docker run --network container:NAME",
-                      "podman run --network container:NAME", "a container of a running pod"),
-    [ASK_SELINUX] = ROW ("process.selinuxLabel of another type, user, role or level",
-                         "ctr run --config SPEC with a process.selinuxLabel",
-                         PODSPEC ("securityContext.seLinuxOptions"), "--security-opt label=...",
-                         "--security-opt label=...", PODSPEC ("securityContext.seLinuxOptions")),
-    [ASK_UNCONFINED] = ROW ("AppArmor profile but the engines' defaults",
-                            "ctr run --apparmor-profile unconfined",
-                            PODSPEC ("appArmorProfile Unconfined"),
-                            "--security-opt apparmor=unconfined",
-                            "--security-opt apparmor=unconfined",
-                            PODSPEC ("appArmorProfile Unconfined")),
-    [ASK_READONLY] = ROW ("the mount's \"ro\" option",
-                          "ctr run --mount type=bind,src=S,dst=D,options=rbind:ro",
-                          PODSPEC ("volumeMounts readOnly: true"), ":ro", ":ro",
-                          PODSPEC ("volumeMounts readOnly: true")),
-  };
-#undef ROW
-#undef PODSPEC
-
-  return words[a][w->engine];
-}
-
-/* The containerd namespace of BUNDLE, when it is containerd's task
-   directory of container ID: .../io.containerd.runtime.v2.task/NS/ID. */
-static bool
-bundle_namespace (const char *bundle, const char *id, char *out, size_t size)
-{
-  const char *last, *ns;
-  size_t tl = strlen (TASK_DIR);
-
-  if (bundle == NULL || ! policy_valid_id (id) || (last = strrchr (bundle, '/')) == NULL
-      || strcmp (last + 1, id) != 0)
-    return false;
-  for (ns = last - 1; ns > bundle && *ns != '/'; ns--)
-    ;
-  if (ns <= bundle || (size_t) (ns - bundle) < tl + 1 || ns[-(ptrdiff_t) tl - 1] != '/'
-      || strncmp (ns - tl, TASK_DIR, tl) != 0 || (size_t) (last - ns - 1) >= size)
-    return false;
-  memcpy (out, ns + 1, (size_t) (last - ns - 1));
-  out[last - ns - 1] = '\0';
-  return conf_valid_namespace (out);
-}
-
-/* The engine root under which Docker's own record of container ID,
-   <root>/containers/<id>/config.v2.json, names that id; NULL when none
-   does.  Read as a stream: its size is the container's to choose. */
-static const char *
-docker_record_root (const struct dirs *roots, const char *id)
-{
-  for (size_t i = 0; i < roots->n; i++)
+  if (v == NULL)
     {
-      cleanup_error kg_error_t err = NULL;
-      cleanup_free char *path = NULL;
-      char got[128];
+      struct jv *ann, *x;
 
-      if (asprintf (&path, "%s/containers/%s/config.v2.json", roots->paths[i], id) < 0)
-        return path = NULL, NULL;
-      /* (Its resolved form, which rootfs paths are compared with.) */
-      if (jscan_top_string (path, "ID", got, sizeof got, &err) == 1 && strcmp (got, id) == 0)
-        return roots->paths[i | 1];
+      if (jv_get_ex (c->spec, "annotations", &ann) && jv_get_ex (ann, key, &x))
+        policy_finding (f, "%s is not a string", key);
+      return;
     }
-  return NULL;
+  if (want == NULL || want[0] == '\0' || strcmp (v, want) != 0)
+    policy_finding (f,
+                    "%s \"%.80s\", but CRI-O's records say %s is \"%.80s\" (a pod's own annotation "
+                    "over CRI-O's: Kata would act on that pod)",
+                    key, v, what, want && want[0] ? want : "unknown");
 }
 
-/* podman's bundle for container ID: <root>/<driver>-containers/<id>/userdata
-   under a podman root; the root and the driver in W. */
-static bool
-podman_bundle (const char *bundle, const struct dirs *roots, const char *id, struct who *w)
-{
-  for (size_t i = 0; bundle != NULL && policy_valid_id (id) && i < roots->n; i++)
-    {
-      const char *q = below (bundle, roots->paths[i]);
-      size_t dl, il = strlen (id);
-
-      if (q == NULL)
-        continue;
-      dl = strspn (q, "abcdefghijklmnopqrstuvwxyz0123456789");
-      if (dl == 0 || dl >= sizeof w->podman_driver || strncmp (q + dl, "-containers/", 12) != 0)
-        continue;
-      if (strncmp (q + dl + 12, id, il) != 0 || strcmp (q + dl + 12 + il, "/userdata") != 0)
-        continue;
-      memcpy (w->podman_driver, q, dl);
-      w->podman_driver[dl] = '\0';
-      w->podman_root = roots->paths[i | 1];
-      return true;
-    }
-  return false;
-}
-
-/* OUT gets the string member KEY of DOC when it fits, else "". */
+/* A CRI-O start's own claim: the container type and the sandbox that
+   Kata reads (io.kubernetes.cri-o.ContainerType, .SandboxID) must be
+   what CRI-O's storage record says, and a member's pod a sandbox of that
+   storage. */
 static void
-meta_string (struct jv *doc, const char *key, char *out, size_t size)
+judge_crio_claim (const struct policy_ctx *c, struct policy_findings *f)
 {
-  struct jv *v;
+  const struct policy_who *w = &c->who;
+  const char *type = policy_annotation (c, "io.kubernetes.cri-o.ContainerType");
+  const char *sid = policy_annotation (c, "io.kubernetes.cri-o.SandboxID");
+  const char *want = w->pod_sandbox ? "sandbox" : "container";
 
-  out[0] = '\0';
-  if (jv_get_ex (doc, key, &v) && jv_is_type (v, json_type_string) && strlen (jv_string (v)) < size)
-    snprintf (out, size, "%s", jv_string (v));
+  if (type != NULL && strcmp (type, want) != 0)
+    policy_finding (f,
+                    "io.kubernetes.cri-o.ContainerType \"%.40s\", but CRI-O's record of the "
+                    "container makes it a pod %s",
+                    type, want);
+  if (sid != NULL && strcmp (sid, w->pod_id) != 0)
+    policy_finding (
+        f,
+        "io.kubernetes.cri-o.SandboxID %.80s, but CRI-O's record of the container names "
+        "pod %.80s (Kata would run this container in the VM of the container it names)",
+        sid, w->pod_id);
+  if (! w->pod_ok)
+    policy_finding (
+        f,
+        "CRI-O's record of the container names pod %.80s, which is no pod sandbox of its "
+        "storage with a pod uid",
+        w->pod_id[0] ? w->pod_id : "(none)");
+  /* CRI-O copies a pod's own annotations over its keys: the ones Kata
+     reads must be what CRI-O's records say (KubeName and Namespace pick
+     the pod whose devices Kata asks the kubelet for). */
+  crio_key_is (c, "io.kubernetes.cri-o.KubeName", w->pod_ok ? w->kube_name : NULL, "the pod's name",
+               f);
+  crio_key_is (c, "io.kubernetes.cri-o.Namespace", w->pod_ok ? w->kube_ns : NULL,
+               "the pod's namespace", f);
+  crio_key_is (c, "io.kubernetes.cri-o.ContainerName", w->crio_name, "the container's name", f);
 }
 
-/* Whether storage record E (of container ID) is CRI-O's: its metadata
-   into M. */
-static bool
-crio_metadata (struct jv *e, const char *id, struct crio_meta *m)
+/* A CRI start's own claim: a sandbox is its own sandbox, a pod member's
+   sandbox is a pod sandbox of this namespace with the same pod uid (else
+   Kata's shim would run it in the VM of whatever container it names). */
+static void
+judge_cri_claim (const struct policy_ctx *c, struct jv *ann, struct policy_findings *f)
 {
-  cleanup_error kg_error_t err = NULL;
-  struct jv *md, *doc, *v;
-  const char *text;
-  bool yes = false;
+  const char *type = policy_annotation (c, "io.kubernetes.cri.container-type");
+  const char *sid = policy_annotation (c, "io.kubernetes.cri.sandbox-id");
+  const char *uid = policy_annotation (c, "io.kubernetes.cri.sandbox-uid");
+  const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
+  const char *psid, *puid;
 
-  memset (m, 0, sizeof *m);
-  if (! jv_get_ex (e, "metadata", &md) || ! jv_is_type (md, json_type_string))
-    return false;
-  text = jv_string (md);
-  doc = json_parse_strict ("CRI-O's storage metadata", text, strlen (text), false, &err);
-  if (doc != NULL && jv_is_type (doc, json_type_object) && jv_get_ex (doc, "pod-id", &v)
-      && jv_is_type (v, json_type_string))
-    {
-      yes = true;
-      meta_string (doc, "pod-id", m->pod_id, sizeof m->pod_id);
-      meta_string (doc, "uid", m->uid, sizeof m->uid);
-      meta_string (doc, "name", m->name, sizeof m->name);
-      meta_string (doc, "metadata-name", m->kube_name, sizeof m->kube_name);
-      meta_string (doc, "namespace", m->kube_ns, sizeof m->kube_ns);
-      if (! policy_valid_id (m->pod_id))
-        m->pod_id[0] = '\0';
-      if (! policy_valid_id (m->uid))
-        m->uid[0] = '\0';
-      m->sandbox = m->pod_id[0] != '\0' && strcmp (m->pod_id, id) == 0 && jv_get_ex (doc, "pod", &v)
-                   && jv_is_type (v, json_type_boolean) && jv_bool (v);
-    }
-  jv_free (doc);
-  return yes;
-}
-
-/* Whether OWN, containers/storage's record of container ID in ST, is
-   CRI-O's, and then its pod in W: the pod's sandbox is the record whose
-   metadata names itself as a pod sandbox, in the same storage; its uid,
-   name and namespace are the pod's. */
-static bool
-crio_start (const struct storage *st, struct jv *own_rec, const char *id, struct who *w)
-{
-  struct jv *e;
-  struct crio_meta own, sb;
-
-  if (! crio_metadata (own_rec, id, &own))
-    return false;
-  snprintf (w->pod_id, sizeof w->pod_id, "%s", own.pod_id);
-  snprintf (w->crio_name, sizeof w->crio_name, "%s", own.name);
-  w->pod_sandbox = own.sandbox;
-  sb = own;
-  if (! own.sandbox && own.pod_id[0] != '\0' && (e = storage_find (st, own.pod_id)) != NULL
-      && (! crio_metadata (e, own.pod_id, &sb) || ! sb.sandbox))
-    sb.uid[0] = '\0';
-  w->pod_ok = own.pod_id[0] != '\0' && (own.sandbox || sb.sandbox) && sb.uid[0] != '\0';
-  if (w->pod_ok)
-    {
-      snprintf (w->pod_uid, sizeof w->pod_uid, "%s", sb.uid);
-      snprintf (w->kube_name, sizeof w->kube_name, "%s", sb.kube_name);
-      snprintf (w->kube_ns, sizeof w->kube_ns, "%s", sb.kube_ns);
-    }
-  return true;
-}
-
-/* Who started this container.  The namespace is containerd's -namespace
-   argument in shim mode, else the bundle's place in containerd's state
-   (runc under containerd's runc shim; kata-guard check --bundle). */
-void
-who_resolve (struct ctx *c)
-{
-  const struct request *req = c->pf->req;
-  const char *id = req->container_id;
-  struct who *w = &c->who;
-
-  memset (w, 0, sizeof *w);
-  if (req->mode == KG_MODE_SHIM)
-    {
-      if (req->ns != NULL && conf_valid_namespace (req->ns))
-        snprintf (w->ns, sizeof w->ns, "%s", req->ns);
-    }
-  else
-    bundle_namespace (c->bundle, id, w->ns, sizeof w->ns);
-  /* A bundle in containers/storage: CRI-O's when the storage record is
-     CRI-O's (a shim start of its runtime_type "vm", or conmon's OCI
-     start), else podman's (conmon's OCI start only). */
-  if (c->dirs->ok && podman_bundle (c->bundle, &c->dirs->podman, id, w))
-    {
-      cleanup_storage struct storage st = { 0 };
-      struct jv *own = storage_load (c, w->podman_driver, &st) == 0 ? storage_find (&st, id) : NULL;
-
-      storage_layer (own, w->layer, sizeof w->layer);
-      if (own != NULL && crio_start (&st, own, id, w))
-        {
-          w->engine = ENGINE_CRIO;
-          return;
-        }
-      if (w->ns[0] == '\0')
-        {
-          w->engine = ENGINE_PODMAN;
-          return;
-        }
-      w->podman_root = NULL;
-      w->podman_driver[0] = w->layer[0] = '\0';
-    }
-  if (w->ns[0] == '\0')
+  jv_foreach (ann, key, val) if (strncmp (key, "io.kubernetes.cri.", 18) == 0
+                                 && ! jv_is_type (val, json_type_string))
+      policy_finding (f, "%s is %s, not a string", key, jv_kind (val));
+  if (type == NULL)
     return;
-  if (strcmp (w->ns, DOCKER_NAMESPACE) == 0)
-    {
-      w->engine = ENGINE_DOCKER;
-      if (c->dirs->roots_ok && policy_valid_id (id))
-        w->docker_root = docker_record_root (&c->dirs->roots, id);
-    }
-  /* CRI runs Kata as a shim; an OCI-mode start is not CRI's. */
-  else if (req->mode != KG_MODE_OCI
-           && kg_strv_has ((const char *const *) c->cfg->policy.cri_namespaces,
-                           c->cfg->policy.n_cri_namespaces, w->ns))
-    w->engine = ENGINE_CRI;
-  else
-    w->engine = ENGINE_CONTAINERD;
-}
-
-/* Docker's per-container files count only for a start in Docker's
-   namespace whose own record names the container. */
-bool
-docker_start (const struct ctx *c)
-{
-  return c->who.engine == ENGINE_DOCKER && c->who.docker_root != NULL;
-}
-
-/* This container's pod, as containerd's CRI describes it: the sandbox
-   id and the pod uid of its annotations, when they hold together: the
-   sandbox's bundle (beside this one, in containerd's state) is a pod
-   sandbox of the same pod uid.  Returns false when the container is no
-   CRI pod's. */
-static bool
-cri_pod_lookup (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
-{
-  const char *sid = annotation (c, "io.kubernetes.cri.sandbox-id");
-  const char *uid = annotation (c, "io.kubernetes.cri.sandbox-uid");
-  cleanup_free char *path = NULL;
-  cleanup_free char *dir = NULL;
-  struct jv *doc, *ann, *v, *t;
-  bool yes = false;
-  char *slash;
-
-  const char *type = annotation (c, "io.kubernetes.cri.container-type");
-
-  if (c->who.engine != ENGINE_CRI || type == NULL || ! policy_valid_id (sid)
-      || ! policy_valid_id (uid) || c->bundle == NULL)
-    return false;
   if (strcmp (type, "sandbox") == 0)
     {
-      /* The sandbox itself: the id is its own. */
-      *sandbox_id = sid;
-      *pod_uid = uid;
-      return strcmp (sid, c->pf->req->container_id ? c->pf->req->container_id : "") == 0;
+      if (sid == NULL || strcmp (sid, id) != 0)
+        policy_finding (
+            f, "a pod sandbox whose io.kubernetes.cri.sandbox-id (%.80s) is not its own id",
+            sid ? sid : "absent");
     }
-  if (strcmp (type, "container") != 0
-      || strcmp (sid, c->pf->req->container_id ? c->pf->req->container_id : "") == 0)
-    return false;
-  dir = strdup (c->bundle);
-  if (dir == NULL || (slash = strrchr (dir, '/')) == NULL)
-    return false;
-  *slash = '\0';
-  if (asprintf (&path, "%s/%s/config.json", dir, sid) < 0)
-    return path = NULL, false;
-  doc = engine_json (path);
-  if (doc != NULL && jv_get_ex (doc, "annotations", &ann)
-      && jv_get_ex (ann, "io.kubernetes.cri.container-type", &t) && jv_is_type (t, json_type_string)
-      && strcmp (jv_string (t), "sandbox") == 0
-      && jv_get_ex (ann, "io.kubernetes.cri.sandbox-uid", &v) && jv_is_type (v, json_type_string)
-      && strcmp (jv_string (v), uid) == 0)
-    yes = true;
-  jv_free (doc);
-  if (yes)
-    {
-      *sandbox_id = sid;
-      *pod_uid = uid;
-    }
-  return yes;
+  else if (strcmp (type, "container") != 0)
+    policy_finding (f,
+                    "io.kubernetes.cri.container-type \"%.40s\" is neither sandbox nor container",
+                    type);
+  else if (! cri_pod (c, &psid, &puid))
+    policy_finding (f,
+                    "io.kubernetes.cri.sandbox-id %.80s is no pod sandbox of namespace \"%s\" with "
+                    "pod uid %.80s (Kata would run this container in the VM of the container it "
+                    "names)",
+                    sid ? sid : "(absent)", c->who.ns, uid ? uid : "(absent)");
 }
 
-/* The same, as facts_resolve looked it up (the sandbox's config.json
-   read once per spec, however many of its binds ask). */
-bool
-cri_pod (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
+/* The spec's mount whose destination is DEST: its source, or NULL. */
+static const char *
+mount_source_at (const struct policy_ctx *c, const char *dest)
 {
-  *sandbox_id = c->pod_sid;
-  *pod_uid = c->pod_uid;
-  return c->pod;
+  struct jv *mounts, *m, *d, *src;
+
+  if (! jv_get_ex (c->spec, "mounts", &mounts) || ! jv_is_type (mounts, json_type_array))
+    return NULL;
+  for (size_t i = 0; i < jv_length (mounts); i++)
+    if ((m = jv_at (mounts, i)) != NULL && jv_get_ex (m, "destination", &d)
+        && jv_is_type (d, json_type_string) && strcmp (jv_string (d), dest) == 0
+        && jv_get_ex (m, "source", &src) && jv_is_type (src, json_type_string))
+      return jv_string (src);
+  return NULL;
 }
 
-/* This container's pod, as its engine keeps it: containerd's CRI's (its
-   annotations, held together by the sandbox's bundle) or CRI-O's (its
-   storage records).  False for no pod. */
-bool
-pod_of (const struct ctx *c, const char **sandbox_id, const char **pod_uid)
-{
-  if (c->who.engine == ENGINE_CRIO)
-    {
-      *sandbox_id = c->who.pod_id;
-      *pod_uid = c->who.pod_uid;
-      return c->who.pod_ok;
-    }
-  return cri_pod (c, sandbox_id, pod_uid);
-}
-
-/* A CRI-O pod's sandbox (its infra container): Kata builds the pod's VM
-   for it. */
-bool
-is_crio_sandbox (const struct ctx *c)
-{
-  return c->who.engine == ENGINE_CRIO && c->who.pod_sandbox && c->who.pod_ok;
-}
-
-/* A pod member, of containerd's CRI or of CRI-O: Kata runs it in the VM
-   of its pod's sandbox. */
-bool
-is_pod_member (const struct ctx *c)
-{
-  const char *t = annotation (c, "io.kubernetes.cri.container-type");
-
-  if (c->who.engine == ENGINE_CRIO)
-    return ! c->who.pod_sandbox;
-  return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "container") == 0;
-}
-
-/* The one linux.namespaces entry of kind K in LIST, or NULL (none, or
-   more than one: policy.namespaces says which). */
-static struct jv *
-ns_entry (struct jv *list, int k)
-{
-  struct jv *entry = NULL;
-  size_t seen = 0;
-
-  for (size_t i = 0; list != NULL && i < jv_length (list); i++)
-    {
-      struct jv *e = jv_at (list, i), *t;
-
-      if (jv_is_type (e, json_type_object) && jv_get_ex (e, "type", &t)
-          && jv_is_type (t, json_type_string) && strcmp (jv_string (t), ns_types[k]) == 0)
-        {
-          entry = e;
-          seen++;
-        }
-    }
-  return seen == 1 ? entry : NULL;
-}
-
-/* Each namespace path's identity, asked once (the parent answers each
-   path once a start), and the process the container joins by it when
-   that namespace is not the host's. */
+/* Kata writes the guest's termination log back, as root, to the host
+   source of the mount at io.kubernetes.container.terminationMessagePath
+   (when nothing is shared: container.go): that must be the kubelet's
+   termination-log file of this pod. */
 static void
-ns_resolve (struct ctx *c)
+judge_termination_path (const struct policy_ctx *c, struct policy_findings *f)
 {
-  struct jv *linux_, *list = NULL;
+  cleanup_error kg_error_t err = NULL;
+  cleanup_free char *res = NULL;
+  const char *path = policy_annotation (c, "io.kubernetes.container.terminationMessagePath");
+  const char *src = path ? mount_source_at (c, path) : NULL;
+  const char *q;
 
-  if (jv_get_ex (c->spec, "linux", &linux_) && jv_is_type (linux_, json_type_object))
-    jv_get_ex (linux_, "namespaces", &list);
-  if (list != NULL && ! jv_is_type (list, json_type_array))
-    list = NULL;
-  for (int k = 0; k < NS_COUNT; k++)
+  if (src == NULL)
+    return;
+  if (policy_path_resolve (c->bundle, src, true, &res, &err) < 0
+      || kubelet_file (c, res, &c->dirs->kubelet) != OWN_ANY
+      || (q = under_root (res, &c->dirs->kubelet)) == NULL || strstr (q, "/containers/") == NULL)
+    policy_finding (
+        f,
+        "io.kubernetes.container.terminationMessagePath %.80s is the mount of %.120s, not "
+        "the kubelet's termination log of this pod (Kata writes the guest's log back to "
+        "it)",
+        path, src);
+}
+
+/* Claims of a pod, or of the node's devices, by annotations their engine
+   did not write: the first key of claim_keys that matches decides. */
+static void
+judge_claims (const struct policy_ctx *c, struct jv *ann, struct policy_findings *f)
+{
+  jv_foreach (ann, key, val)
+  {
+    (void) val;
+    for (size_t i = 0; i < ARRAY_SIZE (claim_keys); i++)
+      if ((claim_keys[i].prefix ? strncmp (key, claim_keys[i].name, strlen (claim_keys[i].name))
+                                : strcmp (key, claim_keys[i].name))
+          == 0)
+        {
+          if ((claim_keys[i].owners & OWNER (c->who.engine)) == 0)
+            policy_finding (f, "%.128s: only %s writes it; this start is %s%s%s%s", key,
+                            claim_keys[i].owner_name, engine_name (&c->who),
+                            c->who.ns[0] ? " (namespace \"" : "", c->who.ns,
+                            c->who.ns[0] ? "\")" : "");
+          break;
+        }
+  }
+  if (c->who.engine == ENGINE_CRI)
+    judge_cri_claim (c, ann, f);
+  if (c->who.engine == ENGINE_CRIO)
+    judge_crio_claim (c, f);
+  if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && c->dirs->ok)
+    judge_termination_path (c, f);
+}
+
+/* Kata's state of a sandbox is kept by id alone (Go: /run/vc/sbs/ID,
+   runtime-rs: /run/kata/ID), and ids are unique only per containerd
+   namespace: a start whose id names a sandbox that exists would restore
+   that sandbox (newSandbox's Restore), another namespace's container.
+   A pod member joins its sandbox's, which is why it has its own id. */
+static void
+judge_kata_state (const struct policy_ctx *c, struct policy_findings *f)
+{
+  static const char *const stores[] = { KATA_GO_SANDBOX_STATE, KATA_RS_SANDBOX_STATE };
+  const char *id = c->pf->req->container_id;
+
+  if (c->pf->req->mode != KG_MODE_SHIM || ! policy_valid_id (id) || is_pod_member (c))
+    return;
+  for (size_t i = 0; i < ARRAY_SIZE (stores); i++)
     {
-      struct jv *entry = ns_entry (list, k), *path;
-      struct ns_seen *seen = &c->ns_seen[k];
-      const struct ns_id *self = &c->ns.self[k], *init = &c->ns.init[k];
+      char path[PATH_MAX];
       struct stat st;
 
-      if (entry == NULL || ! jv_get_ex (entry, "path", &path)
-          || ! jv_is_type (path, json_type_string))
+      if (snprintf (path, sizeof path, "%s/%s", stores[i], id) >= (int) sizeof path)
         continue;
-      seen->asked = true;
-      if (ns_path_stat (c->pf->req, k, jv_string (path), &st, &seen->pid) < 0)
-        {
-          seen->err = errno ? errno : EIO;
-          continue;
-        }
-      seen->host = (self->ok && st.st_dev == self->dev && st.st_ino == self->ino)
-                   || (init->ok && st.st_dev == init->dev && st.st_ino == init->ino);
-      if (self->ok && ! seen->host)
-        c->joined_pid[k] = seen->pid;
+      if (lstat (path, &st) == 0)
+        policy_finding (f,
+                        "a Kata sandbox of id %.80s exists already (%s): another namespace's "
+                        "container of that id, or one Kata did not clean up; this start would be "
+                        "handed its VM",
+                        id, path);
+      else if (errno != ENOENT && errno != ENOTDIR)
+        policy_finding (f, "cannot tell whether a Kata sandbox of id %.80s exists (%s: %s)", id,
+                        path, strerror (errno));
     }
 }
 
-/* The NS requests ns_resolve makes on SPEC (request-list.h): one per
-   kind whose one entry's path ns_path_pid takes. */
-size_t
-policy_namespaces_asks (struct jv *spec)
+/* The start's identity as a line: engine, namespace, pod. */
+static void
+who_line (const struct policy_ctx *c, struct kg_buf *out)
 {
-  struct jv *linux_, *list = NULL;
-  size_t n = 0;
+  const char *sid, *uid;
 
-  if (jv_is_type (spec, json_type_object) && jv_get_ex (spec, "linux", &linux_)
-      && jv_is_type (linux_, json_type_object))
-    jv_get_ex (linux_, "namespaces", &list);
-  if (list != NULL && ! jv_is_type (list, json_type_array))
-    list = NULL;
-  for (int k = 0; k < NS_COUNT; k++)
-    {
-      struct jv *entry = ns_entry (list, k), *path;
-
-      if (entry != NULL && jv_get_ex (entry, "path", &path) && jv_is_type (path, json_type_string)
-          && ns_path_pid (k, jv_string (path)) != 0)
-        n++;
-    }
-  return n;
+  sb_printf (out, "%s", engine_name (&c->who));
+  if (c->who.ns[0] != '\0')
+    sb_printf (out, ", namespace \"%s\"", c->who.ns);
+  if (c->who.engine == ENGINE_DOCKER)
+    sb_printf (out,
+               c->who.docker_root ? ", its record of the container in %s"
+                                  : ", without its record of the container%s",
+               c->who.docker_root ? c->who.docker_root : "");
+  if (c->who.engine == ENGINE_PODMAN || c->who.engine == ENGINE_CRIO)
+    sb_printf (out, ", its storage %s", c->who.podman_root);
+  if (is_crio_sandbox (c))
+    sb_printf (out, ", a pod sandbox (pod uid %.80s)", c->who.pod_uid);
+  else if (is_pod_sandbox (c))
+    sb_printf (out, ", a pod sandbox");
+  else if ((c->who.engine == ENGINE_CRI || c->who.engine == ENGINE_CRIO) && pod_of (c, &sid, &uid))
+    sb_printf (out, ", a member of pod sandbox %.80s", sid);
 }
 
+/* policy.identity: whose start this is, and nothing the spec claims
+   beyond it (kata-guard(8), Whose start it is). */
 void
-facts_resolve (struct ctx *c, struct findings *privileged)
+check_identity (const struct policy_ctx *c)
 {
-  who_resolve (c);
-  c->privileged = spec_privileged (c, privileged);
-  c->privileged_why = sb_str (&privileged->text);
-  ns_resolve (c);
-  c->pod = cri_pod_lookup (c, &c->pod_sid, &c->pod_uid);
+  cleanup_policy_findings struct policy_findings f = { 0 };
+  cleanup_kg_buf struct kg_buf who = { 0 };
+  struct jv *ann = policy_jget_type (c->spec, "spec", "annotations", json_type_object, &f);
+
+  if (ann != NULL)
+    judge_claims (c, ann, &f);
+  judge_kata_state (c, &f);
+  who_line (c, &who);
+  if (f.n > 0)
+    rule_fail (c,
+               "a container cannot say which pod, engine or sandbox it belongs to: remove the "
+               "annotation; a pod's annotations are its engine's own",
+               "%s", sb_str (&f.text));
+  else
+    rule_pass (c, "%s", sb_str (&who));
 }

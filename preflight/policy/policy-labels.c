@@ -30,6 +30,7 @@
 
 #include "buf.h"
 #include "policy-int.h"
+#include "policy-labels.h"
 
 /* The longest context judged: go-selinux's are under 64 bytes. */
 enum
@@ -130,7 +131,7 @@ selinux_context_judge (const char *label, const char *role, const char *const *t
 /* PROFILE is "" (the engine's default) or matches a pattern of [policy]
    apparmor_profiles (Kata applies no AppArmor profile on the host: the
    judgement is policy.confinement's). */
-bool
+static bool
 apparmor_profile_allowed (const struct guard_config *cfg, const char *profile)
 {
   if (*profile == '\0')
@@ -143,9 +144,9 @@ apparmor_profile_allowed (const struct guard_config *cfg, const char *profile)
 
 const char *
 process_label (const struct guard_config *cfg, struct jv *process, const char *effect,
-               struct findings *f)
+               struct policy_findings *f)
 {
-  struct jv *v = jget_type (process, "process", "selinuxLabel", json_type_string, f);
+  struct jv *v = policy_jget_type (process, "process", "selinuxLabel", json_type_string, f);
   const char *label = v != NULL && *jv_string (v) != '\0' ? jv_string (v) : NULL;
   char why[160];
 
@@ -154,32 +155,32 @@ process_label (const struct guard_config *cfg, struct jv *process, const char *e
                                   (const char *const *) cfg->policy.selinux_types,
                                   cfg->policy.n_selinux_types, "[policy] selinux_types", why,
                                   sizeof why))
-    finding (f, "process.selinuxLabel \"%.64s\": %s%s", label, why, effect);
+    policy_finding (f, "process.selinuxLabel \"%.64s\": %s%s", label, why, effect);
   return label;
 }
 
 void
-process_apparmor (const struct guard_config *cfg, struct jv *process, struct findings *f)
+process_apparmor (const struct guard_config *cfg, struct jv *process, struct policy_findings *f)
 {
-  struct jv *v = jget_type (process, "process", "apparmorProfile", json_type_string, f);
+  struct jv *v = policy_jget_type (process, "process", "apparmorProfile", json_type_string, f);
 
   if (v != NULL && ! apparmor_profile_allowed (cfg, jv_string (v)))
-    finding (f,
-             "AppArmor profile \"%.64s\" (process.apparmorProfile) is not one of [policy] "
-             "apparmor_profiles",
-             jv_string (v));
+    policy_finding (f,
+                    "AppArmor profile \"%.64s\" (process.apparmorProfile) is not one of [policy] "
+                    "apparmor_profiles",
+                    jv_string (v));
 }
 
 /* policy.labels: process.selinuxLabel, the label of the container and of
    Kata's hypervisor and virtiofsd on the host. */
 void
-check_labels (const struct ctx *c)
+check_labels (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   struct jv *process;
   const char *label;
 
-  process = jget_type (c->spec, "spec", "process", json_type_object, &f);
+  process = policy_jget_type (c->spec, "spec", "process", json_type_object, &f);
   label = process_label (c->cfg, process,
                          " (Kata runs the hypervisor and virtiofsd on the host "
                          "with this label)",

@@ -3,7 +3,7 @@
  * policy.mounts and the root filesystem: every mount of the spec against
  * the deny lists, the engines' own files a container may bind, and where
  * its rootfs is.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -28,6 +28,50 @@
 #include "error.h"
 #include "fdio.h"
 #include "policy-int.h"
+#include "policy-mounts.h"
+#include "policy-path.h"
+
+/* Where an engine keeps the per-container files it binds writable into
+   the container: ROOT/[DRIVER-]containers/ID/SUB/FILE. */
+struct own_layout
+{
+  bool driver;     /* "<driver>-containers" (podman's graph driver) */
+  const char *sub; /* "" or the directory below the container's */
+  const char *const *files;
+  size_t n_files;
+};
+
+/* redirectable () of many sources in one directory (Docker's and the
+   kubelet's layouts) walks that directory once: once it is known that
+   nobody but root can change what is in it, an entry below it that is
+   not a symlink, or is not there, is judged; a symlink is walked. */
+struct redirect_memo
+{
+  char dir[PATH_MAX]; /* the parent last judged, or "" */
+  bool dir_ok;        /* it passed (as an existing or a missing directory) */
+  bool dir_exists;
+};
+
+/* source_denied () of the bind sources that share a directory: when nothing
+   denies the directory itself (no pattern above it, none in it, no
+   refused name on the way), a path in it is denied only for its own
+   last name (credential_component).  The directory is judged at its
+   second source, so that sources in directories of their own cost
+   nothing more. */
+struct deny_memo
+{
+  char dir[PATH_MAX]; /* the directory of the last source judged, or "" */
+  int clear;          /* 1: nothing denies it, -1: something does, 0: not judged */
+};
+
+enum bind_verdict
+{
+  BIND_REFUSED, /* a finding was made */
+  BIND_NOT_RO,  /* a finding: writable outside writable_mounts, which read-only would pass */
+  BIND_ENGINE,  /* a file the engine made for this container */
+  BIND_READONLY,
+  BIND_WRITABLE, /* under [policy] writable_mounts */
+};
 /* ---- policy.mounts -------------------------------------------------- */
 
 /* Bind sources refused even read-only: PATTERN and everything under it,
@@ -205,7 +249,7 @@ match_entry (const char *pattern, const char *p, bool literal)
 }
 
 void
-dirs_release (struct dirs *d)
+dir_list_release (struct dir_list *d)
 {
   for (size_t i = 0; i < d->n; i++)
     free (d->paths[i]);
@@ -214,7 +258,7 @@ dirs_release (struct dirs *d)
 
 /* Both the lexical and the resolved form of every entry. */
 int
-dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err)
+dir_list_resolve (char *const *list, size_t n, struct dir_list *d, kg_error_t *err)
 {
   d->paths = calloc (2 * n + 1, sizeof (char *));
   if (d->paths == NULL)
@@ -232,14 +276,14 @@ dirs_resolve (char *const *list, size_t n, struct dirs *d, kg_error_t *err)
 void
 mount_dirs_release (struct mount_dirs *d)
 {
-  dirs_release (&d->roots);
-  dirs_release (&d->podman);
-  dirs_release (&d->ctd);
-  dirs_release (&d->kubelet);
-  dirs_release (&d->extra);
-  dirs_release (&d->writable);
-  dirs_release (&d->guard_dirs);
-  dirs_release (&d->guard_files);
+  dir_list_release (&d->roots);
+  dir_list_release (&d->podman);
+  dir_list_release (&d->ctd);
+  dir_list_release (&d->kubelet);
+  dir_list_release (&d->extra);
+  dir_list_release (&d->writable);
+  dir_list_release (&d->guard_dirs);
+  dir_list_release (&d->guard_files);
 }
 
 /* The guard's own directories and files, which no container may read
@@ -263,9 +307,9 @@ guard_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_err
     files[n++] = cfg->log.file;
   if (cfg->path != NULL && cfg->path[0] == '/')
     files[n++] = cfg->path;
-  if (dirs_resolve (dirs, ARRAY_SIZE (dirs), &d->guard_dirs, err) < 0)
+  if (dir_list_resolve (dirs, ARRAY_SIZE (dirs), &d->guard_dirs, err) < 0)
     return -1;
-  return dirs_resolve (files, n, &d->guard_files, err);
+  return dir_list_resolve (files, n, &d->guard_files, err);
 }
 
 /* Whether P is a name written beside the guard's file F: in F's
@@ -288,16 +332,18 @@ guard_sibling (const char *p, const char *f)
 int
 mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_error_t *err)
 {
-  if (dirs_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &d->roots, err) < 0)
+  if (dir_list_resolve (cfg->policy.engine_roots, cfg->policy.n_engine_roots, &d->roots, err) < 0)
     return -1;
   d->roots_ok = true;
-  if (dirs_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &d->podman, err) < 0
-      || dirs_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &d->ctd, err)
+  if (dir_list_resolve (cfg->policy.podman_roots, cfg->policy.n_podman_roots, &d->podman, err) < 0
+      || dir_list_resolve (cfg->policy.containerd_roots, cfg->policy.n_containerd_roots, &d->ctd,
+                           err)
              < 0
-      || dirs_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err) < 0
-      || dirs_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
-      || dirs_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
-                       err)
+      || dir_list_resolve (cfg->policy.kubelet_roots, cfg->policy.n_kubelet_roots, &d->kubelet, err)
+             < 0
+      || dir_list_resolve (cfg->policy.deny_mounts, cfg->policy.n_deny_mounts, &d->extra, err) < 0
+      || dir_list_resolve (cfg->policy.writable_mounts, cfg->policy.n_writable_mounts, &d->writable,
+                           err)
              < 0
       || guard_dirs_resolve (cfg, d, err) < 0)
     return -1;
@@ -306,7 +352,7 @@ mount_dirs_resolve (const struct guard_config *cfg, struct mount_dirs *d, kg_err
 }
 
 static bool
-own_file (const char *p, const struct dirs *roots, const char *id, const struct own_layout *l)
+own_file (const char *p, const struct dir_list *roots, const char *id, const struct own_layout *l)
 {
   size_t il, sl = strlen (l->sub);
 
@@ -315,7 +361,7 @@ own_file (const char *p, const struct dirs *roots, const char *id, const struct 
   il = strlen (id);
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *q = below (p, roots->paths[i]);
+      const char *q = path_below (p, roots->paths[i]);
 
       if (q == NULL)
         continue;
@@ -343,7 +389,7 @@ own_file (const char *p, const struct dirs *roots, const char *id, const struct 
 /* Docker's own per-container files for this container:
    <root>/containers/<id>/{resolv.conf,hostname,hosts,mounts/shm}. */
 static bool
-own_engine_file (const char *p, const struct dirs *roots, const char *id)
+own_engine_file (const char *p, const struct dir_list *roots, const char *id)
 {
   static const char *const files[] = { "resolv.conf", "hostname", "hosts", "mounts/shm" };
   static const struct own_layout docker = { false, "", files, ARRAY_SIZE (files) };
@@ -355,7 +401,7 @@ own_engine_file (const char *p, const struct dirs *roots, const char *id)
    <root>/<driver>-containers/<id>/userdata/{hosts,hostname,resolv.conf,
    .containerenv,shm}, under its graph root or run root. */
 static bool
-own_podman_file (const char *p, const struct dirs *roots, const char *id)
+own_podman_file (const char *p, const struct dir_list *roots, const char *id)
 {
   static const char *const files[] = { "hosts", "hostname", "resolv.conf", ".containerenv", "shm" };
   static const struct own_layout podman = { true, "userdata/", files, ARRAY_SIZE (files) };
@@ -365,11 +411,11 @@ own_podman_file (const char *p, const struct dirs *roots, const char *id)
 
 /* The path under one of ROOTS, or NULL. */
 const char *
-under_root (const char *p, const struct dirs *roots)
+under_root (const char *p, const struct dir_list *roots)
 {
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *q = below (p, roots->paths[i]);
+      const char *q = path_below (p, roots->paths[i]);
 
       if (q != NULL)
         return q - 1;
@@ -380,8 +426,8 @@ under_root (const char *p, const struct dirs *roots)
 /* CRI's per-pod files of this container's pod, in containerd's root and
    state: <root>/io.containerd.grpc.v1.cri/sandboxes/<sandbox-id>/{hosts,
    hostname,resolv.conf,shm}. */
-static enum own
-own_cri_file (const struct ctx *c, const char *p, const struct dirs *roots)
+static enum own_file
+own_cri_file (const struct policy_ctx *c, const char *p, const struct dir_list *roots)
 {
   static const char *const files[] = { "hosts", "hostname", "resolv.conf", "shm" };
   const char *q = under_root (p, roots), *sid, *uid;
@@ -404,8 +450,8 @@ own_cri_file (const struct ctx *c, const char *p, const struct dirs *roots)
    etc-hosts, containers/<name>/<file> (termination logs), and volumes
    (volumes/kubernetes.io~<type>/...), configMap, secret, projected and
    downward-API ones read-only as the kubelet binds them. */
-enum own
-kubelet_file (const struct ctx *c, const char *p, const struct dirs *roots)
+enum own_file
+kubelet_file (const struct policy_ctx *c, const char *p, const struct dir_list *roots)
 {
   static const char *const readonly[] = { "configmap", "secret", "projected", "downward-api" };
   const char *q = under_root (p, roots), *sid, *uid, *type;
@@ -458,7 +504,7 @@ docker_container_pid (const char *root, const char *cid, unsigned long pid)
    --ipc container:X its mounts/shm): <root>/containers/CID/FILE, where
    CID's recorded init process is the one whose namespace the spec names. */
 static bool
-joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots)
+joined_engine_file (const struct policy_ctx *c, const char *p, const struct dir_list *roots)
 {
   static const struct
   {
@@ -473,7 +519,7 @@ joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots
 
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *q = below (p, roots->paths[i]), *slash;
+      const char *q = path_below (p, roots->paths[i]), *slash;
       char cid[NAME_MAX + 1];
 
       if (q == NULL || strncmp (q, "containers/", 11) != 0)
@@ -499,11 +545,11 @@ joined_engine_file (const struct ctx *c, const char *p, const struct dirs *roots
    writable_mounts, like any other bind). */
 /* The volume directory (ROOT/volumes/NAME/_data) of P, in OUT. */
 static bool
-volume_dir (const char *p, const struct dirs *roots, char *out, size_t size)
+volume_dir (const char *p, const struct dir_list *roots, char *out, size_t size)
 {
   for (size_t i = 0; i < roots->n; i++)
     {
-      const char *q = below (p, roots->paths[i]), *slash;
+      const char *q = path_below (p, roots->paths[i]), *slash;
 
       if (q == NULL || strncmp (q, "volumes/", 8) != 0)
         continue;
@@ -576,7 +622,7 @@ mount_within (const char *dir, char *what, size_t size)
 }
 
 static bool
-engine_volume (const char *p, const struct dirs *roots)
+engine_volume (const char *p, const struct dir_list *roots)
 {
   char dir[PATH_MAX];
 
@@ -584,10 +630,10 @@ engine_volume (const char *p, const struct dirs *roots)
 }
 
 /* Why P may not be bound at all, or NULL. */
-const char *
-denied (const char *p, const struct mount_dirs *d, const char **entry)
+static const char *
+source_denied (const char *p, const struct mount_dirs *d, const char **entry)
 {
-  const struct dirs *roots = &d->roots, *extra = &d->extra;
+  const struct dir_list *roots = &d->roots, *extra = &d->extra;
   const char *why = scan_components (p);
   int m;
 
@@ -658,28 +704,29 @@ denied (const char *p, const struct mount_dirs *d, const char **entry)
    component by component, so a pattern that covers D/NAME, or that
    D/NAME holds, covers D or is held by it. */
 static const char *
-denied_memo (struct deny_memo *m, const char *p, const struct mount_dirs *d, const char **entry)
+source_denied_memo (struct deny_memo *m, const char *p, const struct mount_dirs *d,
+                    const char **entry)
 {
   const char *slash = strrchr (p, '/'), *last;
   size_t dl;
 
   if (p[0] != '/' || slash == p || slash[1] == '\0' || (dl = (size_t) (slash - p)) >= sizeof m->dir)
-    return denied (p, d, entry);
+    return source_denied (p, d, entry);
   if (strncmp (m->dir, p, dl) != 0 || m->dir[dl] != '\0')
     {
       memcpy (m->dir, p, dl);
       m->dir[dl] = '\0';
       m->clear = 0;
-      return denied (p, d, entry);
+      return source_denied (p, d, entry);
     }
   if (m->clear == 0)
     {
       const char *e;
 
-      m->clear = denied (m->dir, d, &e) == NULL ? 1 : -1;
+      m->clear = source_denied (m->dir, d, &e) == NULL ? 1 : -1;
     }
   if (m->clear < 0)
-    return denied (p, d, entry);
+    return source_denied (p, d, entry);
   *entry = NULL;
   for (last = slash; last > p && last[-1] != '/'; last--)
     ;
@@ -790,7 +837,7 @@ redirectable_memo (struct redirect_memo *m, const char *path, bool plain, char *
    and in `kata-guard check`, which cannot tell, it takes "ro" as well. */
 
 static bool
-rro_alone_counts (const struct ctx *c)
+rro_alone_counts (const struct policy_ctx *c)
 {
   return c->pf->req->mode == KG_MODE_OCI;
 }
@@ -801,7 +848,7 @@ static const char *const virtual_fs[] = {
 
 /* (policy-int.h) Each option is looked up in one table of the words. */
 unsigned
-mount_option_words (struct jv *opts, const char *s, struct findings *f)
+mount_option_words (struct jv *opts, const char *s, struct policy_findings *f)
 {
   static const struct
   {
@@ -823,7 +870,7 @@ mount_option_words (struct jv *opts, const char *s, struct findings *f)
       if (! jv_is_type (o, json_type_string))
         {
           if (f != NULL)
-            finding (f, "mount %s: option %zu is %s, not a string", s, j, jv_kind (o));
+            policy_finding (f, "mount %s: option %zu is %s, not a string", s, j, jv_kind (o));
           continue;
         }
       os = jv_string (o);
@@ -843,8 +890,8 @@ mount_option_words (struct jv *opts, const char *s, struct findings *f)
    is what Docker 25 and later and containerd 2's CRI write when the
    runtime lists it (mount_setattr(2) with AT_RECURSIVE, after the mount). */
 static void
-mount_options (const struct ctx *c, struct jv *opts, const char *s, struct findings *f, bool *bind,
-               bool *ro, bool *rro)
+mount_options (const struct policy_ctx *c, struct jv *opts, const char *s,
+               struct policy_findings *f, bool *bind, bool *ro, bool *rro)
 {
   unsigned w = mount_option_words (opts, s, f);
 
@@ -865,7 +912,7 @@ mount_options (const struct ctx *c, struct jv *opts, const char *s, struct findi
    engine_roots, not writable_mounts (which would open the engine's whole
    state to every container). */
 static void
-note_engine_root (const struct ctx *c, const char *res, struct findings *f)
+note_engine_root (const struct policy_ctx *c, const char *res, struct policy_findings *f)
 {
   const char *id = c->pf->req->container_id, *p;
   size_t il;
@@ -1023,9 +1070,9 @@ kata_attaches (const char *s, const char *lex, const char *res, bool exists, con
 /* One bind mount of source S (as written), read-only or not (RO; RRO:
    "rro" was among its options). */
 static enum bind_verdict
-judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo *memo,
+judge_bind (const struct policy_ctx *c, const struct mount_dirs *d, struct resolve_memo *memo,
             struct redirect_memo *rmemo, struct deny_memo *dmemo, const char *s, bool ro, bool rro,
-            struct findings *f)
+            struct policy_findings *f)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *lex = NULL;
@@ -1034,12 +1081,12 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
   char rwhy[PATH_MAX + 128];
   struct resolved_info ri;
   bool under = false, plain;
-  enum own own;
+  enum own_file own;
 
   if (policy_path_resolve (c->bundle, s, false, &lex, &err) < 0
       || resolve_memo (memo, c->bundle, s, &res, &ri, &err) < 0)
     {
-      finding (f, "%s: %s", s, err->msg);
+      policy_finding (f, "%s: %s", s, err->msg);
       return BIND_REFUSED;
     }
   /* What the resolution saw of the source spares a second look: a
@@ -1056,7 +1103,7 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
      names it. */
   if (kata_attaches (s, lex, res, ri.exists, &ri.st, rwhy, sizeof rwhy) != NULL)
     {
-      finding (f, "%s: %s", s, rwhy);
+      policy_finding (f, "%s: %s", s, rwhy);
       return BIND_REFUSED;
     }
   own = own_cri_file (c, res, &d->ctd);
@@ -1064,7 +1111,7 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
     own = kubelet_file (c, res, &d->kubelet);
   if (own == OWN_READONLY && ! ro)
     {
-      finding (f, "%s: writable, but the kubelet binds it read-only", s);
+      policy_finding (f, "%s: writable, but the kubelet binds it read-only", s);
       return BIND_REFUSED;
     }
   if (own != OWN_NOT
@@ -1085,35 +1132,35 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
 
       if (mounted != 0)
         {
-          finding (f, "%s: a volume that is a mount of something else (%s)", s,
-                   mounted < 0 ? "/proc/self/mountinfo cannot be read" : what);
+          policy_finding (f, "%s: a volume that is a mount of something else (%s)", s,
+                          mounted < 0 ? "/proc/self/mountinfo cannot be read" : what);
           return BIND_REFUSED;
         }
     }
   else
     {
-      why = denied_memo (dmemo, lex, d, &entry);
+      why = source_denied_memo (dmemo, lex, d, &entry);
       if (why == NULL && strcmp (lex, res) != 0)
-        why = denied_memo (dmemo, res, d, &entry);
+        why = source_denied_memo (dmemo, res, d, &entry);
     }
   if (why != NULL)
     {
       if (strcmp (why, "contains") == 0)
-        finding (f, "%s%s%s: contains %s", s, strcmp (s, res) ? " -> " : "",
-                 strcmp (s, res) ? res : "", entry);
+        policy_finding (f, "%s%s%s: contains %s", s, strcmp (s, res) ? " -> " : "",
+                        strcmp (s, res) ? res : "", entry);
       else
-        finding (f, "%s%s%s: %s", s, strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
-                 why);
+        policy_finding (f, "%s%s%s: %s", s, strcmp (s, res) ? " -> " : "",
+                        strcmp (s, res) ? res : "", why);
       return BIND_REFUSED;
     }
   if (ri.exists && S_ISDIR (ri.st.st_mode) && (why = contains_credentials (res)) != NULL)
     {
-      finding (f, "%s: contains %s", s, why);
+      policy_finding (f, "%s: contains %s", s, why);
       return BIND_REFUSED;
     }
   if (redirectable_memo (rmemo, lex, plain, rwhy, sizeof rwhy) != NULL)
     {
-      finding (f, "%s: %s", s, rwhy);
+      policy_finding (f, "%s: %s", s, rwhy);
       return BIND_REFUSED;
     }
   for (size_t j = 0; j < d->writable.n; j++)
@@ -1123,16 +1170,16 @@ judge_bind (const struct ctx *c, const struct mount_dirs *d, struct resolve_memo
      host service whatever the options say. */
   if (! under && ri.exists && S_ISSOCK (ri.st.st_mode))
     {
-      finding (f, "%s: a host socket (read-only does not stop connecting to it)", s);
+      policy_finding (f, "%s: a host socket (read-only does not stop connecting to it)", s);
       return BIND_REFUSED;
     }
   if (ro)
     return BIND_READONLY;
   if (under)
     return BIND_WRITABLE;
-  finding (f, "%s%s%s: writable bind mount outside [policy] writable_mounts%s", s,
-           strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
-           rro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
+  policy_finding (f, "%s%s%s: writable bind mount outside [policy] writable_mounts%s", s,
+                  strcmp (s, res) ? " -> " : "", strcmp (s, res) ? res : "",
+                  rro ? " (\"rro\" without \"ro\": Kata's shim ignores rro)" : "");
   note_engine_root (c, res, f);
   return BIND_NOT_RO;
 }
@@ -1172,7 +1219,7 @@ static const struct
 /* Each io.katacontainers option of mount I (on DST) refused in F: how
    many there were. */
 static size_t
-kata_options (struct jv *opts, size_t i, const char *dst, struct findings *f)
+kata_options (struct jv *opts, size_t i, const char *dst, struct policy_findings *f)
 {
   size_t n = 0;
 
@@ -1190,11 +1237,12 @@ kata_options (struct jv *opts, size_t i, const char *dst, struct findings *f)
                       == 0
                 : strcmp (os, kata_option_table[k].option) == 0)
           what = kata_option_table[k].what;
-      finding (f, "mounts[%zu] on %s: option \"%s\": %s", i, dst, os,
-               what ? what
-                    : "an io.katacontainers option kata-guard does not know (Kata reads its own "
-                      "options from a mount, annotations.go@3.30.0: kata-guard refuses every "
-                      "one it cannot tell harmless)");
+      policy_finding (
+          f, "mounts[%zu] on %s: option \"%s\": %s", i, dst, os,
+          what ? what
+               : "an io.katacontainers option kata-guard does not know (Kata reads its own "
+                 "options from a mount, annotations.go@3.30.0: kata-guard refuses every "
+                 "one it cannot tell harmless)");
       n++;
     }
   return n;
@@ -1271,7 +1319,7 @@ driver_mount (const char *q, const char *driver, const char *l)
    graph driver under <root>/<driver>; with the containerd image store,
    <root>/rootfs/<snapshotter>/<id>. */
 static bool
-docker_rootfs (const struct ctx *c, const char *res)
+docker_rootfs (const struct policy_ctx *c, const char *res)
 {
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *path = NULL;
@@ -1280,7 +1328,7 @@ docker_rootfs (const struct ctx *c, const char *res)
   char driver[64];
   size_t dl, len;
 
-  if (! docker_start (c) || (q = below (res, c->who.docker_root)) == NULL)
+  if (! docker_start (c) || (q = path_below (res, c->who.docker_root)) == NULL)
     return false;
   dl = strcspn (q, "/");
   if (dl == 0 || dl >= sizeof driver || q[dl] != '/')
@@ -1302,15 +1350,15 @@ docker_rootfs (const struct ctx *c, const char *res)
    storage record (who_resolve), mounted by the graph driver under a root
    of that storage. */
 static bool
-podman_rootfs (const struct ctx *c, const char *res)
+podman_rootfs (const struct policy_ctx *c, const char *res)
 {
-  const struct who *w = &c->who;
+  const struct policy_who *w = &c->who;
 
   if ((w->engine != ENGINE_PODMAN && w->engine != ENGINE_CRIO) || w->layer[0] == '\0')
     return false;
   for (size_t i = 0; i < c->dirs->podman.n; i += 2)
     {
-      const char *q = below (res, c->dirs->podman.paths[i | 1]);
+      const char *q = path_below (res, c->dirs->podman.paths[i | 1]);
 
       if (q != NULL && driver_mount (q, w->podman_driver, w->layer))
         return true;
@@ -1325,10 +1373,10 @@ podman_rootfs (const struct ctx *c, const char *res)
    as a writable bind source would be (ctr run --rootfs, podman run
    --rootfs).  What it is, in *HOW. */
 static void
-judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
-              struct deny_memo *dmemo, struct findings *f, const char **how)
+judge_rootfs (const struct policy_ctx *c, struct resolve_memo *memo, struct redirect_memo *rmemo,
+              struct deny_memo *dmemo, struct policy_findings *f, const char **how)
 {
-  cleanup_findings struct findings sub = { 0 };
+  cleanup_policy_findings struct policy_findings sub = { 0 };
   cleanup_error kg_error_t err = NULL;
   cleanup_free char *res = NULL;
   cleanup_free char *own = NULL;
@@ -1337,19 +1385,19 @@ judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_me
   const char *s;
 
   *how = NULL;
-  root = jget_type (c->spec, "spec", "root", json_type_object, f);
-  path = jget_type (root, "root", "path", json_type_string, f);
+  root = policy_jget_type (c->spec, "spec", "root", json_type_object, f);
+  path = policy_jget_type (root, "root", "path", json_type_string, f);
   /* (root.readonly is judged for its type alone: see below.) */
-  jget_type (root, "root", "readonly", json_type_boolean, f);
+  policy_jget_type (root, "root", "readonly", json_type_boolean, f);
   s = path ? jv_string (path) : "";
   if (*s == '\0')
     {
-      finding (f, "the spec names no root filesystem (root.path)");
+      policy_finding (f, "the spec names no root filesystem (root.path)");
       return;
     }
   if (resolve_memo (memo, c->bundle, s, &res, &ri, &err) < 0)
     {
-      finding (f, "root.path %s: %s", s, err->msg);
+      policy_finding (f, "root.path %s: %s", s, err->msg);
       return;
     }
   if (asprintf (&own, "%s/rootfs", c->bundle) < 0)
@@ -1369,10 +1417,11 @@ judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_me
     {
     case BIND_REFUSED:
     case BIND_NOT_RO:
-      finding (f, "root.path %s", sb_str (&sub.text));
+      policy_finding (f, "root.path %s", sb_str (&sub.text));
       return;
     case BIND_ENGINE:
-      finding (f, "root.path %s: an engine's file of the container, not a root filesystem", s);
+      policy_finding (f, "root.path %s: an engine's file of the container, not a root filesystem",
+                      s);
       return;
     case BIND_READONLY: /* (not for a writable source) */
     case BIND_WRITABLE:
@@ -1382,9 +1431,9 @@ judge_rootfs (const struct ctx *c, struct resolve_memo *memo, struct redirect_me
 }
 
 void
-check_mounts (const struct ctx *c)
+check_mounts (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   cleanup_resolve_memo struct resolve_memo memo = { 0 };
   struct redirect_memo rmemo = { "", false, false };
   struct deny_memo dmemo = { "", 0 };
@@ -1399,7 +1448,7 @@ check_mounts (const struct ctx *c)
       return;
     }
   judge_rootfs (c, &memo, &rmemo, &dmemo, &f, &rootfs);
-  mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
+  mounts = policy_jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < jv_length (mounts); i++)
     {
       struct jv *m = jv_at (mounts, i);
@@ -1410,23 +1459,23 @@ check_mounts (const struct ctx *c)
 
       if (! jv_is_type (m, json_type_object))
         {
-          finding (&f, "mounts[%zu] is %s, not an object", i, jv_kind (m));
+          policy_finding (&f, "mounts[%zu] is %s, not an object", i, jv_kind (m));
           continue;
         }
-      type = jget_type (m, "mount", "type", json_type_string, &f);
-      src = jget_type (m, "mount", "source", json_type_string, &f);
-      opts = jget_type (m, "mount", "options", json_type_array, &f);
+      type = policy_jget_type (m, "mount", "type", json_type_string, &f);
+      src = policy_jget_type (m, "mount", "source", json_type_string, &f);
+      opts = policy_jget_type (m, "mount", "options", json_type_array, &f);
       t = type ? jv_string (type) : "";
       s = src ? jv_string (src) : "";
       mount_options (c, opts, s, &f, &bind, &ro, &rro);
       if (strcmp (t, "bind") == 0)
         bind = true;
-      dst = jget (m, "mount", "destination", &f);
+      dst = policy_jget (m, "mount", "destination", &f);
       d = dst && jv_is_type (dst, json_type_string) ? jv_string (dst) : "?";
       n_kata = kata_options (opts, i, d, &f);
       if (! bind && (what = kata_type (t)) != NULL)
         {
-          finding (&f, "mounts[%zu] of %s type \"%s\" on %s: %s", i, s, t, d, what);
+          policy_finding (&f, "mounts[%zu] of %s type \"%s\" on %s: %s", i, s, t, d, what);
           continue;
         }
       /* Any other type is a file system of the VM's, its source no path
@@ -1439,16 +1488,16 @@ check_mounts (const struct ctx *c)
             if (strcmp (t, virtual_fs[j]) == 0)
               known = true;
           if (! known)
-            finding (&f,
-                     "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
-                     "filesystem kata-guard knows",
-                     s, t, d);
+            policy_finding (&f,
+                            "mount of %s type \"%s\" on %s: neither a bind mount nor a virtual "
+                            "filesystem kata-guard knows",
+                            s, t, d);
           continue;
         }
       n_bind++;
       if (src == NULL || *s == '\0')
         {
-          finding (&f, "bind mount %zu has no source", i);
+          policy_finding (&f, "bind mount %zu has no source", i);
           continue;
         }
       switch (judge_bind (c, c->dirs, &memo, &rmemo, &dmemo, s, ro, rro, &f))

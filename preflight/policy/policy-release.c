@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* What policy.* hands on (policy-rules.c's check_policy), freed: its own
+/* What policy.* hands on (policy-default.c's check_policy), freed: its own
    unit, beside the rules, for the family table's row (checks.h). */
 #include "config.h"
 

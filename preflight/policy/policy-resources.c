@@ -2,7 +2,7 @@
 /*
  * policy.resources: the VM Kata builds for the container or its pod, sized
  * as the runtime that reads the configuration sizes it.
- * (policy-rules.c: the family; policy.c: what the rules share.)
+ * (policy-default.c: the family; policy.c, policy-facts.c: what the rules share.)
  */
 #include "config.h"
 
@@ -24,27 +24,54 @@
 #include "path.h"
 #include "policy-int.h"
 #include "proc.h"
+#include "policy-limits.h"
+#include "policy-resources.h"
+
+/* The workload Kata sizes the VM for: a container's own limits, or a pod
+   sandbox's CRI annotations. */
+enum
+{
+  WORKLOAD_WHY = 96,
+};
+
+struct workload
+{
+  bool sandbox;
+  bool crio;                  /* a CRI-O pod's sandbox: Kata reads no sizing of it */
+  int64_t mem;                /* bytes; 0: none */
+  int64_t quota, period;      /* CPUs when quota >= 0 and period > 0 */
+  int64_t shares;             /* a pod sandbox's sandbox-cpu-shares; 0: none */
+  int64_t cpuset;             /* CPUs linux.resources.cpu.cpus names (runtime-rs); 0: none */
+  char cpu_src[WORKLOAD_WHY]; /* where QUOTA and PERIOD came from */
+};
+
+/* The VM a runtime builds for a workload, each size with its formula. */
+struct vm_size
+{
+  int64_t mem, vcpus;
+  char mem_why[256], vcpus_why[256];
+};
 /* ---- policy.resources ----------------------------------------------- */
 
 /* A positive integer from the spec: not a string, not a float, not
    negative, not beyond int64 (json-c saturates there). */
 static bool
-positive_int (struct jv *v, const char *what, int64_t *out, struct findings *f)
+positive_int (struct jv *v, const char *what, int64_t *out, struct policy_findings *f)
 {
   if (! jv_is_type (v, json_type_int))
     {
-      finding (f, "%s is %s, not an integer", what, jv_kind (v));
+      policy_finding (f, "%s is %s, not an integer", what, jv_kind (v));
       return false;
     }
   *out = jv_int64 (v);
   if (*out == INT64_MAX || *out == INT64_MIN)
     {
-      finding (f, "%s %s is out of range", what, jv_text (v));
+      policy_finding (f, "%s %s is out of range", what, jv_text (v));
       return false;
     }
   if (*out <= 0)
     {
-      finding (f, "%s is %" PRId64 ", not a positive number", what, *out);
+      policy_finding (f, "%s is %" PRId64 ", not a positive number", what, *out);
       return false;
     }
   return true;
@@ -67,9 +94,10 @@ cpus_of (int64_t quota, int64_t period)
    10) into *OUT: 0 when absent; one that is not a decimal integer is a
    finding (Kata would read 0 and size the VM by default alone). */
 static bool
-sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out, struct findings *f)
+sizing_int (const struct policy_ctx *c, const char *name, bool sign_ok, int64_t *out,
+            struct policy_findings *f)
 {
-  const char *v = annotation (c, name);
+  const char *v = policy_annotation (c, name);
   char *end;
   long long n;
 
@@ -80,7 +108,7 @@ sizing_int (const struct ctx *c, const char *name, bool sign_ok, int64_t *out, s
   n = strtoll (v, &end, 10);
   if (errno != 0 || end == v || *end != '\0' || v[0] == '+' || v[0] == ' ' || (! sign_ok && n < 0))
     {
-      finding (f, "%s is \"%.40s\", not a number", name, v);
+      policy_finding (f, "%s is \"%.40s\", not a number", name, v);
       return false;
     }
   *out = n;
@@ -102,7 +130,7 @@ workload_mem_name (const struct workload *w)
    sandbox-cpu-quota / sandbox-cpu-period and sandbox-cpu-shares.  The
    sandbox spec's own limits do not count: Kata does not read them. */
 static bool
-sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
+sandbox_workload (const struct policy_ctx *c, struct workload *w, struct policy_findings *f)
 {
   bool ok = sizing_int (c, "io.kubernetes.cri.sandbox-memory", true, &w->mem, f);
 
@@ -114,8 +142,8 @@ sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
   snprintf (w->cpu_src, sizeof w->cpu_src, "sandbox-cpu-quota %" PRId64 " / period %" PRId64,
             w->quota, w->period);
   if (w->mem == 0 && c->cfg->policy.require_memory_limit)
-    finding (f, "a pod sandbox that nothing bounds: io.kubernetes.cri.sandbox-memory is "
-                "absent or 0 (give the pod's containers memory limits)");
+    policy_finding (f, "a pod sandbox that nothing bounds: io.kubernetes.cri.sandbox-memory is "
+                       "absent or 0 (give the pod's containers memory limits)");
   return ok;
 }
 
@@ -129,11 +157,11 @@ sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
    of the members' limits): without one, the pod has a member that
    nothing bounds. */
 static bool
-crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings *f)
+crio_sandbox_workload (const struct policy_ctx *c, struct workload *w, struct policy_findings *f)
 {
   static const char *const keys[] = { "pod-linux-resources.crio.io",
                                       "io.kubernetes.cri-o.PodLinuxResources" };
-  const char *text = annotation (c, keys[0]), *old = annotation (c, keys[1]);
+  const char *text = policy_annotation (c, keys[0]), *old = policy_annotation (c, keys[1]);
   int64_t mem = 0;
   bool ok = true;
 
@@ -146,7 +174,8 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
     text = old;
   else if (old != NULL && strcmp (old, text) != 0)
     {
-      finding (f, "%s and %s differ (one of them is the pod's own annotation)", keys[0], keys[1]);
+      policy_finding (f, "%s and %s differ (one of them is the pod's own annotation)", keys[0],
+                      keys[1]);
       ok = false;
     }
   if (text != NULL && strcmp (text, "null") == 0)
@@ -163,15 +192,17 @@ crio_sandbox_workload (const struct ctx *c, struct workload *w, struct findings 
         mem = jv_int64 (v);
       else if (doc == NULL || ! jv_is_type (doc, json_type_object))
         {
-          finding (f, "%s is neither null nor a JSON object of the pod's resources", keys[0]);
+          policy_finding (f, "%s is neither null nor a JSON object of the pod's resources",
+                          keys[0]);
           ok = false;
         }
       jv_free (doc);
     }
   if (mem <= 0 && c->cfg->policy.require_memory_limit)
-    finding (f, "a pod sandbox that nothing bounds: CRI-O's pod resources "
-                "(pod-linux-resources.crio.io) have no memory_limit_in_bytes (give the pod's "
-                "containers memory limits)");
+    policy_finding (f,
+                    "a pod sandbox that nothing bounds: CRI-O's pod resources "
+                    "(pod-linux-resources.crio.io) have no memory_limit_in_bytes (give the pod's "
+                    "containers memory limits)");
   snprintf (w->cpu_src, sizeof w->cpu_src, "no sizing (a CRI-O pod)");
   return ok;
 }
@@ -197,7 +228,7 @@ cpuset_count (const char *s, int64_t *n)
    but for runtime-rs, which sizes the VM by it when there is no quota). */
 static bool
 container_workload (struct jv *limit, struct jv *quota, struct jv *period, struct jv *cpus,
-                    struct workload *w, struct findings *f)
+                    struct workload *w, struct policy_findings *f)
 {
   bool ok = true;
 
@@ -209,7 +240,7 @@ container_workload (struct jv *limit, struct jv *quota, struct jv *period, struc
       ok = positive_int (quota, "CPU quota", &w->quota, f) && ok;
       if (period == NULL)
         {
-          finding (f, "CPU quota %s without a period", jv_text (quota));
+          policy_finding (f, "CPU quota %s without a period", jv_text (quota));
           ok = false;
         }
     }
@@ -218,7 +249,7 @@ container_workload (struct jv *limit, struct jv *quota, struct jv *period, struc
   if (cpus != NULL
       && (! jv_is_type (cpus, json_type_string) || ! cpuset_count (jv_string (cpus), &w->cpuset)))
     {
-      finding (f, "the cpuset %.64s is not a CPU list runtime-rs counts", jv_text (cpus));
+      policy_finding (f, "the cpuset %.64s is not a CPU list runtime-rs counts", jv_text (cpus));
       ok = false;
     }
   snprintf (w->cpu_src, sizeof w->cpu_src, "quota %" PRId64 " / period %" PRId64, w->quota,
@@ -229,20 +260,20 @@ container_workload (struct jv *limit, struct jv *quota, struct jv *period, struc
 /* The workload of this start, as the runtime that reads the Kata
    configuration takes it. */
 static bool
-workload_of (const struct ctx *c, struct workload *w, struct findings *f)
+workload_of (const struct policy_ctx *c, struct workload *w, struct policy_findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   bool rs = k != NULL && k->runtime == KATA_RUNTIME_RS;
   struct jv *linux_, *res, *mem, *cpu, *limit, *quota, *period, *cpus;
 
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
-  res = jget_type (linux_, "linux", "resources", json_type_object, f);
-  mem = jget_type (res, "resources", "memory", json_type_object, f);
-  cpu = jget_type (res, "resources", "cpu", json_type_object, f);
-  limit = jget (mem, "memory", "limit", f);
-  quota = jget (cpu, "cpu", "quota", f);
-  period = jget (cpu, "cpu", "period", f);
-  cpus = rs ? jget (cpu, "cpu", "cpus", f) : NULL;
+  linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, f);
+  res = policy_jget_type (linux_, "linux", "resources", json_type_object, f);
+  mem = policy_jget_type (res, "resources", "memory", json_type_object, f);
+  cpu = policy_jget_type (res, "resources", "cpu", json_type_object, f);
+  limit = policy_jget (mem, "memory", "limit", f);
+  quota = policy_jget (cpu, "cpu", "quota", f);
+  period = policy_jget (cpu, "cpu", "period", f);
+  cpus = rs ? policy_jget (cpu, "cpu", "cpus", f) : NULL;
   /* The pause container: Kata sizes the pod's VM from CRI's sandbox
      annotations (the sums of the pod's container limits), whatever the
      sandbox's own spec says. */
@@ -257,7 +288,7 @@ workload_of (const struct ctx *c, struct workload *w, struct findings *f)
    absent (DEF). */
 static bool
 kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_t def, int64_t *out,
-             struct findings *f)
+             struct policy_findings *f)
 {
   const struct toml_value *v = toml_get (hv, key);
 
@@ -278,7 +309,7 @@ kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_
         (*out)++;
       return true;
     }
-  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  policy_finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
   return false;
 }
 
@@ -286,7 +317,7 @@ kata_number (const struct toml_value *hv, const char *key, bool float_ok, int64_
    overhead_memory, MiB): >= 0, or absent (serde's default: 0). */
 static bool
 kata_overhead (const struct toml_value *hv, const char *key, bool float_ok, double *out,
-               struct findings *f)
+               struct policy_findings *f)
 {
   const struct toml_value *v = toml_get (hv, key);
 
@@ -303,13 +334,13 @@ kata_overhead (const struct toml_value *hv, const char *key, bool float_ok, doub
       *out = v->u.floating;
       return true;
     }
-  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  policy_finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
   return false;
 }
 
 /* [runtime] static_sandbox_resource_mgmt: false when absent. */
 static bool
-kata_static_sizing (const struct kata_config *k, bool *out, struct findings *f)
+kata_static_sizing (const struct kata_config *k, bool *out, struct policy_findings *f)
 {
   const struct toml_value *v = toml_get_path (k->doc, "runtime", "static_sandbox_resource_mgmt",
                                               NULL);
@@ -322,8 +353,9 @@ kata_static_sizing (const struct kata_config *k, bool *out, struct findings *f)
       *out = v->u.boolean;
       return true;
     }
-  finding (f, "the Kata configuration's static_sandbox_resource_mgmt (line %u) is not a boolean",
-           v->line);
+  policy_finding (
+      f, "the Kata configuration's static_sandbox_resource_mgmt (line %u) is not a boolean",
+      v->line);
   return false;
 }
 
@@ -349,7 +381,7 @@ vcpus_ceil (float v)
 /* A Kata upper bound (default_maxmemory, MiB, or default_maxvcpus): an
    integer >= 0, 0 when absent (both runtimes then take the host's). */
 static bool
-kata_cap (const struct toml_value *hv, const char *key, int64_t *out, struct findings *f)
+kata_cap (const struct toml_value *hv, const char *key, int64_t *out, struct policy_findings *f)
 {
   const struct toml_value *v = toml_get (hv, key);
 
@@ -361,7 +393,7 @@ kata_cap (const struct toml_value *hv, const char *key, int64_t *out, struct fin
       *out = v->u.integer;
       return true;
     }
-  finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
+  policy_finding (f, "the Kata configuration's %s (line %u) is not a usable size", key, v->line);
   return false;
 }
 
@@ -387,8 +419,8 @@ struct kata_sizing
    and f32: anything but digits (and one fraction for vCPUs) is a size
    the guard would have to guess, and refuses. */
 static bool
-sizing_annotation (const struct ctx *c, const char *key, bool fraction_ok, int64_t *out, char *from,
-                   size_t from_size, struct findings *f)
+sizing_annotation (const struct policy_ctx *c, const char *key, bool fraction_ok, int64_t *out,
+                   char *from, size_t from_size, struct policy_findings *f)
 {
   char name[96];
   const char *v, *p;
@@ -397,13 +429,14 @@ sizing_annotation (const struct ctx *c, const char *key, bool fraction_ok, int64
   int on;
 
   snprintf (name, sizeof name, KATA_HV_ANNOTATION "%s", key);
-  if ((v = annotation (c, name)) == NULL || is_pod_member (c))
+  if ((v = policy_annotation (c, name)) == NULL || is_pod_member (c))
     return true;
   on = kata_annotation_enabled (c->pf->from_kata.config, key);
   if (on < 0)
     {
-      finding (f, "%s: cannot tell whether Kata applies it (enable_annotations cannot be read)",
-               name);
+      policy_finding (f,
+                      "%s: cannot tell whether Kata applies it (enable_annotations cannot be read)",
+                      name);
       return false;
     }
   if (on == 0)
@@ -415,10 +448,10 @@ sizing_annotation (const struct ctx *c, const char *key, bool fraction_ok, int64
       frac = frac || *p != '0';
   if (p == v || *p != '\0' || n >= (INT64_C (1) << 32))
     {
-      finding (f,
-               "%s is \"%.40s\": Kata sizes the VM by it, and kata-guard reads only a plain "
-               "number (%s)",
-               name, v, fraction_ok ? "of vCPUs" : "of MiB");
+      policy_finding (f,
+                      "%s is \"%.40s\": Kata sizes the VM by it, and kata-guard reads only a plain "
+                      "number (%s)",
+                      name, v, fraction_ok ? "of vCPUs" : "of MiB");
       return false;
     }
   *out = n + frac;
@@ -430,7 +463,7 @@ sizing_annotation (const struct ctx *c, const char *key, bool fraction_ok, int64
    a default_memory under 256 MiB at 2048 (defaultMemSz in
    src/runtime/pkg/katautils/config.go). */
 static bool
-kata_sizing_of (const struct ctx *c, struct kata_sizing *s, struct findings *f)
+kata_sizing_of (const struct policy_ctx *c, struct kata_sizing *s, struct policy_findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   bool rs = k->runtime == KATA_RUNTIME_RS, ok;
@@ -527,7 +560,7 @@ rs_workload_vcpus (const struct workload *w, char *why, size_t size)
    the defaults; without one, the defaults. */
 static bool
 rs_static_size (const struct toml_value *hv, const struct kata_sizing *s, const struct workload *w,
-                struct vm_size *vm, struct findings *f)
+                struct vm_size *vm, struct policy_findings *f)
 {
   int64_t mib = w->mem / (1024 * 1024);
   double ov_vcpus, ov_mem;
@@ -616,8 +649,9 @@ vm_fixed_why (const struct kata_config *k, bool stat)
    CpuInfo's adjust_config in kata-types).  *WHOLE_HOST: the ceiling is
    all of the host's memory. */
 static bool
-vm_ceiling (const struct ctx *c, const struct kata_sizing *s, bool stat, const struct vm_size *vm,
-            struct vm_size *top, bool *whole_host, struct findings *f)
+vm_ceiling (const struct policy_ctx *c, const struct kata_sizing *s, bool stat,
+            const struct vm_size *vm, struct vm_size *top, bool *whole_host,
+            struct policy_findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   const char *fixed = vm_fixed_why (k, stat);
@@ -637,8 +671,8 @@ vm_ceiling (const struct ctx *c, const struct kata_sizing *s, bool stat, const s
   host_cpus = get_nprocs_conf ();
   if (kg_mem_total_mib (&host_mem, &err) < 0 || host_cpus < 1)
     {
-      finding (f, "cannot tell how far the VM can grow: %s",
-               err ? err->msg : "cannot count this host's CPUs");
+      policy_finding (f, "cannot tell how far the VM can grow: %s",
+                      err ? err->msg : "cannot count this host's CPUs");
       return false;
     }
   max_mem = s->max_mem == 0 || s->max_mem > host_mem ? host_mem : s->max_mem;
@@ -662,15 +696,15 @@ vm_ceiling (const struct ctx *c, const struct kata_sizing *s, bool stat, const s
 /* The VM that the runtime reading the Kata configuration builds for W,
    *VM as it boots, *TOP the most it can grow to, from Kata's sizing *S. */
 static bool
-vm_size_of (const struct ctx *c, const struct workload *w, struct kata_sizing *s,
-            struct vm_size *vm, struct vm_size *top, bool *whole_host, struct findings *f)
+vm_size_of (const struct policy_ctx *c, const struct workload *w, struct kata_sizing *s,
+            struct vm_size *vm, struct vm_size *top, bool *whole_host, struct policy_findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   bool stat = false;
 
   if (k == NULL || k->hypervisor == NULL)
     {
-      finding (f, "cannot compute the VM size: the Kata configuration did not load");
+      policy_finding (f, "cannot compute the VM size: the Kata configuration did not load");
       return false;
     }
   if (! kata_sizing_of (c, s, f) || ! kata_static_sizing (k, &stat, f))
@@ -686,8 +720,8 @@ vm_size_of (const struct ctx *c, const struct workload *w, struct kata_sizing *s
 
 /* The largest VM allowed, *MAX_MEM MiB and *MAX_VCPUS, and who says so. */
 static bool
-vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t *max_vcpus,
-           const char **vcpus_from, struct findings *f)
+vm_bounds (const struct policy_ctx *c, int64_t *max_mem, const char **mem_from, int64_t *max_vcpus,
+           const char **vcpus_from, struct policy_findings *f)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   cleanup_error kg_error_t err = NULL;
@@ -707,7 +741,7 @@ vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t
   *mem_from = "this host's MemTotal";
   if (kg_mem_total_mib (max_mem, &err) == 0)
     return true;
-  finding (f, "cannot read the host's memory size: %s", err->msg);
+  policy_finding (f, "cannot read the host's memory size: %s", err->msg);
   return false;
 }
 
@@ -717,7 +751,7 @@ vm_bounds (const struct ctx *c, int64_t *max_mem, const char **mem_from, int64_t
    grow to; a pod member adds nothing (its pod's VM is counted at its
    ceiling, which no hot-plug passes). */
 static void
-claim_vm (const struct ctx *c, const struct workload *w, const struct kata_sizing *s,
+claim_vm (const struct policy_ctx *c, const struct workload *w, const struct kata_sizing *s,
           const struct vm_size *top)
 {
   struct vm_claim *v = &c->rep->vm;
@@ -744,9 +778,9 @@ claim_vm (const struct ctx *c, const struct workload *w, const struct kata_sizin
    same, so audit mode may let it through.  A pod's sandbox is sized from
    its members' limits (policy.resources). */
 void
-check_memory_limit (const struct ctx *c)
+check_memory_limit (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   struct jv *linux_, *res, *mem;
 
   if (is_pod_sandbox (c) || is_crio_sandbox (c))
@@ -754,10 +788,10 @@ check_memory_limit (const struct ctx *c)
       rule_pass (c, "a pod's sandbox: its VM is sized by its members' limits");
       return;
     }
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
-  res = jget_type (linux_, "linux", "resources", json_type_object, &f);
-  mem = jget_type (res, "resources", "memory", json_type_object, &f);
-  if (jget (mem, "memory", "limit", &f) != NULL)
+  linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  res = policy_jget_type (linux_, "linux", "resources", json_type_object, &f);
+  mem = policy_jget_type (res, "resources", "memory", json_type_object, &f);
+  if (policy_jget (mem, "memory", "limit", &f) != NULL)
     rule_pass (c, "a memory limit (linux.resources.memory.limit)");
   else if (c->cfg->policy.require_memory_limit)
     {
@@ -797,7 +831,7 @@ kata_file_of (const struct kata_config *k)
    the whole host), and no less than the VM boots at (Kata's Go runtime
    hot-plugs no further than it: hotplugAddMemory in qemu.go). */
 static int64_t
-suggested_max_memory (const struct ctx *c, const struct resources_seen *r)
+suggested_max_memory (const struct policy_ctx *c, const struct resources_seen *r)
 {
   cleanup_error kg_error_t err = NULL;
   int64_t v = r->max_mem, host, committed;
@@ -824,7 +858,8 @@ suggested_max_memory (const struct ctx *c, const struct resources_seen *r)
    far the VM can grow is Kata's ceiling, named with its file, key and a
    value that fits [policy]. */
 static const char *
-resources_remedy (const struct ctx *c, const struct resources_seen *r, char *out, size_t size)
+resources_remedy (const struct policy_ctx *c, const struct resources_seen *r, char *out,
+                  size_t size)
 {
   const struct kata_config *k = c->pf->from_kata.config;
   const char *file = kata_file_of (k), *hv = k != NULL ? k->hypervisor_name : "NAME";
@@ -890,12 +925,12 @@ resources_remedy (const struct ctx *c, const struct resources_seen *r, char *out
    container's id.  Another container's cgroup, the root, a service's
    slice or a path through ".." refuses. */
 static void
-cgroups_path (const struct ctx *c, struct findings *f)
+cgroups_path (const struct policy_ctx *c, struct policy_findings *f)
 {
   const struct guard_config *cfg = c->cfg;
   const char *id = c->pf->req->container_id ? c->pf->req->container_id : "";
-  struct jv *linux_ = jget_type (c->spec, "spec", "linux", json_type_object, f);
-  struct jv *v = jget_type (linux_, "linux", "cgroupsPath", json_type_string, f);
+  struct jv *linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, f);
+  struct jv *v = policy_jget_type (linux_, "linux", "cgroupsPath", json_type_string, f);
   const char *p = v ? jv_string (v) : "", *colon1, *colon2, *last;
   size_t nid = strlen (id), nlast;
   bool under = false;
@@ -913,10 +948,11 @@ cgroups_path (const struct ctx *c, struct findings *f)
       if (slice == NULL || colon2 == NULL || strchr (colon2 + 1, ':') != NULL
           || strchr (p, '/') != NULL || ! conf_valid_cgroup_parent (slice))
         {
-          finding (f,
-                   "linux.cgroupsPath \"%.200s\" is neither a systemd SLICE:PREFIX:NAME nor a "
-                   "clean absolute path",
-                   p);
+          policy_finding (
+              f,
+              "linux.cgroupsPath \"%.200s\" is neither a systemd SLICE:PREFIX:NAME nor a "
+              "clean absolute path",
+              p);
           return;
         }
       for (size_t i = 0; i < cfg->policy.n_cgroup_parents && ! under; i++)
@@ -935,10 +971,10 @@ cgroups_path (const struct ctx *c, struct findings *f)
     {
       if (! kg_path_clean (p))
         {
-          finding (f,
-                   "linux.cgroupsPath \"%.200s\" is not a clean absolute path (no \"..\", "
-                   "\".\" or empty name)",
-                   p);
+          policy_finding (f,
+                          "linux.cgroupsPath \"%.200s\" is not a clean absolute path (no \"..\", "
+                          "\".\" or empty name)",
+                          p);
           return;
         }
       for (size_t i = 0; i < cfg->policy.n_cgroup_parents && ! under; i++)
@@ -958,21 +994,22 @@ cgroups_path (const struct ctx *c, struct findings *f)
     }
   nlast = strlen (last);
   if (! under)
-    finding (f,
-             "linux.cgroupsPath \"%.200s\" is below none of [policy] cgroup_parents: the VM's "
-             "host cgroup would be where the spec says",
-             p);
+    policy_finding (
+        f,
+        "linux.cgroupsPath \"%.200s\" is below none of [policy] cgroup_parents: the VM's "
+        "host cgroup would be where the spec says",
+        p);
   else if (nid == 0 || nlast < nid || strcmp (last + nlast - nid, id) != 0)
-    finding (f,
-             "linux.cgroupsPath \"%.200s\" does not end with the container's id (%.80s): "
-             "another container's cgroup, or one the engine did not make",
-             p, id);
+    policy_finding (f,
+                    "linux.cgroupsPath \"%.200s\" does not end with the container's id (%.80s): "
+                    "another container's cgroup, or one the engine did not make",
+                    p, id);
 }
 
 void
-check_resources (const struct ctx *c)
+check_resources (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   struct workload w = { .sandbox = is_pod_sandbox (c) || is_crio_sandbox (c) };
   struct kata_sizing ks = { 0 };
   struct vm_size vm = { 0 }, top = { 0 };
@@ -980,8 +1017,8 @@ check_resources (const struct ctx *c)
   const char *mem_from, *vcpus_from;
   bool sizes = workload_of (c, &w, &f), whole_host = false;
   cleanup_kg_buf struct kg_buf grows = { 0 };
-  cleanup_findings struct findings cg = { 0 };
-  cleanup_findings struct findings hl = { 0 };
+  cleanup_policy_findings struct policy_findings cg = { 0 };
+  cleanup_policy_findings struct policy_findings hl = { 0 };
 
   cgroups_path (c, &cg);
   if (cg.n > 0)
@@ -1007,20 +1044,20 @@ check_resources (const struct ctx *c)
   sizes = vm_size_of (c, &w, &ks, &vm, &top, &whole_host, &f) && sizes;
   sizes = vm_bounds (c, &max_mem, &mem_from, &max_vcpus, &vcpus_from, &f) && sizes;
   if (sizes && vm.mem > max_mem)
-    finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", vm.mem,
-             vm.mem_why, mem_from, max_mem);
+    policy_finding (&f, "the VM would have %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)",
+                    vm.mem, vm.mem_why, mem_from, max_mem);
   else if (sizes && whole_host)
-    finding (&f, "the VM can grow to all of this host's memory, %" PRId64 " MiB (%s)", top.mem,
-             top.mem_why);
+    policy_finding (&f, "the VM can grow to all of this host's memory, %" PRId64 " MiB (%s)",
+                    top.mem, top.mem_why);
   else if (sizes && top.mem > max_mem)
-    finding (&f, "the VM can grow to %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)", top.mem,
-             top.mem_why, mem_from, max_mem);
+    policy_finding (&f, "the VM can grow to %" PRId64 " MiB (%s), more than %s (%" PRId64 " MiB)",
+                    top.mem, top.mem_why, mem_from, max_mem);
   if (sizes && vm.vcpus > max_vcpus)
-    finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", vm.vcpus,
-             vm.vcpus_why, vcpus_from, max_vcpus);
+    policy_finding (&f, "the VM would have %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")",
+                    vm.vcpus, vm.vcpus_why, vcpus_from, max_vcpus);
   else if (sizes && top.vcpus > max_vcpus)
-    finding (&f, "the VM can grow to %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")", top.vcpus,
-             top.vcpus_why, vcpus_from, max_vcpus);
+    policy_finding (&f, "the VM can grow to %" PRId64 " vCPUs (%s), more than %s (%" PRId64 ")",
+                    top.vcpus, top.vcpus_why, vcpus_from, max_vcpus);
   if (f.n == 0)
     claim_vm (c, &w, &ks, &top);
   if (f.n > 0)

@@ -11,11 +11,15 @@
  * exactly one result; a value the guard cannot interpret refuses, it never
  * means "not set".
  *
- * This unit: the family (check_policy and its one table of rules) and
- * policy.confinement.  The rules are in policy-*.c and egress-netns.c
- * (policy-labels.c: policy.labels and the label grammar confinement uses;
- * policy-runc.c: runc exec and update), what they all use in
- * policy.c; they share policy-int.h, and none calls back up here.
+ * This unit: the one table of rules (POLICY_RULES, policy-int.h), which
+ * runs them and tells each one's reach, and policy.confinement.  The
+ * family, check_policy, is in policy-default.c beside the default
+ * container it judges without a bundle.  The rules are in policy-*.c and
+ * egress-netns.c (policy-labels.c: policy.labels and the label grammar
+ * confinement uses; policy-runc.c: runc exec and update), what they all
+ * use in policy.c and policy-facts.c; they share policy-int.h, a rule
+ * lends the few that need it its own header (policy-mounts.h, ...), and
+ * none calls back up here.
  */
 #include "config.h"
 
@@ -23,14 +27,26 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "policy.h"
-
 #include "array.h"
 #include "buf.h"
-#include "cleanup.h"
 #include "error.h"
 #include "policy-int.h"
-/* ---- policy.confinement --------------------------------------------- */
+#include "policy-labels.h"
+#include "policy-mounts.h"
+
+/* A rule's reach (result.h's enum reach, which its results carry, set
+   here as each rule is judged) says whether [policy] mode = "audit" may
+   let a refusal through: only what stays inside the container's own VM
+   (the limit on its memory inside the guest, its capabilities and
+   seccomp filter there, its masks and mount namespace in the guest
+   kernel).  What reaches the host (its devices, files, namespaces, hooks
+   that run there, Kata's own configuration, the SELinux label Kata gives
+   its hypervisor and virtiofsd there), another container or its VM, the
+   egress or the count of the host's memory is enforced in audit mode
+   too.  A rule's reach is that of the strongest effect of what it
+   judges: a field Kata applies on the host as well as in the guest
+   belongs to a REACH_HOST rule (process.selinuxLabel: policy.labels, not
+   policy.confinement). *//* ---- policy.confinement --------------------------------------------- */
 
 /* What Docker, containerd (ctr and CRI) and podman all mask and make
    read-only by default: Kubernetes' "baseline" Pod Security Standard
@@ -76,103 +92,105 @@ sysctl_namespaced (const char *key)
    VM, the host's.  docker run --privileged switches them all off: allowed
    with [policy] privileged = true. */
 void
-check_confinement (const struct ctx *c)
+check_confinement (const struct policy_ctx *c)
 {
-  cleanup_findings struct findings f = { 0 };
+  cleanup_policy_findings struct policy_findings f = { 0 };
   struct jv *linux_, *list, *masked, *ro, *process, *v, *mounts, *sysctl;
   bool mount_ns = false;
   char why[160];
 
-  linux_ = jget_type (c->spec, "spec", "linux", json_type_object, &f);
-  process = jget_type (c->spec, "spec", "process", json_type_object, &f);
-  list = jget_type (linux_, "linux", "namespaces", json_type_array, &f);
+  linux_ = policy_jget_type (c->spec, "spec", "linux", json_type_object, &f);
+  process = policy_jget_type (c->spec, "spec", "process", json_type_object, &f);
+  list = policy_jget_type (linux_, "linux", "namespaces", json_type_array, &f);
   for (size_t i = 0; list != NULL && i < jv_length (list); i++)
     {
       struct jv *e = jv_at (list, i), *t, *path;
       const char *type;
 
-      t = jget (e, "namespace", "type", &f);
+      t = policy_jget (e, "namespace", "type", &f);
       if (t == NULL || ! jv_is_type (t, json_type_string))
         continue; /* policy.namespaces says so */
       type = jv_string (t);
-      path = jget (e, "namespace", "path", &f);
+      path = policy_jget (e, "namespace", "path", &f);
       if (strcmp (type, "mount") == 0)
         {
           mount_ns = true;
           if (path != NULL)
-            finding (&f, "the mount namespace is joined (%s), not new",
-                     jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
+            policy_finding (&f, "the mount namespace is joined (%s), not new",
+                            jv_is_type (path, json_type_string) ? jv_string (path)
+                                                                : jv_kind (path));
         }
       else if (strcmp (type, "user") == 0 && path != NULL)
-        finding (&f, "the user namespace is joined (%s), not new",
-                 jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
+        policy_finding (&f, "the user namespace is joined (%s), not new",
+                        jv_is_type (path, json_type_string) ? jv_string (path) : jv_kind (path));
     }
   if (! mount_ns)
-    finding (&f, "no mount namespace: the container would share the runtime's mounts");
-  masked = jget_type (linux_, "linux", "maskedPaths", json_type_array, &f);
-  ro = jget_type (linux_, "linux", "readonlyPaths", json_type_array, &f);
+    policy_finding (&f, "no mount namespace: the container would share the runtime's mounts");
+  masked = policy_jget_type (linux_, "linux", "maskedPaths", json_type_array, &f);
+  ro = policy_jget_type (linux_, "linux", "readonlyPaths", json_type_array, &f);
   /* CRI-O's infra container masks nothing: its process is CRI-O's
      pause_command in CRI-O's pause_image (crio.conf), not the pod's. */
   for (size_t i = 0; ! is_crio_sandbox (c) && i < ARRAY_SIZE (required_masked); i++)
-    if (! listed (masked, required_masked[i]))
+    if (! policy_list_has (masked, required_masked[i]))
       {
-        finding (&f, "%s is not masked (linux.maskedPaths)", required_masked[i]);
+        policy_finding (&f, "%s is not masked (linux.maskedPaths)", required_masked[i]);
         break;
       }
   for (size_t i = 0; ! is_crio_sandbox (c) && i < ARRAY_SIZE (required_readonly); i++)
-    if (! listed (ro, required_readonly[i]) && ! listed (masked, required_readonly[i]))
+    if (! policy_list_has (ro, required_readonly[i])
+        && ! policy_list_has (masked, required_readonly[i]))
       {
-        finding (&f, "%s is not read-only (linux.readonlyPaths)", required_readonly[i]);
+        policy_finding (&f, "%s is not read-only (linux.readonlyPaths)", required_readonly[i]);
         break;
       }
   /* process.selinuxLabel is policy.labels': Kata applies it on the host. */
   process_apparmor (c->cfg, process, &f);
   /* The agent's mount context in the guest (kata_agent.go passes it on, or
      drops it with guest SELinux off): the engines' file type, or none. */
-  v = jget_type (linux_, "linux", "mountLabel", json_type_string, &f);
+  v = policy_jget_type (linux_, "linux", "mountLabel", json_type_string, &f);
   if (v != NULL && *jv_string (v) != '\0'
       && ! selinux_context_judge (jv_string (v), "object_r", mount_label_types,
                                   ARRAY_SIZE (mount_label_types), "the engines' (container_file_t)",
                                   why, sizeof why))
-    finding (&f, "linux.mountLabel \"%.64s\": %s", jv_string (v), why);
-  v = jget (linux_, "linux", "rootfsPropagation", &f);
+    policy_finding (&f, "linux.mountLabel \"%.64s\": %s", jv_string (v), why);
+  v = policy_jget (linux_, "linux", "rootfsPropagation", &f);
   if (v != NULL && jv_is_type (v, json_type_string)
       && (strcmp (jv_string (v), "shared") == 0 || strcmp (jv_string (v), "rshared") == 0))
-    finding (&f, "rootfsPropagation \"%s\" (mounts made inside would appear outside)",
-             jv_string (v));
-  sysctl = jget_type (linux_, "linux", "sysctl", json_type_object, &f);
+    policy_finding (&f, "rootfsPropagation \"%s\" (mounts made inside would appear outside)",
+                    jv_string (v));
+  sysctl = policy_jget_type (linux_, "linux", "sysctl", json_type_object, &f);
   if (sysctl != NULL)
     {
       jv_foreach (sysctl, key, val)
       {
         (void) val;
         if (! sysctl_namespaced (key))
-          finding (&f, "sysctl %.64s is the kernel's, not the container's namespace's", key);
+          policy_finding (&f, "sysctl %.64s is the kernel's, not the container's namespace's", key);
       }
     }
-  mounts = jget_type (c->spec, "spec", "mounts", json_type_array, &f);
+  mounts = policy_jget_type (c->spec, "spec", "mounts", json_type_array, &f);
   for (size_t i = 0; mounts != NULL && i < jv_length (mounts); i++)
     {
       struct jv *m = jv_at (mounts, i), *type, *dest, *opts;
       const char *t, *d;
       unsigned words;
 
-      type = jget (m, "mount", "type", &f);
-      dest = jget (m, "mount", "destination", &f);
-      opts = jget (m, "mount", "options", &f);
+      type = policy_jget (m, "mount", "type", &f);
+      dest = policy_jget (m, "mount", "destination", &f);
+      opts = policy_jget (m, "mount", "options", &f);
       t = type != NULL && jv_is_type (type, json_type_string) ? jv_string (type) : "";
       d = dest != NULL && jv_is_type (dest, json_type_string) ? jv_string (dest) : "?";
       words = mount_option_words (opts, NULL, NULL);
       if (words & OPT_SHARED)
-        finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
-      if (jget (m, "mount", "uidMappings", &f) != NULL
-          || jget (m, "mount", "gidMappings", &f) != NULL || (words & OPT_IDMAP))
-        finding (&f, "mount %.128s is id-mapped (the files would be another owner's)", d);
+        policy_finding (&f, "mount %.128s is shared (mounts made inside would appear outside)", d);
+      if (policy_jget (m, "mount", "uidMappings", &f) != NULL
+          || policy_jget (m, "mount", "gidMappings", &f) != NULL || (words & OPT_IDMAP))
+        policy_finding (&f, "mount %.128s is id-mapped (the files would be another owner's)", d);
       if (strcmp (t, "proc") == 0 && strcmp (d, "/proc") != 0)
-        finding (&f, "a second procfs at %.128s (the masks apply at /proc only)", d);
+        policy_finding (&f, "a second procfs at %.128s (the masks apply at /proc only)", d);
       if ((strcmp (t, "sysfs") == 0 || strcmp (t, "cgroup") == 0 || strcmp (t, "cgroup2") == 0)
           && (! (words & OPT_RO) || (words & OPT_RW)))
-        finding (&f, "%s at %.128s is writable", t, d);
+        policy_finding (&f, "%s at %.128s is writable", t, d);
     }
   if (f.n > 0 && c->privileged && c->cfg->policy.privileged)
     rule_pass (c, "privileged container allowed by [policy] privileged = true");
@@ -199,7 +217,7 @@ check_confinement (const struct ctx *c)
 static const struct policy_rule
 {
   const char *id;
-  void (*check) (const struct ctx *c);
+  void (*check) (const struct policy_ctx *c);
   enum reach reach;
 } rules[] = {
 #define POLICY_RULE_ROW(name, rule_id, rule_reach) { rule_id, check_##name, rule_reach },
@@ -207,13 +225,13 @@ static const struct policy_rule
 #undef POLICY_RULE_ROW
 };
 
-/* Every rule on C's spec, each under its own id (check_policy, and
+/* Every rule on C's spec, each under its own id (check_policy's spec, and
    policy.default_start's default container). */
 void
-policy_rules_run (struct ctx *c)
+policy_rules_run (struct policy_ctx *c)
 {
   cleanup_mount_dirs struct mount_dirs dirs = { 0 };
-  cleanup_findings struct findings privileged = { 0 };
+  cleanup_policy_findings struct policy_findings privileged = { 0 };
   cleanup_error kg_error_t dirs_err = NULL;
 
   if (c->pf->req->engine_ns != NULL)
@@ -237,55 +255,4 @@ policy_rules_run (struct ctx *c)
   c->dirs = NULL;
   c->dirs_err = NULL;
   c->privileged_why = "";
-}
-
-void
-check_policy (struct preflight *pf)
-{
-  struct ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
-  cleanup_error kg_error_t err = NULL;
-  cleanup_free char *bundle = NULL;
-
-  /* Per container; without one, `kata-guard check` judges the host by
-     the default container every start on it would have to pass. */
-  if (pf->req->bundle == NULL)
-    {
-      if (pf->req->mode == KG_MODE_CHECK)
-        check_default_start (pf);
-      return;
-    }
-  if (pf->req->bundle[0] != '/')
-    {
-      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
-                   "bundle %s is not an absolute path", pf->req->bundle);
-      goto not_run;
-    }
-  if (policy_path_resolve ("/", pf->req->bundle, false, &bundle, &err) < 0)
-    {
-      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory", "%s", err->msg);
-      goto not_run;
-    }
-  c.bundle = bundle;
-  c.spec = policy_spec_load (bundle, &err);
-  if (c.spec == NULL)
-    {
-      report_fail (pf->rep, "policy.spec",
-                   "the engine wrote a config.json kata-guard will not read; recreate the "
-                   "container, or fix the spec",
-                   "%s", err->msg);
-      goto not_run;
-    }
-  report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
-               jv_string (jv_get (c.spec, "ociVersion")));
-  policy_rules_run (&c);
-  pf->from_policy.engine = c.who.engine;
-  /* Freed by preflight_release, which the confined checker never calls:
-     its process ends with the report, and the tree with it. */
-  jv_free (pf->from_policy.spec);
-  pf->from_policy.spec = c.spec;
-  return;
-
-not_run:
-  for (size_t i = 0; i < ARRAY_SIZE (rules); i++)
-    report_skip (pf->rep, rules[i].id, "not run: policy.spec failed");
 }

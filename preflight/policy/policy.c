@@ -17,7 +17,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "policy.h"
@@ -30,17 +29,20 @@
 #include "hash.h"
 #include "policy-int.h"
 #include "proc.h"
+#include "policy-path.h"
+
+#define MAX_SYMLINKS 40
 /* ---- small helpers -------------------------------------------------- */
 
 void
-findings_release (struct findings *f)
+policy_findings_release (struct policy_findings *f)
 {
   kg_buf_release (&f->text);
   free (f->engine_root);
 }
 
 __attribute__ ((format (printf, 2, 3))) void
-finding (struct findings *f, const char *fmt, ...)
+policy_finding (struct policy_findings *f, const char *fmt, ...)
 {
   cleanup_free char *item = NULL;
   va_list ap;
@@ -62,7 +64,7 @@ finding (struct findings *f, const char *fmt, ...)
    from a known one only in case would be read by one and not by the other,
    so it is a finding, not something to skip.  WHERE names OBJ. */
 struct jv *
-jget (struct jv *obj, const char *where, const char *key, struct findings *f)
+policy_jget (struct jv *obj, const char *where, const char *key, struct policy_findings *f)
 {
   struct jv *found = NULL;
 
@@ -77,8 +79,8 @@ jget (struct jv *obj, const char *where, const char *key, struct findings *f)
     if (strcmp (k, key) == 0)
       found = v;
     else if (strcasecmp (k, key) == 0)
-      finding (f, "%s key \"%s\" differs from \"%s\" only in case (runtimes disagree on it)", where,
-               k, key);
+      policy_finding (f, "%s key \"%s\" differs from \"%s\" only in case (runtimes disagree on it)",
+                      where, k, key);
   }
   /* null is what Go writes for an empty slice or map. */
   if (found != NULL && jv_is_type (found, json_type_null))
@@ -86,11 +88,12 @@ jget (struct jv *obj, const char *where, const char *key, struct findings *f)
   return found;
 }
 
-/* jget, and the value must be of TYPE (else a finding and NULL). */
+/* policy_jget, and the value must be of TYPE (else a finding and NULL). */
 struct jv *
-jget_type (struct jv *obj, const char *where, const char *key, json_type type, struct findings *f)
+policy_jget_type (struct jv *obj, const char *where, const char *key, json_type type,
+                  struct policy_findings *f)
 {
-  struct jv *v = jget (obj, where, key, f);
+  struct jv *v = policy_jget (obj, where, key, f);
   static const char *const names[] = {
     [json_type_object] = "an object", [json_type_array] = "an array",
     [json_type_string] = "a string",  [json_type_boolean] = "a boolean",
@@ -99,8 +102,8 @@ jget_type (struct jv *obj, const char *where, const char *key, json_type type, s
 
   if (v == NULL || jv_is_type (v, type))
     return v;
-  finding (f, "%s.%s is %s, not %s", where, key, jv_kind (v),
-           (size_t) type < ARRAY_SIZE (names) && names[type] ? names[type] : "valid");
+  policy_finding (f, "%s.%s is %s, not %s", where, key, jv_kind (v),
+                  (size_t) type < ARRAY_SIZE (names) && names[type] ? names[type] : "valid");
   return NULL;
 }
 
@@ -116,7 +119,7 @@ path_under (const char *p, const char *dir)
 
 /* Whether the JSON array LIST holds the string PATH. */
 bool
-listed (struct jv *list, const char *path)
+policy_list_has (struct jv *list, const char *path)
 {
   size_t n;
 
@@ -376,71 +379,11 @@ engine_ns_proc_name (int k)
   return k >= 0 && k < NS_COUNT ? ns_proc[k] : NULL;
 }
 
-/* This process's capability bounding set (/proc/self/status CapBnd). */
-static bool
-read_capbnd (uint64_t *out)
-{
-  cleanup_error kg_error_t err = NULL;
-  cleanup_free char *buf = NULL;
-  unsigned long long v;
-  const char *p;
-  char *end;
-  size_t len;
-
-  if (kg_read_file_bounded ("/proc/self/status", 0, 1 << 16, &buf, &len, &err) < 0
-      || (p = strstr (buf, "\nCapBnd:\t")) == NULL)
-    return false;
-  errno = 0;
-  v = strtoull (p + 9, &end, 16);
-  if (errno != 0 || end == p + 9 || *end != '\n')
-    return false;
-  *out = v;
-  return true;
-}
-
-/* The engine's namespaces (struct engine_ns, checks.h): the guard runs in
-   the namespaces of the engine that started it (containerd, or dockerd
-   through containerd), and pid 1's are the host's where they can be read;
-   its capability bounding set is the engine's too.  The confined checker
-   gets them from its privileged parent (req->engine_ns); this reads them
-   in place. */
-void
-engine_ns_gather (struct engine_ns *e)
-{
-  for (int i = 0; i < NS_COUNT; i++)
-    {
-      char path[64];
-      struct stat st;
-
-      snprintf (path, sizeof path, "/proc/self/ns/%s", ns_proc[i]);
-      if (stat (path, &st) == 0)
-        e->self[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
-      else
-        e->self[i] = (struct ns_id){ false, errno, 0, 0 };
-      snprintf (path, sizeof path, "/proc/1/ns/%s", ns_proc[i]);
-      if (stat (path, &st) == 0)
-        e->init[i] = (struct ns_id){ true, 0, st.st_dev, st.st_ino };
-      else
-        e->init[i] = (struct ns_id){ false, errno, 0, 0 };
-    }
-  e->capbnd_ok = read_capbnd (&e->capbnd);
-  for (int r = 0; r < KG_RLIM_COUNT; r++)
-    {
-      struct rlimit rl;
-
-      e->rlim_ok[r] = getrlimit ((__rlimit_resource_t) r, &rl) == 0;
-      e->rlim_cur[r] = e->rlim_ok[r] ? rl.rlim_cur : 0;
-      e->rlim_max[r] = e->rlim_ok[r] ? rl.rlim_max : 0;
-    }
-  host_online_gather (e, 0);
-  host_online_gather (e, 1);
-}
-
 struct mount_dirs;
 
 /* The spec's annotation NAME when it is a string, else NULL. */
 const char *
-annotation (const struct ctx *c, const char *name)
+policy_annotation (const struct policy_ctx *c, const char *name)
 {
   struct jv *ann, *v;
 
@@ -449,16 +392,6 @@ annotation (const struct ctx *c, const char *name)
       || ! jv_is_type (v, json_type_string))
     return NULL;
   return jv_string (v);
-}
-
-/* containerd's CRI marks the pause container so; the mark counts only
-   in a start CRI made (policy.annotations refuses it anywhere else). */
-bool
-is_pod_sandbox (const struct ctx *c)
-{
-  const char *t = annotation (c, "io.kubernetes.cri.container-type");
-
-  return c->who.engine == ENGINE_CRI && t != NULL && strcmp (t, "sandbox") == 0;
 }
 
 /* ---- policy.spec ---------------------------------------------------- */
@@ -834,7 +767,7 @@ policy_valid_id (const char *id)
 
 /* P below directory ROOT: what follows ROOT and its '/' in P, or NULL. */
 const char *
-below (const char *p, const char *root)
+path_below (const char *p, const char *root)
 {
   const char *r = strcmp (root, "/") ? root : "";
   size_t rl = strlen (r);

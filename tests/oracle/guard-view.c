@@ -39,7 +39,7 @@
 #include "fuzz-files.h"
 #include "jtree.h"
 #include "kata.h"
-#include "policy-int.h"
+#include "policy-mounts.h"
 #include "policy.h"
 #include "request.h"
 #include "result.h"

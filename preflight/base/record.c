@@ -15,6 +15,7 @@
 #include "record.h"
 #include "rundir.h"
 #include "sha256.h"
+#include "text.h"
 
 #define RECORD_MAGIC "kata-guard runtime record 1"
 #define RECORD_MAX 16384
@@ -154,21 +155,8 @@ bool
 record_numbers (const char *s, uint64_t *v, size_t n)
 {
   for (size_t i = 0; i < n; i++)
-    {
-      uint64_t x = 0;
-
-      if (i > 0 && *s++ != ' ')
-        return false;
-      if (*s < '0' || *s > '9')
-        return false;
-      for (; *s >= '0' && *s <= '9'; s++)
-        {
-          if (x > (UINT64_MAX - (uint64_t) (*s - '0')) / 10)
-            return false;
-          x = x * 10 + (uint64_t) (*s - '0');
-        }
-      v[i] = x;
-    }
+    if ((i > 0 && *s++ != ' ') || ! kg_parse_u64 (&s, &v[i]))
+      return false;
   return *s == '\0';
 }
 

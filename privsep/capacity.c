@@ -79,83 +79,61 @@ committed (const struct cap_record *r)
   return r->peak > r->mem ? r->peak : r->mem;
 }
 
-/* One line of a record; NULL at its end. */
-static char *
-line (char **p)
-{
-  char *l = *p ? strsep (p, "\n") : NULL;
-
-  return l != NULL && *p != NULL ? l : NULL;
-}
-
-static bool
-number (const char *s, int64_t *out)
-{
-  char *end;
-  long long v;
-
-  errno = 0;
-  v = strtoll (s, &end, 10);
-  if (errno != 0 || end == s || *end != '\0' || v < 0)
-    return false;
-  *out = v;
-  return true;
-}
-
-/* "DEV INO" and, with ADD, " ADD". */
-static bool
-identity (const char *s, dev_t *dev, ino_t *ino, int64_t *add)
-{
-  unsigned long long d, i;
-  long long a = 0;
-  int used = 0;
-
-  if (add == NULL ? sscanf (s, "%llu %llu%n", &d, &i, &used) != 2
-                  : sscanf (s, "%llu %llu %lld%n", &d, &i, &a, &used) != 3)
-    return false;
-  if (s[used] != '\0' || a < 0)
-    return false;
-  *dev = (dev_t) d;
-  *ino = (ino_t) i;
-  if (add != NULL)
-    *add = a;
-  return true;
-}
+/* The fields before the members: mode, scope, id, bundle, its device
+   and inode, pid file, when, the sizes, how many members; then three a
+   member: id, bundle, its device, inode and add. */
+#define CAP_HEAD 9
+#define CAP_LINES (CAP_HEAD + 3 * CAP_MEMBERS_MAX)
 
 /* Parse TEXT, LEN bytes (taken over, released with R even on failure),
-   into R. */
+   into R: the record-line format (record.h). */
 static int
 cap_record_parse (char *text, size_t len, const char *name, struct cap_record *r, kg_error_t *err)
 {
-  char *p = text, *l;
-  int64_t n;
+  char *l[CAP_LINES];
+  uint64_t v[3], n = 0;
+  size_t got;
   bool ok;
 
   memset (r, 0, sizeof *r);
   r->text = text;
   snprintf (r->name, sizeof r->name, "%s", name);
-  if (strlen (text) != len)
-    return kg_error (err, 0, "%s/%s: not a capacity record (a NUL byte)", CAP_DIR, name);
-  l = line (&p);
-  ok = l != NULL && strcmp (l, CAP_MAGIC) == 0;
-  ok = ok && (r->mode = line (&p)) != NULL && (r->scope = line (&p)) != NULL
-       && (r->id = line (&p)) != NULL && (r->bundle = line (&p)) != NULL && (l = line (&p)) != NULL
-       && identity (l, &r->dev, &r->ino, NULL) && (r->pid_file = line (&p)) != NULL
-       && (l = line (&p)) != NULL && number (l, &r->when) && (l = line (&p)) != NULL
-       && sscanf (l, "%" SCNd64 " %" SCNd64 " %" SCNd64, &r->mem, &r->base, &r->peak) == 3
-       && (l = line (&p)) != NULL && number (l, &n) && n <= CAP_MEMBERS_MAX;
-  ok = ok && r->bundle[0] == '/' && (r->pid_file[0] == '\0' || r->pid_file[0] == '/') && r->mem >= 0
-       && r->base >= 0 && r->peak >= 0;
+  ok = record_lines (text, len, CAP_MAGIC, l, CAP_LINES, &got) && got >= CAP_HEAD
+       && record_numbers (l[8], &n, 1) && n <= CAP_MEMBERS_MAX && got == CAP_HEAD + 3 * n;
+  if (ok)
+    {
+      r->mode = l[0];
+      r->scope = l[1];
+      r->id = l[2];
+      r->bundle = l[3];
+      r->pid_file = l[5];
+      ok = record_numbers (l[4], v, 2);
+      r->dev = (dev_t) v[0];
+      r->ino = (ino_t) v[1];
+      ok = ok && record_numbers (l[6], v, 1) && v[0] <= INT64_MAX;
+      r->when = (int64_t) v[0];
+      ok = ok && record_numbers (l[7], v, 3) && v[0] <= INT64_MAX && v[1] <= INT64_MAX
+           && v[2] <= INT64_MAX;
+      r->mem = (int64_t) v[0];
+      r->base = (int64_t) v[1];
+      r->peak = (int64_t) v[2];
+      ok = ok && r->bundle[0] == '/' && (r->pid_file[0] == '\0' || r->pid_file[0] == '/');
+    }
   if (ok && n > 0 && (r->m = calloc ((size_t) n, sizeof *r->m)) == NULL)
     return kg_error (err, ENOMEM, "%s/%s: cannot allocate", CAP_DIR, name);
-  for (int64_t i = 0; ok && i < n; i++)
+  for (size_t i = 0; ok && i < n; i++)
     {
       struct cap_member *m = &r->m[r->n_m++];
+      char **f = &l[CAP_HEAD + 3 * i];
 
-      ok = (m->id = line (&p)) != NULL && (m->bundle = line (&p)) != NULL && m->bundle[0] == '/'
-           && (l = line (&p)) != NULL && identity (l, &m->dev, &m->ino, &m->add);
+      m->id = f[0];
+      m->bundle = f[1];
+      ok = m->bundle[0] == '/' && record_numbers (f[2], v, 3) && v[2] <= INT64_MAX;
+      m->dev = (dev_t) v[0];
+      m->ino = (ino_t) v[1];
+      m->add = (int64_t) v[2];
     }
-  if (! ok || p == NULL || *p != '\0')
+  if (! ok)
     return kg_error (err, 0, "%s/%s: not a capacity record", CAP_DIR, name);
   return 0;
 }
@@ -164,30 +142,26 @@ cap_record_parse (char *text, size_t len, const char *name, struct cap_record *r
 static int
 cap_record_format (const struct cap_record *r, char **text, size_t *len, kg_error_t *err)
 {
-  cleanup_kg_buf struct kg_buf sb = { 0 };
+  struct record_out o;
 
-  sb_printf (&sb,
-             "%s\n%s\n%s\n%s\n%s\n%llu %llu\n%s\n%" PRId64 "\n%" PRId64 " %" PRId64 " %" PRId64
-             "\n%zu\n",
-             CAP_MAGIC, r->mode, r->scope, r->id, r->bundle, (unsigned long long) r->dev,
-             (unsigned long long) r->ino, r->pid_file, r->when, r->mem, r->base, r->peak, r->n_m);
+  record_out_start (&o, CAP_MAGIC);
+  record_put (&o, r->mode);
+  record_put (&o, r->scope);
+  record_put (&o, r->id);
+  record_put (&o, r->bundle);
+  record_put_numbers (&o, (uint64_t[]){ r->dev, r->ino }, 2);
+  record_put (&o, r->pid_file);
+  record_put_numbers (&o, (uint64_t[]){ (uint64_t) r->when }, 1);
+  record_put_numbers (&o, (uint64_t[]){ (uint64_t) r->mem, (uint64_t) r->base, (uint64_t) r->peak },
+                      3);
+  record_put_numbers (&o, (uint64_t[]){ r->n_m }, 1);
   for (size_t i = 0; i < r->n_m; i++)
-    sb_printf (&sb, "%s\n%s\n%llu %llu %" PRId64 "\n", r->m[i].id, r->m[i].bundle,
-               (unsigned long long) r->m[i].dev, (unsigned long long) r->m[i].ino, r->m[i].add);
-  if (sb.s == NULL)
-    return kg_error (err, ENOMEM, "%s: cannot allocate a record", CAP_DIR);
-  if (sb.len > CAP_MAX)
-    return kg_error (err, E2BIG, "%s: the record would be %zu bytes", CAP_DIR, sb.len);
-  *len = sb.len;
-  *text = steal_pointer (&sb.s);
-  return 0;
-}
-
-/* No newline in a field: a record holds one a line. */
-static bool
-one_line (const char *s)
-{
-  return s != NULL && strchr (s, '\n') == NULL;
+    {
+      record_put (&o, r->m[i].id);
+      record_put (&o, r->m[i].bundle);
+      record_put_numbers (&o, (uint64_t[]){ r->m[i].dev, r->m[i].ino, (uint64_t) r->m[i].add }, 3);
+    }
+  return record_out_end (&o, CAP_DIR, CAP_MAX, text, len, err);
 }
 
 /* PATH is still the directory of device DEV, inode INO. */
@@ -210,6 +184,22 @@ boot_time (void)
   if (sysinfo (&si) < 0 || now <= si.uptime + 2)
     return 0;
   return now - si.uptime - 2;
+}
+
+/* A pid as the runtime writes it to its --pid-file (runc's "%d"; not a
+   record). */
+static bool
+number (const char *s, int64_t *out)
+{
+  char *end;
+  long long v;
+
+  errno = 0;
+  v = strtoll (s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0' || v < 0)
+    return false;
+  *out = v;
+  return true;
 }
 
 /* The process of the OCI runtime's --pid-file PATH, for a record written
@@ -485,10 +475,9 @@ cap_own (const struct capacity_start *s, const struct stat *bst, const struct vm
 {
   struct cap_record r = { 0 };
 
-  if (! one_line (s->id) || ! one_line (s->scope ? s->scope : "") || ! one_line (s->bundle)
-      || (s->pid_file != NULL && (! one_line (s->pid_file) || s->pid_file[0] != '/')))
-    return kg_error (err, EINVAL,
-                     "the container's id, scope, bundle or pid file cannot be recorded");
+  if (s->pid_file != NULL && s->pid_file[0] != '/')
+    return kg_error (err, EINVAL, "the container's pid file %s is not an absolute path",
+                     s->pid_file);
   r.mode = (char *) record_mode_word (s->mode);
   r.scope = (char *) (s->scope ? s->scope : "");
   r.id = (char *) s->id;

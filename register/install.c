@@ -420,17 +420,17 @@ reg_add (const struct opts *o, const char *old_default)
       return;
     }
   /* A second install keeps the default the first one replaced. */
-  if (reg_update (engine_word (o), file, o->name, NULL, &kept, &why) < 0)
-    goto fail;
-  extra = config != NULL ? config : old_default != NULL ? old_default : kept ? kept : "";
-  if (asprintf (&line, "%s\t%s\t%s\t%s", engine_word (o), file, o->name, extra) < 0)
+  if (reg_update (engine_word (o), file, o->name, NULL, &kept, &why) == 0)
     {
-      line = NULL;
-      return;
+      extra = config != NULL ? config : old_default != NULL ? old_default : kept ? kept : "";
+      if (asprintf (&line, "%s\t%s\t%s\t%s", engine_word (o), file, o->name, extra) < 0)
+        {
+          line = NULL;
+          return;
+        }
+      if (reg_update (engine_word (o), file, o->name, line, NULL, &why) == 0)
+        return;
     }
-  if (reg_update (engine_word (o), file, o->name, line, NULL, &why) == 0)
-    return;
-fail:
   fprintf (stderr,
            "kata-guard: install: note: not recorded in " REG_RECORD
            " (uninstall --all will not undo it): %s\n",

@@ -259,24 +259,23 @@ judge_update (const struct oci_call_args *c, char **argv, const struct guard_con
   cleanup_free char *text = NULL;
   cleanup_free char *judged = NULL;
   cleanup_jv struct jv *doc = NULL;
-  cleanup_jv struct jv *merged = NULL;
-  struct json_object *obj = NULL;
   size_t len = 0;
   int status = -1;
 
-  /* Read as config.json is; the flags go into json-c's copy of it. */
+  /* Read as config.json is; the flags go into that tree. */
   if (c->resources == NULL)
-    obj = json_object_new_object ();
-  else if ((doc = read_json_arg (c->resources, true, &text, &len, &err)) != NULL)
-    obj = jv_to_json_c (doc);
-  if (obj == NULL)
+    doc = jv_new_object ();
+  else
+    doc = read_json_arg (c->resources, true, &text, &len, &err);
+  if (doc == NULL)
     status = oci_refuse (ch, "update", c->id, "policy.resources", err ? err->msg : "out of memory",
                          "pass resources runc can read");
   /* The flags win over --resources, as in runc. */
   for (size_t k = 0; status < 0 && k < ARRAY_SIZE (cg_values); k++)
     {
       const char *v = cg_values[k];
-      struct json_object *sub = NULL;
+      static const struct jv empty = { .type = json_type_object };
+      struct jv *sub = NULL, value;
       int64_t n = 0;
       char *end;
 
@@ -291,18 +290,17 @@ judge_update (const struct oci_call_args *c, char **argv, const struct guard_con
                                "use the values runc documents");
           break;
         }
-      if (! json_object_object_get_ex (obj, cg_keys[k][0], &sub)
-          || ! json_object_is_type (sub, json_type_object))
-        {
-          sub = json_object_new_object ();
-          json_object_object_add (obj, cg_keys[k][0], sub);
-        }
-      json_object_object_add (sub, cg_keys[k][1],
-                              k < 4 ? json_object_new_int64 (n) : json_object_new_string (v));
+      if (k < 4)
+        value = (struct jv){ .type = json_type_int, .u.i = n };
+      else
+        value = (struct jv){ .type = json_type_string, .n = (uint32_t) strlen (v), .u.s = v };
+      if ((! jv_get_ex (doc, cg_keys[k][0], &sub) || ! jv_is_type (sub, json_type_object))
+          && (sub = jv_set (doc, doc, cg_keys[k][0], &empty)) == NULL)
+        status = oci_refuse (ch, "update", c->id, "policy.resources", "out of memory", "retry");
+      else if (jv_set (doc, sub, cg_keys[k][1], &value) == NULL)
+        status = oci_refuse (ch, "update", c->id, "policy.resources", "out of memory", "retry");
     }
-  if (status < 0 && (merged = jv_from_json_c (obj)) == NULL)
-    status = oci_refuse (ch, "update", c->id, "policy.resources", "out of memory", "retry");
-  if (status < 0 && policy_update_judge (cfg, ns, merged, rdt, &err) < 0)
+  if (status < 0 && policy_update_judge (cfg, ns, doc, rdt, &err) < 0)
     status = oci_refuse (ch, "update", c->id, "policy.resources",
                          with_defaults (err->msg, load_err, &judged),
                          "keep the limits within [policy] max_vm_memory_mib and max_vcpus, and the "
@@ -320,7 +318,6 @@ judge_update (const struct oci_call_args *c, char **argv, const struct guard_con
       else
         argv[at + 1] = (char *) "-";
     }
-  json_object_put (obj);
   return status;
 }
 

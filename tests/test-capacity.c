@@ -5,14 +5,19 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "array.h"
 #include "capacity.h"
 #include "check-helpers.h"
+#include "cleanup.h"
 #include "decision.h"
 #include "error.h"
 #include "policy.h"
@@ -37,6 +42,177 @@ judge (struct report *rep, const struct vm_claim *vm, const struct guard_config 
   snprintf (text, sizeof text, "%s", report_reason (rep, "policy.capacity"));
   *why = text;
   return report_verdict (rep, "policy.capacity");
+}
+
+/* TEXT (LEN bytes) as the record file NAME in RUNDIR/SUB. */
+static void
+put_record (const char *sub, const char *name, const char *text, size_t len)
+{
+  cleanup_error kg_error_t err = NULL;
+  char path[256];
+  int fd = rundir_open (sub, true, &err);
+
+  if (fd < 0)
+    abort ();
+  close (fd);
+  snprintf (path, sizeof path, RUNDIR "/%s/%s", sub, name);
+  fd = open (path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || write (fd, text, len) != (ssize_t) len || close (fd) < 0)
+    abort ();
+}
+
+/* A start of container ID in BUNDLE (OCI mode, the default --root) for the
+   claim VM, committed when it passes: its verdict. */
+static enum verdict
+start (const char *id, const char *bundle, const struct vm_claim *vm,
+       const struct guard_config *cfg)
+{
+  struct capacity_start s = { .mode = KG_MODE_OCI, .id = id, .bundle = bundle };
+  struct capacity cap = CAPACITY_INIT;
+  struct report rep = { 0 };
+  cleanup_error kg_error_t err = NULL;
+  enum verdict v;
+
+  capacity_judge (cfg, &s, vm, 1000, &rep, &cap);
+  v = report_verdict (&rep, "policy.capacity");
+  if (v == VERDICT_PASS && capacity_commit (&cap, &err) < 0)
+    v = VERDICT_FAIL;
+  capacity_release (&cap);
+  report_release (&rep);
+  return v;
+}
+
+/* One record-line format, one reader and one writer (record.h): the
+   runtime records and the capacity records read the same text alike,
+   and neither writer writes a field that breaks its record's lines.  In
+   a private mount namespace, where RUNDIR is a tmpfs of this test's. */
+static void
+test_record_lines (struct guard_config *cfg)
+{
+  static const struct
+  {
+    const char *what, *cut, *put; /* the record with CUT replaced by PUT */
+    size_t put_len;
+    bool num; /* a row of a number field: the capacity record alone */
+  } row[] = {
+    { "the record as written", "", "", 0, false },
+    { "a NUL byte inside a field", "c1\n", "c\0001\n", 4, false },
+    { "no newline after the last field", "\n", "", 0, false },
+    { "a line after the last field", "\n", "\nextra\n", 7, false },
+    { "a field split over two lines", "c1\n", "c\n1\n", 5, false },
+    { "a number with a sign", "\n1\n", "\n+1\n", 4, true },
+    { "a number after a space", "\n1\n", "\n 1\n", 4, true },
+    { "a number with text after it", "\n1\n", "\n1x\n", 4, true },
+    { "numbers apart by a tab", "100 100 0\n", "100\t100 0\n", 10, true },
+    { "numbers with text after the last", "100 100 0\n", "100 100 0junk\n", 14, true },
+    { "a negative device number", "@DEV@", "-1", 2, true },
+  };
+  char tmpl[] = "/tmp/kg-record-XXXXXX", sb[64], member[96];
+  struct vm_claim pod = { VM_SANDBOX, 100, 100, 0, "" }, add = { VM_MEMBER, 0, 0, 10, "sb" };
+  char rname[RECORD_NAME_SIZE], cname[RECORD_NAME_SIZE];
+  struct stat st;
+
+  if (geteuid () != 0 || unshare (CLONE_NEWNS) < 0
+      || mount ("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0
+      || mount ("tmpfs", "/run", "tmpfs", 0, "mode=0755") < 0 || mkdtemp (tmpl) == NULL)
+    {
+      ok (true, "# SKIP the record files: no private " RUNDIR " here (%s)",
+          geteuid () != 0 ? "not root" : strerror (errno));
+      return;
+    }
+  snprintf (sb, sizeof sb, "%s/sb", tmpl);
+  if (mkdir (sb, 0700) < 0 || stat (sb, &st) < 0)
+    abort ();
+  cfg->policy.max_committed_memory_mib = 1 << 20;
+
+  /* The writers: a pod's sandbox, then a member whose bundle has a
+     newline in its path.  Either writer refuses a field that is not one
+     line, and the pod's record stays readable. */
+  is_int (start ("sb", sb, &pod, cfg), VERDICT_PASS, "a pod's sandbox starts and is recorded");
+  snprintf (member, sizeof member, "%s/m\n", tmpl);
+  if (mkdir (member, 0700) < 0)
+    abort ();
+  ok (start ("m1", member, &add, cfg) != VERDICT_PASS,
+      "a member whose bundle path holds a newline is refused: it cannot be recorded");
+  {
+    cleanup_error kg_error_t err = NULL;
+
+    is_int (capacity_started_in (KG_MODE_OCI, NULL, "sb", sb, &err), 1,
+            "the pod's record is still read after it (%s)", err ? err->msg : "no error");
+  }
+  {
+    cleanup_error kg_error_t err = NULL;
+
+    ok (record_write (KG_MODE_OCI, NULL, "m1", member, &err) < 0,
+        "the runtime record of a runtime path with a newline is refused alike");
+  }
+
+  /* The readers: the same edge fed to both, a record of each kind. */
+  record_name (KG_MODE_OCI, NULL, "c1", rname);
+  snprintf (cname, sizeof cname, "%s", rname);
+  for (size_t i = 0; i < ARRAY_SIZE (row); i++)
+    for (int cap = 0; cap < 2; cap++)
+      {
+        cleanup_error kg_error_t err = NULL;
+        cleanup_free char *runtime = NULL;
+        char text[1024], out[1024], dev[32];
+        const char *at;
+        size_t n, len;
+        int got;
+
+        if (row[i].num && ! cap)
+          continue;
+        snprintf (dev, sizeof dev, "%llu", (unsigned long long) st.st_dev);
+        if (cap)
+          n = (size_t) snprintf (text, sizeof text,
+                                 "kata-guard capacity record 1\noci\n\nc1\n%s\n@DEV@ %llu\n\n1\n"
+                                 "100 100 0\n0\n",
+                                 sb, (unsigned long long) st.st_ino);
+        else
+          n = (size_t) snprintf (text, sizeof text,
+                                 "kata-guard runtime record 1\noci\n\nc1\n/usr/bin/runc\n");
+        /* CUT's last place ("" : nothing changed), PUT there; @DEV@ then
+           the bundle's device. */
+        at = NULL;
+        for (const char *p = text; row[i].cut[0] != '\0' && (p = strstr (p, row[i].cut)) != NULL;
+             p++)
+          at = p;
+        len = 0;
+        if (at != NULL)
+          {
+            memcpy (out, text, (size_t) (at - text));
+            len = (size_t) (at - text);
+            memcpy (out + len, row[i].put, row[i].put_len);
+            len += row[i].put_len;
+            memcpy (out + len, at + strlen (row[i].cut),
+                    n - (size_t) (at - text) - strlen (row[i].cut));
+            len += n - (size_t) (at - text) - strlen (row[i].cut);
+          }
+        else
+          {
+            memcpy (out, text, n);
+            len = n;
+          }
+        at = memmem (out, len, "@DEV@", 5);
+        if (at != NULL)
+          {
+            size_t off = (size_t) (at - out);
+
+            memmove (out + off + strlen (dev), out + off + 5, len - off - 5);
+            memcpy (out + off, dev, strlen (dev));
+            len = len - 5 + strlen (dev);
+          }
+        put_record (cap ? "capacity" : "runtimes", cap ? cname : rname, out, len);
+        if (cap)
+          got = capacity_started_in (KG_MODE_OCI, NULL, "c1", sb, &err);
+        else
+          {
+            runtime = record_read (KG_MODE_OCI, NULL, "c1", &err);
+            got = runtime != NULL ? 1 : err != NULL ? -1 : 0;
+          }
+        is_int (got, i == 0 ? 1 : -1, "%s record, %s: %s", cap ? "a capacity" : "a runtime",
+                row[i].what, i == 0 ? "read" : "not a record");
+      }
 }
 
 int
@@ -210,6 +386,7 @@ main (void)
             && ! record_identity_is ("oci", "", "c1", KG_MODE_OCI, NULL, NULL),
         "a record is a container's only when mode, scope and id are all its own");
   }
+  test_record_lines (&cfg);
   guard_config_release (&cfg);
   return tap_done ();
 }

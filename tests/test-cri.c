@@ -93,6 +93,25 @@ containerd (void)
           VERDICT_FAIL, "containerd: no config in the answer: fail");
   is_int (cri_judge_containerd ("{\"config\": ", 11, "kata-guard", kata, why, sizeof why),
           VERDICT_FAIL, "containerd: a cut answer: fail");
+  /* Read as every JSON document is (jtree.h): a key twice, or text after
+     the answer, is no answer; json-c's own tokener took the last key's
+     value, and the first document of two. */
+  snprintf (rt, sizeof rt,
+            "\"kata-guard\": {\"runtimeType\": \"io.containerd.runc.v2\"}, "
+            "\"kata-guard\": {\"runtimeType\": \"io.containerd.kata-guard.v2\", "
+            "\"options\": {\"ConfigPath\": \"%s\"}}",
+            kata);
+  is_int (ctd (rt, "kata-guard", why), VERDICT_FAIL, "containerd: a handler given twice: fail");
+  {
+    char two[4096];
+
+    snprintf (two, sizeof two,
+              "{\"config\": {\"containerd\": {\"runtimes\": {\"kata-guard\": {\"runtimeType\": "
+              "\"io.containerd.kata-guard.v2\", \"options\": {\"ConfigPath\": \"%s\"}}}}}} {}",
+              kata);
+    is_int (cri_judge_containerd (two, strlen (two), "kata-guard", kata, why, sizeof why),
+            VERDICT_FAIL, "containerd: text after the answer: fail");
+  }
 }
 
 static enum verdict

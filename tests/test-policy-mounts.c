@@ -2,6 +2,9 @@
 /* policy.mounts: binds, volumes, and sources someone other than root could swap.
    (tests/test-policy.h: what every part of policy.*'s tests shares.) */
 #include "test-policy.h"
+
+#include <json-c/json.h>
+
 static void
 mount_row (const char *name, const char *source, const char *options, const char *policy,
            const char *fails, const char *needle)
@@ -405,6 +408,140 @@ test_volume_bind (void)
   free (spec);
 }
 
+/* RUNDIR-free: the mount table as policy.mounts reads it (mountinfo.h,
+   libmount).  Mount points whose names hold a space, a tab, a newline or
+   a backslash, which mountinfo escapes (\040, \011, \012, \134), are read
+   as they are; a name that only spells an escape is not another's; and
+   a table with a line libmount cannot parse is no table: a volume is then
+   refused, never taken for a plain directory.  In a private mount
+   namespace, where /proc/PID/mountinfo can be bound over too. */
+static void
+test_volume_mountinfo (void)
+{
+  static const struct
+  {
+    const char *what, *vol, *mnt; /* a bind of VOL's _data; a mount on MNT's */
+  } row[] = {
+    { "a space", "s p", "s p" },
+    { "a tab", "t\tb", "t\tb" },
+    { "a newline", "n\nl", "n\nl" },
+    { "a backslash", "b\\s", "b\\s" },
+    { "a name that spells a space's escape, beside one with a space", "e 1", "e\\0401" },
+    { "a name with a space, beside one that spells its escape", "e\\0402", "e 2" },
+  };
+  static const struct
+  {
+    const char *what, *line; /* appended to the real table */
+  } bad[] = {
+    { "a line that is not a mount", "garbage\n" },
+    { "the volume's mount without its \" - \" separator",
+      "999 1 0:1 / @DATA@ rw shared:1 ext4 /dev/x rw\n" },
+  };
+  cleanup_free char *root = NULL;
+  cleanup_free char *policy = NULL;
+  char table[64];
+
+  if (geteuid () != 0)
+    {
+      ok (true, "# SKIP mounts need root");
+      return;
+    }
+  if (asprintf (&root, "%s/docker-mi", tmpdir) < 0
+      || asprintf (&policy, "engine_roots = [\"%s\"]", root) < 0)
+    abort ();
+  if (unshare (CLONE_NEWNS) < 0 || mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
+    {
+      ok (true, "# SKIP no private mount namespace: %s", strerror (errno));
+      return;
+    }
+  for (size_t i = 0; i < ARRAY_SIZE (row); i++)
+    {
+      cleanup_free char *data = NULL;
+      cleanup_free char *sub = NULL;
+      cleanup_free char *mounts = NULL;
+      cleanup_free char *cmd = NULL;
+      json_object *src;
+      char *spec;
+      struct report rep;
+      bool same = strcmp (row[i].vol, row[i].mnt) == 0;
+
+      if (asprintf (&data, "%s/volumes/%s/_data", root, row[i].vol) < 0
+          || asprintf (&sub, "%s/volumes/%s/_data/m", root, row[i].mnt) < 0
+          || asprintf (&cmd, "mkdir -p \"$D\" \"$S\"") < 0 || setenv ("D", data, 1) < 0
+          || setenv ("S", sub, 1) < 0 || system (cmd) != 0)
+        abort ();
+      src = json_object_new_string (data);
+      if (asprintf (&mounts,
+                    "{\"destination\": \"/v\", \"type\": \"bind\", \"source\": %s, "
+                    "\"options\": [\"rbind\", \"ro\"]}",
+                    json_object_to_json_string_ext (src, JSON_C_TO_STRING_PLAIN))
+          < 0)
+        abort ();
+      json_object_put (src);
+      if (mount ("/etc", sub, "none", MS_BIND, NULL) < 0)
+        abort ();
+      spec = spec_of (NULL, mounts, NULL, NULL, NULL);
+      run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+      if (same)
+        {
+          expect (&rep, row[i].what, "policy.mounts", "policy.mounts",
+                  "a volume that is a mount of something else (");
+          has_str (reason (&rep, "policy.mounts"), sub, "%s: the mount point named as it is",
+                   row[i].what);
+        }
+      else
+        expect (&rep, row[i].what, "", "policy.mounts", "1 bind mount");
+      report_release (&rep);
+      umount2 (sub, MNT_DETACH);
+      free (spec);
+    }
+  /* The real table with a line appended, bound over this process's
+     /proc/PID/mountinfo (where /proc/self/mountinfo leads). */
+  snprintf (table, sizeof table, "/proc/%d/mountinfo", (int) getpid ());
+  for (size_t i = 0; i < ARRAY_SIZE (bad); i++)
+    {
+      cleanup_free char *data = NULL;
+      cleanup_free char *mounts = NULL;
+      cleanup_free char *cmd = NULL;
+      cleanup_free char *file = NULL;
+      cleanup_free char *text = read_text ("/proc/self/mountinfo");
+      cleanup_free char *line = NULL;
+      char *spec;
+      struct report rep;
+      FILE *f;
+
+      if (asprintf (&data, "%s/volumes/g%zu/_data", root, i) < 0
+          || asprintf (&cmd, "mkdir -p '%s'", data) < 0 || system (cmd) != 0
+          || asprintf (&file, "%s/mountinfo%zu", tmpdir, i) < 0
+          || asprintf (&mounts,
+                       "{\"destination\": \"/v\", \"type\": \"bind\", \"source\": \"%s\", "
+                       "\"options\": [\"rbind\", \"ro\"]}",
+                       data)
+                 < 0)
+        abort ();
+      line = replace (strdup (bad[i].line), "@DATA@", data);
+      f = fopen (file, "we");
+      if (f == NULL || fputs (text, f) < 0 || fputs (line, f) < 0 || fclose (f) != 0)
+        abort ();
+      spec = spec_of (NULL, mounts, NULL, NULL, NULL);
+      run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+      expect (&rep, "a plain volume, the real table", "", "policy.mounts", "1 bind mount");
+      report_release (&rep);
+      if (mount (file, table, "none", MS_BIND, NULL) < 0)
+        {
+          ok (true, "# SKIP %s: cannot bind over %s: %s", bad[i].what, table, strerror (errno));
+          free (spec);
+          continue;
+        }
+      run_policy (spec, ID_A, policy, &kata_fc, &rep, NULL);
+      expect (&rep, bad[i].what, "policy.mounts", "policy.mounts",
+              "a volume that is a mount of something else (cannot read /proc/self/mountinfo");
+      report_release (&rep);
+      umount2 (table, MNT_DETACH);
+      free (spec);
+    }
+}
+
 /* The guard's own state (issue 51): the posture record holds the
    sandbox's hashes, paths and proxy, the decision log every container's
    findings; no container reads them, read-only or not.  Its directories
@@ -770,6 +907,7 @@ main (void)
   test_guard_state ();
   test_mount_remedies ();
   test_volume_bind ();
+  test_volume_mountinfo ();
   test_shared_directory ();
   test_redirect ();
   test_kata_options ();

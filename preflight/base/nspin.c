@@ -35,11 +35,28 @@ ns_stat (const struct ns_pin *pin, struct stat *st)
   return stat (path, st);
 }
 
+/* PIN's process PID: its start time, and its namespace in *ST (PIN's
+   device and inode), while it stays the same process. */
+static int
+pin_confirm (struct ns_pin *pin, unsigned long pid, struct stat *st)
+{
+  uint64_t again;
+
+  if (kg_proc_start (pid, NULL, &pin->start) < 0 || ns_stat (pin, st) < 0)
+    return -1;
+  pin->dev = st->st_dev;
+  pin->ino = st->st_ino;
+  if (alive (pin) < 0 || kg_proc_start (pid, NULL, &again) < 0)
+    return -1;
+  if (again != pin->start)
+    return errno = ESRCH, -1;
+  return 0;
+}
+
 int
 ns_pin_take (unsigned long pid, const char *name, struct ns_pin *pin, struct stat *st)
 {
   struct stat own;
-  uint64_t again;
   int e;
 
   if (st == NULL)
@@ -55,19 +72,8 @@ ns_pin_take (unsigned long pid, const char *name, struct ns_pin *pin, struct sta
   if (pin->pidfd < 0 && errno != ENOSYS)
     return -1;
 #endif
-  if (kg_proc_start (pid, NULL, &pin->start) < 0 || ns_stat (pin, st) < 0)
-    goto fail;
-  pin->dev = st->st_dev;
-  pin->ino = st->st_ino;
-  if (alive (pin) < 0 || kg_proc_start (pid, NULL, &again) < 0)
-    goto fail;
-  if (again != pin->start)
-    {
-      errno = ESRCH;
-      goto fail;
-    }
-  return 0;
-fail:
+  if (pin_confirm (pin, pid, st) == 0)
+    return 0;
   e = errno;
   if (pin->pidfd >= 0)
     close (pin->pidfd);

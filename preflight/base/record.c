@@ -15,6 +15,7 @@
 #include "record.h"
 #include "rundir.h"
 #include "sha256.h"
+#include "text.h"
 
 #define RECORD_MAGIC "kata-guard runtime record 1"
 #define RECORD_MAX 16384
@@ -83,11 +84,80 @@ record_identity_is (const char *mode_word, const char *scope_field, const char *
          && strcmp (scope_field, scope ? scope : "") == 0 && strcmp (id_field, id) == 0;
 }
 
-/* No newline inside a field: the record is one field a line. */
-static bool
-one_line (const char *s)
+void
+record_out_start (struct record_out *o, const char *magic)
 {
-  return strchr (s, '\n') == NULL;
+  *o = (struct record_out){ { 0 }, false };
+  record_put (o, magic);
+}
+
+void
+record_put (struct record_out *o, const char *field)
+{
+  if (field == NULL || strchr (field, '\n') != NULL)
+    {
+      o->bad = true;
+      return;
+    }
+  kg_buf_add (&o->b, field, strlen (field));
+  kg_buf_add (&o->b, "\n", 1);
+}
+
+void
+record_put_numbers (struct record_out *o, const uint64_t *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    sb_printf (&o->b, "%s%" PRIu64, i > 0 ? " " : "", v[i]);
+  kg_buf_add (&o->b, "\n", 1);
+}
+
+int
+record_out_end (struct record_out *o, const char *shown, size_t max, char **text, size_t *len,
+                kg_error_t *err)
+{
+  cleanup_kg_buf struct kg_buf b = o->b;
+  bool bad = o->bad;
+
+  *o = (struct record_out){ { 0 }, false };
+  if (bad)
+    return kg_error (err, EINVAL, "%s: a field that is not one line cannot be recorded", shown);
+  if (b.failed || b.s == NULL)
+    return kg_error (err, ENOMEM, "%s: cannot allocate a record", shown);
+  if (b.len > max)
+    return kg_error (err, E2BIG, "%s: the record would be %zu bytes", shown, b.len);
+  *len = b.len;
+  *text = steal_pointer (&b.s);
+  return 0;
+}
+
+bool
+record_lines (char *text, size_t len, const char *magic, char **line, size_t max, size_t *n)
+{
+  char *p = text, *l;
+
+  *n = 0;
+  if (memchr (text, '\0', len) != NULL || len == 0 || text[len - 1] != '\n')
+    return false;
+  text[len - 1] = '\0';
+  l = strsep (&p, "\n");
+  if (strcmp (l, magic) != 0)
+    return false;
+  while (p != NULL)
+    {
+      if (*n == max)
+        return false;
+      line[(*n)++] = strsep (&p, "\n");
+    }
+  return true;
+}
+
+bool
+record_numbers (const char *s, uint64_t *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if ((i > 0 && *s++ != ' ') || ! kg_parse_u64 (&s, &v[i]))
+      return false;
+  return *s == '\0';
 }
 
 /* The record named NAME in DIR: 1 with *RUNTIME when it is the record of
@@ -99,9 +169,8 @@ record_load (int dir, const char *name, enum kg_mode mode, const char *scope, co
              char **runtime, bool *other, kg_error_t *err)
 {
   cleanup_free char *text = NULL;
-  const char *want[2] = { RECORD_MAGIC, record_mode_word (mode) };
-  char *p, *line, *field[3];
-  size_t len;
+  char *field[4];
+  size_t len, n;
 
   *runtime = NULL;
   *other = false;
@@ -112,29 +181,16 @@ record_load (int dir, const char *name, enum kg_mode mode, const char *scope, co
       kg_error_release (err);
       return 0;
     }
-  if (strlen (text) != len)
-    return kg_error (err, 0, "%s/%s: not a record (a NUL byte)", RECORD_DIR, name);
-  p = text;
-  for (size_t i = 0; i < 2; i++)
-    {
-      line = strsep (&p, "\n");
-      if (p == NULL || strcmp (line, want[i]) != 0)
-        return kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name);
-    }
-  for (size_t i = 0; i < 3; i++)
-    {
-      field[i] = strsep (&p, "\n");
-      if (p == NULL)
-        return kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name);
-    }
-  if (*p != '\0' || field[2][0] != '/')
+  /* The mode, the scope, the id and the runtime. */
+  if (! record_lines (text, len, RECORD_MAGIC, field, 4, &n) || n != 4
+      || strcmp (field[0], record_mode_word (mode)) != 0 || field[3][0] != '/')
     return kg_error (err, 0, "%s/%s: not a record", RECORD_DIR, name);
-  if (! record_identity_is (want[1], field[0], field[1], mode, scope, id))
+  if (! record_identity_is (field[0], field[1], field[2], mode, scope, id))
     {
       *other = true;
       return 0;
     }
-  *runtime = strdup (field[2]);
+  *runtime = strdup (field[3]);
   if (*runtime == NULL)
     return kg_error (err, ENOMEM, "%s/%s: cannot allocate", RECORD_DIR, name);
   return 1;
@@ -150,22 +206,20 @@ record_write (enum kg_mode mode, const char *scope, const char *id, const char *
   cleanup_close int dir = -1;
   cleanup_free char *text = NULL;
   cleanup_free char *had = NULL;
+  struct record_out o;
   char name[RECORD_NAME_SIZE];
   bool other;
-  int n;
+  size_t n;
 
-  if (id == NULL || runtime == NULL || runtime[0] != '/' || ! one_line (id) || ! one_line (runtime)
-      || (scope != NULL && ! one_line (scope)))
+  if (id == NULL || runtime == NULL || runtime[0] != '/')
     return kg_error (err, EINVAL, "%s: nothing to record", RECORD_DIR);
-  n = asprintf (&text, "%s\n%s\n%s\n%s\n%s\n", RECORD_MAGIC, record_mode_word (mode),
-                scope ? scope : "", id, runtime);
-  if (n < 0)
-    {
-      text = NULL;
-      return kg_error (err, ENOMEM, "%s: cannot allocate", RECORD_DIR);
-    }
-  if ((size_t) n > RECORD_MAX)
-    return kg_error (err, E2BIG, "%s: the record would be %d bytes", RECORD_DIR, n);
+  record_out_start (&o, RECORD_MAGIC);
+  record_put (&o, record_mode_word (mode));
+  record_put (&o, scope ? scope : "");
+  record_put (&o, id);
+  record_put (&o, runtime);
+  if (record_out_end (&o, RECORD_DIR, RECORD_MAX, &text, &n, err) < 0)
+    return -1;
   dir = rundir_open (RECORD_SUB, true, err);
   if (dir < 0)
     return -1;
@@ -176,7 +230,7 @@ record_write (enum kg_mode mode, const char *scope, const char *id, const char *
     return -1;
   if (other)
     return kg_error (err, EEXIST, "%s/%s holds another container's record", RECORD_DIR, name);
-  return rundir_write (dir, RECORD_DIR, name, text, (size_t) n, err);
+  return rundir_write (dir, RECORD_DIR, name, text, n, err);
 }
 
 /* The record of MODE, SCOPE and ID: under its name, or under the name a

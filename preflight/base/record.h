@@ -17,7 +17,10 @@
 #define KG_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
+#include "buf.h"
 #include "error.h"
 #include "mode.h"
 
@@ -54,5 +57,41 @@ bool record_identity_is (const char *mode_word, const char *scope_field, const c
                          enum kg_mode mode, const char *scope, const char *id);
 /* The mode as a record names it: "oci" or "shim". */
 const char *record_mode_word (enum kg_mode mode);
+
+/*
+ * The record-line format, of every record file under RUNDIR (the runtime
+ * records here, the capacity records of capacity.h): a first line that
+ * names the format and its version (its magic), then one field a line,
+ * each line ending in a newline, and nothing after the last; no NUL byte
+ * anywhere.  A number is decimal digits alone (no sign, space or other
+ * text), several on one line one space apart.  One writer and one reader,
+ * for both kinds: neither can write a field the other would split, nor
+ * read a text the other refuses.
+ */
+struct record_out
+{
+  struct kg_buf b;
+  bool bad; /* a field was NULL or held a newline */
+};
+/* Start a record of the format MAGIC in O. */
+void record_out_start (struct record_out *o, const char *magic);
+/* FIELD as the next line (a NULL field, or one with a newline, makes the
+   record one record_out_end refuses). */
+void record_put (struct record_out *o, const char *field);
+/* The N numbers V as the next line. */
+void record_put_numbers (struct record_out *o, const uint64_t *v, size_t n);
+/* O's text, the caller's, into *TEXT and *LEN; or -1 with *ERR (SHOWN
+   names the directory), when a field was not one line, memory ran out, or
+   the text would be more than MAX bytes.  O is released either way. */
+int record_out_end (struct record_out *o, const char *shown, size_t max, char **text, size_t *len,
+                    kg_error_t *err);
+
+/* TEXT, LEN bytes read from a record file, whose first line must be
+   MAGIC: its other lines split in place into LINE[0] .. LINE[*N - 1], at
+   most MAX of them.  False when TEXT is no record of the format (a NUL
+   byte, another first line, no newline at its end, more than MAX lines). */
+bool record_lines (char *text, size_t len, const char *magic, char **line, size_t max, size_t *n);
+/* S is N numbers of the format: into V. */
+bool record_numbers (const char *s, uint64_t *v, size_t n);
 
 #endif

@@ -76,3 +76,22 @@ kg_utf8_valid_prefix (const void *p, size_t n)
     }
   return i;
 }
+
+bool
+kg_parse_u64 (const char **p, uint64_t *out)
+{
+  uint64_t v = 0;
+  const char *s = *p;
+
+  if (*s < '0' || *s > '9')
+    return false;
+  for (; *s >= '0' && *s <= '9'; s++)
+    {
+      if (v > (UINT64_MAX - (uint64_t) (*s - '0')) / 10)
+        return false;
+      v = v * 10 + (uint64_t) (*s - '0');
+    }
+  *p = s;
+  *out = v;
+  return true;
+}

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* The length of the character at P (AVAIL bytes left, at least 1) when it
    is strict UTF-8 (no overlong forms, no surrogates, nothing past
@@ -25,5 +26,9 @@ kg_is_ctl (unsigned char c)
 {
   return c < 0x20 || c == 0x7f;
 }
+
+/* A decimal number at *P (digits only, no sign, no overflow) into *OUT;
+   *P advanced past it. */
+bool kg_parse_u64 (const char **p, uint64_t *out);
 
 #endif

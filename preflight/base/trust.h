@@ -9,6 +9,19 @@
  * The walk opens one component at a time with O_PATH|O_NOFOLLOW relative to
  * the directory already checked, so no component can be swapped behind the
  * check, and the caller gets a descriptor of the very file that passed.
+ *
+ * One of the guard's two path resolvers.  This one answers "may the guard
+ * (or a runtime it hands the path to) rely on this host file": a path
+ * the guard itself opens, reads or executes (its configuration, Kata's,
+ * the boot assets, the runtime binary), or one only root may redirect (a
+ * bind source's directories, policy-mounts.c's redirectable_as).  It
+ * must exist, is judged by owner and mode at every step, and is held
+ * open.  policy.c's resolve_path is the other: what a path in a
+ * container's spec names, as the runtime will follow it when it mounts
+ * (relative to the bundle, a missing tail taken as written because the
+ * engine creates it, nobody's ownership judged), for the rules to compare
+ * with their lists; it opens nothing, so what it resolves is trusted only
+ * where this walk (redirectable_as) also passed it.
  */
 #ifndef KG_TRUST_H
 #define KG_TRUST_H

@@ -21,7 +21,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <libmount/libmount.h>
 #include <linux/fs.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,7 +35,7 @@
 #include "cleanup.h"
 #include "error.h"
 #include "kata.h"
-#include "lazylib.h"
+#include "mountinfo.h"
 #include "rundir.h"
 #include "sha256.h"
 #include "toml.h"
@@ -50,8 +49,6 @@
 /* The longest line: seven 20-digit numbers, a digest, 7 spaces, '\n'. */
 #define CACHE_LINE_MAX (7 * 20 + SHA256_HEX_LEN + 8)
 #define CACHE_MAX_SIZE (sizeof CACHE_MAGIC - 1 + CACHE_MAX_ENTRIES * CACHE_LINE_MAX)
-
-#define MOUNTINFO "/proc/self/mountinfo"
 
 static const char remedy_trust[]
     = "make the file a regular file, and every directory and symlink on the way to it owned "
@@ -512,86 +509,13 @@ asset_take_kept (struct assets_run *run, const char *path, struct asset *a)
   return false;
 }
 
-/* Any line of mountinfo that libmount cannot parse makes the whole table
-   unusable: a skipped line would let a file seem to live on its parent's
-   mount. */
-static int
-mountinfo_parse_error (struct libmnt_table *tb __attribute__ ((unused)),
-                       const char *filename __attribute__ ((unused)),
-                       int line __attribute__ ((unused)))
-{
-  return -EINVAL;
-}
-
-/* libmount, typed from its own header: only a file that is not immutable
-   needs the mount table, so it is loaded then (lazylib.h), not linked. */
-static struct
-{
-  __typeof__ (&mnt_new_table) new_table;
-  __typeof__ (&mnt_unref_table) unref_table;
-  __typeof__ (&mnt_table_set_parser_errcb) set_parser_errcb;
-  __typeof__ (&mnt_table_parse_file) parse_file;
-  __typeof__ (&mnt_table_find_mountpoint) find_mountpoint;
-  __typeof__ (&mnt_fs_get_target) get_target;
-  __typeof__ (&mnt_fs_get_id) get_id;
-  __typeof__ (&mnt_fs_get_devno) get_devno;
-  __typeof__ (&mnt_fs_get_fs_options) get_fs_options;
-  __typeof__ (&mnt_fs_get_vfs_options) get_vfs_options;
-  __typeof__ (&mnt_optstr_get_option) optstr_get_option;
-} lm;
-
-static struct lazylib libmount = { .soname = KG_MOUNT_SONAME, .path = KG_MOUNT_PATH };
-
-static int
-libmount_load (kg_error_t *err)
-{
-  const struct lazysym syms[] = {
-    { "mnt_new_table", (void **) &lm.new_table },
-    { "mnt_unref_table", (void **) &lm.unref_table },
-    { "mnt_table_set_parser_errcb", (void **) &lm.set_parser_errcb },
-    { "mnt_table_parse_file", (void **) &lm.parse_file },
-    { "mnt_table_find_mountpoint", (void **) &lm.find_mountpoint },
-    { "mnt_fs_get_target", (void **) &lm.get_target },
-    { "mnt_fs_get_id", (void **) &lm.get_id },
-    { "mnt_fs_get_devno", (void **) &lm.get_devno },
-    { "mnt_fs_get_fs_options", (void **) &lm.get_fs_options },
-    { "mnt_fs_get_vfs_options", (void **) &lm.get_vfs_options },
-    { "mnt_optstr_get_option", (void **) &lm.optstr_get_option },
-  };
-
-  return lazylib_load (&libmount, syms, ARRAY_SIZE (syms), err);
-}
-
 static struct libmnt_table *
 run_mounts (struct assets_run *run)
 {
   if (! run->mounts_tried)
     {
-      cleanup_error kg_error_t err = NULL;
-      int rc;
-
       run->mounts_tried = true;
-      if (libmount_load (&err) < 0)
-        {
-          snprintf (run->mounts_why, sizeof run->mounts_why, "%s", err->msg);
-          return NULL;
-        }
-      run->mounts = lm.new_table ();
-      if (run->mounts == NULL)
-        {
-          snprintf (run->mounts_why, sizeof run->mounts_why, "cannot read %s: %s", MOUNTINFO,
-                    strerror (ENOMEM));
-          return NULL;
-        }
-      lm.set_parser_errcb (run->mounts, mountinfo_parse_error);
-      rc = lm.parse_file (run->mounts, MOUNTINFO);
-      if (rc != 0)
-        {
-          snprintf (run->mounts_why, sizeof run->mounts_why, "cannot read %s: %s", MOUNTINFO,
-                    strerror (rc < 0 ? -rc : EINVAL));
-          lm.unref_table (run->mounts);
-          run->mounts = NULL;
-        }
+      run->mounts = mountinfo_read (MOUNTINFO, run->mounts_why, sizeof run->mounts_why);
     }
   return run->mounts;
 }
@@ -602,7 +526,7 @@ has_ro (const char *opts)
   char *value = NULL;
   size_t size = 0;
 
-  return opts != NULL && lm.optstr_get_option (opts, "ro", &value, &size) == 0;
+  return opts != NULL && kg_mnt.optstr_get_option (opts, "ro", &value, &size) == 0;
 }
 
 /* Whether A's file lives on a read-only mount.  Writes what was found,
@@ -621,8 +545,8 @@ on_ro_mount (struct assets_run *run, struct asset *a)
       return false;
     }
   /* By the physical path, the last mount first (the one on top). */
-  fs = lm.find_mountpoint (tb, a->info.path, MNT_ITER_BACKWARD);
-  target = fs ? lm.get_target (fs) : NULL;
+  fs = kg_mnt.find_mountpoint (tb, a->info.path, MNT_ITER_BACKWARD);
+  target = fs ? kg_mnt.get_target (fs) : NULL;
   if (target == NULL)
     {
       snprintf (a->how, sizeof a->how, "no mount in %s holds %s", MOUNTINFO, a->info.path);
@@ -637,15 +561,15 @@ on_ro_mount (struct assets_run *run, struct asset *a)
   if (statx (a->fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) == 0
       && (stx.stx_mask & STATX_MNT_ID))
     {
-      if (stx.stx_mnt_id != (uint64_t) lm.get_id (fs))
+      if (stx.stx_mnt_id != (uint64_t) kg_mnt.get_id (fs))
         {
           snprintf (a->how, sizeof a->how,
                     "it is on mount id %" PRIu64 ", not on the mount %s (id %d) its path leads to",
-                    (uint64_t) stx.stx_mnt_id, target, lm.get_id (fs));
+                    (uint64_t) stx.stx_mnt_id, target, kg_mnt.get_id (fs));
           return false;
         }
     }
-  else if (lm.get_devno (fs) != a->info.st.st_dev)
+  else if (kg_mnt.get_devno (fs) != a->info.st.st_dev)
     {
       snprintf (a->how, sizeof a->how, "its device does not match the mount %s its path leads to",
                 target);
@@ -653,12 +577,12 @@ on_ro_mount (struct assets_run *run, struct asset *a)
     }
   /* Superblock first: a read-only file system is read-only through every
      mount of it, and mountinfo then shows "ro" per mount as well. */
-  if (has_ro (lm.get_fs_options (fs)))
+  if (has_ro (kg_mnt.get_fs_options (fs)))
     {
       snprintf (a->how, sizeof a->how, "on the read-only mount %s (superblock ro)", target);
       return true;
     }
-  if (has_ro (lm.get_vfs_options (fs)))
+  if (has_ro (kg_mnt.get_vfs_options (fs)))
     {
       snprintf (a->how, sizeof a->how, "on the read-only mount %s (per-mount ro)", target);
       return true;
@@ -1181,6 +1105,6 @@ check_assets (struct preflight *pf)
         free (run.kept[i]);
       }
   if (run.mounts != NULL)
-    lm.unref_table (run.mounts);
+    kg_mnt.unref_table (run.mounts);
   cache_release (&run.cache);
 }

@@ -49,9 +49,14 @@
 #include "docker.h"
 #include "error.h"
 #include "fdio.h"
+#include "jtree.h"
 #include "kata.h"
 #include "request.h"
 #include "toml.h"
+
+/* Deeper than containerd's answer goes (json-c's own tokener stopped at
+   32). */
+#define CRI_JSON_DEPTH 64
 
 #define REMEDY_HANDLER                                                                             \
   "register the handler (kata-guard install --containerd or --crio, with [cri] handler's "         \
@@ -101,31 +106,26 @@ crio_get_config (const char *path, size_t *len, char *why, size_t size)
   return steal_pointer (&buf);
 }
 
-static struct json_object *jobj (struct json_object *o, const char *key);
+static struct jv *jobj (const struct jv *o, const char *key);
 
-/* JSON (LEN bytes) as containerd's `crictl info`: the CRI plugin's
-   config.containerd.runtimes, or NULL; *ROOT to put. */
-static struct json_object *
-containerd_runtimes (const char *json, size_t len, struct json_object **root)
+/* JSON (LEN bytes) as containerd's `crictl info`, read as every JSON
+   document is (jtree.h: strict, a key twice refusing): the CRI plugin's
+   config.containerd.runtimes, or NULL; *ROOT to free. */
+static struct jv *
+containerd_runtimes (const char *json, size_t len, struct jv **root)
 {
-  struct json_tokener *tok = json_tokener_new ();
+  cleanup_error kg_error_t err = NULL;
 
-  *root = NULL;
-  if (tok != NULL && len <= INT32_MAX)
-    *root = json_tokener_parse_ex (tok, json, (int) len);
-  if (tok != NULL)
-    json_tokener_free (tok);
+  *root = jv_read_strict ("crictl info", json, len, CRI_JSON_DEPTH, NULL, &err);
   return jobj (jobj (jobj (*root, "config"), "containerd"), "runtimes");
 }
 
 static bool
 containerd_runtimes_in (const char *json, size_t len)
 {
-  struct json_object *root;
-  bool found = containerd_runtimes (json, len, &root) != NULL;
+  cleanup_jv struct jv *root = NULL;
 
-  json_object_put (root);
-  return found;
+  return containerd_runtimes (json, len, &root) != NULL;
 }
 
 void
@@ -189,26 +189,22 @@ same_kata_file (const char *config_path, const char *kata_file, char *why, size_
 }
 
 /* O's member KEY when it is of TYPE, else NULL. */
-static struct json_object *
-jtyped (struct json_object *o, const char *key, json_type type)
+static struct jv *
+jtyped (const struct jv *o, const char *key, enum json_type type)
 {
-  struct json_object *v;
+  struct jv *v = jv_get (o, key);
 
-  if (o != NULL && json_object_object_get_ex (o, key, &v) && json_object_is_type (v, type))
-    return v;
-  return NULL;
+  return jv_is_type (v, type) ? v : NULL;
 }
 
 static const char *
-jstr (struct json_object *o, const char *key)
+jstr (const struct jv *o, const char *key)
 {
-  struct json_object *v = jtyped (o, key, json_type_string);
-
-  return v != NULL ? json_object_get_string (v) : NULL;
+  return jv_string (jtyped (o, key, json_type_string));
 }
 
-static struct json_object *
-jobj (struct json_object *o, const char *key)
+static struct jv *
+jobj (const struct jv *o, const char *key)
 {
   return jtyped (o, key, json_type_object);
 }
@@ -217,7 +213,8 @@ enum verdict
 cri_judge_containerd (const char *json, size_t len, const char *handler, const char *kata_file,
                       char *why, size_t size)
 {
-  struct json_object *root, *runtimes = containerd_runtimes (json, len, &root), *rt;
+  cleanup_jv struct jv *root = NULL;
+  struct jv *runtimes = containerd_runtimes (json, len, &root), *rt;
   const char *type, *path, *cpath;
   enum verdict v = VERDICT_FAIL;
   char sub[256];
@@ -256,7 +253,6 @@ cri_judge_containerd (const char *json, size_t len, const char *handler, const c
                     cpath != NULL && *cpath != '\0' ? cpath : "from Kata's search order");
         }
     }
-  json_object_put (root);
   return v;
 }
 

@@ -37,38 +37,19 @@
 #include "lazylib.h"
 #include "request.h"
 #include "storage.h"
+#include "text.h"
 #include "toml.h"
 
 /* ---- the thin pool's status line -------------------------------------- */
-
-/* Read a decimal number (digits only, no overflow) at *P; advance *P. */
-static bool
-parse_u64 (const char **p, uint64_t *out)
-{
-  uint64_t v = 0;
-  const char *s = *p;
-
-  if (*s < '0' || *s > '9')
-    return false;
-  for (; *s >= '0' && *s <= '9'; s++)
-    {
-      if (v > (UINT64_MAX - (uint64_t) (*s - '0')) / 10)
-        return false;
-      v = v * 10 + (uint64_t) (*s - '0');
-    }
-  *p = s;
-  *out = v;
-  return true;
-}
 
 /* Read "USED/TOTAL" at *P: USED <= TOTAL, TOTAL > 0. */
 static bool
 parse_ratio (const char **p, uint64_t *used, uint64_t *total)
 {
-  if (! parse_u64 (p, used) || **p != '/')
+  if (! kg_parse_u64 (p, used) || **p != '/')
     return false;
   (*p)++;
-  return parse_u64 (p, total) && *total > 0 && *used <= *total;
+  return kg_parse_u64 (p, total) && *total > 0 && *used <= *total;
 }
 
 /* Whether WORD[0..N) is one of the NULL-terminated WORDS: its index + 1, or 0. */
@@ -107,7 +88,7 @@ storage_thin_pool_parse (const char *params, struct thin_pool_status *out, kg_er
       return 0;
     }
   /* <transaction id> <used>/<total metadata> <used>/<total data> <held root> */
-  if (! parse_u64 (&p, &out->transaction_id) || *p++ != ' '
+  if (! kg_parse_u64 (&p, &out->transaction_id) || *p++ != ' '
       || ! parse_ratio (&p, &out->used_meta, &out->total_meta) || *p++ != ' '
       || ! parse_ratio (&p, &out->used_data, &out->total_data) || *p++ != ' ')
     return kg_error (err, 0,
@@ -116,7 +97,7 @@ storage_thin_pool_parse (const char *params, struct thin_pool_status *out, kg_er
                      params);
   if (*p == '-')
     p++;
-  else if (! parse_u64 (&p, &u))
+  else if (! kg_parse_u64 (&p, &u))
     return kg_error (err, 0, "\"%.80s\": the held metadata root is neither \"-\" nor a block",
                      params);
   out->fields = 4;
@@ -154,7 +135,7 @@ storage_thin_pool_parse (const char *params, struct thin_pool_status *out, kg_er
           {
             const char *q = w;
 
-            i = parse_u64 (&q, &u) && q == w + n;
+            i = kg_parse_u64 (&q, &u) && q == w + n;
             break;
           }
         default:

@@ -1041,30 +1041,33 @@ guard_config_defaults (struct guard_config *cfg, kg_error_t *err)
   return 0;
 }
 
-int
-guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err)
+/* guard_config_load's steps; CFG is released by the caller on failure. */
+static int
+config_load (const char *path, struct guard_config *cfg, kg_error_t *err)
 {
   cleanup_toml struct toml_value *doc = NULL;
 
-  memset (cfg, 0, sizeof *cfg);
   if (set_defaults (cfg, err) < 0)
-    goto fail;
+    return -1;
   cfg->path = strdup (path);
   if (cfg->path == NULL)
-    {
-      kg_error (err, ENOMEM, "%s: cannot allocate", path);
-      goto fail;
-    }
+    return kg_error (err, ENOMEM, "%s: cannot allocate", path);
   doc = toml_parse_file (path, err);
   if (doc == NULL)
-    goto fail;
-  if (guard_config_from_toml (path, doc, cfg, err) < 0)
-    goto fail;
-  return 0;
+    return -1;
+  return guard_config_from_toml (path, doc, cfg, err);
+}
 
-fail:
-  guard_config_release (cfg);
-  return -1;
+int
+guard_config_load (const char *path, struct guard_config *cfg, kg_error_t *err)
+{
+  memset (cfg, 0, sizeof *cfg);
+  if (config_load (path, cfg, err) < 0)
+    {
+      guard_config_release (cfg);
+      return -1;
+    }
+  return 0;
 }
 
 void

@@ -136,6 +136,7 @@ struct build
   unsigned open;    /* the depth of the innermost open container's members; 0: none */
   const char *key;  /* the key whose value comes next */
   const char *(*field_name) (const char *key);
+  bool scalar; /* a bare scalar is a document */
   struct
   {
     const char *s;
@@ -291,7 +292,7 @@ build_event (void *arg, const struct json_event *ev, const char **why)
     {
       /* A bare scalar is read json-c's way, which takes one that ends
          the text for a truncated one. */
-      if (ev->kind != JSON_EV_OBJECT && ev->kind != JSON_EV_ARRAY)
+      if (! b->scalar && ev->kind != JSON_EV_OBJECT && ev->kind != JSON_EV_ARRAY)
         return *why = "a scalar document", -1;
       v = &b->doc->root;
     }
@@ -343,11 +344,12 @@ build_event (void *arg, const struct json_event *ev, const char **why)
 }
 
 /* The tree of BUF[0..LEN), or NULL: the scan refuses it, or it is a bare
-   scalar, or memory ran out. */
+   scalar and not SCALAR, or memory ran out. */
 static struct jv *
-build (const char *buf, size_t len, int max_depth, const char *(*field_name) (const char *key))
+build (const char *buf, size_t len, int max_depth, const char *(*field_name) (const char *key),
+       bool scalar)
 {
-  struct build b = { .field_name = field_name };
+  struct build b = { .field_name = field_name, .scalar = scalar };
   struct json_scanner s = {
     .max_depth = (unsigned) max_depth,
     .decode_max = SIZE_MAX,
@@ -369,7 +371,7 @@ build (const char *buf, size_t len, int max_depth, const char *(*field_name) (co
       rc = 0;
       while (rc == 0 && b.open > 0)
         rc = close_level (&b, &why);
-      if (b.doc->root.type != json_type_object && b.doc->root.type != json_type_array)
+      if (! scalar && b.doc->root.type != json_type_object && b.doc->root.type != json_type_array)
         rc = -1;
     }
   for (int i = 0; i < max_depth + 2; i++)
@@ -383,147 +385,49 @@ build (const char *buf, size_t len, int max_depth, const char *(*field_name) (co
   return &b.doc->root;
 }
 
-/* ---- json-c's tree, copied ---------------------------------------------- */
-
-static int
-copy_json_c (struct jv_doc *d, struct jv *v, struct json_object *o)
-{
-  memset (v, 0, sizeof *v);
-  v->type = (unsigned char) json_object_get_type (o);
-  switch (json_object_get_type (o))
-    {
-    case json_type_null:
-      return 0;
-    case json_type_boolean:
-      v->u.b = json_object_get_boolean (o);
-      return 0;
-    case json_type_int:
-      /* json-c's own int64 or uint64: the text says which. */
-      if (json_object_get_int64 (o) == INT64_MAX && json_object_get_uint64 (o) > INT64_MAX)
-        {
-          v->big = true;
-          v->u.u = json_object_get_uint64 (o);
-        }
-      else
-        v->u.i = json_object_get_int64 (o);
-      return 0;
-    case json_type_double:
-    case json_type_string:
-      {
-        const char *s = v->type == json_type_string ? json_object_get_string (o)
-                                                    : json_object_to_json_string (o);
-        size_t n = v->type == json_type_string ? (size_t) json_object_get_string_len (o)
-                                               : strlen (s);
-
-        v->n = (uint32_t) n;
-        return (v->u.s = doc_strdup (d, s, n)) != NULL ? 0 : -1;
-      }
-    case json_type_array:
-      v->n = (uint32_t) json_object_array_length (o);
-      if (v->n == 0)
-        return 0;
-      if ((v->u.items = doc_alloc (d, v->n * sizeof *v->u.items)) == NULL)
-        return -1;
-      for (size_t i = 0; i < v->n; i++)
-        if (copy_json_c (d, &v->u.items[i], json_object_array_get_idx (o, i)) < 0)
-          return -1;
-      return 0;
-    case json_type_object:
-      v->n = (uint32_t) json_object_object_length (o);
-      if (v->n == 0)
-        return 0;
-      if ((v->u.members = doc_alloc (d, v->n * sizeof *v->u.members)) == NULL)
-        return -1;
-      {
-        size_t i = 0;
-
-        json_object_object_foreach (o, key, val)
-          {
-            struct jv_member *m = &v->u.members[i++];
-
-            if ((m->key = doc_strdup (d, key, strlen (key))) == NULL
-                || copy_json_c (d, &m->v, val) < 0)
-              return -1;
-          }
-      }
-      return 0;
-    }
-  return -1;
-}
+/* ---- writes ------------------------------------------------------------- */
 
 struct jv *
-jv_from_json_c (struct json_object *obj)
+jv_new_object (void)
 {
-  struct jv_doc *d = doc_new (4096);
+  struct jv_doc *d = doc_new (256);
 
   if (d == NULL)
     return NULL;
-  if (copy_json_c (d, &d->root, obj) < 0)
-    {
-      jv_free (&d->root);
-      return NULL;
-    }
+  d->root.type = json_type_object;
   return &d->root;
 }
 
-/* json-c makes the number a parser reads from TEXT so, as written. */
-static struct json_object *
-double_json_c (const char *text)
+struct jv *
+jv_set (struct jv *doc, struct jv *obj, const char *key, const struct jv *v)
 {
-  return json_object_new_double_s (strtod (text, NULL), text);
-}
+  struct jv_doc *d = (struct jv_doc *) doc;
+  struct jv copy = *v;
+  struct jv_member *m;
+  const char *k;
 
-struct json_object *
-jv_to_json_c (const struct jv *v)
-{
-  struct json_object *o = NULL;
-
-  switch (jv_type (v))
-    {
-    case json_type_null:
-      return NULL;
-    case json_type_boolean:
-      return json_object_new_boolean (v->u.b);
-    case json_type_int:
-      return v->big ? json_object_new_uint64 (v->u.u) : json_object_new_int64 (v->u.i);
-    case json_type_double:
-      return double_json_c (v->u.s);
-    case json_type_string:
-      return json_object_new_string_len (v->u.s, (int) v->n);
-    case json_type_array:
-      if ((o = json_object_new_array_ext ((int) v->n)) == NULL)
-        return NULL;
-      for (size_t i = 0; i < v->n; i++)
-        {
-          const struct jv *e = jv_value_of (&v->u.items[i]);
-          struct json_object *c = jv_to_json_c (e);
-
-          if ((c == NULL && e != NULL) || json_object_array_add (o, c) < 0)
-            {
-              json_object_put (c);
-              json_object_put (o);
-              return NULL;
-            }
-        }
-      return o;
-    case json_type_object:
-      if ((o = json_object_new_object ()) == NULL)
-        return NULL;
-      for (size_t i = 0; i < v->n; i++)
-        {
-          const struct jv *e = jv_value_of (&v->u.members[i].v);
-          struct json_object *c = jv_to_json_c (e);
-
-          if ((c == NULL && e != NULL) || json_object_object_add (o, v->u.members[i].key, c) < 0)
-            {
-              json_object_put (c);
-              json_object_put (o);
-              return NULL;
-            }
-        }
-      return o;
-    }
-  return NULL;
+  /* Only a document's object, and a value that holds nothing else: a
+     caller's bug otherwise. */
+  if (d->magic != JV_DOC_MAGIC || obj->type != json_type_object
+      || ((v->type == json_type_object || v->type == json_type_array) && v->n != 0))
+    abort ();
+  if ((v->type == json_type_string || v->type == json_type_double)
+      && (copy.u.s = doc_strdup (d, v->u.s, v->n)) == NULL)
+    return NULL;
+  for (size_t i = 0; i < obj->n; i++)
+    if (strcmp (obj->u.members[i].key, key) == 0)
+      {
+        obj->u.members[i].v = copy;
+        return &obj->u.members[i].v;
+      }
+  if (obj->n == UINT32_MAX || (k = doc_strdup (d, key, strlen (key))) == NULL
+      || (m = doc_alloc (d, ((size_t) obj->n + 1) * sizeof *m)) == NULL)
+    return NULL;
+  if (obj->n > 0)
+    memcpy (m, obj->u.members, obj->n * sizeof *m);
+  m[obj->n] = (struct jv_member){ k, copy };
+  obj->u.members = m;
+  return &m[obj->n++].v;
 }
 
 struct jv *
@@ -531,18 +435,19 @@ jv_read_strict (const char *name, const char *buf, size_t len, int max_depth,
                 const char *(*field_name) (const char *key), kg_error_t *err)
 {
   struct json_object *obj;
-  struct jv *v = build (buf, len, max_depth, field_name);
+  struct jv *v = build (buf, len, max_depth, field_name, false);
 
   if (v != NULL)
     return v;
   /* Refused by the scan (or a scalar): json-c's way says what is wrong,
-     in the words it always has, or reads the scalar. */
+     in the words it always has; a document it reads (a scalar) is built
+     from the scan, which must read it too. */
   if ((obj = json_read_strict (name, buf, len, max_depth, NULL, err)) == NULL)
     return NULL;
-  v = jv_from_json_c (obj);
   json_object_put (obj);
+  v = build (buf, len, max_depth, field_name, true);
   if (v == NULL)
-    kg_error (err, ENOMEM, "%s: cannot allocate", name);
+    kg_error (err, 0, "%s: not read alike by the guard's two JSON readers", name);
   return v;
 }
 

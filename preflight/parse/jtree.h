@@ -12,8 +12,11 @@
  * json_object_object_get_ex, ...): a JSON null is a NULL value, a member
  * of an object comes in document order, an integer is an int64 or (past
  * INT64_MAX) a uint64, another number a double that prints as written.
- * A document the scan refuses, or a bare scalar, is read json-c's way
- * (json_read_strict, for json-c's words on what is wrong) and copied.
+ * A document the scan refuses is read json-c's way too (json_read_strict),
+ * for json-c's words on what is wrong; one json-c reads (a bare scalar)
+ * is then built from the scan alone.  json-c's tree is never copied in
+ * or out: the few writes a reader makes (runc update's flags over its
+ * resources) are jv_set's, on this tree.
  */
 #ifndef KG_JTREE_H
 #define KG_JTREE_H
@@ -57,12 +60,15 @@ struct jv_member
    of is kept as that string.  jv_free releases it. */
 struct jv *jv_read_strict (const char *name, const char *buf, size_t len, int max_depth,
                            const char *(*field_name) (const char *key), kg_error_t *err);
-/* A copy of json-c's OBJ (NULL: a null document), or NULL when memory
-   ran out. */
-struct jv *jv_from_json_c (struct json_object *obj);
-/* json-c's tree of V (NULL: a null), or NULL when memory ran out. */
-struct json_object *jv_to_json_c (const struct jv *v);
-/* A document of jv_read_strict or jv_from_json_c (NULL: nothing). */
+/* An empty object, a document of its own. */
+struct jv *jv_new_object (void);
+/* Set KEY of OBJ, an object of document DOC, to a copy of V (a scalar,
+   or an empty object or array; V's text and KEY copied into DOC), as
+   json-c's json_object_object_add does: the member KEY has keeps its
+   place, a new one goes last.  The value as stored (valid until OBJ gets
+   another new key), or NULL when memory ran out. */
+struct jv *jv_set (struct jv *doc, struct jv *obj, const char *key, const struct jv *v);
+/* A document of jv_read_strict or jv_new_object (NULL: nothing). */
 void jv_free (struct jv *doc);
 
 /* V as json-c writes it by default (spaced, "/" escaped; a double as it

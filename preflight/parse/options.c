@@ -221,12 +221,24 @@ decode_runtime_options (const unsigned char *p, size_t len, size_t off, struct r
   return 0;
 }
 
+#define cleanup_options __attribute__ ((cleanup (options_release)))
+
+/* *O, which is then empty. */
+static struct runtime_options
+options_take (struct runtime_options *o)
+{
+  struct runtime_options t = *o;
+
+  memset (o, 0, sizeof *o);
+  return t;
+}
+
 /* A google.protobuf.Any of runtime options from C (WHAT names it) into
    *OUT: its type and, for Kata's runtimeoptions, what they say. */
 static int
 decode_any (struct cursor c, struct runtime_options *out, kg_error_t *err)
 {
-  struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0, false };
+  cleanup_options struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0, false };
   const unsigned char *value = NULL;
   size_t value_len = 0, value_off = 0;
   bool seen_value = false;
@@ -236,24 +248,24 @@ decode_any (struct cursor c, struct runtime_options *out, kg_error_t *err)
       struct field f;
 
       if (read_field (&c, &f, err) < 0)
-        goto fail;
+        return -1;
       if (f.num == 1)
         {
           if (take_string (&c, &f, "type_url", TYPE_URL_MAX, &o.type_url, err) < 0)
-            goto fail;
+            return -1;
         }
       else if (f.num == 2)
         {
           if (f.wire != WIRE_LEN)
             {
-              kg_error (err, 0, "%s: value (field 2) at byte %zu has wire type %u, not bytes",
-                        c.what, f.at, f.wire);
-              goto fail;
+              return kg_error (err, 0,
+                               "%s: value (field 2) at byte %zu has wire type %u, not bytes",
+                               c.what, f.at, f.wire);
             }
           if (seen_value)
             {
-              kg_error (err, 0, "%s: value (field 2) at byte %zu is given twice", c.what, f.at);
-              goto fail;
+              return kg_error (err, 0, "%s: value (field 2) at byte %zu is given twice", c.what,
+                               f.at);
             }
           seen_value = true;
           value = f.data;
@@ -262,30 +274,24 @@ decode_any (struct cursor c, struct runtime_options *out, kg_error_t *err)
         }
       else
         {
-          kg_error (err, 0, "%s: unknown field %u at byte %zu", c.what, f.num, f.at);
-          goto fail;
+          return kg_error (err, 0, "%s: unknown field %u at byte %zu", c.what, f.num, f.at);
         }
     }
   if (o.type_url == NULL || o.type_url[0] == '\0')
     {
-      kg_error (err, 0, "%s: no type URL", c.what);
-      goto fail;
+      return kg_error (err, 0, "%s: no type URL", c.what);
     }
   if (! is_runtime_options (o.type_url))
     {
       o.kind = OPTIONS_OTHER;
-      *out = o;
+      *out = options_take (&o);
       return 0;
     }
   o.kind = OPTIONS_RUNTIME;
   if (value != NULL && decode_runtime_options (value, value_len, value_off, &o, err) < 0)
-    goto fail;
-  *out = o;
+    return -1;
+  *out = options_take (&o);
   return 0;
-
-fail:
-  options_release (&o);
-  return -1;
 }
 
 /* containerd.runtime.bootstrap.v1.BootstrapParams (containerd 2.3 and
@@ -352,7 +358,7 @@ decode_bootstrap (const unsigned char *buf, size_t len, struct runtime_options *
                   kg_error_t *err)
 {
   struct cursor c = { buf, len, 0, "runtime options (BootstrapParams)" };
-  struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0, true };
+  cleanup_options struct runtime_options o = { OPTIONS_NONE, NULL, NULL, NULL, 0, true };
   unsigned seen[ARRAY_SIZE (bootstrap_fields)] = { 0 };
   size_t n_ext = 0;
 
@@ -362,7 +368,7 @@ decode_bootstrap (const unsigned char *buf, size_t len, struct runtime_options *
       size_t k;
 
       if (read_field (&c, &f, err) < 0)
-        goto fail;
+        return -1;
       for (k = 0; k < ARRAY_SIZE (bootstrap_fields); k++)
         if (bootstrap_fields[k].num == f.num)
           break;
@@ -370,27 +376,24 @@ decode_bootstrap (const unsigned char *buf, size_t len, struct runtime_options *
          shim is to use: refused, never skipped. */
       if (k == ARRAY_SIZE (bootstrap_fields))
         {
-          kg_error (err, 0, "%s: field %u at byte %zu is unknown to kata-guard", c.what, f.num,
-                    f.at);
-          goto fail;
+          return kg_error (err, 0, "%s: field %u at byte %zu is unknown to kata-guard", c.what,
+                           f.num, f.at);
         }
       if (f.wire != bootstrap_fields[k].wire)
         {
-          kg_error (err, 0, "%s: %s (field %u) at byte %zu has wire type %u", c.what,
-                    bootstrap_fields[k].name, f.num, f.at, f.wire);
-          goto fail;
+          return kg_error (err, 0, "%s: %s (field %u) at byte %zu has wire type %u", c.what,
+                           bootstrap_fields[k].name, f.num, f.at, f.wire);
         }
       if (f.num != BOOTSTRAP_EXTENSIONS && seen[k]++ > 0)
         {
-          kg_error (err, 0, "%s: %s (field %u) at byte %zu is given twice", c.what,
-                    bootstrap_fields[k].name, f.num, f.at);
-          goto fail;
+          return kg_error (err, 0, "%s: %s (field %u) at byte %zu is given twice", c.what,
+                           bootstrap_fields[k].name, f.num, f.at);
         }
       if (f.num == BOOTSTRAP_EXTENSIONS)
         {
           /* Extension { google.protobuf.Any value = 1; } */
           struct cursor e = { f.data, f.data_len, f.data_off, "BootstrapParams extension" };
-          struct runtime_options any = { OPTIONS_NONE, NULL, NULL, NULL, 0, false };
+          cleanup_options struct runtime_options any = { OPTIONS_NONE, NULL, NULL, NULL, 0, false };
           struct field g;
           bool have_any = false;
 
@@ -399,45 +402,39 @@ decode_bootstrap (const unsigned char *buf, size_t len, struct runtime_options *
             {
               if (read_field (&e, &g, err) < 0)
                 {
-                  options_release (&any);
-                  goto fail;
+                  return -1;
                 }
               if (g.num != 1 || g.wire != WIRE_LEN || have_any)
                 {
-                  options_release (&any);
-                  kg_error (err, 0, "%s: field %u at byte %zu is not its one value (field 1)",
-                            e.what, g.num, g.at);
-                  goto fail;
+                  return kg_error (err, 0,
+                                   "%s: field %u at byte %zu is not its one value (field 1)",
+                                   e.what, g.num, g.at);
                 }
               have_any = true;
               if (decode_any ((struct cursor){ g.data, g.data_len, g.data_off,
                                                "BootstrapParams extension (google.protobuf.Any)" },
                               &any, err)
                   < 0)
-                goto fail;
+                return -1;
             }
           if (! have_any)
             {
-              kg_error (err, 0, "%s at byte %zu holds no value", e.what, f.at);
-              goto fail;
+              return kg_error (err, 0, "%s at byte %zu holds no value", e.what, f.at);
             }
           /* The runtime options are the one runtimeoptions extension, or,
              with none, the first other one (runc's, for a runc shim). */
           if (any.kind == OPTIONS_RUNTIME && o.kind == OPTIONS_RUNTIME)
             {
-              options_release (&any);
-              kg_error (err, 0, "%s: two runtime options extensions (the second at byte %zu)",
-                        c.what, f.at);
-              goto fail;
+              return kg_error (err, 0,
+                               "%s: two runtime options extensions (the second at byte %zu)",
+                               c.what, f.at);
             }
           if (any.kind == OPTIONS_RUNTIME || o.kind == OPTIONS_NONE)
             {
               options_release (&o);
-              o = any;
+              o = options_take (&any);
               o.bootstrap = true;
             }
-          else
-            options_release (&any);
           continue;
         }
       if (f.wire == WIRE_LEN)
@@ -446,17 +443,13 @@ decode_bootstrap (const unsigned char *buf, size_t len, struct runtime_options *
 
           if (take_string (&c, &f, bootstrap_fields[k].name, bootstrap_fields[k].max, &tmp, err)
               < 0)
-            goto fail;
+            return -1;
           free (tmp);
         }
     }
   (void) n_ext;
-  *out = o;
+  *out = options_take (&o);
   return 0;
-
-fail:
-  options_release (&o);
-  return -1;
 }
 
 int

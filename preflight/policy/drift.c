@@ -31,6 +31,7 @@
 #include "drift.h"
 #include "error.h"
 #include "fdio.h"
+#include "jsonc.h"
 #include "jtree.h"
 #include "kata.h"
 #include "policy.h"
@@ -234,7 +235,8 @@ item_json (const struct item *it)
 static int
 proof_json (struct json_object *root, const struct drift_proof *p)
 {
-  struct json_object *o = json_object_new_object (), *results = json_object_new_array ();
+  cleanup_json struct json_object *o = json_object_new_object ();
+  cleanup_json struct json_object *results = json_object_new_array ();
   char when[32];
   struct tm tm;
   time_t t = (time_t) p->epoch;
@@ -244,38 +246,35 @@ proof_json (struct json_object *root, const struct drift_proof *p)
   if (o == NULL || results == NULL || add_str (o, "call", p->call) < 0
       || add_int (o, "epoch", p->epoch) < 0 || add_str (o, "proven", when) < 0
       || add_str (o, "verdict", p->pass ? "pass" : "fail") < 0)
-    goto oom;
+    return -1;
   for (size_t i = 0; i < p->n; i++)
     {
-      struct json_object *r = json_object_new_object ();
+      cleanup_json struct json_object *r = json_object_new_object ();
 
       if (r == NULL || add_str (r, "id", p->ids[i]) < 0
           || add_str (r, "verdict", p->verdicts[i]) < 0 || json_object_array_add (results, r) < 0)
-        {
-          json_object_put (r);
-          goto oom;
-        }
+        return -1;
+      r = NULL;
     }
   if (json_object_object_add (o, "results", results) < 0)
-    goto oom;
+    return -1;
   results = NULL;
-  if (json_object_object_add (root, "proof", o) < 0)
-    {
-      o = NULL;
-      goto oom;
-    }
-  return 0;
-oom:
-  json_object_put (results);
-  json_object_put (o);
-  return -1;
+  /* ROOT holds O from here, even when the add failed (as before). */
+  return json_object_object_add (root, "proof", steal_pointer (&o));
+}
+
+static int
+posture_oom (kg_error_t *err)
+{
+  return kg_error (err, ENOMEM, "cannot format the posture record");
 }
 
 int
 posture_text (struct preflight *pf, const struct drift_meta *meta, char **out, kg_error_t *err)
 {
   cleanup_items struct items l = { 0 };
-  struct json_object *root = NULL, *files = NULL;
+  cleanup_json struct json_object *root = NULL;
+  cleanup_json struct json_object *files = NULL;
   const struct kata_config *k = pf->from_kata.config;
   struct timespec now;
   char when[32];
@@ -311,32 +310,25 @@ posture_text (struct preflight *pf, const struct drift_meta *meta, char **out, k
       || add_str (root, "proxy", pf->cfg->egress.proxy) < 0
       || add_str (root, "proxy_denied", meta->proxy_denied) < 0
       || add_str (root, "hypervisor_name", k && k->hypervisor_name ? k->hypervisor_name : "") < 0)
-    goto oom;
+    return posture_oom (err);
   for (size_t i = 0; i < l.n; i++)
     {
-      struct json_object *o = item_json (&l.v[i]);
+      cleanup_json struct json_object *o = item_json (&l.v[i]);
 
       if (o == NULL || json_object_array_add (files, o) < 0)
-        {
-          json_object_put (o);
-          goto oom;
-        }
+        return posture_oom (err);
+      o = NULL;
     }
   if (json_object_object_add (root, "files", files) < 0)
-    goto oom;
+    return posture_oom (err);
   files = NULL;
   if (meta->proof != NULL && proof_json (root, meta->proof) < 0)
-    goto oom;
+    return posture_oom (err);
   s = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED
                                                 | JSON_C_TO_STRING_NOSLASHESCAPE);
   if (s == NULL || asprintf (out, "%s\n", s) < 0)
-    goto oom;
-  json_object_put (root);
+    return posture_oom (err);
   return 0;
-oom:
-  json_object_put (files);
-  json_object_put (root);
-  return kg_error (err, ENOMEM, "cannot format the posture record");
 }
 
 /* ---- reading it back ------------------------------------------------ */

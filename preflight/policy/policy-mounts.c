@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 
 #include "conf.h"
+#include "mountinfo.h"
 #include "policy.h"
 #include "rundir.h"
 #include "trust.h"
@@ -564,60 +565,42 @@ volume_dir (const char *p, const struct dir_list *roots, char *out, size_t size)
 }
 
 /* A mount point at DIR or below it, other than a tmpfs (a fresh file
-   system holds no host file), in /proc/self/mountinfo: the local volume
-   driver's volume-opt o=bind,device=/ mounts the host's / on the volume
-   directory, which is otherwise a plain directory.  1 with the mount point
-   and its type in WHAT, 0 none, -1 when mountinfo cannot be read. */
+   system holds no host file), in the mount table (mountinfo.h): the local
+   volume driver's volume-opt o=bind,device=/ mounts the host's / on the
+   volume directory, which is otherwise a plain directory.  1 with the
+   mount point and its type in WHAT, 0 none, -1 with why in WHAT when the
+   table cannot be read (a line libmount cannot parse included). */
 static int
 mount_within (const char *dir, char *what, size_t size)
 {
-  cleanup_free char *line = NULL;
-  size_t cap = 0, dl = strlen (dir);
-  FILE *f = fopen ("/proc/self/mountinfo", "re");
+  struct libmnt_table *tb = mountinfo_read (MOUNTINFO, what, size);
+  struct libmnt_iter *it = tb != NULL ? kg_mnt.new_iter (MNT_ITER_FORWARD) : NULL;
+  struct libmnt_fs *fs;
+  size_t dl = strlen (dir);
   int found = 0;
 
-  if (f == NULL)
-    return -1;
-  while (found == 0 && getline (&line, &cap, f) > 0)
+  if (it == NULL)
     {
-      char mp[PATH_MAX], *sep, *tok, *save = NULL;
-      size_t o = 0;
-      int field = 0;
+      if (tb != NULL)
+        {
+          snprintf (what, size, "cannot read %s: %s", MOUNTINFO, strerror (ENOMEM));
+          kg_mnt.unref_table (tb);
+        }
+      return -1;
+    }
+  while (found == 0 && kg_mnt.next_fs (tb, it, &fs) == 0)
+    {
+      const char *mp = kg_mnt.get_target (fs), *type = kg_mnt.get_fstype (fs);
 
-      sep = strstr (line, " - ");
-      if (sep == NULL)
+      if (mp == NULL || strncmp (mp, dir, dl) != 0 || (mp[dl] != '\0' && mp[dl] != '/'))
         continue;
-      *sep = '\0';
-      for (tok = strtok_r (line, " ", &save); tok != NULL && field < 4;
-           tok = strtok_r (NULL, " ", &save))
-        field++;
-      if (tok == NULL)
+      if (type != NULL && strcmp (type, "tmpfs") == 0)
         continue;
-      /* The mount point, with mountinfo's octal escapes (\040) undone. */
-      for (const char *q = tok; *q && o + 1 < sizeof mp; q++)
-        if (q[0] == '\\' && q[1] >= '0' && q[1] <= '3' && q[2] >= '0' && q[2] <= '7' && q[3] >= '0'
-            && q[3] <= '7')
-          {
-            mp[o++] = (char) ((q[1] - '0') * 64 + (q[2] - '0') * 8 + (q[3] - '0'));
-            q += 3;
-          }
-        else
-          mp[o++] = *q;
-      mp[o] = '\0';
-      if (strncmp (mp, dir, dl) != 0 || (mp[dl] != '\0' && mp[dl] != '/'))
-        continue;
-      {
-        char *fstype = strtok_r (sep + 3, " ", &save);
-
-        if (fstype != NULL && strcmp (fstype, "tmpfs") == 0)
-          continue;
-        snprintf (what, size, "%s is a %s mount", mp, fstype ? fstype : "?");
-      }
+      snprintf (what, size, "%s is a %s mount", mp, type ? type : "?");
       found = 1;
     }
-  if (found == 0 && ferror (f))
-    found = -1;
-  fclose (f);
+  kg_mnt.free_iter (it);
+  kg_mnt.unref_table (tb);
   return found;
 }
 
@@ -1132,8 +1115,7 @@ judge_bind (const struct policy_ctx *c, const struct mount_dirs *d, struct resol
 
       if (mounted != 0)
         {
-          policy_finding (f, "%s: a volume that is a mount of something else (%s)", s,
-                          mounted < 0 ? "/proc/self/mountinfo cannot be read" : what);
+          policy_finding (f, "%s: a volume that is a mount of something else (%s)", s, what);
           return BIND_REFUSED;
         }
     }

@@ -138,6 +138,16 @@ policy_list_has (struct jv *list, const char *path)
 
 /* ---- paths ---------------------------------------------------------- */
 
+/* What a path of a container's spec names on the host, as the runtime
+   will follow it (policy.h's policy_path_resolve): by lstat and readlink
+   from "/", a relative path from the bundle, a missing tail taken as
+   written (the engine creates a missing bind source).  Not trust.c's
+   walk, which answers another question: whether a host file the guard
+   itself relies on is root's all the way and held open (it refuses a
+   missing file and judges owner and mode at every step).  This one
+   judges nothing and opens nothing: its answer is a name for the rules'
+   lists, and a source is relied on only where redirectable_as
+   (policy-mounts.c) ran that walk over it too. */
 static int
 resolve_path (const char *base, const char *path, bool follow, char **out, struct resolved_info *ri,
               kg_error_t *err)

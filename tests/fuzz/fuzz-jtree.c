@@ -2,7 +2,7 @@
 /*
  * The policy's JSON tree (preflight/parse/jtree.c) against json-c's reading of
  * the same bytes (json_read_strict): both refuse, in the same words, or
- * both read, and the tree, copied to json-c, is json-c's own, printed the
+ * both read, and the tree is json-c's own, value for value and printed the
  * same; every member is found by its key, and none that is not there.
  */
 #include "config.h"
@@ -15,6 +15,53 @@
 #include "daemonjson.h"
 #include "fuzz.h"
 #include "jtree.h"
+
+/* A (the tree's) holds what B (json-c's) holds, value for value, keys
+   in the same order, numbers printed as json-c prints them. */
+static bool
+same_tree (const struct jv *a, struct json_object *b)
+{
+  enum json_type t = json_object_get_type (b);
+
+  if (jv_type (a) != t)
+    return false;
+  switch (t)
+    {
+    case json_type_null:
+      return true;
+    case json_type_boolean:
+      return jv_bool (a) == (bool) json_object_get_boolean (b);
+    case json_type_string:
+      return jv_string_len (a) == (size_t) json_object_get_string_len (b)
+             && memcmp (jv_string (a), json_object_get_string (b), jv_string_len (a)) == 0;
+    case json_type_int:
+    case json_type_double:
+      return strcmp (jv_string (a), json_object_get_string (b)) == 0;
+    case json_type_array:
+      if (jv_length (a) != json_object_array_length (b))
+        return false;
+      for (size_t i = 0; i < jv_length (a); i++)
+        if (! same_tree (jv_at (a, i), json_object_array_get_idx (b, i)))
+          return false;
+      return true;
+    case json_type_object:
+      {
+        size_t i = 0;
+
+        if (jv_members (a) != (size_t) json_object_object_length (b))
+          return false;
+        json_object_object_foreach (b, key, val)
+          {
+            if (strcmp (jv_member_key (a, i), key) != 0
+                || ! same_tree (jv_member_value (a, i), val))
+              return false;
+            i++;
+          }
+        return true;
+      }
+    }
+  return false;
+}
 
 /* Every key of V is found, by jv_get_ex, at its own member. */
 static bool
@@ -49,16 +96,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     FUZZ_ASSERT (mine == NULL && e1 != NULL && e2 != NULL && strcmp (e1->msg, e2->msg) == 0);
   else
     {
-      struct json_object *copy = jv_to_json_c (mine);
-
       FUZZ_ASSERT (mine != NULL && jv_type (mine) == json_object_get_type (theirs));
-      FUZZ_ASSERT (json_object_equal (copy, theirs));
-      FUZZ_ASSERT (strcmp (json_object_to_json_string_ext (copy, JSON_C_TO_STRING_PLAIN),
-                           json_object_to_json_string_ext (theirs, JSON_C_TO_STRING_PLAIN))
-                   == 0);
+      FUZZ_ASSERT (same_tree (mine, theirs));
       FUZZ_ASSERT (found_by_key (mine));
       FUZZ_ASSERT (jv_get (mine, "\x01 no such key") == NULL);
-      json_object_put (copy);
     }
   jv_free (mine);
   json_object_put (theirs);

@@ -241,6 +241,39 @@ first_policy_fail (const struct report *rep)
   return NULL;
 }
 
+/* DOC (the policy's tree) in json-c's form for the line: value for
+   value, keys in order, a double as written (json-c prints it so). */
+static struct json_object *
+as_json_c (const struct jv *v)
+{
+  struct json_object *o = NULL;
+
+  switch (jv_type (v))
+    {
+    case json_type_null:
+      return NULL;
+    case json_type_boolean:
+      return json_object_new_boolean (v->u.b);
+    case json_type_int:
+      return v->big ? json_object_new_uint64 (v->u.u) : json_object_new_int64 (v->u.i);
+    case json_type_double:
+      return json_object_new_double_s (strtod (v->u.s, NULL), v->u.s);
+    case json_type_string:
+      return json_object_new_string_len (v->u.s, (int) v->n);
+    case json_type_array:
+      o = json_object_new_array ();
+      for (size_t i = 0; o != NULL && i < jv_length (v); i++)
+        json_object_array_add (o, as_json_c (jv_at (v, i)));
+      return o;
+    case json_type_object:
+      o = json_object_new_object ();
+      for (size_t i = 0; o != NULL && i < jv_members (v); i++)
+        json_object_object_add (o, jv_member_key (v, i), as_json_c (jv_member_value (v, i)));
+      return o;
+    }
+  return NULL;
+}
+
 static int
 view_spec (const char *file)
 {
@@ -260,7 +293,7 @@ view_spec (const char *file)
   {
     struct jv *doc = policy_spec_parse (file, buf, len, &err);
 
-    tree = jv_to_json_c (doc);
+    tree = as_json_c (doc);
     mounts = mount_readings (doc);
     jv_free (doc);
   }

@@ -24,6 +24,7 @@
 
 #include "assets.h"
 #include "checks.h"
+#include "preflight.h"
 #include "conf.h"
 #include "error.h"
 #include "request.h"

@@ -14,6 +14,7 @@
 #include "capacity.h"
 #include "checker.h"
 #include "checks.h"
+#include "preflight.h"
 #include "cleanup.h"
 #include "cli.h"
 #include "conf.h"

@@ -6,6 +6,7 @@
 
 #include "array.h"
 #include "checks.h"
+#include "preflight.h"
 
 /* Checks that are not implemented are not listed: nothing may show as
    passing that was not verified. */

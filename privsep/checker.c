@@ -34,6 +34,7 @@
 #include "assets.h"
 #include "checker.h"
 #include "checks.h"
+#include "preflight.h"
 #include "cleanup.h"
 #include "clock.h"
 #include "codec.h"

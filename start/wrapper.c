@@ -30,6 +30,7 @@
 #include "capture.h"
 #include "checker.h"
 #include "checks.h"
+#include "preflight.h"
 #include "cleanup.h"
 #include "conf.h"
 #include "decision.h"

@@ -29,6 +29,7 @@
 #include "assets.h"
 #include "check-helpers.h"
 #include "checks.h"
+#include "preflight.h"
 #include "error.h"
 #include "kata.h"
 #include "request.h"

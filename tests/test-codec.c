@@ -25,6 +25,7 @@
 #include "array.h"
 #include "checker.h"
 #include "checks.h"
+#include "preflight.h"
 #include "cleanup.h"
 #include "codec.h"
 #include "conf.h"

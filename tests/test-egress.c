@@ -12,6 +12,7 @@
 
 #include "check-helpers.h"
 #include "checks.h"
+#include "preflight.h"
 #include "egress.h"
 #include "request.h"
 #include "tap.h"

@@ -25,6 +25,7 @@
 #include "array.h"
 #include "check-helpers.h"
 #include "checks.h"
+#include "preflight.h"
 #include "error.h"
 #include "fdio.h"
 #include "kata.h"

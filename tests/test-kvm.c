@@ -12,6 +12,7 @@
 #include "array.h"
 #include "check-helpers.h"
 #include "checks.h"
+#include "preflight.h"
 #include "kvm.h"
 #include "request.h"
 #include "tap.h"

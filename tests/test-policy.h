@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "preflight.h"
 #include "conf.h"
 #include "kata.h"
 #include "jtree.h"

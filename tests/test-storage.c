@@ -16,6 +16,7 @@
 #include "buf.h"
 #include "check-helpers.h"
 #include "checks.h"
+#include "preflight.h"
 #include "cleanup.h"
 #include "conf.h"
 #include "error.h"

@@ -20,6 +20,7 @@
 #include "capture.h"
 #include "checker.h"
 #include "checks.h"
+#include "preflight.h"
 #include "cleanup.h"
 #include "cri.h"
 #include "docker.h"

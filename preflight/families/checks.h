@@ -78,16 +78,6 @@ struct check_family
   check_fn release;
 };
 
-/* Every family, in the order they run (KG_FAMILIES). */
-extern const struct check_family check_families[];
-extern const size_t n_check_families;
-
-void preflight_init (struct preflight *pf, const struct request *req,
-                     const struct guard_config *cfg, struct report *rep);
-/* Run every family. */
-void preflight_run (struct preflight *pf);
-void preflight_release (struct preflight *pf);
-
 /* Every family, in the order they run: NAME is check_NAME (struct
    preflight *), in NAME.c, and reports NAME.* ids (kvm, kata, assets,
    egress, drift: against `kata-guard validate`; policy: per container,

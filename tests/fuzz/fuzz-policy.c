@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "preflight.h"
 #include "conf.h"
 #include "fuzz-files.h"
 #include "fuzz.h"

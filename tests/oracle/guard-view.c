@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "preflight.h"
 #include "conf.h"
 #include "error.h"
 #include "fuzz-files.h"

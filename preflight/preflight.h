@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The family table's runner (checks.c), for those who run the checks:
+ * The family table's runner (preflight.c), for those who run the checks:
  * the confined checker, `check`, `validate`, the start path.  The
  * families themselves see checks.h (struct preflight, KG_FAMILIES) and
  * nothing of this, so that no family reaches up to its runner.

@@ -26,7 +26,7 @@ struct preflight
   const struct request *req;
   const struct guard_config *cfg;
   struct report *rep;
-  /* What one family hands on.  check_families (checks.c) runs the kata
+  /* What one family hands on.  check_families (preflight.c) runs the kata
      family before assets and policy, which read from_kata; from_assets
      and from_kata.runtime_fd are read only after the whole run, by the
      checker's parent and the wrapper.  Each is written by the family it
@@ -73,7 +73,7 @@ struct check_family
   check_fn run;
   /* Frees what the family hands on (its from_NAME), in the family's own
      unit: release_NAME, or NULL for a family that hands on nothing.
-     preflight_release calls each, so that checks.c knows no family's
+     preflight_release calls each, so that preflight.c knows no family's
      fields. */
   check_fn release;
 };
@@ -85,7 +85,7 @@ struct check_family
    and the thin pool; docker, cri: `kata-guard check` only).  RELEASE is
    own when the family hands something on in struct preflight: then its
    unit has release_NAME (struct preflight *) too (kata.c, assets.c,
-   policy-release.c), else none.  checks.c makes the table of it.  Adding
+   policy-release.c), else none.  preflight.c makes the table of it.  Adding
    a family takes three places: its unit with check_NAME, its row here,
    the unit in Makefile.am. */
 #define KG_FAMILIES(X)                                                                             \

@@ -192,11 +192,38 @@ default_start (struct preflight *pf)
 
 /* ---- the family ----------------------------------------------------- */
 
+/* The bundle's config.json into C (C->bundle, C->spec), or a failed
+   policy.spec and NULL. */
+static struct jv *
+spec_load (struct preflight *pf, struct policy_ctx *c, char **bundle)
+{
+  cleanup_error kg_error_t err = NULL;
+
+  if (pf->req->bundle[0] != '/')
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
+                   "bundle %s is not an absolute path", pf->req->bundle);
+      return NULL;
+    }
+  if (policy_path_resolve ("/", pf->req->bundle, false, bundle, &err) < 0)
+    {
+      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory", "%s", err->msg);
+      return NULL;
+    }
+  c->bundle = *bundle;
+  c->spec = policy_spec_load (*bundle, &err);
+  if (c->spec == NULL)
+    report_fail (pf->rep, "policy.spec",
+                 "the engine wrote a config.json kata-guard will not read; recreate the "
+                 "container, or fix the spec",
+                 "%s", err->msg);
+  return c->spec;
+}
+
 void
 check_policy (struct preflight *pf)
 {
   struct policy_ctx c = { .pf = pf, .cfg = pf->cfg, .rep = pf->rep };
-  cleanup_error kg_error_t err = NULL;
   cleanup_free char *bundle = NULL;
 
   /* Per container; without one, `kata-guard check` judges the host by
@@ -207,26 +234,13 @@ check_policy (struct preflight *pf)
         default_start (pf);
       return;
     }
-  if (pf->req->bundle[0] != '/')
+  if (spec_load (pf, &c, &bundle) == NULL)
     {
-      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory",
-                   "bundle %s is not an absolute path", pf->req->bundle);
-      goto not_run;
-    }
-  if (policy_path_resolve ("/", pf->req->bundle, false, &bundle, &err) < 0)
-    {
-      report_fail (pf->rep, "policy.spec", "pass an absolute bundle directory", "%s", err->msg);
-      goto not_run;
-    }
-  c.bundle = bundle;
-  c.spec = policy_spec_load (bundle, &err);
-  if (c.spec == NULL)
-    {
-      report_fail (pf->rep, "policy.spec",
-                   "the engine wrote a config.json kata-guard will not read; recreate the "
-                   "container, or fix the spec",
-                   "%s", err->msg);
-      goto not_run;
+#define POLICY_RULE_SKIP(name, rule_id, rule_reach)                                                \
+  report_skip (pf->rep, rule_id, "not run: policy.spec failed");
+      POLICY_RULES (POLICY_RULE_SKIP)
+#undef POLICY_RULE_SKIP
+      return;
     }
   report_pass (pf->rep, "policy.spec", "%s/config.json: OCI %s", bundle,
                jv_string (jv_get (c.spec, "ociVersion")));
@@ -236,11 +250,4 @@ check_policy (struct preflight *pf)
      its process ends with the report, and the tree with it. */
   jv_free (pf->from_policy.spec);
   pf->from_policy.spec = c.spec;
-  return;
-
-not_run:
-#define POLICY_RULE_SKIP(name, rule_id, rule_reach)                                                \
-  report_skip (pf->rep, rule_id, "not run: policy.spec failed");
-  POLICY_RULES (POLICY_RULE_SKIP)
-#undef POLICY_RULE_SKIP
 }

@@ -160,9 +160,11 @@ spec_names (struct checker_parent *parent)
       names_add_namespaces (&parent->names, spec);
       names_add_hooks (&parent->names, spec);
       /* Each kind's budget: the asking rule's own count on this parse
-         (request-list.h's ASKS); none without a spec. */
+         (request-list.h's ASKS).  Without a spec a rule of the spec
+         counts none, and a kind asked once a run whatever the spec
+         (storage.pool, of `check` too) still once. */
 #define REQUEST_BUDGET(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                        \
-  parent->budget[CHECKER_REQ_##KIND] = spec != NULL ? ASKS (spec) : 0;
+  parent->budget[CHECKER_REQ_##KIND] = ASKS (spec);
       KG_REQUESTS (REQUEST_BUDGET)
 #undef REQUEST_BUDGET
       jv_free (spec);

@@ -478,7 +478,7 @@ checker_header_wants_fd (const unsigned char *buf, size_t len)
 
 /* ---- the requests ------------------------------------------------------ */
 
-const char checker_request_magic[CHECKER_REQ_KINDS][4] = {
+const char checker_request_magic[CHECKER_REQ_KINDS][5] = {
 #define CHECKER_REQ_MAGIC(KIND, NAME, MAGIC, MEMBER, RET, PARAMS, ASKS, REPLY)                     \
   [CHECKER_REQ_##KIND] = MAGIC,
   KG_REQUESTS (CHECKER_REQ_MAGIC)

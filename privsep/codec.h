@@ -108,9 +108,10 @@ enum checker_request_kind
       CHECKER_REQ_KINDS
 };
 
-/* Each kind's magic, the first 4 bytes of its request (no NUL), from its
-   row. */
-extern const char checker_request_magic[CHECKER_REQ_KINDS][4];
+/* Each kind's magic, the first 4 bytes of its request (the wire has no
+   NUL; the array keeps the one the row's string literal brings, which
+   GCC 15 would otherwise warn is cut), from its row. */
+extern const char checker_request_magic[CHECKER_REQ_KINDS][5];
 
 /* One request as the parent answers it. */
 struct checker_request

@@ -1150,8 +1150,8 @@ test_budgets (int slow, int slow_port)
     "  and again: past the one /proc/PID/exe hook (the other names a program)",
     "a named namespace, 1st of 2",
     "  2nd",
-    "  3rd: past the two kinds policy.namespaces asks about (network, listed twice, it "
-    "refuses unasked)",
+    ("  3rd: past the two kinds policy.namespaces asks about (network, listed twice, it "
+     "refuses unasked)"),
     "a named network namespace, once",
     "  and again: egress.netns asks once a start",
     "the pool, once",

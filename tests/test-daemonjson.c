@@ -9,6 +9,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "error.h"
 #include "fdio.h"
 #include "jsonc.h"
+#include "jtree.h"
 #include "tap.h"
 
 static void
@@ -938,6 +941,97 @@ test_tree_as_json_c (void)
   }
 }
 
+/* CP as UTF-8 into OUT (4 bytes at most); its length. */
+static size_t
+utf8_of (uint32_t cp, char *out)
+{
+  if (cp < 0x800)
+    return out[0] = (char) (0xc0 | (cp >> 6)), out[1] = (char) (0x80 | (cp & 0x3f)), 2;
+  if (cp < 0x10000)
+    return out[0] = (char) (0xe0 | (cp >> 12)), out[1] = (char) (0x80 | ((cp >> 6) & 0x3f)),
+           out[2] = (char) (0x80 | (cp & 0x3f)), 3;
+  out[0] = (char) (0xf0 | (cp >> 18));
+  out[1] = (char) (0x80 | ((cp >> 12) & 0x3f));
+  out[2] = (char) (0x80 | ((cp >> 6) & 0x3f));
+  out[3] = (char) (0x80 | (cp & 0x3f));
+  return 4;
+}
+
+/* json-c reads a character past U+FFFF whose low 16 bits are a
+   surrogate's as another (U+FFFD, or the start of a pair): daemon.json's
+   reader and json_read_strict refuse it, at its line and column, written
+   as a pair or raw; its neighbours read as written; the policy's tree,
+   which reads as Go does, reads them all. */
+static void
+test_jsonc_misread (void)
+{
+  static const struct
+  {
+    uint32_t cp;
+    bool misread;
+  } rows[] = {
+    { 0x1d7ff, false },  { 0x1d800, true }, { 0x1dfff, true },  { 0x1e000, false },
+    { 0x1f600, false },  { 0xfd965, true }, { 0x10d800, true }, { 0x10dfff, true },
+    { 0x10ffff, false }, { 0xd7ff, false }, { 0xe000, false },
+  };
+
+  for (size_t i = 0; i < ARRAY_SIZE (rows); i++)
+    for (int raw = 0; raw < 2; raw++)
+      {
+        char doc[64], want[8], msg[160];
+        size_t wlen = utf8_of (rows[i].cp, want), n;
+        kg_error_t e1 = NULL, e2 = NULL, e3 = NULL;
+        struct json_object *dj, *js;
+        struct jv *tree;
+        bool good;
+
+        if (raw)
+          n = (size_t) snprintf (doc, sizeof doc, "{\n \"a\": \"x%.*s\"}", (int) wlen, want);
+        else if (rows[i].cp > 0xffff)
+          n = (size_t) snprintf (doc, sizeof doc, "{\n \"a\": \"x\\u%04x\\u%04X\"}",
+                                 (unsigned) (0xd800 + ((rows[i].cp - 0x10000) >> 10)),
+                                 (unsigned) (0xdc00 + ((rows[i].cp - 0x10000) & 0x3ff)));
+        else
+          n = (size_t) snprintf (doc, sizeof doc, "{\n \"a\": \"x\\u%04x\"}",
+                                 (unsigned) rows[i].cp);
+        dj = daemonjson_parse ("daemon.json", doc, n, &e1);
+        js = json_read_strict ("doc", doc, n, 8, NULL, &e2);
+        tree = jv_read_strict ("doc", doc, n, 8, NULL, &e3);
+        snprintf (msg, sizeof msg,
+                  "daemon.json:2:9: U+%04X is read as another character by json-c, the guard's "
+                  "reader of this file (Go reads it as it is): write the file without it",
+                  (unsigned) rows[i].cp);
+        if (rows[i].misread)
+          good = dj == NULL && e1 != NULL && strcmp (e1->msg, msg) == 0 && js == NULL && e2 != NULL
+                 && strstr (e2->msg, "is read as another character") != NULL;
+        else
+          {
+            struct json_object *a = NULL, *b = NULL;
+
+            good = dj != NULL && js != NULL && json_object_object_get_ex (dj, "a", &a)
+                   && json_object_object_get_ex (js, "a", &b)
+                   && json_object_get_string_len (a) == (int) wlen + 1
+                   && memcmp (json_object_get_string (a) + 1, want, wlen) == 0
+                   && json_object_get_string_len (b) == (int) wlen + 1
+                   && memcmp (json_object_get_string (b) + 1, want, wlen) == 0;
+          }
+        good = good && tree != NULL && jv_string_len (jv_get (tree, "a")) == wlen + 1
+               && memcmp (jv_string (jv_get (tree, "a")) + 1, want, wlen) == 0;
+        ok (good, "U+%04X written %s: %s (%s)", (unsigned) rows[i].cp, raw ? "raw" : "as an escape",
+            rows[i].misread ? "refused by json-c's readers" : "read",
+            e1   ? e1->msg
+            : e2 ? e2->msg
+            : e3 ? e3->msg
+                 : "read");
+        json_object_put (dj);
+        json_object_put (js);
+        jv_free (tree);
+        kg_error_release (&e1);
+        kg_error_release (&e2);
+        kg_error_release (&e3);
+      }
+}
+
 int
 main (void)
 {
@@ -951,6 +1045,7 @@ main (void)
   test_tree_as_json_c ();
   test_table ();
   test_nul_and_size ();
+  test_jsonc_misread ();
   test_same_entry_and_idempotence ();
   test_force_and_default ();
   test_uninstall ();

@@ -3,7 +3,10 @@
  * The policy's JSON tree (preflight/parse/jtree.c) against json-c's reading of
  * the same bytes (json_read_strict): both refuse, in the same words, or
  * both read, and the tree is json-c's own, value for value and printed the
- * same; every member is found by its key, and none that is not there.
+ * same; every member is found by its key, and none that is not there.  A
+ * valid text holding a character json-c reads as another
+ * (kg_json_jsonc_misread) is the one difference: json_read_strict refuses
+ * it, the tree reads it.
  */
 #include "config.h"
 
@@ -14,6 +17,7 @@
 
 #include "daemonjson.h"
 #include "fuzz.h"
+#include "jsonc.h"
 #include "jtree.h"
 
 /* A (the tree's) holds what B (json-c's) holds, value for value, keys
@@ -91,8 +95,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   kg_error_t e1 = NULL, e2 = NULL;
   struct jv *mine = jv_read_strict ("doc", (const char *) data, size, 32, NULL, &e1);
   struct json_object *theirs = json_read_strict ("doc", (const char *) data, size, 32, NULL, &e2);
+  uint32_t cp;
 
-  if (theirs == NULL)
+  if (theirs == NULL && mine != NULL)
+    FUZZ_ASSERT (kg_json_jsonc_misread ((const char *) data, size, &cp) < size
+                 && strstr (e2->msg, "is read as another character by json-c") != NULL);
+  else if (theirs == NULL)
     FUZZ_ASSERT (mine == NULL && e1 != NULL && e2 != NULL && strcmp (e1->msg, e2->msg) == 0);
   else
     {

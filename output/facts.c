@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -12,11 +11,11 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "daemonjson.h"
 #include "drift.h"
 #include "error.h"
 #include "facts.h"
-#include "jsonc.h"
+#include "jsonscan.h"
+#include "jtree.h"
 
 static const char *const verdict_names[FACTS_N_VERDICTS] = {
   [FACTS_ALLOW] = "allow",
@@ -88,38 +87,32 @@ facts_read_nfd (struct facts *f, const char *path, long long now)
 
 /* The verdict of decision DOC, or -1. */
 static int
-line_verdict (json_object *doc)
+line_verdict (const struct jv *doc)
 {
-  json_object *v;
+  const struct jv *v = jv_get (doc, "verdict");
 
-  if (! json_object_object_get_ex (doc, "verdict", &v)
-      || ! json_object_is_type (v, json_type_string))
+  if (! jv_is_type (v, json_type_string))
     return -1;
   for (int i = 0; i < FACTS_N_VERDICTS; i++)
-    if (strcmp (json_object_get_string (v), verdict_names[i]) == 0)
+    if (strcmp (jv_string (v), verdict_names[i]) == 0)
       return i;
   return -1;
 }
 
-/* FAILED is an array of check ids. */
 static bool
-ids_valid (json_object *failed)
+ids_valid (const struct jv *failed)
 {
-  size_t n = json_object_array_length (failed);
-
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < jv_length (failed); i++)
     {
-      json_object *id = json_object_array_get_idx (failed, i);
+      const struct jv *id = jv_at (failed, i);
 
-      if (! json_object_is_type (id, json_type_string)
-          || ! checker_id_valid (json_object_get_string (id),
-                                 (size_t) json_object_get_string_len (id)))
+      if (! jv_is_type (id, json_type_string)
+          || ! checker_id_valid (jv_string (id), jv_string_len (id)))
         return false;
     }
   return true;
 }
 
-/* ID's counters, a new one when there is room; NULL when there is none. */
 static struct facts_refusal *
 refusal_slot (struct facts *f, const char *id)
 {
@@ -136,29 +129,31 @@ refusal_slot (struct facts *f, const char *id)
 /* Whether the I'th id of FAILED is also an earlier one (a check id can
    fail more than once in one start). */
 static bool
-id_seen_before (json_object *failed, size_t i)
+id_seen_before (const struct jv *failed, size_t i)
 {
-  const char *id = json_object_get_string (json_object_array_get_idx (failed, i));
+  const char *id = jv_string (jv_at (failed, i));
 
   for (size_t j = 0; j < i; j++)
-    if (strcmp (json_object_get_string (json_object_array_get_idx (failed, j)), id) == 0)
+    if (strcmp (jv_string (jv_at (failed, j)), id) == 0)
       return true;
   return false;
 }
 
+/* One line of the decision log, read by the guard's own decoder (jtree.h):
+   what a reason quotes of a spec is read as written, whatever its
+   characters, so a spec's author cannot make a refusal a log error. */
 static void
 count_line (struct facts *f, const char *line, size_t len)
 {
   cleanup_error kg_error_t err = NULL;
-  cleanup_json json_object *doc = daemonjson_parse ("decision log", line, len, &err);
-  json_object *failed;
+  cleanup_jv struct jv *doc = jv_read_strict ("decision log", line, len, JSON_STRICT_MAX_DEPTH,
+                                              NULL, &err);
+  const struct jv *failed = jv_get (doc, "failed");
   bool lost = false;
-  size_t n;
   int v;
 
-  if (doc == NULL || (v = line_verdict (doc)) < 0
-      || ! json_object_object_get_ex (doc, "failed", &failed)
-      || ! json_object_is_type (failed, json_type_array) || ! ids_valid (failed))
+  if (! jv_is_type (doc, json_type_object) || (v = line_verdict (doc)) < 0
+      || ! jv_is_type (failed, json_type_array) || ! ids_valid (failed))
     {
       f->log_errors++;
       return;
@@ -166,14 +161,13 @@ count_line (struct facts *f, const char *line, size_t len)
   f->decisions[v]++;
   if (v == FACTS_ALLOW)
     return;
-  n = json_object_array_length (failed);
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < jv_length (failed); i++)
     {
       struct facts_refusal *r;
 
       if (id_seen_before (failed, i))
         continue;
-      r = refusal_slot (f, json_object_get_string (json_object_array_get_idx (failed, i)));
+      r = refusal_slot (f, jv_string (jv_at (failed, i)));
       if (r == NULL)
         lost = true;
       else

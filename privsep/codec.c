@@ -50,44 +50,75 @@ put_u32 (struct kg_buf *b, uint32_t v)
   put (b, &v, 4);
 }
 
-static size_t
-clamp (const char *s, size_t max)
+/* Whether the byte at P (N bytes left) is written as \xHH: a control
+   byte but tab (and, with LINES, newline), or a byte that does not begin a
+   strict UTF-8 character; *K: the bytes it and its character take. */
+static bool
+escaped_byte (const unsigned char *p, size_t n, bool lines, size_t *k)
 {
-  size_t n = s ? strlen (s) : 0;
-
-  return n > max ? max : n;
+  *k = 1;
+  if (*p < 0x80)
+    return kg_is_ctl (*p) && *p != '\t' && ! (lines && *p == '\n');
+  return (*k = kg_utf8_len (p, n)) == 0 ? (*k = 1, true) : false;
 }
 
-/* S as text the decoder takes: every control byte but tab (and, with
-   LINES, newline) written as \xHH.  A reason can quote what a spec or a
-   file name held (a mount source with an escape byte); without this one
-   such byte would cost the parent the whole report.  NULL when memory
-   runs out; S itself (not a copy) when it needs nothing. */
+/* S as text the decoder takes, valid UTF-8: every control byte but tab
+   (and, with LINES, newline), and every byte that is not UTF-8, written
+   as \xHH.  A reason can quote what a spec or a file name held (a mount
+   source with an escape byte, a host file's name in another encoding);
+   without this one such byte would cost the parent the whole report, or
+   the decision log a line its readers refuse.  NULL when memory runs
+   out; S itself (not a copy) when it needs nothing. */
 static char *
 as_text (const char *s, bool lines, char **copy)
 {
-  size_t n = 0;
+  const unsigned char *u = (const unsigned char *) s;
+  size_t len, n = 0, k;
   char *o;
 
   *copy = NULL;
   if (s == NULL)
     return NULL;
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if (kg_is_ctl (*p) && *p != '\t' && ! (lines && *p == '\n'))
-      n++;
+  len = strlen (s);
+  for (size_t i = 0; i < len; i += k)
+    n += escaped_byte (u + i, len - i, lines, &k);
   if (n == 0)
     return (char *) s;
-  *copy = malloc (strlen (s) + 3 * n + 1);
+  *copy = malloc (len + 3 * n + 1);
   if (*copy == NULL)
     return NULL;
   o = *copy;
-  for (const unsigned char *p = (const unsigned char *) s; *p; p++)
-    if (kg_is_ctl (*p) && *p != '\t' && ! (lines && *p == '\n'))
-      o += sprintf (o, "\\x%02x", *p);
+  for (size_t i = 0; i < len; i += k)
+    if (escaped_byte (u + i, len - i, lines, &k))
+      o += sprintf (o, "\\x%02x", u[i]);
     else
-      *o++ = (char) *p;
+      o = mempcpy (o, u + i, k);
   *o = '\0';
   return *copy;
+}
+
+/* The first *LEN bytes of text S (as_text's) that fit in MAX, and
+   whether it was cut: a longer text is cut on a character's boundary,
+   before any \xHH it would split, and ends in "..." (CUT_MARK). */
+#define CUT_MARK "..."
+static bool
+cut_text (const char *s, size_t max, size_t *len)
+{
+  size_t n = s ? strlen (s) : 0, at;
+
+  if (n <= max)
+    return *len = n, false;
+  at = max - (sizeof CUT_MARK - 1);
+  while (at > 0 && ((unsigned char) s[at] & 0xc0) == 0x80)
+    at--;
+  for (size_t i = at > 3 ? at - 3 : 0; i < at; i++)
+    if (s[i] == '\\' && s[i + 1] == 'x')
+      {
+        at = i;
+        break;
+      }
+  *len = at + sizeof CUT_MARK - 1;
+  return true;
 }
 
 int
@@ -118,8 +149,9 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       cleanup_free char *rm_copy = NULL;
       const char *rs = as_text (r->reason, true, &rs_copy);
       const char *rm = as_text (r->remedy, true, &rm_copy);
-      size_t id = strlen (r->id), reason = clamp (rs, CHECKER_TEXT_MAX),
-             remedy = clamp (rm, CHECKER_TEXT_MAX);
+      size_t id = strlen (r->id), reason, remedy;
+      bool reason_cut = cut_text (rs, CHECKER_TEXT_MAX, &reason),
+           remedy_cut = cut_text (rm, CHECKER_TEXT_MAX, &remedy);
 
       if ((r->reason != NULL && rs == NULL) || (r->remedy != NULL && rm == NULL))
         return kg_error (err, ENOMEM, "the report does not fit in memory");
@@ -132,8 +164,12 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       put_u8 (&b, r->remedy != NULL);
       put_u8 (&b, (uint8_t) r->reach);
       put (&b, r->id, id);
-      put (&b, rs, reason);
-      put (&b, rm, remedy);
+      put (&b, rs, reason - (reason_cut ? sizeof CUT_MARK - 1 : 0));
+      if (reason_cut)
+        put (&b, CUT_MARK, sizeof CUT_MARK - 1);
+      put (&b, rm, remedy - (remedy_cut ? sizeof CUT_MARK - 1 : 0));
+      if (remedy_cut)
+        put (&b, CUT_MARK, sizeof CUT_MARK - 1);
     }
   for (size_t i = 0; i < rep->n_files; i++)
     {
@@ -218,6 +254,15 @@ checker_text_valid (const char *s, size_t n)
         return false;
     }
   return true;
+}
+
+/* A reason or a remedy: text (checker_text_valid) that is strict UTF-8,
+   as the encoder's as_text writes it, so every line of the decision log
+   that quotes it is JSON its readers take. */
+static bool
+message_text_valid (const char *s, size_t n)
+{
+  return checker_text_valid (s, n) && kg_utf8_valid_prefix (s, n) == n;
 }
 
 /* Take N bytes from C as a string that TEST accepts. */
@@ -330,8 +375,8 @@ decode_result (struct cursor *c, const struct header *h, uint32_t i, struct repo
   if (c->left < (size_t) id_len + reason_len + remedy_len)
     return short_body (h, err);
   if ((id = take_str (c, id_len, checker_id_valid)) == NULL
-      || (reason = take_str (c, reason_len, checker_text_valid)) == NULL
-      || (has_remedy && (remedy = take_str (c, remedy_len, checker_text_valid)) == NULL))
+      || (reason = take_str (c, reason_len, message_text_valid)) == NULL
+      || (has_remedy && (remedy = take_str (c, remedy_len, message_text_valid)) == NULL))
     return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
   if (report_find (tmp, id) != NULL || report_find (rep, id) != NULL)
     return kg_error (err, 0, "the checker reported %s twice", id);

@@ -15,7 +15,10 @@
  *           among the files, report.kata_file; 0: none)
  *   result  u8 verdict u8 id_len u16 reason_len u16 remedy_len u8 has_remedy
  *           u8 reach (result.h's enum reach, as the check was judged)
- *           then id, reason, remedy (no NUL, no terminator)
+ *           then id, reason, remedy (no NUL, no terminator; strict UTF-8
+ *           with no control byte but tab and newline, what is not written
+ *           \xHH; at most CHECKER_TEXT_MAX bytes, a longer one cut on a
+ *           character and ending in "...")
  *   file    u16 len, then the path
  *   cache   (with CHECKER_FLAG_CACHE) u32 len, then the digest cache text
  *   vm      (with CHECKER_FLAG_VM) u8 role u8 pod_len u16 0 i64 mem_mib

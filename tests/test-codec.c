@@ -186,8 +186,12 @@ test_round_trip (void)
               "UTF-8 survives");
       is_str (out.results[4].id, long_id, "an id of %d bytes survives", CHECKER_ID_MAX);
       is_int (strlen (out.results[4].reason), CHECKER_TEXT_MAX,
-              "a longer reason is cut at %d bytes", CHECKER_TEXT_MAX);
+              "a longer reason is cut to %d bytes", CHECKER_TEXT_MAX);
+      ok (strcmp (out.results[4].reason + CHECKER_TEXT_MAX - 3, "...") == 0
+              && strspn (out.results[4].reason, "x") == CHECKER_TEXT_MAX - 3,
+          "and says so: its first %d bytes, then \"...\"", CHECKER_TEXT_MAX - 3);
       is_int (strlen (out.results[4].remedy), CHECKER_TEXT_MAX, "and a longer remedy too");
+      ok (strcmp (out.results[4].remedy + CHECKER_TEXT_MAX - 3, "...") == 0, "which says so too");
       is_str (out.results[5].reason, "", "an empty reason survives");
       is_str (out.files[2], long_path, "a path of %d bytes survives", CHECKER_PATH_MAX);
       ok (out.results[4].reach == REACH_VM && out.results[2].reach == REACH_HOST
@@ -466,6 +470,14 @@ test_refusals (void)
   result (&m, VERDICT_FAIL, "kvm.api", "del \x7f", NULL);
   seal (&m);
   refused (m.b, m.len, "bad id or text", "DEL in a reason");
+  header (&m, 0, 1, 0);
+  result (&m, VERDICT_FAIL, "kvm.api", "caf\xe9", NULL);
+  seal (&m);
+  refused (m.b, m.len, "bad id or text", "a reason that is not UTF-8 (Latin-1)");
+  header (&m, 0, 1, 0);
+  result (&m, VERDICT_FAIL, "kvm.api", "reason", "cut \xe2\x9c");
+  seal (&m);
+  refused (m.b, m.len, "bad id or text", "a remedy that ends in half a character");
   header (&m, 0, 1, 0);
   put_u8 (&m, VERDICT_PASS);
   put_u8 (&m, 7);
@@ -1194,6 +1206,57 @@ test_control_bytes (void)
   report_release (&out);
 }
 
+/* A reason longer than CHECKER_TEXT_MAX is cut where a character or an
+   \xHH begins, never inside one, and ends in "..."; a byte that is not
+   UTF-8 (a host file's name in Latin-1) is written \xHH: what the parent
+   decodes is always UTF-8, so the decision log's line is JSON its
+   readers take. */
+static void
+test_cuts_and_encodings (void)
+{
+  static char three[CHECKER_TEXT_MAX + 400], escape[CHECKER_TEXT_MAX + 400];
+  struct report in = { 0 }, out = { 0 };
+  unsigned char *buf = NULL;
+  size_t len = 0;
+  kg_error_t err = NULL;
+  bool want_fd = false;
+
+  /* A check mark (3 bytes) over the cut at CHECKER_TEXT_MAX - 3. */
+  memset (three, 'x', CHECKER_TEXT_MAX - 4);
+  for (size_t i = CHECKER_TEXT_MAX - 4; i + 3 < sizeof three; i += 3)
+    memcpy (three + i, "\xe2\x9c\x93", 3);
+  /* An escape byte whose \x1b would straddle the cut. */
+  memset (escape, 'x', sizeof escape - 1);
+  escape[CHECKER_TEXT_MAX - 5] = '\033';
+  report_fail (&in, "policy.mounts", NULL, "%s", three);
+  report_fail (&in, "policy.hooks", NULL, "%s", escape);
+  report_fail (&in, "assets.kernel", "rename \xff", "/opt/kata/vmlinux-caf\xe9.bin \xc3");
+  ok (checker_encode (&in, false, NULL, 0, &buf, &len, &err) == 0
+          && checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) == 0 && out.n == 3,
+      "cuts and encodings: encoded and decoded (%s)", err ? err->msg : "ok");
+  if (out.n == 3)
+    {
+      const char *r0 = out.results[0].reason, *r1 = out.results[1].reason;
+
+      ok (strlen (r0) == CHECKER_TEXT_MAX - 1 && strspn (r0, "x") == CHECKER_TEXT_MAX - 4
+              && strcmp (r0 + CHECKER_TEXT_MAX - 4, "...") == 0,
+          "a reason is cut before the character the cut would split (%zu bytes)", strlen (r0));
+      ok (strlen (r1) == CHECKER_TEXT_MAX - 2 && strspn (r1, "x") == CHECKER_TEXT_MAX - 5
+              && strcmp (r1 + CHECKER_TEXT_MAX - 5, "...") == 0,
+          "and before the \\xHH the cut would split (%zu bytes)", strlen (r1));
+      is_str (out.results[2].reason, "/opt/kata/vmlinux-caf\\xe9.bin \\xc3",
+              "a byte that is not UTF-8 is written \\xHH, a lone lead byte at the end too");
+      is_str (out.results[2].remedy, "rename \\xff", "in a remedy too");
+    }
+  else
+    for (int i = 0; i < 4; i++)
+      ok (false, "cuts and encodings: decoded");
+  kg_error_release (&err);
+  free (buf);
+  report_release (&in);
+  report_release (&out);
+}
+
 /* Which file was the Kata configuration travels as such, whatever the
    order of the files and whatever the parent's report already held. */
 static void
@@ -1284,6 +1347,7 @@ main (int argc, char **argv)
   test_request_list ();
   test_requests ();
   test_control_bytes ();
+  test_cuts_and_encodings ();
   test_kata_file ();
   test_replies ();
   return tap_done ();

@@ -17,6 +17,7 @@
 #include "jtree.h"
 #include "netns.h"
 #include "policy.h"
+#include "request-list.h"
 
 #include "array.h"
 #include "buf.h"
@@ -203,14 +204,10 @@ check_egress_netns (const struct policy_ctx *c)
       return;
     }
   p = jv_string (path);
-  if (strncmp (p, "/proc/", 6) == 0)
-    {
-      const char *q = p + 6;
-      size_t digits = strspn (q, "0123456789");
-
-      if (digits > 0 && strcmp (q + digits, "/ns/net") == 0)
-        pid = strtoul (q, NULL, 10);
-    }
+  /* A process's namespace (Docker's and CRI's form) is asked by its pid,
+     as every rule asks (request_proc_pid); any other path, one with a pid
+     no process can have among them, is opened as the path it is. */
+  pid = request_proc_pid (p, "ns/net");
   /* The probe from inside, as the VM's traffic will leave. */
   memset (&probe, 0, sizeof probe);
   if (proxy == NULL || *proxy == '\0'

@@ -241,8 +241,10 @@ checker_id_valid (const char *s, size_t n)
   return true;
 }
 
-/* Text that reaches a terminal, syslog and JSON: no NUL, no control
-   character but tab and newline. */
+/* Text that reaches a terminal, syslog and JSON: strict UTF-8 (as the
+   encoder's as_text writes it, so every line of the decision log that
+   quotes it is JSON its readers take), no NUL, no control character but
+   tab and newline. */
 bool
 checker_text_valid (const char *s, size_t n)
 {
@@ -253,16 +255,7 @@ checker_text_valid (const char *s, size_t n)
       if (kg_is_ctl (ch) && ch != '\t' && ch != '\n')
         return false;
     }
-  return true;
-}
-
-/* A reason or a remedy: text (checker_text_valid) that is strict UTF-8,
-   as the encoder's as_text writes it, so every line of the decision log
-   that quotes it is JSON its readers take. */
-static bool
-message_text_valid (const char *s, size_t n)
-{
-  return checker_text_valid (s, n) && kg_utf8_valid_prefix (s, n) == n;
+  return kg_utf8_valid_prefix (s, n) == n;
 }
 
 /* Take N bytes from C as a string that TEST accepts. */
@@ -375,8 +368,8 @@ decode_result (struct cursor *c, const struct header *h, uint32_t i, struct repo
   if (c->left < (size_t) id_len + reason_len + remedy_len)
     return short_body (h, err);
   if ((id = take_str (c, id_len, checker_id_valid)) == NULL
-      || (reason = take_str (c, reason_len, message_text_valid)) == NULL
-      || (has_remedy && (remedy = take_str (c, remedy_len, message_text_valid)) == NULL))
+      || (reason = take_str (c, reason_len, checker_text_valid)) == NULL
+      || (has_remedy && (remedy = take_str (c, remedy_len, checker_text_valid)) == NULL))
     return kg_error (err, 0, "the checker's result %u has a bad id or text", i);
   if (report_find (tmp, id) != NULL || report_find (rep, id) != NULL)
     return kg_error (err, 0, "the checker reported %s twice", id);

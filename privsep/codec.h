@@ -83,7 +83,7 @@ bool checker_header_wants_fd (const unsigned char *buf, size_t len);
 
 /* What the decoder accepts, N bytes at S (no NUL needed). */
 bool checker_id_valid (const char *s, size_t n);    /* a check id: [a-z][a-z0-9._-]* */
-bool checker_text_valid (const char *s, size_t n);  /* a reason or remedy */
+bool checker_text_valid (const char *s, size_t n);  /* a reason or remedy: UTF-8 */
 bool checker_path_valid (const char *s, size_t n);  /* a file the checks read */
 bool checker_cache_valid (const char *s, size_t n); /* the digest cache text */
 

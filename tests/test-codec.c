@@ -657,8 +657,11 @@ test_validators (void)
       "ids: lower case, digits, '.', '_', '-'");
   ok (! checker_id_valid ("", 0) && ! checker_id_valid ("0a", 2) && ! checker_id_valid ("aB", 2),
       "ids: not empty, a letter first, no upper case");
-  ok (checker_text_valid ("a\tb\nc \xff", 7) && checker_text_valid ("", 0),
-      "text: tab, newline and any byte from 0x20 but DEL");
+  ok (checker_text_valid ("a\tb\nc \xc3\xa9", 8) && checker_text_valid ("", 0),
+      "text: tab, newline and any character from U+0020 but DEL");
+  ok (! checker_text_valid ("c \xff", 3) && ! checker_text_valid ("caf\xe9", 4)
+          && ! checker_text_valid ("\xe2\x9c", 2) && ! checker_path_valid ("/opt/\xff", 6),
+      "text: strict UTF-8 (no Latin-1, no half a character), in a path too");
   ok (! checker_text_valid ("a\rb", 3) && ! checker_text_valid ("\x7f", 1)
           && ! checker_text_valid ("a\0b", 3),
       "text: no other control character, no DEL, no NUL");
@@ -1231,6 +1234,7 @@ test_cuts_and_encodings (void)
   report_fail (&in, "policy.mounts", NULL, "%s", three);
   report_fail (&in, "policy.hooks", NULL, "%s", escape);
   report_fail (&in, "assets.kernel", "rename \xff", "/opt/kata/vmlinux-caf\xe9.bin \xc3");
+  report_add_file (&in, "/opt/kata/caf\xe9.toml");
   ok (checker_encode (&in, false, NULL, 0, &buf, &len, &err) == 0
           && checker_decode (buf, len, &out, &want_fd, NULL, NULL, &err) == 0 && out.n == 3,
       "cuts and encodings: encoded and decoded (%s)", err ? err->msg : "ok");
@@ -1247,9 +1251,10 @@ test_cuts_and_encodings (void)
       is_str (out.results[2].reason, "/opt/kata/vmlinux-caf\\xe9.bin \\xc3",
               "a byte that is not UTF-8 is written \\xHH, a lone lead byte at the end too");
       is_str (out.results[2].remedy, "rename \\xff", "in a remedy too");
+      is_str (out.files[0], "/opt/kata/caf\\xe9.toml", "and in a file's name");
     }
   else
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
       ok (false, "cuts and encodings: decoded");
   kg_error_release (&err);
   free (buf);

@@ -53,7 +53,7 @@
 #define CHECKER_MAX_RESULTS 128
 #define CHECKER_MAX_FILES 64
 #define CHECKER_ID_MAX 63
-#define CHECKER_TEXT_MAX 2048 /* a reason or a remedy */
+#define CHECKER_TEXT_MAX 16384 /* a reason or a remedy */
 #define CHECKER_PATH_MAX 4096
 #define CHECKER_MSG_MAX (1024 * 1024)
 

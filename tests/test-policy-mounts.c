@@ -52,6 +52,44 @@ test_mount_remedies (void)
   run_ns = NULL;
 }
 
+/* Ten writable binds: the reason shows eight and counts the rest, never
+   a bare "..." that reads as a cut in transport. */
+static void
+test_many_findings (void)
+{
+  cleanup_free char *mounts = NULL;
+  struct report rep;
+  const struct check_result *r;
+  const char *tail;
+  int shown = 0;
+
+  for (int i = 0; i < 10; i++)
+    {
+      char src[32];
+      cleanup_free char *m = NULL, *prev = mounts;
+
+      snprintf (src, sizeof src, "/srv/data%d", i);
+      m = bind_of (src, "\"rbind\"");
+      mounts = NULL;
+      if (asprintf (&mounts, "%s%s%s", prev ? prev : "", prev ? ", " : "", m) < 0)
+        abort ();
+    }
+  {
+    cleanup_free char *spec = spec_of (NULL, mounts, NULL, NULL, NULL);
+
+    run_policy (spec, ID_A, NULL, &kata_fc, &rep, NULL);
+  }
+  r = report_find (&rep, "policy.mounts");
+  for (const char *p = r && r->reason ? r->reason : "";
+       (p = strstr (p, "writable bind mount outside")); p++)
+    shown++;
+  tail = r && r->reason && strlen (r->reason) >= 12 ? r->reason + strlen (r->reason) - 12 : "";
+  ok (r != NULL && r->verdict == VERDICT_FAIL && shown == 8 && strcmp (tail, "; and 2 more") == 0
+          && strstr (r->reason, "/srv/data7") != NULL && strstr (r->reason, "/srv/data8") == NULL,
+      "ten writable binds: eight shown, then \"; and 2 more\" (%s)", tail);
+  report_release (&rep);
+}
+
 static void
 test_mounts (void)
 {
@@ -904,6 +942,7 @@ main (void)
 {
   policy_test_start ();
   test_mounts ();
+  test_many_findings ();
   test_guard_state ();
   test_mount_remedies ();
   test_volume_bind ();

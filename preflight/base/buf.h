@@ -61,6 +61,18 @@ kg_buf_steal (struct kg_buf *b)
   b->len = b->cap = 0;
   return s;
 }
+
+/* Cut B back to its first LEN bytes (nothing when it holds no more). */
+static inline void
+kg_buf_truncate (struct kg_buf *b, size_t len)
+{
+  if (b->s != NULL && len < b->len)
+    {
+      b->len = len;
+      b->s[len] = '\0';
+    }
+}
+
 static inline void
 kg_buf_release (struct kg_buf *b)
 {

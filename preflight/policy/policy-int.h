@@ -21,10 +21,13 @@
 #include "request.h"
 
 /* One finding of a rule: counted (the verdict) and listed (the reason). */
+/* A rule's findings: the first eight in TEXT, joined by "; ", then
+   "; and N more" (policy_finding). */
 struct policy_findings
 {
   struct kg_buf text;
   size_t n;
+  size_t shown_len; /* TEXT's length after the last finding shown */
   /* policy.mounts: a directory holding a containers/<this id>/ of the
      engine's (Docker's per-container files) that a writable bind was
      refused under: the engine's data root, not in [policy] engine_roots

@@ -41,6 +41,8 @@ policy_findings_release (struct policy_findings *f)
   free (f->engine_root);
 }
 
+#define POLICY_FINDINGS_SHOWN 8
+
 __attribute__ ((format (printf, 2, 3))) void
 policy_finding (struct policy_findings *f, const char *fmt, ...)
 {
@@ -52,11 +54,19 @@ policy_finding (struct policy_findings *f, const char *fmt, ...)
   r = vasprintf (&item, fmt, ap);
   va_end (ap);
   f->n++;
-  /* Long lists are cut: the reason must stay short enough for a terminal. */
-  if (f->n <= 8)
-    sb_printf (&f->text, "%s%s", f->n > 1 ? "; " : "", r >= 0 ? item : "(out of memory)");
-  else if (f->n == 9)
-    sb_printf (&f->text, "; ...");
+  /* Long lists are cut, and say by how much: the reason must stay short
+     enough for a terminal, and a "..." is what a cut in transport looks
+     like (the checker's wire, the engine's message). */
+  if (f->n <= POLICY_FINDINGS_SHOWN)
+    {
+      sb_printf (&f->text, "%s%s", f->n > 1 ? "; " : "", r >= 0 ? item : "(out of memory)");
+      f->shown_len = f->text.len;
+    }
+  else
+    {
+      kg_buf_truncate (&f->text, f->shown_len);
+      sb_printf (&f->text, "; and %zu more", f->n - POLICY_FINDINGS_SHOWN);
+    }
 }
 
 /* KEY of OBJ.  Go's encoding/json (containerd, Kata's Go shim) matches

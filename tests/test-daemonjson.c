@@ -1030,6 +1030,27 @@ test_jsonc_misread (void)
         kg_error_release (&e2);
         kg_error_release (&e3);
       }
+  /* A document wrong in another way is told in its own words, whatever
+     it holds. */
+  {
+    static const char dup[] = "{\"a\": \"\\ud836\\udc00\", \"a\": 1}";
+    kg_error_t e1 = NULL, e2 = NULL, e3 = NULL;
+    struct json_object *dj = daemonjson_parse ("daemon.json", dup, strlen (dup), &e1);
+    struct json_object *js = json_read_strict ("doc", dup, strlen (dup), 8, NULL, &e2);
+    struct jv *tree = jv_read_strict ("doc", dup, strlen (dup), 8, NULL, &e3);
+
+    ok (dj == NULL && js == NULL && tree == NULL && e1 && e2 && e3
+            && strstr (e1->msg, "duplicate key \"a\"") != NULL
+            && strstr (e2->msg, "duplicate key \"a\"") != NULL && strcmp (e2->msg, e3->msg) == 0,
+        "U+1D800 in a document with a duplicate key: refused for the key (%s)",
+        e1 ? e1->msg : "read");
+    json_object_put (dj);
+    json_object_put (js);
+    jv_free (tree);
+    kg_error_release (&e1);
+    kg_error_release (&e2);
+    kg_error_release (&e3);
+  }
 }
 
 int

@@ -73,31 +73,14 @@ json_type_words (int type, bool any_number)
    value, and reads the same characters written as escapes: a text with
    any goes to it as kg_json_ascii's copy, a text of ASCII alone (nearly
    every one) as it is.  *END (unless END is NULL): the offset in BUF
-   where json-c stopped.  -1 with *ERR naming NAME when the copy cannot
-   be made, or when BUF holds a character json-c reads as another
-   (kg_json_jsonc_misread): Go's decoder reads it, so json-c's tree
-   would not be the file the engine reads. */
+   where json-c stopped.  -1 when the copy cannot be made. */
 static int
-jsonc_parse (const char *name, struct json_tokener *tok, const char *buf, size_t len,
-             struct json_object **obj, size_t *end, kg_error_t *err)
+jsonc_parse (struct json_tokener *tok, const char *buf, size_t len, struct json_object **obj,
+             size_t *end)
 {
   cleanup_free char *ascii = NULL;
-  size_t ascii_len = 0, at;
-  uint32_t cp;
+  size_t ascii_len = 0;
 
-  if ((at = kg_json_jsonc_misread (buf, len, &cp)) != len)
-    {
-      unsigned line = 1, col = 1;
-
-      for (size_t i = 0; i < at; i++)
-        buf[i] == '\n' ? (line++, col = 1) : col++;
-      return kg_error (err, 0,
-                       "%s:%u:%u: U+%04" PRIX32 " is read as another character by json-c, the "
-                       "guard's reader of this file (Go reads it as it is): write the file "
-                       "without it",
-                       name, line, col, cp),
-             -1;
-    }
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
   if (kg_ascii_prefix (buf, len) == len)
     {
@@ -107,11 +90,36 @@ jsonc_parse (const char *name, struct json_tokener *tok, const char *buf, size_t
       return 0;
     }
   if ((ascii = kg_json_ascii (buf, len, &ascii_len)) == NULL)
-    return kg_error (err, ENOMEM, "%s: cannot allocate", name), -1;
+    return -1;
   *obj = json_tokener_parse_ex (tok, ascii, (int) ascii_len);
   if (end != NULL)
     *end = kg_json_ascii_offset (buf, len, json_tokener_get_parse_end (tok));
   return 0;
+}
+
+/* -1 with *ERR naming NAME, its line and column, when BUF[0..LEN), a
+   document json-c read, holds a character json-c reads as another
+   (kg_json_jsonc_misread): Go's decoder reads it as written, so json-c's
+   tree is not the file the engine reads.  Asked only of a document that
+   is otherwise read, so that what is wrong with one that is not is told
+   in its own words. */
+static int
+jsonc_misread (const char *name, const char *buf, size_t len, kg_error_t *err)
+{
+  unsigned line = 1, col = 1;
+  uint32_t cp;
+  size_t at = kg_json_jsonc_misread (buf, len, &cp);
+
+  if (at == len)
+    return 0;
+  for (size_t i = 0; i < at; i++)
+    buf[i] == '\n' ? (line++, col = 1) : col++;
+  return kg_error (err, 0,
+                   "%s:%u:%u: U+%04" PRIX32 " is read as another character by json-c, the "
+                   "guard's reader of this file (Go reads it as it is): write the file "
+                   "without it",
+                   name, line, col, cp),
+         -1;
 }
 
 struct json_object *
@@ -166,10 +174,10 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
   /* The scan above checked the UTF-8 itself (json-c 0.18's check refuses
      every four-byte character). */
-  if (jsonc_parse (name, tok, data, len, &root, NULL, err) < 0)
+  if (jsonc_parse (tok, data, len, &root, NULL) < 0)
     {
       json_tokener_free (tok);
-      return NULL;
+      return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
     }
   jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
@@ -180,6 +188,11 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
       return kg_error (err, 0, "%s: json-c cannot read it: %s", name,
                        json_tokener_error_desc (jerr)),
              NULL;
+    }
+  if (jsonc_misread (name, data, len, err) < 0)
+    {
+      json_object_put (root);
+      return NULL;
     }
   return root;
 }
@@ -237,10 +250,10 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
   tok = json_tokener_new_ex (max_depth);
   if (tok == NULL)
     return kg_error (err, ENOMEM, "%s: cannot allocate a JSON parser", name), NULL;
-  if (jsonc_parse (name, tok, buf, len, &obj, &end, err) < 0)
+  if (jsonc_parse (tok, buf, len, &obj, &end) < 0)
     {
       json_tokener_free (tok);
-      return NULL;
+      return kg_error (err, ENOMEM, "%s: cannot allocate", name), NULL;
     }
   jerr = json_tokener_get_error (tok);
   json_tokener_free (tok);
@@ -277,6 +290,11 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
     {
       json_object_put (obj);
       return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end), NULL;
+    }
+  if (jsonc_misread (name, buf, len, err) < 0)
+    {
+      json_object_put (obj);
+      return NULL;
     }
   return obj;
 }

@@ -113,7 +113,7 @@ test_record_lines (struct guard_config *cfg)
   struct stat st;
 
   if (geteuid () != 0 || unshare (CLONE_NEWNS) < 0
-      || mount ("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0
+      || mount ("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0
       || mount ("tmpfs", "/run", "tmpfs", 0, "mode=0755") < 0 || mkdtemp (tmpl) == NULL)
     {
       ok (true, "# SKIP the record files: no private " RUNDIR " here (%s)",

@@ -59,7 +59,10 @@ escaped_byte (const unsigned char *p, size_t n, bool lines, size_t *k)
   *k = 1;
   if (*p < 0x80)
     return kg_is_ctl (*p) && *p != '\t' && ! (lines && *p == '\n');
-  return (*k = kg_utf8_len (p, n)) == 0 ? (*k = 1, true) : false;
+  if ((*k = kg_utf8_len (p, n)) > 0)
+    return false;
+  *k = 1;
+  return true;
 }
 
 /* S as text the decoder takes, valid UTF-8: every control byte but tab
@@ -121,6 +124,16 @@ cut_text (const char *s, size_t max, size_t *len)
   return true;
 }
 
+/* Text S as cut_text measured it: LEN bytes on the wire, the last of
+   them CUT_MARK when it was CUT. */
+static void
+put_text (struct kg_buf *b, const char *s, size_t len, bool cut)
+{
+  put (b, s, len - (cut ? sizeof CUT_MARK - 1 : 0));
+  if (cut)
+    put (b, CUT_MARK, sizeof CUT_MARK - 1);
+}
+
 int
 checker_encode (const struct report *rep, bool with_fd, const char *cache, size_t cache_len,
                 unsigned char **out, size_t *out_len, kg_error_t *err)
@@ -164,12 +177,8 @@ checker_encode (const struct report *rep, bool with_fd, const char *cache, size_
       put_u8 (&b, r->remedy != NULL);
       put_u8 (&b, (uint8_t) r->reach);
       put (&b, r->id, id);
-      put (&b, rs, reason - (reason_cut ? sizeof CUT_MARK - 1 : 0));
-      if (reason_cut)
-        put (&b, CUT_MARK, sizeof CUT_MARK - 1);
-      put (&b, rm, remedy - (remedy_cut ? sizeof CUT_MARK - 1 : 0));
-      if (remedy_cut)
-        put (&b, CUT_MARK, sizeof CUT_MARK - 1);
+      put_text (&b, rs, reason, reason_cut);
+      put_text (&b, rm, remedy, remedy_cut);
     }
   for (size_t i = 0; i < rep->n_files; i++)
     {

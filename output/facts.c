@@ -99,6 +99,7 @@ line_verdict (const struct jv *doc)
   return -1;
 }
 
+/* FAILED is an array of check ids. */
 static bool
 ids_valid (const struct jv *failed)
 {
@@ -113,6 +114,7 @@ ids_valid (const struct jv *failed)
   return true;
 }
 
+/* ID's counters, a new one when there is room; NULL when there is none. */
 static struct facts_refusal *
 refusal_slot (struct facts *f, const char *id)
 {

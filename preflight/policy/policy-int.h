@@ -20,9 +20,9 @@
 #include "error.h"
 #include "request.h"
 
-/* One finding of a rule: counted (the verdict) and listed (the reason). */
-/* A rule's findings: the first eight in TEXT, joined by "; ", then
-   "; and N more" (policy_finding). */
+/* A rule's findings: counted (the verdict) and listed (the reason): the
+   first eight in TEXT, joined by "; ", then "; and N more"
+   (policy_finding). */
 struct policy_findings
 {
   struct kg_buf text;

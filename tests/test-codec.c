@@ -458,26 +458,27 @@ test_refusals (void)
   seal (&m);
   refused (m.b, m.len, "bad id or text", "an id of 64 bytes");
 
-  header (&m, 0, 1, 0);
-  result (&m, VERDICT_PASS, "kvm.api", "a \033[31mred\033[0m reason", NULL);
-  seal (&m);
-  refused (m.b, m.len, "bad id or text", "an escape sequence in a reason");
-  header (&m, 0, 1, 0);
-  result (&m, VERDICT_FAIL, "kvm.api", "reason", "a remedy\r");
-  seal (&m);
-  refused (m.b, m.len, "bad id or text", "a carriage return in a remedy");
-  header (&m, 0, 1, 0);
-  result (&m, VERDICT_FAIL, "kvm.api", "del \x7f", NULL);
-  seal (&m);
-  refused (m.b, m.len, "bad id or text", "DEL in a reason");
-  header (&m, 0, 1, 0);
-  result (&m, VERDICT_FAIL, "kvm.api", "caf\xe9", NULL);
-  seal (&m);
-  refused (m.b, m.len, "bad id or text", "a reason that is not UTF-8 (Latin-1)");
-  header (&m, 0, 1, 0);
-  result (&m, VERDICT_FAIL, "kvm.api", "reason", "cut \xe2\x9c");
-  seal (&m);
-  refused (m.b, m.len, "bad id or text", "a remedy that ends in half a character");
+  {
+    static const struct
+    {
+      enum verdict verdict;
+      const char *reason, *remedy, *name;
+    } bad_texts[] = {
+      { VERDICT_PASS, "a \033[31mred\033[0m reason", NULL, "an escape sequence in a reason" },
+      { VERDICT_FAIL, "reason", "a remedy\r", "a carriage return in a remedy" },
+      { VERDICT_FAIL, "del \x7f", NULL, "DEL in a reason" },
+      { VERDICT_FAIL, "caf\xe9", NULL, "a reason that is not UTF-8 (Latin-1)" },
+      { VERDICT_FAIL, "reason", "cut \xe2\x9c", "a remedy that ends in half a character" },
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE (bad_texts); i++)
+      {
+        header (&m, 0, 1, 0);
+        result (&m, bad_texts[i].verdict, "kvm.api", bad_texts[i].reason, bad_texts[i].remedy);
+        seal (&m);
+        refused (m.b, m.len, "bad id or text", bad_texts[i].name);
+      }
+  }
   header (&m, 0, 1, 0);
   put_u8 (&m, VERDICT_PASS);
   put_u8 (&m, 7);

@@ -957,6 +957,35 @@ utf8_of (uint32_t cp, char *out)
   return 4;
 }
 
+/* One document through the guard's three JSON readers: daemon.json's,
+   json_read_strict and the policy's tree, each with its error. */
+struct three_reads
+{
+  struct json_object *dj, *js;
+  struct jv *tree;
+  kg_error_t e1, e2, e3;
+};
+
+static void
+three_read (struct three_reads *r, const char *doc, size_t n)
+{
+  *r = (struct three_reads){ 0 };
+  r->dj = daemonjson_parse ("daemon.json", doc, n, &r->e1);
+  r->js = json_read_strict ("doc", doc, n, 8, NULL, &r->e2);
+  r->tree = jv_read_strict ("doc", doc, n, 8, NULL, &r->e3);
+}
+
+static void
+three_release (struct three_reads *r)
+{
+  json_object_put (r->dj);
+  json_object_put (r->js);
+  jv_free (r->tree);
+  kg_error_release (&r->e1);
+  kg_error_release (&r->e2);
+  kg_error_release (&r->e3);
+}
+
 /* json-c reads a character past U+FFFF whose low 16 bits are a
    surrogate's as another (U+FFFD, or the start of a pair): daemon.json's
    reader and json_read_strict refuse it, at its line and column, written
@@ -980,9 +1009,7 @@ test_jsonc_misread (void)
       {
         char doc[64], want[8], msg[160];
         size_t wlen = utf8_of (rows[i].cp, want), n;
-        kg_error_t e1 = NULL, e2 = NULL, e3 = NULL;
-        struct json_object *dj, *js;
-        struct jv *tree;
+        struct three_reads r;
         bool good;
 
         if (raw)
@@ -994,62 +1021,49 @@ test_jsonc_misread (void)
         else
           n = (size_t) snprintf (doc, sizeof doc, "{\n \"a\": \"x\\u%04x\"}",
                                  (unsigned) rows[i].cp);
-        dj = daemonjson_parse ("daemon.json", doc, n, &e1);
-        js = json_read_strict ("doc", doc, n, 8, NULL, &e2);
-        tree = jv_read_strict ("doc", doc, n, 8, NULL, &e3);
+        three_read (&r, doc, n);
         snprintf (msg, sizeof msg,
                   "daemon.json:2:9: U+%04X is read as another character by json-c, the guard's "
                   "reader of this file (Go reads it as it is): write the file without it",
                   (unsigned) rows[i].cp);
         if (rows[i].misread)
-          good = dj == NULL && e1 != NULL && strcmp (e1->msg, msg) == 0 && js == NULL && e2 != NULL
-                 && strstr (e2->msg, "is read as another character") != NULL;
+          good = r.dj == NULL && r.e1 != NULL && strcmp (r.e1->msg, msg) == 0 && r.js == NULL
+                 && r.e2 != NULL && strstr (r.e2->msg, "is read as another character") != NULL;
         else
           {
             struct json_object *a = NULL, *b = NULL;
 
-            good = dj != NULL && js != NULL && json_object_object_get_ex (dj, "a", &a)
-                   && json_object_object_get_ex (js, "a", &b)
+            good = r.dj != NULL && r.js != NULL && json_object_object_get_ex (r.dj, "a", &a)
+                   && json_object_object_get_ex (r.js, "a", &b)
                    && json_object_get_string_len (a) == (int) wlen + 1
                    && memcmp (json_object_get_string (a) + 1, want, wlen) == 0
                    && json_object_get_string_len (b) == (int) wlen + 1
                    && memcmp (json_object_get_string (b) + 1, want, wlen) == 0;
           }
-        good = good && tree != NULL && jv_string_len (jv_get (tree, "a")) == wlen + 1
-               && memcmp (jv_string (jv_get (tree, "a")) + 1, want, wlen) == 0;
+        good = good && r.tree != NULL && jv_string_len (jv_get (r.tree, "a")) == wlen + 1
+               && memcmp (jv_string (jv_get (r.tree, "a")) + 1, want, wlen) == 0;
         ok (good, "U+%04X written %s: %s (%s)", (unsigned) rows[i].cp, raw ? "raw" : "as an escape",
             rows[i].misread ? "refused by json-c's readers" : "read",
-            e1   ? e1->msg
-            : e2 ? e2->msg
-            : e3 ? e3->msg
-                 : "read");
-        json_object_put (dj);
-        json_object_put (js);
-        jv_free (tree);
-        kg_error_release (&e1);
-        kg_error_release (&e2);
-        kg_error_release (&e3);
+            r.e1   ? r.e1->msg
+            : r.e2 ? r.e2->msg
+            : r.e3 ? r.e3->msg
+                   : "read");
+        three_release (&r);
       }
   /* A document wrong in another way is told in its own words, whatever
      it holds. */
   {
     static const char dup[] = "{\"a\": \"\\ud836\\udc00\", \"a\": 1}";
-    kg_error_t e1 = NULL, e2 = NULL, e3 = NULL;
-    struct json_object *dj = daemonjson_parse ("daemon.json", dup, strlen (dup), &e1);
-    struct json_object *js = json_read_strict ("doc", dup, strlen (dup), 8, NULL, &e2);
-    struct jv *tree = jv_read_strict ("doc", dup, strlen (dup), 8, NULL, &e3);
+    struct three_reads r;
 
-    ok (dj == NULL && js == NULL && tree == NULL && e1 && e2 && e3
-            && strstr (e1->msg, "duplicate key \"a\"") != NULL
-            && strstr (e2->msg, "duplicate key \"a\"") != NULL && strcmp (e2->msg, e3->msg) == 0,
+    three_read (&r, dup, strlen (dup));
+    ok (r.dj == NULL && r.js == NULL && r.tree == NULL && r.e1 && r.e2 && r.e3
+            && strstr (r.e1->msg, "duplicate key \"a\"") != NULL
+            && strstr (r.e2->msg, "duplicate key \"a\"") != NULL
+            && strcmp (r.e2->msg, r.e3->msg) == 0,
         "U+1D800 in a document with a duplicate key: refused for the key (%s)",
-        e1 ? e1->msg : "read");
-    json_object_put (dj);
-    json_object_put (js);
-    jv_free (tree);
-    kg_error_release (&e1);
-    kg_error_release (&e2);
-    kg_error_release (&e3);
+        r.e1 ? r.e1->msg : "read");
+    three_release (&r);
   }
 }
 

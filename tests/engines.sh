@@ -189,7 +189,7 @@ eng_ctr_image() {
   python3 "$KG_SRCDIR/tests/cri/mkimage.py" "$E/ctr-images.tar" "$BUSYBOX" kg.local/pause:e2e \
     "$CTR_IMAGE" >/dev/null && $CTR images import "$E/ctr-images.tar" >/dev/null 2>"$E/import.err" \
     && $CTR -n k8s.io images import "$E/ctr-images.tar" >/dev/null 2>>"$E/import.err" \
-    || { echo "# cannot import the test image"; sed 's/^/# /' "$E/import.err"; return 1; }
+    || { echo "# cannot import the test image"; tap_note '# ' "$E/import.err"; return 1; }
 }
 
 eng_start() {

@@ -82,7 +82,7 @@ matrix_run() {
     tap_done
     exit 1
   fi
-  sed 's/^/# /' "$m_err"
+  tap_note '# ' "$m_err"
   rm -f "$m_err"
   m_t1=$(date +%s)
 
@@ -169,14 +169,14 @@ matrix_run() {
   if [ "$m_status" -ne 0 ] || [ "$m_n" -eq 0 ]; then
     ok 1 "$m_suite: the build and the inner suite finished (status $m_status, $m_n results)"
     for f in "$m_out" "$m_src/configure.log" "$m_src/make.log" "$m_src/check.log"; do
-      [ -f "$f" ] && { echo "# ---- $f"; tail -n 30 "$f" | sed 's/^/# /'; }
+      [ -f "$f" ] && { echo "# ---- $f"; tail -n 30 "$f" | tap_note '# '; }
     done
     for t in $m_tests; do
       l=$m_src/$t.log
       [ -f "$l" ] || l=$m_src/${t%.test}.log
       if [ -f "$l" ] && grep -qE '^(FAIL|ERROR|XPASS): ' "$l"; then
         echo "# ---- $l"
-        grep -vE '^(PASS|SKIP): ' "$l" | tail -n 60 | sed 's/^/# /'
+        grep -vE '^(PASS|SKIP): ' "$l" | tail -n 60 | tap_note '# '
       fi
     done
   else

@@ -18,8 +18,18 @@ ok() { # ok CONDITION-EXIT-STATUS NAME...
   return 1
 }
 
+# tap_note PREFIX [FILE...]: each line of FILE (or of stdin) behind PREFIX
+# ("# ", "#   | "), as TAP comments; the last line is ended even when the
+# text was not (a refusal written without a newline, as the shim writes
+# it), so that it never swallows the TAP line printed after it.
+tap_note() {
+  tn_p=$1
+  shift
+  awk -v p="$tn_p" '{ print p $0 }' "$@"
+}
+
 # show_log FILE: its tail as TAP comments (after a failure).
-show_log() { tail -n 40 "$1" | sed 's/^/#   | /'; }
+show_log() { tail -n 40 "$1" | tap_note '#   | '; }
 # ok_log STATUS FILE NAME...: ok, and FILE's tail when it failed.
 ok_log() {
   st=$1 log=$2
@@ -43,7 +53,7 @@ contains() {
   if grep -qF -- "$s" "$f"; then ok 0 "$@"; else
     ok 1 "$@"
     echo "#   '$s' not in $f:"
-    sed 's/^/#   | /' "$f" | head -20
+    tap_note '#   | ' "$f" | head -20
     echo
     return 1
   fi

@@ -271,12 +271,12 @@ dk_refusal() { grep -qF "kata-guard: refusing to start container " "$1"; }
 
 ctr_empty() { [ -z "$($CTR c ls -q)" ] && [ -z "$($CTR t ls -q)" ]; }
 
-# gone PATTERN: no process matches PATTERN within 5 seconds (a shim may
+# gone PATTERN: no process matches PATTERN within 30 seconds (a shim may
 # still be on its way out when the client returns).
 gone() {
   i=0
   while pgrep -f -- "$1" >/dev/null; do
-    i=$((i + 1)); [ $i -lt 50 ] || return 1
+    i=$((i + 1)); [ $i -lt 300 ] || return 1
     sleep 0.1
   done
 }
@@ -288,7 +288,7 @@ no_docker_shim() {
   i=0
   while pgrep -af -- "containerd-shim-runc-v2 -namespace moby .*-address $E/ctd.sock" |
     grep -vF "${KEEP:-<none>}" | grep -q .; do
-    i=$((i + 1)); [ $i -lt 50 ] || return 1
+    i=$((i + 1)); [ $i -lt 300 ] || return 1
     sleep 0.1
   done
 }

@@ -251,7 +251,7 @@ kg_proxy_start() {
   i=0
   while ! python3 -c "import socket,sys; socket.create_connection(('${KG_PROXY_ADDR:-127.0.0.1}',$KG_PROXY_PORT),0.2)" 2>/dev/null; do
     i=$((i + 1))
-    [ $i -lt 50 ] || return 1
+    [ $i -lt 300 ] || return 1
     sleep 0.1
   done
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "array.h"
@@ -132,14 +133,90 @@ test_nul (void)
   for (size_t i = 0; i < ARRAY_SIZE (nul_rows); i++)
     {
       const char *doc = nul_rows[i].doc, *want = nul_rows[i].want;
-      kg_error_t err = NULL;
-      int rc = json_strict_scan ("doc", doc, strlen (doc), &err);
+      kg_error_t err = NULL, misread = NULL;
+      int rc = json_strict_scan ("doc", doc, strlen (doc), &misread, &err);
 
       if (want == NULL)
         is_int (rc, 0, "U+0000 row %zu: accepted", i);
       else if (ok (rc < 0 && err != NULL, "U+0000 row %zu: refused", i))
         has_str (err->msg, want, "U+0000 row %zu: says \"%s\"", i, want);
+      ok (misread == NULL, "U+0000 row %zu: no misread character", i);
       kg_error_release (&err);
+      kg_error_release (&misread);
+    }
+}
+
+/* json_strict_scan's finding of a character json-c reads as another
+   (json_jsonc_misreads): the first one, raw or written as a pair, in a
+   key or a value, at its line and column; the scan itself goes on (a
+   later fault is the refusal), and neighbours are not found. */
+static const struct
+{
+  const char *name, *doc, *want; /* WANT: the finding, NULL: none */
+} misread_rows[] = {
+  { "raw in a value", "{\"a\": \"x\xf0\x9d\xa0\x80\"}", "doc:1:9: U+1D800 is read as another" },
+  { "a pair in a value", "{\"a\":\n \"\\ud836\\udc00\"}", "doc:2:3: U+1D800 is read as another" },
+  { "upper-case hex", "{\"a\": \"\\uDBB6\\uDD65\"}", "doc:1:8: U+FD965 is read as another" },
+  { "in a key", "{\"\xf4\x8d\xbf\xbf\": 1}", "doc:1:3: U+10DFFF is read as another" },
+  { "the first of two", "[\"\xf0\xbd\xa0\x80\", \"\xf0\x9d\xa0\x80\"]",
+    "doc:1:3: U+3D800 is read as another" },
+  { "U+1D7FF", "{\"a\": \"\xf0\x9d\x9f\xbf\"}", NULL },
+  { "U+1E000", "{\"a\": \"\\ud838\\udc00\"}", NULL },
+  { "U+D7FF and U+E000", "{\"a\": \"\\ud7ff\\ue000\"}", NULL },
+  { "an escaped backslash before the pair", "{\"a\": \"\\\\ud836\\\\udc00\"}", NULL },
+};
+
+static void
+test_misread (void)
+{
+  for (size_t i = 0; i < ARRAY_SIZE (misread_rows); i++)
+    {
+      const char *doc = misread_rows[i].doc, *want = misread_rows[i].want;
+      kg_error_t err = NULL, misread = NULL;
+      int rc = json_strict_scan ("doc", doc, strlen (doc), &misread, &err);
+
+      is_int (rc, 0, "misread, %s: the scan passes", misread_rows[i].name);
+      if (want == NULL)
+        ok (misread == NULL, "misread, %s: nothing found", misread_rows[i].name);
+      else if (ok (misread != NULL, "misread, %s: found", misread_rows[i].name))
+        has_str (misread->msg, want, "misread, %s: \"%s\"", misread_rows[i].name, want);
+      kg_error_release (&err);
+      kg_error_release (&misread);
+    }
+  /* A fault after it is the scan's refusal, and nothing is found. */
+  {
+    static const char doc[] = "{\"a\": \"\\ud836\\udc00\", \"a\": 1}";
+    kg_error_t err = NULL, misread = NULL;
+    int rc = json_strict_scan ("doc", doc, strlen (doc), &misread, &err);
+
+    ok (rc < 0 && err != NULL && strstr (err->msg, "duplicate key") != NULL && misread == NULL,
+        "misread, then a duplicate key: refused for the key, nothing found (%s)",
+        err ? err->msg : "passed");
+    kg_error_release (&err);
+    kg_error_release (&misread);
+  }
+  /* In a file read in 64 KiB pieces, the character cut by a read. */
+  for (size_t cut = 1; cut < 4; cut++)
+    {
+      char path[] = "/tmp/kg-test-jscan-mr.XXXXXX";
+      int fd = mkstemp (path);
+      FILE *f = fd < 0 ? NULL : fdopen (fd, "w");
+      struct json_scanner sc = { .max_depth = 8, .find_misread = true };
+
+      if (f == NULL)
+        abort ();
+      fputs ("{\"x\": \"", f);
+      for (size_t k = 0; k < 65536 - cut - 7; k++)
+        fputc ('a', f);
+      fputs ("\xf0\x9d\xa0\x80\"}", f);
+      if (fflush (f) != 0 || lseek (fd, 0, SEEK_SET) != 0)
+        abort ();
+      ok (json_scan (&sc, fd, NULL, 0) == 0 && sc.misread_cp == 0x1d800 && sc.misread_line == 1
+              && sc.misread_col == 65536 - cut + 1,
+          "misread, cut after %zu bytes by a read: U+%04X at 1:%u", cut, (unsigned) sc.misread_cp,
+          sc.misread_col);
+      fclose (f);
+      unlink (path);
     }
 }
 
@@ -167,6 +244,7 @@ main (void)
     }
 
   test_nul ();
+  test_misread ();
 
   /* A NUL byte after a backslash is no escape (found by fuzz-jscan). */
   {

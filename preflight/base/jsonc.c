@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,74 +89,4 @@ kg_json_ascii_offset (const char *p, size_t n, size_t at)
       i += k + 1;
     }
   return i;
-}
-
-/* The value of the four hex digits at P[0..4), or -1. */
-static int32_t
-hex4 (const unsigned char *p)
-{
-  int32_t v = 0;
-
-  for (int i = 0; i < 4; i++)
-    {
-      unsigned char c = p[i];
-
-      if (c >= '0' && c <= '9')
-        v = v * 16 + (c - '0');
-      else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
-        v = v * 16 + ((c | 0x20) - 'a' + 10);
-      else
-        return -1;
-    }
-  return v;
-}
-
-/* json-c's decoder misreads CP: after a surrogate pair it looks at the
-   pair's code point as if it were one \uXXXX, and one whose low 16 bits
-   fall among the surrogates becomes U+FFFD or the start of another pair. */
-static bool
-jsonc_misreads (uint32_t cp)
-{
-  return cp > 0xffff && (cp & 0xf800) == 0xd800;
-}
-
-size_t
-kg_json_jsonc_misread (const char *p, size_t n, uint32_t *cp)
-{
-  const unsigned char *s = (const unsigned char *) p;
-  size_t i = 0, k;
-
-  while (i < n)
-    {
-      if (s[i] == '\\' && i + 1 < n)
-        {
-          int32_t hi, lo;
-
-          if (s[i + 1] != 'u' || n - i < 6 || (hi = hex4 (s + i + 2)) < 0)
-            {
-              i += 2;
-              continue;
-            }
-          if (hi >= 0xd800 && hi < 0xdc00 && n - i >= 12 && s[i + 6] == '\\' && s[i + 7] == 'u'
-              && (lo = hex4 (s + i + 8)) >= 0xdc00 && lo < 0xe000)
-            {
-              *cp = 0x10000 + ((uint32_t) (hi - 0xd800) << 10) + (uint32_t) (lo - 0xdc00);
-              if (jsonc_misreads (*cp))
-                return i;
-              i += 12;
-            }
-          else
-            i += 6;
-        }
-      else if (s[i] >= 0xf0 && n - i >= 4)
-        {
-          *cp = utf8_decode (s + i, &k);
-          if (jsonc_misreads (*cp))
-            return i;
-          i += k + 1;
-        }
-      else
-        i++;
-    }
-  return n;
 }

@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,29 +96,21 @@ jsonc_parse (struct json_tokener *tok, const char *buf, size_t len, struct json_
   return 0;
 }
 
-/* -1 with *ERR naming NAME, its line and column, when BUF[0..LEN), a
-   document json-c read, holds a character json-c reads as another
-   (kg_json_jsonc_misread): Go's decoder reads it as written, so json-c's
-   tree is not the file the engine reads.  Asked only of a document that
-   is otherwise read, so that what is wrong with one that is not is told
-   in its own words. */
-static int
-jsonc_misread (const char *name, const char *buf, size_t len, kg_error_t *err)
+/* O, a tree json-c read, or NULL with *ERR set to *MISREAD (moved
+   there) when json_strict_scan found a character json-c reads as another
+   in its text: Go's decoder reads it as written, so json-c's tree is not
+   the file the engine reads.  Asked last, so that what is wrong with a
+   document that is not read is told in its own words. */
+static struct json_object *
+unless_misread (struct json_object *o, kg_error_t *misread, kg_error_t *err)
 {
-  unsigned line = 1, col = 1;
-  uint32_t cp;
-  size_t at = kg_json_jsonc_misread (buf, len, &cp);
-
-  if (at == len)
-    return 0;
-  for (size_t i = 0; i < at; i++)
-    buf[i] == '\n' ? (line++, col = 1) : col++;
-  return kg_error (err, 0,
-                   "%s:%u:%u: U+%04" PRIX32 " is read as another character by json-c, the "
-                   "guard's reader of this file (Go reads it as it is): write the file "
-                   "without it",
-                   name, line, col, cp),
-         -1;
+  if (*misread == NULL)
+    return o;
+  json_object_put (o);
+  kg_error_release (err);
+  *err = *misread;
+  *misread = NULL;
+  return NULL;
 }
 
 struct json_object *
@@ -130,6 +121,7 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
   struct json_object *root;
   enum json_tokener_error jerr;
   unsigned line, col;
+  cleanup_error kg_error_t misread = NULL;
 
   if (len > DAEMONJSON_MAX_SIZE)
     return kg_error (err, 0, "%s: %zu bytes, more than the %d allowed", name, len,
@@ -165,7 +157,7 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
       return kg_error (err, 0, "%s:%u:%u: expected '{', found byte 0x%02x", name, line, col, c),
              NULL;
     }
-  if (json_strict_scan (name, data, len, err) < 0)
+  if (json_strict_scan (name, data, len, &misread, err) < 0)
     return NULL;
 
   /* The grammar is valid: json-c builds the tree (its own checks agree). */
@@ -189,12 +181,7 @@ daemonjson_parse (const char *name, const char *data, size_t len, kg_error_t *er
                        json_tokener_error_desc (jerr)),
              NULL;
     }
-  if (jsonc_misread (name, data, len, err) < 0)
-    {
-      json_object_put (root);
-      return NULL;
-    }
-  return root;
+  return unless_misread (root, &misread, err);
 }
 
 struct json_object *
@@ -240,6 +227,7 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
   struct json_object *obj;
   enum json_tokener_error jerr;
   size_t end = 0;
+  cleanup_error kg_error_t misread = NULL;
 
   /* json-c's way, which says what is wrong as it always has.
      JSON is UTF-8 (RFC 8259), and only strings may hold more than ASCII:
@@ -272,7 +260,7 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
     }
   /* Go reads more than json-c keeps: both of two equal keys (merged into
      one struct), and (CHECK) keys that fold onto a field's name. */
-  if (json_strict_scan (name, buf, len, err) < 0)
+  if (json_strict_scan (name, buf, len, &misread, err) < 0)
     {
       json_object_put (obj);
       return NULL;
@@ -291,10 +279,5 @@ json_read_strict (const char *name, const char *buf, size_t len, int max_depth,
       json_object_put (obj);
       return kg_error (err, 0, "%s: data after the JSON document at byte %zu", name, end), NULL;
     }
-  if (jsonc_misread (name, buf, len, err) < 0)
-    {
-      json_object_put (obj);
-      return NULL;
-    }
-  return obj;
+  return unless_misread (obj, &misread, err);
 }

@@ -9,7 +9,7 @@
  * duplicate keys, NaN/Infinity, single quotes, raw control characters in
  * strings, invalid UTF-8, lone surrogates, a key or a string holding
  * \u0000 (dockerd's reading keeps what follows it, a C string does not),
- * a character json-c reads as another (kg_json_jsonc_misread, jsonc.h)
+ * a character json-c reads as another (json_jsonc_misreads, jsonscan.h)
  * and integers outside the 64-bit range are refused, each with
  * "NAME:LINE:COL:".
  * json-c's own strict mode lets several of these through, or changes them

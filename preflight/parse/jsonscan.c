@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -242,6 +243,17 @@ keep (struct rd *r, const void *p, size_t n, size_t limit, bool *truncated)
   return 0;
 }
 
+/* Note CP at AT when json-c reads it as another and none was noted. */
+static void
+note_misread (struct rd *r, size_t at, uint32_t cp)
+{
+  if (r->s->find_misread && r->s->misread_cp == 0 && json_jsonc_misreads (cp))
+    {
+      r->s->misread_cp = cp;
+      where (r, at, &r->s->misread_line, &r->s->misread_col);
+    }
+}
+
 /* The bytes a string holds as they are: printable ASCII but the quote
    and the backslash. */
 static const bool plain[256] = { [0x20 ... 0x21] = true,
@@ -344,6 +356,7 @@ string (struct rd *r, size_t limit, bool key, bool *escaped, bool *truncated)
                     return fail_at (r, esc, JSON_E_SURROGATE, "\\u%04x is a lone high surrogate",
                                     cp);
                   cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                  note_misread (r, esc, cp);
                 }
               if (cp == 0 && key && r->s->keep_keys)
                 return fail_at (r, esc, JSON_E_KEY_NUL, "a key holds \\u0000");
@@ -394,6 +407,10 @@ string (struct rd *r, size_t limit, bool key, bool *escaped, bool *truncated)
           return -1;
         if (kg_utf8_len (u, n) != n || n != want)
           return fail_at (r, at, JSON_E_UTF8, "invalid UTF-8");
+        if (n == 4)
+          note_misread (r, at,
+                        (uint32_t) (u[0] & 0x07) << 18 | (uint32_t) (u[1] & 0x3f) << 12
+                            | (uint32_t) (u[2] & 0x3f) << 6 | (u[3] & 0x3f));
         if (decode && keep (r, u, n, limit, truncated) < 0)
           return -1;
       }
@@ -858,6 +875,8 @@ json_scan (struct json_scanner *s, int fd, const char *data, size_t len)
   s->line = s->col = 0;
   s->errnum = 0;
   s->what[0] = '\0';
+  s->misread_cp = 0;
+  s->misread_line = s->misread_col = 0;
   if (fd >= 0)
     {
       r.buf = malloc (READ_CHUNK);
@@ -885,12 +904,20 @@ json_scan (struct json_scanner *s, int fd, const char *data, size_t len)
 /* ---- the strict grammar check (daemon.json, config.json) ---- */
 
 int
-json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err)
+json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *misread,
+                  kg_error_t *err)
 {
-  struct json_scanner s = { .max_depth = JSON_STRICT_MAX_DEPTH, .keep_keys = true };
+  struct json_scanner s = { .max_depth = JSON_STRICT_MAX_DEPTH,
+                            .keep_keys = true,
+                            .find_misread = true };
 
   if (json_scan (&s, -1, data, len) < 0)
     return kg_error (err, 0, "%s:%u:%u: %s", name, s.line, s.col, s.what);
+  if (s.misread_cp != 0)
+    kg_error (misread, 0,
+              "%s:%u:%u: U+%04" PRIX32 " is read as another character by json-c, the guard's "
+              "reader of this file (Go reads it as it is): write the file without it",
+              name, s.misread_line, s.misread_col, s.misread_cp);
   return 0;
 }
 

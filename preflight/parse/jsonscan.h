@@ -27,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -92,6 +93,7 @@ struct json_scanner
   unsigned max_depth; /* objects and arrays nested deeper are refused */
   size_t decode_max;  /* keys and strings are decoded up to this many bytes */
   bool keep_keys;     /* refuse a key twice in one object (every key decoded whole) */
+  bool find_misread;  /* note the first character json-c reads as another (misread_cp) */
   /* Each key and value, in document order; NULL: none.  Returns 0, or -1
      with *WHY (static text) to stop the scan. */
   int (*on_event) (void *arg, const struct json_event *ev, const char **why);
@@ -102,7 +104,26 @@ struct json_scanner
   unsigned line, col; /* where it stopped (1-based) */
   int errnum;         /* JSON_E_READ */
   char what[192];     /* the reason, in words ("unknown escape \\q") */
+  /* With find_misread, the first character json-c reads as another
+     (json_jsonc_misreads), written raw or as a pair, and where it is; 0:
+     none.  It does not stop the scan. */
+  uint32_t misread_cp;
+  unsigned misread_line, misread_col;
 };
+
+/* Whether json-c reads the character CP as another.  json-c (0.16 to
+   0.19) decodes a surrogate pair, then judges the pair's code point as if
+   it were one \uXXXX: a character past U+FFFF whose low 16 bits are those
+   of a surrogate (U+1D800 to U+1DFFF, U+2D800 to U+2DFFF, ... U+10D800 to
+   U+10DFFF) becomes U+FFFD, or with a low surrogate after it the start of
+   another pair, where Go's decoder and the guard's own (jtree.h) read the
+   character.  It reaches json-c as a pair either way: written as one in
+   the text, or as raw UTF-8 that kg_json_ascii escapes. */
+static inline bool
+json_jsonc_misreads (uint32_t cp)
+{
+  return cp > 0xffff && (cp & 0xf800) == 0xd800;
+}
 
 /* Scan the one JSON document of DATA[0..LEN) (FD < 0), or of the file FD
    read through a buffer of its own (DATA NULL), with nothing after it but
@@ -114,10 +135,15 @@ int json_scan (struct json_scanner *s, int fd, const char *data, size_t len);
 /* How deep json_strict_scan lets a document nest (and json-c, which
    builds the tree after it, daemonjson.c). */
 #define JSON_STRICT_MAX_DEPTH 64
-/* The strict grammar check of any JSON text the guard decides by
-   (daemon.json and config.json): depth at most JSON_STRICT_MAX_DEPTH, no
-   key twice in one object.  Errors "NAME:LINE:COL: what". */
-int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *err);
+/* The strict grammar check of a JSON text json-c reads after it
+   (daemon.json, json_read_strict): depth at most JSON_STRICT_MAX_DEPTH,
+   no key twice in one object.  Errors "NAME:LINE:COL: what".  A text that
+   passes and holds a character json-c reads as another
+   (json_jsonc_misreads) has that refusal in *MISREAD, in the same form,
+   for the caller to give once its own checks pass: what else is wrong
+   with the text is told in its own words. */
+int json_strict_scan (const char *name, const char *data, size_t len, kg_error_t *misread,
+                      kg_error_t *err);
 
 /* The value of the top-level KEY of the JSON object in PATH (opened
    O_NOFOLLOW), when it is a string, into OUT (NUL-terminated).  The

@@ -15,7 +15,7 @@
  * A document the scan refuses is read json-c's way too (json_read_strict),
  * for json-c's words on what is wrong; one json-c reads (a bare scalar)
  * is then built from the scan alone.  One difference, on purpose: a
- * character json-c reads as another (kg_json_jsonc_misread, jsonc.h) is
+ * character json-c reads as another (json_jsonc_misreads, jsonscan.h) is
  * read here as written, as Go's and Rust's decoders read it, where
  * json_read_strict refuses the document.  json-c's tree is never copied in
  * or out: the few writes a reader makes (runc update's flags over its

@@ -221,6 +221,21 @@ kg_tree_create() {
   kg_chattr_i "$KG_KERNEL" && kg_chattr_i "$KG_IMAGE"
 }
 
+# kg_ns_entered PID TYPE: wait until process PID (started in the
+# background to enter a namespace: ip netns exec, unshare) is in a TYPE
+# namespace other than this shell's, two minutes at most: until it has
+# entered it, /proc/PID/ns/TYPE names this shell's own, and a check run
+# then judges the host's.  1, said as a TAP comment, when it never does.
+kg_ns_entered() {
+  i=0
+  while [ "$(readlink "/proc/$1/ns/$2")" = "$(readlink "/proc/$$/ns/$2")" ]; do
+    i=$((i + 1))
+    [ $i -lt 2400 ] && kill -0 "$1" 2>/dev/null ||
+      { echo "# process $1 never entered a $2 namespace of its own"; return 1; }
+    sleep 0.05
+  done
+}
+
 # A free TCP port on 127.0.0.1 (the kernel picks it).
 kg_free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'

@@ -18,8 +18,6 @@
 #include "cleanup.h"
 #include "cli.h"
 #include "conf.h"
-#include "cri.h"
-#include "docker.h"
 #include "error.h"
 #include "facts.h"
 #include "kata.h"
@@ -323,9 +321,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
   cleanup_guard_config struct guard_config cfg = { 0 };
   cleanup_report struct report rep = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
-  struct docker_engine docker = { .major = -1 };
-  cleanup_free char *docker_text = NULL;
-  struct cri_answer cri = { 0 };
+  struct checker_asked asked = CHECKER_ASKED_INIT;
   struct preflight pf;
   struct check_args a;
   struct facts facts = { 0 };
@@ -378,18 +374,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
 
   report_add_file (&rep, cfg.path);
   rep.policy_mode = cfg.policy.mode;
-  /* docker.runtimes judges daemon.json as the Docker that reads it reads
-     it; the confined checker runs no program, so ask here. */
-  docker_engine_ask (&cfg, &docker, &docker_text);
-  req.docker = &docker;
-  /* cri.handler asks the running CRI, which the checker cannot. */
-  cri_ask (&cfg, &cri);
-  req.cri = &cri;
-  preflight_init (&pf, &req, &cfg, &rep);
-  /* The same confined checker as a start: the same verdicts. */
-  if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
-    report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
-  else
+  if (checker_run_host (&pf, &req, &asked, &cfg, config_path, &rep))
     {
       /* What the guarded VMs alive commit, and with a bundle whether this
          one would fit: counted, never recorded. */
@@ -403,7 +388,7 @@ cli_check (int argc, char **argv, bool *usage, kg_error_t *err)
     }
   facts.kata_runtime = kata_runtime_name (&pf);
   preflight_release (&pf);
-  cri_answer_release (&cri);
+  checker_asked_release (&asked);
   clock_gettime (CLOCK_MONOTONIC, &t1);
   overall = report_overall (&rep);
   read_facts (&a, &cfg, &facts);

@@ -39,6 +39,7 @@
 #include "clock.h"
 #include "codec.h"
 #include "conf.h"
+#include "docker.h"
 #include "confine.h"
 #include "egress.h"
 #include "error.h"
@@ -1151,4 +1152,34 @@ checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
     close (pf->from_kata.runtime_fd);
   pf->from_kata.runtime_fd = fd;
   return 0;
+}
+
+/* ---- the host's checks, as check and validate run them ---- */
+
+bool
+checker_run_host (struct preflight *pf, struct request *req, struct checker_asked *asked,
+                  struct guard_config *cfg, const char *config_path, struct report *rep)
+{
+  cleanup_error kg_error_t err = NULL;
+
+  /* docker.runtimes judges daemon.json as the Docker that reads it reads
+     it, and cri.handler asks the running CRI: the confined checker runs
+     no program, so both are asked here. */
+  docker_engine_ask (cfg, &asked->docker, &asked->docker_text);
+  req->docker = &asked->docker;
+  cri_ask (cfg, &asked->cri);
+  req->cri = &asked->cri;
+  preflight_init (pf, req, cfg, rep);
+  if (checker_run (pf, config_path, cfg->runtime.deadline_ms, &err) == 0)
+    return true;
+  report_fail (rep, "checker", CHECKER_REMEDY, "%s", err->msg);
+  return false;
+}
+
+void
+checker_asked_release (struct checker_asked *asked)
+{
+  cri_answer_release (&asked->cri);
+  free (asked->docker_text);
+  *asked = (struct checker_asked) CHECKER_ASKED_INIT;
 }

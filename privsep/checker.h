@@ -31,9 +31,11 @@
 #include <sys/types.h>
 
 #include "codec.h"
+#include "cri.h"
 #include "error.h"
 #include "mode.h"
 #include "nspin.h"
+#include "request.h"
 #include "result.h"
 
 struct preflight;
@@ -61,6 +63,30 @@ struct preflight;
    child hands over is checked against it (struct checker_parent). */
 int checker_run (struct preflight *pf, const char *config_path, int64_t deadline_ms,
                  kg_error_t *err);
+
+/* What `check` and `validate` ask on the checker's behalf, as it runs no
+   program: the Docker that reads daemon.json (docker.runtimes) and the
+   running CRI (cri.handler). */
+struct checker_asked
+{
+  struct docker_engine docker;
+  char *docker_text;
+  struct cri_answer cri;
+};
+#define CHECKER_ASKED_INIT                                                                         \
+  {                                                                                                \
+    .docker = {.major = -1 }                                                                       \
+  }
+
+/* The host's checks as `check` and `validate` run them, by the same
+   confined checker as a start (the same verdicts): Docker and the running
+   CRI asked into *ASKED and REQ pointed at them, PF initialised on REQ,
+   CFG and REP, then checker_run; a checker that cannot run is REP's
+   "checker" failure.  True when it ran.  The caller releases PF
+   (preflight_release), then ASKED (checker_asked_release). */
+bool checker_run_host (struct preflight *pf, struct request *req, struct checker_asked *asked,
+                       struct guard_config *cfg, const char *config_path, struct report *rep);
+void checker_asked_release (struct checker_asked *asked);
 
 /* ---- the pieces, exposed for the unit tests ---- */
 

@@ -22,8 +22,6 @@
 #include "checks.h"
 #include "preflight.h"
 #include "cleanup.h"
-#include "cri.h"
-#include "docker.h"
 #include "drift.h"
 #include "error.h"
 #include "prove.h"
@@ -225,10 +223,8 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   __attribute__ ((cleanup (found_engines_release))) struct found_engines eng = { 0 };
   cleanup_report struct report rep = { 0 };
   cleanup_report struct report krep = { 0 };
-  struct cri_answer cri = { 0 };
   struct request req = { .mode = KG_MODE_CHECK };
-  struct docker_engine docker = { .major = -1 };
-  cleanup_free char *docker_text = NULL;
+  struct checker_asked asked = CHECKER_ASKED_INIT;
   cleanup_guard_config struct guard_config cfg = { 0 };
   struct preflight pf;
   struct drift_meta meta;
@@ -291,19 +287,13 @@ cli_validate (int argc, char **argv, kg_report_fn *print, bool *usage, kg_error_
   if (guard_config_load (config_path, &cfg, &cerr) < 0)
     return kg_error (err, 0, "%s", cerr->msg), KG_EXIT_USAGE;
 
-  /* The same confined checker as a start and as check, told Docker's
-     version as check tells it (the checker runs no program). */
+  /* The same confined checker as a start and as check, asked as check
+     asks it. */
   report_add_file (&rep, cfg.path);
-  docker_engine_ask (&cfg, &docker, &docker_text);
-  req.docker = &docker;
-  /* And the running CRI, as check asks it (cri.handler). */
-  cri_ask (&cfg, &cri);
-  req.cri = &cri;
-  preflight_init (&pf, &req, &cfg, &rep);
-  if (checker_run (&pf, config_path, cfg.runtime.deadline_ms, &cerr) < 0)
-    report_fail (&rep, "checker", CHECKER_REMEDY, "%s", cerr->msg);
+  checker_run_host (&pf, &req, &asked, &cfg, config_path, &rep);
   preflight_release (&pf);
-  cri_answer_release (&cri);
+  checker_asked_release (&asked);
+  req.docker = NULL;
   req.cri = NULL;
   posture_not_judged (&rep, dry_run);
   if (! quiet)

@@ -31,7 +31,6 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -224,34 +223,26 @@ static enum state __attribute__ ((format (printf, 2, 3))) unknown (char **why, c
 static enum state
 ask (const struct dockerd *d, const char *sock, const char *name, char **why)
 {
-  struct sockaddr_un sun = { .sun_family = AF_UNIX };
-  static const char req[] = "GET /info HTTP/1.0\r\nHost: docker\r\n\r\n";
   cleanup_close int fd = -1;
-  cleanup_free char *buf = NULL;
+  cleanup_free char *body = NULL;
   cleanup_error kg_error_t err = NULL;
   cleanup_json struct json_object *info = NULL;
   struct json_object *runtimes, *def;
   struct ucred cred = { 0 };
   socklen_t cl = sizeof cred;
-  const char *body;
   size_t len;
 
   *why = NULL;
-  if (strlen (sock) >= sizeof sun.sun_path)
-    return unknown (why, "%s: path too long for a socket", sock);
-  strcpy (sun.sun_path, sock);
-  if ((fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0
-      || connect (fd, (struct sockaddr *) &sun, sizeof sun) < 0)
-    return unknown (why, "%s: %s", sock, strerror (errno));
+  if ((fd = kg_unix_connect (sock, &err)) < 0)
+    return unknown (why, "%s", err->msg);
+  /* Only this dockerd (or systemd, which holds a socket it activates) is
+     asked, before anything is sent. */
   if (getsockopt (fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) < 0
       || (cred.pid != d->pid && ! (d->activated && cred.pid == 1)))
     return unknown (why, "%s is not this dockerd's (process %d answers)", sock, (int) cred.pid);
-  if (kg_send_all (fd, req, sizeof req - 1) < 0
-      || kg_read_fd_deadline (fd, sock, INFO_MAX, INFO_TIMEOUT_MS, &buf, &len, &err) < 0)
-    return unknown (why, "%s: GET /info: %s", sock, err ? err->msg : strerror (errno));
-  body = strstr (buf, "\r\n\r\n");
-  if (len < 12 || strncmp (buf, "HTTP/1.", 7) != 0 || strncmp (buf + 8, " 200", 4) != 0
-      || body == NULL || (info = json_tokener_parse (body + 4)) == NULL
+  if (kg_http_get (fd, sock, "docker", "/info", INFO_MAX, INFO_TIMEOUT_MS, &body, &len, &err) < 0)
+    return unknown (why, "%s", err->msg);
+  if ((info = json_tokener_parse (body)) == NULL
       || ! json_object_object_get_ex (info, "Runtimes", &runtimes)
       || ! json_object_object_get_ex (info, "DefaultRuntime", &def))
     return unknown (why, "%s: GET /info: not Docker's answer", sock);

@@ -6,6 +6,7 @@
    with a socket that answers as CRI-O's does. */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 
 #include "conf.h"
 #include "cri.h"
+#include "fdio.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/kg-test-cri.XXXXXX";
@@ -241,6 +243,84 @@ ask_tests (void)
       "cri_ask: nothing listening says so: %s", a.why);
 }
 
+/* kg_http_get (fdio.h) as CRI-O's GET /config and dockerd's GET /info use
+   it, against a socket that gives one canned answer: the body of a 200
+   alone, every other answer refused in words, a short one never read
+   past its end. */
+static void
+http_tests (void)
+{
+  static const struct
+  {
+    const char *answer, *want; /* WANT: the body, or "!" and part of the error */
+  } rows[] = {
+    { "HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nbody", "body" },
+    { "HTTP/1.1 200 OK\r\n\r\n", "" },
+    { "HTTP/1.0 200\r\n\r\nx", "x" },
+    { "HTTP/1.0 404 Not Found\r\n\r\n", "!not HTTP 200 (HTTP/1.0 404 Not Found)" },
+    { "HTTP/1.0 2000 OK\r\n\r\n", "!not HTTP 200" },
+    { "HTTP/1.", "!not HTTP 200 (HTTP/1.)" },
+    { "HTTP/1.0 200", "!no end of the headers" },
+    { "HTTP/1.0 200 OK\r\nServer: x\r\n", "!no end of the headers" },
+    { "", "!not HTTP 200 ()" },
+  };
+  char path[100];
+
+  snprintf (path, sizeof path, "%s/http.sock", dir);
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+    {
+      struct sockaddr_un sa = { .sun_family = AF_UNIX };
+      kg_error_t err = NULL;
+      char *body = NULL;
+      size_t len = 0;
+      int lfd = socket (AF_UNIX, SOCK_STREAM, 0), fd;
+      pid_t pid;
+
+      memcpy (sa.sun_path, path, strlen (path) + 1);
+      unlink (path);
+      if (lfd < 0 || bind (lfd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (lfd, 1) < 0)
+        {
+          ok (0, "a listening socket");
+          return;
+        }
+      pid = fork ();
+      if (pid == 0)
+        {
+          char req[512];
+          int c = accept (lfd, NULL, NULL);
+          ssize_t n = c < 0 ? -1 : read (c, req, sizeof req - 1);
+
+          if (n > 0 && (req[n] = '\0', strcmp (req, "GET /x HTTP/1.0\r\nHost: h\r\n\r\n") == 0))
+            (void) ! write (c, rows[i].answer, strlen (rows[i].answer));
+          _exit (0);
+        }
+      close (lfd);
+      fd = kg_unix_connect (path, &err);
+      if (fd >= 0 && kg_http_get (fd, "s", "h", "/x", 4096, 10000, &body, &len, &err) == 0)
+        {
+          is_str (body, rows[i].want, "GET answered \"%.20s\": its body", rows[i].answer);
+          is_int ((int) len, (int) strlen (rows[i].want), "  and its length");
+        }
+      else if (ok (rows[i].want[0] == '!' && err != NULL, "GET answered \"%.20s\": refused",
+                   rows[i].answer))
+        has_str (err->msg, rows[i].want + 1, "  says \"%s\"", rows[i].want + 1);
+      if (fd >= 0)
+        close (fd);
+      free (body);
+      kg_error_release (&err);
+      waitpid (pid, NULL, 0);
+    }
+  unlink (path);
+  {
+    kg_error_t err = NULL;
+
+    ok (kg_unix_connect (path, &err) < 0 && err != NULL
+            && strstr (err->msg, "cannot connect to ") != NULL && err->errnum == ENOENT,
+        "nothing listening: cannot connect, ENOENT (%s)", err ? err->msg : "connected");
+    kg_error_release (&err);
+  }
+}
+
 /* The path of the program the guard's code sees as itself: what
    stat ("/proc/self/exe") names.  Under valgrind that is valgrind's tool
    (only readlink of /proc/self/exe is shown the client's), so the path is
@@ -287,6 +367,7 @@ main (void)
   containerd ();
   crio_tests ();
   ask_tests ();
+  http_tests ();
   unlink (kata);
   unlink (other);
   rmdir (dir);

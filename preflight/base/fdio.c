@@ -5,9 +5,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -174,4 +177,56 @@ kg_read_file_bounded (const char *path, int extra_flags, size_t max, char **out,
   if ((size_t) st.st_size > max)
     return kg_error (err, 0, "%s: larger than %zu bytes", path, max);
   return kg_read_fd_sized (fd, path, max, (size_t) st.st_size, out, len, err);
+}
+
+/* ---- HTTP/1.0 over a unix socket ---- */
+
+int
+kg_unix_connect (const char *path, kg_error_t *err)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  cleanup_close int fd = -1;
+
+  if (strlen (path) >= sizeof sa.sun_path)
+    return kg_error (err, ENAMETOOLONG, "cannot connect to %s", path);
+  memcpy (sa.sun_path, path, strlen (path) + 1);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || connect (fd, (struct sockaddr *) &sa, sizeof sa) < 0)
+    return kg_error (err, errno, "cannot connect to %s", path);
+  return steal_fd (&fd);
+}
+
+int
+kg_http_get (int fd, const char *name, const char *host, const char *target, size_t max,
+             int timeout_ms, char **body, size_t *len, kg_error_t *err)
+{
+  cleanup_free char *req = NULL, *buf = NULL;
+  cleanup_error kg_error_t rerr = NULL;
+  size_t n;
+  const char *end;
+  int rn = asprintf (&req, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", target, host);
+
+  if (rn < 0)
+    return req = NULL, kg_error (err, ENOMEM, "%s: GET %s", name, target);
+  if (kg_send_all (fd, req, (size_t) rn) < 0)
+    return kg_error (err, errno, "%s: GET %s: cannot send it", name, target);
+  if (kg_read_fd_deadline (fd, name, max, timeout_ms, &buf, &n, &rerr) < 0)
+    return kg_error (err, rerr->errnum, "%s: GET %s: %s", name, target, rerr->msg);
+  /* "HTTP/1.x 200" and a space or the end of the line after it. */
+  if (n < 12 || memcmp (buf, "HTTP/1.", 7) != 0 || memcmp (buf + 8, " 200", 4) != 0
+      || (n > 12 && buf[12] != ' ' && buf[12] != '\r'))
+    {
+      size_t k = strcspn (buf, "\r\n");
+
+      return kg_error (err, 0, "%s: GET %s: not HTTP 200 (%.*s)", name, target,
+                       (int) (k < 40 ? k : 40), buf);
+    }
+  end = memmem (buf, n, "\r\n\r\n", 4);
+  if (end == NULL)
+    return kg_error (err, 0, "%s: GET %s: no end of the headers", name, target);
+  end += 4;
+  *len = n - (size_t) (end - buf);
+  memmove (buf, end, *len + 1);
+  *body = steal_pointer (&buf);
+  return 0;
 }

@@ -34,4 +34,17 @@ int kg_write_all (int fd, const void *data, size_t n);
 int kg_send_all (int fd, const void *data, size_t n);
 int kg_read_exact (int fd, void *data, size_t n);
 
+/* ---- HTTP/1.0 over a unix socket (an engine's own API) ---- */
+
+/* A stream socket (close-on-exec) connected to the unix socket PATH, or -1
+   with *ERR ("cannot connect to PATH: why"). */
+int kg_unix_connect (const char *path, kg_error_t *err);
+/* GET TARGET (HOST its Host header) as HTTP/1.0 on FD, a connected stream
+   socket of the server NAME: HTTP/1.0, so the answer is never chunked and
+   ends where the connection does, read whole within TIMEOUT_MS and at
+   most MAX bytes.  The body of a 200 answer, NUL-terminated, in *BODY
+   (*LEN bytes; free it), or -1 with *ERR ("NAME: GET TARGET: what"). */
+int kg_http_get (int fd, const char *name, const char *host, const char *target, size_t max,
+                 int timeout_ms, char **body, size_t *len, kg_error_t *err);
+
 #endif

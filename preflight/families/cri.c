@@ -34,9 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -72,38 +70,21 @@ cri_answer_release (struct cri_answer *a)
   a->info_len = a->crio_len = 0;
 }
 
-/* CRI-O's GET /config over the socket PATH, as HTTP/1.0 (no chunked
-   encoding back): the body of a 200, or NULL with WHY. */
+/* CRI-O's GET /config over the socket PATH: the body of a 200, or NULL
+   with WHY. */
 static char *
 crio_get_config (const char *path, size_t *len, char *why, size_t size)
 {
-  static const char req[] = "GET /config HTTP/1.0\r\nHost: crio\r\n\r\n";
-  struct sockaddr_un sa = { .sun_family = AF_UNIX };
   cleanup_close int fd = -1;
-  cleanup_free char *buf = NULL;
   cleanup_error kg_error_t err = NULL;
-  size_t n;
-  char *body;
+  char *body = NULL;
 
-  if (strlen (path) >= sizeof sa.sun_path)
-    return snprintf (why, size, "%s: path too long for a socket", path), NULL;
-  strcpy (sa.sun_path, path);
-  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0 || connect (fd, (struct sockaddr *) &sa, sizeof sa) < 0)
-    return snprintf (why, size, "cannot connect to %s: %s", path, strerror (errno)), NULL;
-  if (kg_send_all (fd, req, sizeof req - 1) < 0)
-    return snprintf (why, size, "%s: cannot send GET /config", path), NULL;
-  if (kg_read_fd_deadline (fd, path, CRI_ANSWER_MAX, CRI_ASK_TIMEOUT_MS, &buf, &n, &err) < 0)
-    return snprintf (why, size, "GET /config: %s", err->msg), NULL;
-  if (strncmp (buf, "HTTP/1.", 7) != 0 || strncmp (buf + 8, " 200", 4) != 0)
-    return snprintf (why, size, "%s: GET /config: not HTTP 200 (%.40s)", path, buf), NULL;
-  body = strstr (buf, "\r\n\r\n");
-  if (body == NULL)
-    return snprintf (why, size, "%s: GET /config: no end of headers", path), NULL;
-  body += 4;
-  *len = n - (size_t) (body - buf);
-  memmove (buf, body, *len + 1);
-  return steal_pointer (&buf);
+  if ((fd = kg_unix_connect (path, &err)) < 0
+      || kg_http_get (fd, path, "crio", "/config", CRI_ANSWER_MAX, CRI_ASK_TIMEOUT_MS, &body, len,
+                      &err)
+             < 0)
+    return snprintf (why, size, "%s", err->msg), NULL;
+  return body;
 }
 
 static struct jv *jobj (const struct jv *o, const char *key);

@@ -310,12 +310,51 @@ http_tests (void)
       kg_error_release (&err);
       waitpid (pid, NULL, 0);
     }
+  /* A server that never ends its answer: the deadline, said once. */
+  {
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
+    kg_error_t err = NULL;
+    char *body = NULL;
+    const char *t;
+    size_t len;
+    int lfd = socket (AF_UNIX, SOCK_STREAM, 0), fd, rc;
+    pid_t pid;
+
+    memcpy (sa.sun_path, path, strlen (path) + 1);
+    unlink (path);
+    if (lfd < 0 || bind (lfd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (lfd, 1) < 0)
+      abort ();
+    pid = fork ();
+    if (pid == 0)
+      {
+        int c = accept (lfd, NULL, NULL);
+
+        (void) ! write (c, "HTTP/1.0 200 OK\r\n", 17);
+        pause ();
+        _exit (0);
+      }
+    close (lfd);
+    fd = kg_unix_connect (path, &err);
+    rc = fd >= 0 ? kg_http_get (fd, "s", "h", "/x", 4096, 200, &body, &len, &err) : -1;
+    ok (rc < 0 && err != NULL && err->errnum == ETIMEDOUT
+            && strncmp (err->msg, "s: GET /x: not closed within 200 ms", 35) == 0
+            && (t = strstr (err->msg, "timed out")) != NULL && strstr (t + 1, "timed out") == NULL,
+        "an answer that never ends: refused at the deadline, said once (%s)",
+        err ? err->msg : "read");
+    if (fd >= 0)
+      close (fd);
+    free (body);
+    kg_error_release (&err);
+    kill (pid, SIGKILL);
+    waitpid (pid, NULL, 0);
+  }
   unlink (path);
   {
     kg_error_t err = NULL;
+    int fd = kg_unix_connect (path, &err);
 
-    ok (kg_unix_connect (path, &err) < 0 && err != NULL
-            && strstr (err->msg, "cannot connect to ") != NULL && err->errnum == ENOENT,
+    ok (fd < 0 && err != NULL && strstr (err->msg, "cannot connect to ") != NULL
+            && err->errnum == ENOENT,
         "nothing listening: cannot connect, ENOENT (%s)", err ? err->msg : "connected");
     kg_error_release (&err);
   }

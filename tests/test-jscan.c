@@ -202,6 +202,7 @@ test_misread (void)
       int fd = mkstemp (path);
       FILE *f = fd < 0 ? NULL : fdopen (fd, "w");
       struct json_scanner sc = { .max_depth = 8, .find_misread = true };
+      int rc;
 
       if (f == NULL)
         abort ();
@@ -211,7 +212,8 @@ test_misread (void)
       fputs ("\xf0\x9d\xa0\x80\"}", f);
       if (fflush (f) != 0 || lseek (fd, 0, SEEK_SET) != 0)
         abort ();
-      ok (json_scan (&sc, fd, NULL, 0) == 0 && sc.misread_cp == 0x1d800 && sc.misread_line == 1
+      rc = json_scan (&sc, fd, NULL, 0);
+      ok (rc == 0 && sc.misread_cp == 0x1d800 && sc.misread_line == 1
               && sc.misread_col == 65536 - cut + 1,
           "misread, cut after %zu bytes by a read: U+%04X at 1:%u", cut, (unsigned) sc.misread_cp,
           sc.misread_col);

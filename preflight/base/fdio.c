@@ -200,30 +200,29 @@ int
 kg_http_get (int fd, const char *name, const char *host, const char *target, size_t max,
              int timeout_ms, char **body, size_t *len, kg_error_t *err)
 {
-  cleanup_free char *req = NULL, *buf = NULL;
-  cleanup_error kg_error_t rerr = NULL;
+  cleanup_free char *req = NULL, *what = NULL, *buf = NULL;
   size_t n;
   const char *end;
   int rn = asprintf (&req, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", target, host);
 
-  if (rn < 0)
-    return req = NULL, kg_error (err, ENOMEM, "%s: GET %s", name, target);
+  if (rn < 0 || asprintf (&what, "%s: GET %s", name, target) < 0)
+    return req = what = NULL, kg_error (err, ENOMEM, "%s: GET %s", name, target);
   if (kg_send_all (fd, req, (size_t) rn) < 0)
-    return kg_error (err, errno, "%s: GET %s: cannot send it", name, target);
-  if (kg_read_fd_deadline (fd, name, max, timeout_ms, &buf, &n, &rerr) < 0)
-    return kg_error (err, rerr->errnum, "%s: GET %s: %s", name, target, rerr->msg);
+    return kg_error (err, errno, "%s: cannot send it", what);
+  /* Its errors name WHAT: "NAME: GET TARGET: not closed within ...". */
+  if (kg_read_fd_deadline (fd, what, max, timeout_ms, &buf, &n, err) < 0)
+    return -1;
   /* "HTTP/1.x 200" and a space or the end of the line after it. */
   if (n < 12 || memcmp (buf, "HTTP/1.", 7) != 0 || memcmp (buf + 8, " 200", 4) != 0
       || (n > 12 && buf[12] != ' ' && buf[12] != '\r'))
     {
       size_t k = strcspn (buf, "\r\n");
 
-      return kg_error (err, 0, "%s: GET %s: not HTTP 200 (%.*s)", name, target,
-                       (int) (k < 40 ? k : 40), buf);
+      return kg_error (err, 0, "%s: not HTTP 200 (%.*s)", what, (int) (k < 40 ? k : 40), buf);
     }
   end = memmem (buf, n, "\r\n\r\n", 4);
   if (end == NULL)
-    return kg_error (err, 0, "%s: GET %s: no end of the headers", name, target);
+    return kg_error (err, 0, "%s: no end of the headers", what);
   end += 4;
   *len = n - (size_t) (end - buf);
   memmove (buf, end, *len + 1);

@@ -190,7 +190,9 @@ test_exec (void)
 
     test_write_file (script, "not an executable format\n", 0755);
     fd = open (script, O_PATH | O_CLOEXEC);
-    ok (exec_runtime (fd, argv, &err) < 0 && err && strstr (err->msg, "execveat x") != NULL,
+    int rc = exec_runtime (fd, argv, &err);
+
+    ok (rc < 0 && err && strstr (err->msg, "execveat x") != NULL,
         "an exec that fails returns an error (%s)", err ? err->msg : "none");
     close (fd);
     kg_error_release (&err);

@@ -479,8 +479,9 @@ test_containerd (void)
     {
       cleanup_free char *p = test_write_in (tmpdir, "bad.toml", bad[i]);
 
-      ok (storage_containerd_read (p, &c, &err) < 0, "refused: bad config %zu (%s)", i,
-          err ? err->msg : "accepted");
+      int rc = storage_containerd_read (p, &c, &err);
+
+      ok (rc < 0, "refused: bad config %zu (%s)", i, err ? err->msg : "accepted");
       kg_error_release (&err);
     }
 }

@@ -423,25 +423,50 @@ decide (const struct request *req, struct report *pre, const struct channel *ch,
   clock_gettime (CLOCK_REALTIME, &d->when);
 }
 
+/* Whether REP holds a failure of the host's (output_host_check). */
+static bool
+host_failed (const struct report *rep)
+{
+  for (size_t i = 0; i < rep->n; i++)
+    if (rep->results[i].verdict == VERDICT_FAIL && output_host_check (rep->results[i].id))
+      return true;
+  return false;
+}
+
 /* [nfd] file: a start that a host check refused closes the node's gate
    at once (posture=fail and the failing host checks, the posture
    record's times), not at the feature file's next refresh.  Only the
-   host's failures count (output_host_check): a start refused for what
-   its spec asks never writes, or whoever writes a spec could take every
-   node out of the pool.  Best effort: the refusal stands whatever the
-   write does, and the next `check --nfd` writes the file again. */
+   host's failures count, and only as the host is judged without this
+   start: its spec, bundle and runtime options are whoever starts it's
+   to choose (a Kata configuration named by ctr run
+   --runtime-config-path, a mount, a network namespace), so the host's
+   checks (output_host_check) run again in this mode with none of them,
+   as `check` runs them, and only what fails then is written; else
+   whoever starts a container could take every node out of the pool.
+   Best effort: the refusal stands whatever the write does, and the next
+   `check --nfd` writes the file again. */
 static void
-close_gate (const struct guard_config *cfg, const struct report *pre, const struct timespec *when)
+close_gate (const struct request *req, const struct guard_config *cfg, const struct report *pre,
+            const struct timespec *when)
 {
-  cleanup_report struct report host = { 0 };
+  cleanup_report struct report again = { 0 }, host = { 0 };
   cleanup_error kg_error_t err = NULL;
+  struct request bare = { .mode = req->mode };
   struct facts facts = { 0 };
+  struct preflight pf;
+  int rc;
 
-  if (cfg->nfd.file == NULL || *cfg->nfd.file == '\0')
+  if (cfg->nfd.file == NULL || *cfg->nfd.file == '\0' || ! host_failed (pre))
     return;
-  for (size_t i = 0; i < pre->n; i++)
-    if (pre->results[i].verdict == VERDICT_FAIL && output_host_check (pre->results[i].id))
-      report_fail (&host, pre->results[i].id, pre->results[i].remedy, "%s", pre->results[i].reason);
+  preflight_init (&pf, &bare, cfg, &again);
+  rc = checker_run (&pf, guard_config_default_path (), cfg->runtime.deadline_ms, &err);
+  preflight_release (&pf);
+  if (rc < 0)
+    return;
+  for (size_t i = 0; i < again.n; i++)
+    if (again.results[i].verdict == VERDICT_FAIL && output_host_check (again.results[i].id))
+      report_fail (&host, again.results[i].id, again.results[i].remedy, "%s",
+                   again.results[i].reason);
   if (report_count (&host, VERDICT_FAIL) == 0)
     return;
   facts_read_posture (&facts, cfg->drift.record);
@@ -465,7 +490,7 @@ wrapper_start (const struct request *req, struct report *pre, const struct chann
   decide (req, pre, ch, options_type, &cfg, &sink, &d, &fd, &pins, &audit_msg);
   if (! d.allow)
     {
-      close_gate (&cfg, pre, &d.when);
+      close_gate (req, &cfg, pre, &d.when);
       return refuse (req, pre, ch, &d, &sink);
     }
   /* A namespace named by a process (/proc/PID/ns/NAME), which the runtime

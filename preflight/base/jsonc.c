@@ -7,24 +7,12 @@
 #include <json-c/json.h>
 
 #include "jsonc.h"
+#include "text.h"
 
 void
 kg_json_putp (struct json_object **o)
 {
   json_object_put (*o);
-}
-
-/* The code point of the valid UTF-8 sequence at P (K + 1 bytes). */
-static uint32_t
-utf8_decode (const unsigned char *p, size_t *k)
-{
-  if (p[0] < 0xe0)
-    return *k = 1, ((uint32_t) (p[0] & 0x1f) << 6) | (p[1] & 0x3f);
-  if (p[0] < 0xf0)
-    return *k = 2,
-           ((uint32_t) (p[0] & 0x0f) << 12) | ((uint32_t) (p[1] & 0x3f) << 6) | (p[2] & 0x3f);
-  return *k = 3, ((uint32_t) (p[0] & 0x07) << 18) | ((uint32_t) (p[1] & 0x3f) << 12)
-                     | ((uint32_t) (p[2] & 0x3f) << 6) | (p[3] & 0x3f);
 }
 
 /* The length of the escape for the sequence at P. */
@@ -33,7 +21,7 @@ escaped_len (const unsigned char *p, size_t *k)
 {
   if (p[0] < 0x80)
     return *k = 0, 1;
-  return utf8_decode (p, k) > 0xffff ? 12 : 6;
+  return kg_utf8_decode (p, k) > 0xffff ? 12 : 6;
 }
 
 char *
@@ -58,7 +46,7 @@ kg_json_ascii (const char *p, size_t n, size_t *out_len)
           k = 0;
           continue;
         }
-      cp = utf8_decode (s + i, &k);
+      cp = kg_utf8_decode (s + i, &k);
       if (cp > 0xffff)
         {
           cp -= 0x10000;

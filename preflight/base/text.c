@@ -43,6 +43,20 @@ kg_utf8_len (const void *p, size_t avail)
   return n;
 }
 
+uint32_t
+kg_utf8_decode (const void *p, size_t *k)
+{
+  const unsigned char *s = p;
+
+  if (s[0] < 0xe0)
+    return *k = 1, ((uint32_t) (s[0] & 0x1f) << 6) | (s[1] & 0x3f);
+  if (s[0] < 0xf0)
+    return *k = 2,
+           ((uint32_t) (s[0] & 0x0f) << 12) | ((uint32_t) (s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+  return *k = 3, ((uint32_t) (s[0] & 0x07) << 18) | ((uint32_t) (s[1] & 0x3f) << 12)
+                     | ((uint32_t) (s[2] & 0x3f) << 6) | (s[3] & 0x3f);
+}
+
 size_t
 kg_ascii_prefix (const void *p, size_t n)
 {

@@ -12,6 +12,9 @@
    U+10FFFF), else 0.  json-c 0.18's own check refuses every four-byte
    character, so the guard does not use it. */
 size_t kg_utf8_len (const void *p, size_t avail);
+/* The code point of the multi-byte character at P, which kg_utf8_len
+   found valid; *K is its length less one. */
+uint32_t kg_utf8_decode (const void *p, size_t *k);
 /* How many of P[0..N)'s first bytes are ASCII (below 0x80). */
 size_t kg_ascii_prefix (const void *p, size_t n);
 /* The length of the longest prefix of P[0..N) that is strict UTF-8

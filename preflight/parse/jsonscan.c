@@ -407,10 +407,12 @@ string (struct rd *r, size_t limit, bool key, bool *escaped, bool *truncated)
           return -1;
         if (kg_utf8_len (u, n) != n || n != want)
           return fail_at (r, at, JSON_E_UTF8, "invalid UTF-8");
-        if (n == 4)
-          note_misread (r, at,
-                        (uint32_t) (u[0] & 0x07) << 18 | (uint32_t) (u[1] & 0x3f) << 12
-                            | (uint32_t) (u[2] & 0x3f) << 6 | (u[3] & 0x3f));
+        if (n == 4 && r->s->find_misread)
+          {
+            size_t k;
+
+            note_misread (r, at, kg_utf8_decode (u, &k));
+          }
         if (decode && keep (r, u, n, limit, truncated) < 0)
           return -1;
       }

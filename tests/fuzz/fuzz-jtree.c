@@ -21,6 +21,7 @@
 #include "fuzz.h"
 #include "jsonscan.h"
 #include "jtree.h"
+#include "text.h"
 
 /* A (the tree's) holds what B (json-c's) holds, value for value, keys
    in the same order, numbers printed as json-c prints them. */
@@ -96,12 +97,10 @@ found_by_key (const struct jv *v)
 static bool
 text_misread (const char *p, size_t n)
 {
-  const unsigned char *s = (const unsigned char *) p;
+  size_t k;
 
   for (size_t i = 0; i + 3 < n; i++)
-    if (s[i] >= 0xf0
-        && json_jsonc_misreads ((uint32_t) (s[i] & 0x07) << 18 | (uint32_t) (s[i + 1] & 0x3f) << 12
-                                | (uint32_t) (s[i + 2] & 0x3f) << 6 | (s[i + 3] & 0x3f)))
+    if ((unsigned char) p[i] >= 0xf0 && json_jsonc_misreads (kg_utf8_decode (p + i, &k)))
       return true;
   return false;
 }

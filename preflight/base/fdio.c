@@ -205,8 +205,11 @@ kg_http_get (int fd, const char *name, const char *host, const char *target, siz
   const char *end;
   int rn = asprintf (&req, "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", target, host);
 
+  /* asprintf leaves its pointer undefined when it fails. */
+  if (rn < 0)
+    req = NULL;
   if (rn < 0 || asprintf (&what, "%s: GET %s", name, target) < 0)
-    return req = what = NULL, kg_error (err, ENOMEM, "%s: GET %s", name, target);
+    return what = NULL, kg_error (err, ENOMEM, "%s: GET %s", name, target);
   if (kg_send_all (fd, req, (size_t) rn) < 0)
     return kg_error (err, errno, "%s: cannot send it", what);
   /* Its errors name WHAT: "NAME: GET TARGET: not closed within ...". */

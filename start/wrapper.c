@@ -423,14 +423,22 @@ decide (const struct request *req, struct report *pre, const struct channel *ch,
   clock_gettime (CLOCK_REALTIME, &d->when);
 }
 
-/* Whether REP holds a failure of the host's (output_host_check). */
-static bool
-host_failed (const struct report *rep)
+/* How many of REP's failures are the host's (output_host_check), each
+   added to INTO unless it is NULL. */
+static size_t
+host_failures (const struct report *rep, struct report *into)
 {
+  size_t n = 0;
+
   for (size_t i = 0; i < rep->n; i++)
     if (rep->results[i].verdict == VERDICT_FAIL && output_host_check (rep->results[i].id))
-      return true;
-  return false;
+      {
+        n++;
+        if (into != NULL)
+          report_fail (into, rep->results[i].id, rep->results[i].remedy, "%s",
+                       rep->results[i].reason);
+      }
+  return n;
 }
 
 /* [nfd] file: a start that a host check refused closes the node's gate
@@ -456,17 +464,16 @@ close_gate (const struct request *req, const struct guard_config *cfg, const str
   struct preflight pf;
   int rc;
 
-  if (cfg->nfd.file == NULL || *cfg->nfd.file == '\0' || ! host_failed (pre))
+  if (cfg->nfd.file == NULL || *cfg->nfd.file == '\0' || host_failures (pre, NULL) == 0)
     return;
   preflight_init (&pf, &bare, cfg, &again);
   rc = checker_run (&pf, guard_config_default_path (), cfg->runtime.deadline_ms, &err);
   preflight_release (&pf);
   if (rc < 0)
     return;
-  for (size_t i = 0; i < again.n; i++)
-    if (again.results[i].verdict == VERDICT_FAIL && output_host_check (again.results[i].id))
-      report_fail (&host, again.results[i].id, again.results[i].remedy, "%s",
-                   again.results[i].reason);
+  /* Written only when a failure made it into HOST (report_fail can run
+     out of memory): a file without one would say posture=pass. */
+  host_failures (&again, &host);
   if (report_count (&host, VERDICT_FAIL) == 0)
     return;
   facts_read_posture (&facts, cfg->drift.record);

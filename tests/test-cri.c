@@ -243,6 +243,51 @@ ask_tests (void)
       "cri_ask: nothing listening says so: %s", a.why);
 }
 
+/* A server on PATH for one connection: it reads "GET /x" (Host h) and
+   writes ANSWER, then ends the connection, or with HOLD keeps it open
+   until killed.  Its pid, or -1. */
+static pid_t
+serve_once (const char *path, const char *answer, bool hold)
+{
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  int lfd = socket (AF_UNIX, SOCK_STREAM, 0);
+  pid_t pid;
+
+  memcpy (sa.sun_path, path, strlen (path) + 1);
+  unlink (path);
+  if (lfd < 0 || bind (lfd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (lfd, 1) < 0)
+    return -1;
+  pid = fork ();
+  if (pid == 0)
+    {
+      char req[512];
+      int c = accept (lfd, NULL, NULL);
+      ssize_t n = c < 0 ? -1 : read (c, req, sizeof req - 1);
+
+      if (n > 0 && (req[n] = '\0', strcmp (req, "GET /x HTTP/1.0\r\nHost: h\r\n\r\n") == 0))
+        (void) ! write (c, answer, strlen (answer));
+      while (hold)
+        pause ();
+      _exit (0);
+    }
+  close (lfd);
+  return pid;
+}
+
+/* kg_unix_connect, then kg_http_get of "/x" from the server "s" on PATH
+   within TIMEOUT_MS: its status. */
+static int
+get (const char *path, int timeout_ms, char **body, size_t *len, kg_error_t *err)
+{
+  int fd = kg_unix_connect (path, err), rc;
+
+  if (fd < 0)
+    return -1;
+  rc = kg_http_get (fd, "s", "h", "/x", 4096, timeout_ms, body, len, err);
+  close (fd);
+  return rc;
+}
+
 /* kg_http_get (fdio.h) as CRI-O's GET /config and dockerd's GET /info use
    it, against a socket that gives one canned answer: the body of a 200
    alone, every other answer refused in words, a short one never read
@@ -269,34 +314,17 @@ http_tests (void)
   snprintf (path, sizeof path, "%s/http.sock", dir);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
     {
-      struct sockaddr_un sa = { .sun_family = AF_UNIX };
       kg_error_t err = NULL;
       char *body = NULL;
       size_t len = 0;
-      int lfd = socket (AF_UNIX, SOCK_STREAM, 0), fd;
-      pid_t pid;
+      pid_t pid = serve_once (path, rows[i].answer, false);
 
-      memcpy (sa.sun_path, path, strlen (path) + 1);
-      unlink (path);
-      if (lfd < 0 || bind (lfd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (lfd, 1) < 0)
+      if (pid < 0)
         {
           ok (0, "a listening socket");
           return;
         }
-      pid = fork ();
-      if (pid == 0)
-        {
-          char req[512];
-          int c = accept (lfd, NULL, NULL);
-          ssize_t n = c < 0 ? -1 : read (c, req, sizeof req - 1);
-
-          if (n > 0 && (req[n] = '\0', strcmp (req, "GET /x HTTP/1.0\r\nHost: h\r\n\r\n") == 0))
-            (void) ! write (c, rows[i].answer, strlen (rows[i].answer));
-          _exit (0);
-        }
-      close (lfd);
-      fd = kg_unix_connect (path, &err);
-      if (fd >= 0 && kg_http_get (fd, "s", "h", "/x", 4096, 10000, &body, &len, &err) == 0)
+      if (get (path, 10000, &body, &len, &err) == 0)
         {
           is_str (body, rows[i].want, "GET answered \"%.20s\": its body", rows[i].answer);
           is_int ((int) len, (int) strlen (rows[i].want), "  and its length");
@@ -304,45 +332,27 @@ http_tests (void)
       else if (ok (rows[i].want[0] == '!' && err != NULL, "GET answered \"%.20s\": refused",
                    rows[i].answer))
         has_str (err->msg, rows[i].want + 1, "  says \"%s\"", rows[i].want + 1);
-      if (fd >= 0)
-        close (fd);
       free (body);
       kg_error_release (&err);
       waitpid (pid, NULL, 0);
     }
   /* A server that never ends its answer: the deadline, said once. */
   {
-    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     kg_error_t err = NULL;
     char *body = NULL;
     const char *t;
     size_t len;
-    int lfd = socket (AF_UNIX, SOCK_STREAM, 0), fd, rc;
-    pid_t pid;
+    pid_t pid = serve_once (path, "HTTP/1.0 200 OK\r\n", true);
+    int rc;
 
-    memcpy (sa.sun_path, path, strlen (path) + 1);
-    unlink (path);
-    if (lfd < 0 || bind (lfd, (struct sockaddr *) &sa, sizeof sa) < 0 || listen (lfd, 1) < 0)
+    if (pid < 0)
       abort ();
-    pid = fork ();
-    if (pid == 0)
-      {
-        int c = accept (lfd, NULL, NULL);
-
-        (void) ! write (c, "HTTP/1.0 200 OK\r\n", 17);
-        pause ();
-        _exit (0);
-      }
-    close (lfd);
-    fd = kg_unix_connect (path, &err);
-    rc = fd >= 0 ? kg_http_get (fd, "s", "h", "/x", 4096, 200, &body, &len, &err) : -1;
+    rc = get (path, 200, &body, &len, &err);
     ok (rc < 0 && err != NULL && err->errnum == ETIMEDOUT
             && strncmp (err->msg, "s: GET /x: not closed within 200 ms", 35) == 0
             && (t = strstr (err->msg, "timed out")) != NULL && strstr (t + 1, "timed out") == NULL,
         "an answer that never ends: refused at the deadline, said once (%s)",
         err ? err->msg : "read");
-    if (fd >= 0)
-      close (fd);
     free (body);
     kg_error_release (&err);
     kill (pid, SIGKILL);

@@ -262,9 +262,17 @@ kg_proxy_start() {
   tinyproxy -d -c "$dir/tinyproxy.conf" >"$dir/tinyproxy.log" 2>&1 &
   KG_PROXY_PID=$!
   KG_PIDS="$KG_PIDS $KG_PROXY_PID"
-  # Wait until it listens.
+  kg_listening "${KG_PROXY_ADDR:-127.0.0.1}" "$KG_PROXY_PORT"
+}
+
+# kg_listening ADDR PORT [IN...]: ADDR:PORT accepts a connection, made
+# through IN when given (a command that enters a namespace: ip netns exec
+# NS, nsenter --net=PATH), within 30 seconds; 1 when it does not.
+kg_listening() {
+  kl_addr=$1 kl_port=$2
+  shift 2
   i=0
-  while ! python3 -c "import socket,sys; socket.create_connection(('${KG_PROXY_ADDR:-127.0.0.1}',$KG_PROXY_PORT),0.2)" 2>/dev/null; do
+  while ! "$@" python3 -c "import socket; socket.create_connection(('$kl_addr', $kl_port), 0.2)" 2>/dev/null; do
     i=$((i + 1))
     [ $i -lt 300 ] || return 1
     sleep 0.1
